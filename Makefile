@@ -1,0 +1,84 @@
+# capstan — run `make help` for the targets.
+
+SHELL := /usr/bin/env bash -o pipefail
+.DEFAULT_GOAL := help
+
+include hack/tools/versions.mk
+
+ROOT := $(abspath .)
+BIN := $(ROOT)/bin
+GO_TEST_FLAGS ?=
+GO_TEST_TIMEOUT ?= 30m
+SHARED ?= $(ROOT)/../shared
+
+##@ General
+
+.PHONY: help
+help: ## Show this help
+	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target>\n"} /^[a-zA-Z0-9_-]+:.*?##/ { printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+
+##@ Tools
+
+.PHONY: tools
+tools: test-tools $(BIN)/controller-gen $(BIN)/golangci-lint ## Build every pinned tool into bin/ (kube-apiserver, etcd, controller-gen, golangci-lint)
+
+.PHONY: test-tools
+test-tools: ## Build the kube-apiserver and etcd that integration tests run (does nothing when bin/ has the pinned versions)
+	@hack/tools/build.sh kube-apiserver $(KUBERNETES_VERSION)
+	@hack/tools/build.sh etcd $(ETCD_VERSION)
+
+.PHONY: $(BIN)/controller-gen $(BIN)/golangci-lint
+$(BIN)/controller-gen:
+	@hack/tools/build.sh controller-gen $(CONTROLLER_GEN_VERSION)
+$(BIN)/golangci-lint:
+	@hack/tools/build.sh golangci-lint $(GOLANGCI_LINT_VERSION)
+
+##@ Development
+
+.PHONY: generate
+generate: $(BIN)/controller-gen ## Generate deepcopy code and CRDs from api/
+	cd api && $(BIN)/controller-gen object paths=./...
+	cd api && $(BIN)/controller-gen crd paths=./... output:crd:dir=../config/crd/bases
+	@# metadata.yaml is a file format, not a served resource.
+	rm -f config/crd/bases/clusterctl.cluster.x-k8s.io_metadata.yaml
+
+.PHONY: fmt
+fmt: ## Format Go code
+	gofmt -w $$(git ls-files '*.go' | grep -v /testdata/)
+
+.PHONY: lint
+lint: $(BIN)/golangci-lint ## Run golangci-lint on every module
+	$(BIN)/golangci-lint run ./...
+	cd api && $(BIN)/golangci-lint run --config ../.golangci.yml ./...
+
+.PHONY: verify
+verify: generate lint ## Check that generated code, formatting and go.mod files are up to date and lint passes
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v /testdata/))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go' | grep -v /testdata/); exit 1; }
+	go mod tidy
+	cd api && go mod tidy
+	@for d in hack/tools/*/; do (cd $$d && go mod tidy) || exit 1; done
+	@git diff --exit-code -- . || { echo "The tree changed: run 'make generate', 'gofmt' and 'go mod tidy' and commit the result."; exit 1; }
+	@test -z "$$(git status --porcelain --untracked-files=all -- api config)" || { echo "Untracked generated files:"; git status --porcelain -- api config; exit 1; }
+
+.PHONY: sync-compat
+sync-compat: ## Refresh the copy of ../shared compatibility material under internal/test/compat/testdata
+	rm -rf internal/test/compat/testdata/upstream-v1.10 internal/test/compat/testdata/seeds
+	cp -r $(SHARED)/compat/upstream-v1.10 internal/test/compat/testdata/
+	mkdir -p internal/test/compat/testdata/seeds && cp $(SHARED)/seeds/*.md internal/test/compat/testdata/seeds/
+
+##@ Build
+
+.PHONY: build
+build: ## Build the binaries into bin/
+	go build -o $(BIN)/ ./cmd/...
+
+##@ Test
+
+.PHONY: test
+test: test-tools ## Run every test, including integration tests against a real kube-apiserver and etcd
+	go test -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) ./...
+	cd api && go test $(GO_TEST_FLAGS) ./...
+
+.PHONY: bench
+bench: test-tools ## Run the Go benchmarks
+	go test -run '^$$' -bench . -benchmem -timeout $(GO_TEST_TIMEOUT) ./...

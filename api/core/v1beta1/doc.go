@@ -1,0 +1,8 @@
+// Package v1beta1 holds the cluster.x-k8s.io/v1beta1 API: Cluster, ClusterClass, Machine, MachineSet,
+// MachineDeployment and MachineHealthCheck. The schemas match upstream Cluster API v1.10 field for field,
+// so existing manifests are accepted unchanged; validation that upstream does in admission webhooks is
+// expressed here as OpenAPI and CEL rules instead.
+//
+// +kubebuilder:object:generate=true
+// +groupName=cluster.x-k8s.io
+package v1beta1

@@ -1,0 +1,57 @@
+// Package crd embeds the CustomResourceDefinitions that controller-gen generates from api/ (see
+// `make generate`), so that binaries and tests install exactly the generated schemas.
+package crd
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+)
+
+//go:embed bases/*.yaml
+var bases embed.FS
+
+// Core returns the CRDs of the cluster.x-k8s.io group, sorted by name.
+func Core() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return load(func(name string) bool { return strings.HasPrefix(name, "cluster.x-k8s.io_") })
+}
+
+// Clusterctl returns clusterctl's own CRDs (the inventory Provider CRD).
+func Clusterctl() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return load(func(name string) bool { return strings.HasPrefix(name, "clusterctl.cluster.x-k8s.io_") })
+}
+
+// All returns every generated CRD, sorted by name.
+func All() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return load(func(string) bool { return true })
+}
+
+func load(keep func(string) bool) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	entries, err := fs.ReadDir(bases, "bases")
+	if err != nil {
+		return nil, err
+	}
+	var out []*apiextensionsv1.CustomResourceDefinition
+	for _, e := range entries {
+		if !keep(e.Name()) {
+			continue
+		}
+		data, err := bases.ReadFile(path.Join("bases", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := yaml.UnmarshalStrict(data, crd); err != nil {
+			return nil, fmt.Errorf("decoding %s: %w", e.Name(), err)
+		}
+		out = append(out, crd)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}

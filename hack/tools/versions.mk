@@ -1,0 +1,6 @@
+# The one place where the versions of the tools `make tools` builds are pinned. The go.mod files under
+# hack/tools/<tool>/ must require the same versions; `make verify-tools` checks that they do.
+KUBERNETES_VERSION    := v1.37.1
+ETCD_VERSION          := v3.6.16
+CONTROLLER_GEN_VERSION := v0.23.0
+GOLANGCI_LINT_VERSION := v2.15.0

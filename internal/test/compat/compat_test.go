@@ -1,0 +1,138 @@
+package compat
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/capstan-dev/capstan/config/crd"
+)
+
+// upstreamCRDs is the copy of upstream Cluster API v1.10's CRDs that capstan must stay compatible with.
+const upstreamCRDs = "testdata/upstream-v1.10/crds"
+
+// mustServe lists the CRDs whose compatibility is part of capstan's promise today.
+var mustServe = []string{
+	"clusters.cluster.x-k8s.io",
+	"clusterclasses.cluster.x-k8s.io",
+	"machines.cluster.x-k8s.io",
+	"machinesets.cluster.x-k8s.io",
+	"machinedeployments.cluster.x-k8s.io",
+	"machinehealthchecks.cluster.x-k8s.io",
+	"providers.clusterctl.cluster.x-k8s.io",
+}
+
+// allowedAdditions are fields capstan has and upstream v1.10 has not, each with the reason it is harmless.
+// Only additions can be allowed: a missing or different upstream field is always a failure.
+var allowedAdditions = map[string]string{
+	"machines.cluster.x-k8s.io .status.nodeInfo.swap": "Kubernetes v1.37's NodeSystemInfo, which status.nodeInfo " +
+		"copies from the Node, has this field; upstream v1.10 was generated from an older Kubernetes",
+	"machines.cluster.x-k8s.io .status.nodeInfo.runningInUserNamespace": "as .status.nodeInfo.swap",
+}
+
+func TestSchemasMatchUpstream(t *testing.T) {
+	g := NewWithT(t)
+	upstream, err := LoadDir(upstreamCRDs)
+	g.Expect(err).NotTo(HaveOccurred())
+	ours, err := crd.All()
+	g.Expect(err).NotTo(HaveOccurred())
+
+	served := map[string]bool{}
+	for _, o := range ours {
+		served[o.Name] = true
+		u, found := upstream[o.Name]
+		if !found {
+			continue
+		}
+		for _, v := range o.Spec.Versions {
+			t.Run(o.Name+"/"+v.Name, func(t *testing.T) {
+				diffs := Compare(u, o, v.Name)
+				for _, d := range diffs {
+					if reason, ok := allowedAdditions[d.CRD+" "+d.Path]; ok && d.What == "not in upstream" {
+						t.Logf("allowed: %s (%s)", d, reason)
+						continue
+					}
+					t.Errorf("%s", d)
+				}
+			})
+		}
+	}
+	for _, name := range mustServe {
+		if !served[name] {
+			t.Errorf("%s: capstan does not serve this CRD", name)
+		}
+	}
+	for name := range upstream {
+		if !served[name] {
+			t.Logf("skipped %s: not served by capstan yet", name)
+		}
+	}
+}
+
+func TestCompareReportsDifferences(t *testing.T) {
+	g := NewWithT(t)
+	upstream, err := LoadDir(upstreamCRDs)
+	g.Expect(err).NotTo(HaveOccurred())
+	u := upstream["machines.cluster.x-k8s.io"]
+	g.Expect(u).NotTo(BeNil())
+
+	broken := u.DeepCopy()
+	for i := range broken.Spec.Versions {
+		if broken.Spec.Versions[i].Name != "v1beta1" {
+			continue
+		}
+		spec := broken.Spec.Versions[i].Schema.OpenAPIV3Schema.Properties["spec"]
+		delete(spec.Properties, "providerID")
+		version := spec.Properties["version"]
+		version.Type = "integer"
+		spec.Properties["version"] = version
+		spec.Properties["extra"] = spec.Properties["clusterName"]
+		broken.Spec.Versions[i].Schema.OpenAPIV3Schema.Properties["spec"] = spec
+		broken.Spec.Versions[i].AdditionalPrinterColumns = broken.Spec.Versions[i].AdditionalPrinterColumns[1:]
+	}
+	broken.Spec.Names.ShortNames = nil
+
+	var got []string
+	for _, d := range Compare(u, broken, "v1beta1") {
+		got = append(got, d.Path+": "+d.What)
+	}
+	g.Expect(got).To(ConsistOf(
+		ContainSubstring(".spec.providerID: missing in capstan"),
+		ContainSubstring(`.spec.version: type: upstream "string", capstan "integer"`),
+		ContainSubstring(".spec.extra: not in upstream"),
+		HavePrefix("additionalPrinterColumns: "),
+		HavePrefix("names.shortNames: "),
+	))
+}
+
+// TestTestdataIsCurrent keeps the copy of the shared compatibility material in testdata equal to the
+// original when the original is next to this repository (it is not on every CI machine).
+func TestTestdataIsCurrent(t *testing.T) {
+	for copyDir, original := range map[string]string{
+		"testdata/upstream-v1.10": "../../../../shared/compat/upstream-v1.10",
+		"testdata/seeds":          "../../../../shared/seeds",
+	} {
+		if _, err := os.Stat(original); err != nil {
+			t.Logf("skipped: %s is not here", original)
+			continue
+		}
+		err := filepath.WalkDir(original, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(original, path)
+			want, _ := os.ReadFile(path)
+			got, readErr := os.ReadFile(filepath.Join(copyDir, rel))
+			if readErr != nil || string(got) != string(want) {
+				t.Errorf("%s differs from %s: run `make sync-compat`", filepath.Join(copyDir, rel), path)
+			}
+			return nil
+		})
+		if err != nil && !strings.Contains(err.Error(), "no such file") {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package envtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/config/crd"
+)
+
+// AssetsEnv names the environment variable that overrides where kube-apiserver and etcd are found.
+const AssetsEnv = "CAPSTAN_TEST_ASSETS"
+
+// Environment is a running etcd and kube-apiserver with capstan's CRDs installed.
+type Environment struct {
+	// Config reaches the API server as an administrator.
+	Config *rest.Config
+	// Client is a client on Config with Scheme; it reads straight from the API server.
+	Client client.Client
+	// Scheme knows the Kubernetes built-in types, apiextensions and capstan's API types.
+	Scheme *runtime.Scheme
+
+	env *crenvtest.Environment
+}
+
+// Options tune an Environment.
+type Options struct {
+	// CRDs are installed in addition to capstan's own, for example a test provider's.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
+	// SchemeBuilders add more types to the Scheme.
+	SchemeBuilders []func(*runtime.Scheme) error
+}
+
+// NewScheme returns a scheme with the Kubernetes built-in types, apiextensions and capstan's API types.
+func NewScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, clusterctlv1.AddToScheme,
+	} {
+		if err := add(scheme); err != nil {
+			return nil, err
+		}
+	}
+	return scheme, nil
+}
+
+// Start starts etcd and kube-apiserver and installs the CRDs; call Stop when done.
+func Start(opts Options) (*Environment, error) {
+	assets, err := AssetsDir()
+	if err != nil {
+		return nil, err
+	}
+	scheme, err := NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	for _, add := range opts.SchemeBuilders {
+		if err := add(scheme); err != nil {
+			return nil, err
+		}
+	}
+	crds, err := crd.All()
+	if err != nil {
+		return nil, err
+	}
+	crds = append(crds, opts.CRDs...)
+
+	env := &crenvtest.Environment{
+		BinaryAssetsDirectory: assets,
+		Scheme:                scheme,
+		CRDInstallOptions: crenvtest.CRDInstallOptions{
+			CRDs:               crds,
+			ErrorIfPathMissing: true,
+		},
+		ControlPlaneStartTimeout: 90 * time.Second,
+		ControlPlaneStopTimeout:  30 * time.Second,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("starting kube-apiserver and etcd from %s: %w", assets, err)
+	}
+	cfg.QPS, cfg.Burst = 500, 1000
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		_ = env.Stop()
+		return nil, err
+	}
+	return &Environment{Config: cfg, Client: c, Scheme: scheme, env: env}, nil
+}
+
+// Stop stops kube-apiserver and etcd and removes their data.
+func (e *Environment) Stop() error {
+	return e.env.Stop()
+}
+
+// NewNamespace creates a namespace with a random name for one test and deletes it when the test ends.
+func (e *Environment) NewNamespace(t testing.TB) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "test-" + strings.ToLower(utilrand.String(8))}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := e.Client.Create(ctx, ns); err != nil {
+		t.Fatalf("creating namespace: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := e.Client.Delete(ctx, ns); err != nil && !apierrors.IsNotFound(err) {
+			t.Logf("deleting namespace %s: %v", ns.Name, err)
+		}
+	})
+	return ns.Name
+}
+
+// Run is for TestMain: it starts an Environment, passes it to setup (which usually stores it in a package
+// variable), runs the tests and stops the Environment. It returns the exit code for os.Exit.
+func Run(m *testing.M, opts Options, setup func(*Environment)) int {
+	env, err := Start(opts)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "Starting the test API server: %v\n", err)
+		return 1
+	}
+	setup(env)
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "Stopping the test API server: %v\n", err)
+	}
+	return code
+}
+
+// AssetsDir returns the directory that holds kube-apiserver and etcd: $CAPSTAN_TEST_ASSETS when set,
+// otherwise bin/ at the root of the repository.
+func AssetsDir() (string, error) {
+	dir := os.Getenv(AssetsEnv)
+	if dir == "" {
+		root, err := repositoryRoot()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(root, "bin")
+	}
+	for _, name := range []string{"kube-apiserver", "etcd"} {
+		if _, err := exec.LookPath(filepath.Join(dir, name)); err != nil {
+			return "", fmt.Errorf("%s not found in %s: run `make tools` first (or set %s)", name, dir, AssetsEnv)
+		}
+	}
+	return dir, nil
+}
+
+// repositoryRoot walks up from the working directory to the directory holding the root module's go.mod.
+func repositoryRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.HasPrefix(string(data), "module github.com/capstan-dev/capstan\n") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("cannot find the root of the capstan repository above the working directory")
+		}
+		dir = parent
+	}
+}
