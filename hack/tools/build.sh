@@ -33,7 +33,9 @@ if [ -x "$bin/$tool" ]; then
   fi
 fi
 
-echo "Building $tool $version into bin/ (the first build of kube-apiserver takes several minutes)" >&2
+msg="Building $tool $version into bin/"
+[ "$tool" = kube-apiserver ] && msg="$msg (the first build takes several minutes)"
+echo "$msg" >&2
 cd "$dir"
 case "$tool" in
   kube-apiserver)

@@ -1,0 +1,49 @@
+// Package reconciler holds what every capstan controller does the same way around its Reconcile: quiet
+// requeues on conflicts, the pause rules, and the --watch-filter and --namespace event filters.
+package reconciler
+
+import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+)
+
+// RequeueOnConflict wraps a reconciler so that a conflict (someone else changed the object first) is
+// requeued without being reported as an error: the next reconcile reads the new version.
+func RequeueOnConflict(r reconcile.Reconciler) reconcile.Reconciler {
+	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+		res, err := r.Reconcile(ctx, req)
+		if err != nil && isConflict(err) {
+			return reconcile.Result{Requeue: true}, nil //nolint:staticcheck // Requeue is what a quiet retry needs here.
+		}
+		return res, err
+	})
+}
+
+func isConflict(err error) bool {
+	return apierrors.IsConflict(err)
+}
+
+// IsPaused reports whether obj must not be reconciled: its Cluster has spec.paused set, or obj carries
+// the cluster.x-k8s.io/paused annotation. cluster may be nil when obj does not belong to a Cluster yet.
+func IsPaused(cluster *clusterv1.Cluster, obj metav1.Object) bool {
+	if cluster != nil && cluster.Spec.Paused {
+		return true
+	}
+	_, ok := obj.GetAnnotations()[clusterv1.PausedAnnotation]
+	return ok
+}
+
+// HasWatchLabel keeps only objects whose cluster.x-k8s.io/watch-filter label equals value; every object
+// passes when value is empty.
+func HasWatchLabel(value string) predicate.Predicate {
+	return predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		return value == "" || obj.GetLabels()[clusterv1.WatchLabel] == value
+	})
+}
