@@ -1,0 +1,187 @@
+// Package pki creates the certificate authorities, certificates and keys that capstan's local API servers
+// and kubeconfigs use, and reads and writes them as PEM.
+package pki
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"time"
+)
+
+// KeyPair is a certificate and its private key.
+type KeyPair struct {
+	Cert *x509.Certificate
+	Key  crypto.Signer
+}
+
+// CertConfig describes a certificate to sign.
+type CertConfig struct {
+	CommonName   string
+	Organization []string
+	DNSNames     []string
+	IPs          []net.IP
+	// Usages are the extended key usages, for example x509.ExtKeyUsageServerAuth.
+	Usages []x509.ExtKeyUsage
+	// Validity is how long the certificate is valid; one year when zero.
+	Validity time.Duration
+}
+
+// NewCA returns a new self-signed certificate authority valid for ten years.
+func NewCA(commonName string) (*KeyPair, error) {
+	key, err := NewKey()
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: commonName},
+		NotBefore:             now.Add(-time.Minute),
+		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		return nil, fmt.Errorf("creating the %s CA: %w", commonName, err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	return &KeyPair{Cert: cert, Key: key}, nil
+}
+
+// Sign returns a new key and a certificate for it signed by the CA.
+func (ca *KeyPair) Sign(cfg CertConfig) (*KeyPair, error) {
+	key, err := NewKey()
+	if err != nil {
+		return nil, err
+	}
+	validity := cfg.Validity
+	if validity == 0 {
+		validity = 365 * 24 * time.Hour
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: cfg.CommonName, Organization: cfg.Organization},
+		DNSNames:     cfg.DNSNames,
+		IPAddresses:  cfg.IPs,
+		NotBefore:    now.Add(-time.Minute),
+		NotAfter:     now.Add(validity),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage:  cfg.Usages,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, key.Public(), ca.Key)
+	if err != nil {
+		return nil, fmt.Errorf("signing the certificate of %s: %w", cfg.CommonName, err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	return &KeyPair{Cert: cert, Key: key}, nil
+}
+
+// CertPEM returns the certificate in PEM.
+func (kp *KeyPair) CertPEM() []byte { return EncodeCert(kp.Cert) }
+
+// KeyPEM returns the private key in PEM.
+func (kp *KeyPair) KeyPEM() []byte {
+	data, err := EncodeKey(kp.Key)
+	if err != nil {
+		// The keys this package creates always marshal.
+		panic(err)
+	}
+	return data
+}
+
+// Parse reads a certificate and its key from PEM.
+func Parse(certPEM, keyPEM []byte) (*KeyPair, error) {
+	cert, err := ParseCert(certPEM)
+	if err != nil {
+		return nil, err
+	}
+	key, err := ParseKey(keyPEM)
+	if err != nil {
+		return nil, err
+	}
+	return &KeyPair{Cert: cert, Key: key}, nil
+}
+
+// NewKey returns a new ECDSA P-256 private key.
+func NewKey() (*ecdsa.PrivateKey, error) {
+	return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+}
+
+// EncodeCert returns a certificate in PEM.
+func EncodeCert(cert *x509.Certificate) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})
+}
+
+// EncodeKey returns a private key in PKCS#8 PEM.
+func EncodeKey(key crypto.Signer) ([]byte, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
+}
+
+// EncodePublicKey returns a public key in PKIX PEM.
+func EncodePublicKey(key crypto.PublicKey) ([]byte, error) {
+	der, err := x509.MarshalPKIXPublicKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), nil
+}
+
+// ParseCert reads the first certificate of a PEM document.
+func ParseCert(data []byte) (*x509.Certificate, error) {
+	block, _ := pem.Decode(data)
+	if block == nil || block.Type != "CERTIFICATE" {
+		return nil, errors.New("no PEM certificate found")
+	}
+	return x509.ParseCertificate(block.Bytes)
+}
+
+// ParseKey reads a PKCS#8, PKCS#1 (RSA) or SEC 1 (EC) private key from PEM.
+func ParseKey(data []byte) (crypto.Signer, error) {
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, errors.New("no PEM private key found")
+	}
+	if key, err := x509.ParsePKCS8PrivateKey(block.Bytes); err == nil {
+		if signer, ok := key.(crypto.Signer); ok {
+			return signer, nil
+		}
+		return nil, fmt.Errorf("a %T private key cannot sign", key)
+	}
+	if key, err := x509.ParsePKCS1PrivateKey(block.Bytes); err == nil {
+		return key, nil
+	}
+	if key, err := x509.ParseECPrivateKey(block.Bytes); err == nil {
+		return key, nil
+	}
+	return nil, fmt.Errorf("the %s PEM block is not a private key capstan can read", block.Type)
+}
+
+func serial() *big.Int {
+	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 126))
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
