@@ -20,11 +20,13 @@ help: ## Show this help
 ##@ Tools
 
 .PHONY: tools
-tools: test-tools $(BIN)/controller-gen $(BIN)/golangci-lint ## Build every pinned tool into bin/ (kube-apiserver, etcd, controller-gen, golangci-lint)
+tools: test-tools $(BIN)/controller-gen $(BIN)/golangci-lint ## Build every pinned tool into bin/ (kube-apiserver, kube-controller-manager, kubectl, etcd, controller-gen, golangci-lint)
 
 .PHONY: test-tools
-test-tools: ## Build the kube-apiserver and etcd that integration tests run (does nothing when bin/ has the pinned versions)
+test-tools: ## Build the Kubernetes binaries and etcd that tests and `capstan up` run (does nothing when bin/ has the pinned versions)
 	@hack/tools/build.sh kube-apiserver $(KUBERNETES_VERSION)
+	@hack/tools/build.sh kube-controller-manager $(KUBERNETES_VERSION)
+	@hack/tools/build.sh kubectl $(KUBERNETES_VERSION)
 	@hack/tools/build.sh etcd $(ETCD_VERSION)
 
 .PHONY: $(BIN)/controller-gen $(BIN)/golangci-lint
@@ -71,6 +73,12 @@ sync-compat: ## Refresh the copy of ../shared compatibility material under inter
 .PHONY: build
 build: ## Build the binaries into bin/
 	go build -o $(BIN)/ ./cmd/...
+
+RELEASE_VERSION ?= v0.1.0
+
+.PHONY: release-manifests
+release-manifests: ## Render the providers' release artifacts into out/ as a clusterctl local repository (RELEASE_VERSION=v0.1.0)
+	go run ./hack/release-manifests -version $(RELEASE_VERSION) -out out
 
 ##@ Test
 

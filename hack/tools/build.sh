@@ -11,7 +11,8 @@ mkdir -p "$bin"
 
 current=""
 case "$tool" in
-  kube-apiserver) want="Kubernetes $version"; mod=k8s.io/kubernetes ;;
+  kube-apiserver|kube-controller-manager) want="Kubernetes $version"; mod=k8s.io/kubernetes ;;
+  kubectl)        want="Client Version: $version"; mod=k8s.io/kubernetes ;;
   etcd)           want="etcd Version: ${version#v}"; mod=go.etcd.io/etcd/server/v3 ;;
   controller-gen) want="Version: $version"; mod=sigs.k8s.io/controller-tools ;;
   golangci-lint)  want="has version ${version#v} "; mod=github.com/golangci/golangci-lint/v2 ;;
@@ -19,7 +20,10 @@ case "$tool" in
 esac
 
 dir="$root/hack/tools/$tool"
-[ "$tool" = golangci-lint ] && dir="$root/hack/tools/lint"
+case "$tool" in
+  golangci-lint) dir="$root/hack/tools/lint" ;;
+  kube-apiserver|kube-controller-manager|kubectl) dir="$root/hack/tools/kubernetes" ;;
+esac
 pinned=$(cd "$dir" && go list -m -f '{{.Version}}' "$mod")
 if [ "$pinned" != "$version" ]; then
   echo "hack/tools/versions.mk pins $tool $version but $dir/go.mod requires $mod $pinned: make them agree" >&2
@@ -27,7 +31,11 @@ if [ "$pinned" != "$version" ]; then
 fi
 
 if [ -x "$bin/$tool" ]; then
-  current=$("$bin/$tool" --version 2>/dev/null | head -n 1 || true)
+  if [ "$tool" = kubectl ]; then
+    current=$("$bin/$tool" version --client 2>/dev/null | head -n 1 || true)
+  else
+    current=$("$bin/$tool" --version 2>/dev/null | head -n 1 || true)
+  fi
   if [[ "$current" == *"$want"* ]]; then
     exit 0
   fi
@@ -38,11 +46,13 @@ msg="Building $tool $version into bin/"
 echo "$msg" >&2
 cd "$dir"
 case "$tool" in
-  kube-apiserver)
+  kube-apiserver|kube-controller-manager|kubectl)
     minor=$(echo "$version" | cut -d. -f2)
-    ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1"
-    ldflags="$ldflags -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
-    CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$bin/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver ;;
+    ldflags="-s -w"
+    for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+      ldflags="$ldflags -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
+    done
+    CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$bin/$tool" "k8s.io/kubernetes/cmd/$tool" ;;
   etcd)
     CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/etcd" . ;;
   controller-gen)
@@ -50,4 +60,4 @@ case "$tool" in
   golangci-lint)
     go build -trimpath -ldflags "-X main.version=${version#v}" -o "$bin/golangci-lint" github.com/golangci/golangci-lint/v2/cmd/golangci-lint ;;
 esac
-"$bin/$tool" --version | head -n 1 >&2
+if [ "$tool" = kubectl ]; then "$bin/$tool" version --client | head -n 1 >&2; else "$bin/$tool" --version | head -n 1 >&2; fi

@@ -1,5 +1,6 @@
 # The one place where the versions of the tools `make tools` builds are pinned. The go.mod files under
-# hack/tools/<tool>/ must require the same versions; `make verify-tools` checks that they do.
+# hack/tools/<tool>/ (kube-apiserver, kube-controller-manager and kubectl come from hack/tools/kubernetes) must
+# require the same versions; hack/tools/build.sh refuses to build when they do not.
 KUBERNETES_VERSION    := v1.37.1
 ETCD_VERSION          := v3.6.16
 CONTROLLER_GEN_VERSION := v0.23.0
