@@ -95,11 +95,11 @@ func (ca *KeyPair) Sign(cfg CertConfig) (*KeyPair, error) {
 }
 
 // CertPEM returns the certificate in PEM.
-func (kp *KeyPair) CertPEM() []byte { return EncodeCert(kp.Cert) }
+func (ca *KeyPair) CertPEM() []byte { return EncodeCert(ca.Cert) }
 
 // KeyPEM returns the private key in PEM.
-func (kp *KeyPair) KeyPEM() []byte {
-	data, err := EncodeKey(kp.Key)
+func (ca *KeyPair) KeyPEM() []byte {
+	data, err := EncodeKey(ca.Key)
 	if err != nil {
 		// The keys this package creates always marshal.
 		panic(err)

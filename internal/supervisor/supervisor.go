@@ -134,7 +134,7 @@ func (p *Process) start() error {
 	cmd.Env = p.spec.Env
 	cmd.Dir = p.spec.Dir
 	cmd.SysProcAttr = sysProcAttr()
-	var out io.Writer = io.Discard
+	out := io.Discard
 	if p.spec.LogFile != "" {
 		if err := os.MkdirAll(filepath.Dir(p.spec.LogFile), 0o755); err != nil {
 			return err
@@ -144,7 +144,7 @@ func (p *Process) start() error {
 			return fmt.Errorf("opening the log file of %s: %w", p.spec.Name, err)
 		}
 		out = f
-		defer f.Close() // the child keeps its own descriptor
+		defer func() { _ = f.Close() }() // the child keeps its own descriptor
 	}
 	cmd.Stdout, cmd.Stderr = out, out
 	p.opts.Log.V(1).Info("Starting process", "name", p.spec.Name, "path", p.spec.Path)
@@ -234,7 +234,7 @@ func (p *Process) recordStop(err error) {
 func exitError(err error) error {
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
-		return fmt.Errorf("%s", exitErr.ProcessState.String())
+		return fmt.Errorf("%s", exitErr.String())
 	}
 	return err
 }
