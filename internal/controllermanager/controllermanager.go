@@ -1,0 +1,156 @@
+// Package controllermanager builds a controller-runtime manager from the flags every capstan provider
+// shares (leader election, --namespace, --watch-filter, API client rate limits, sync period, health and
+// metrics addresses, feature gates), with upstream Cluster API's names and defaults.
+package controllermanager
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
+
+// Options are the flags shared by capstan's controller managers.
+type Options struct {
+	// Name identifies the manager, for example "capi-controller-manager"; it names the leader election lease.
+	Name string
+
+	LeaderElect              bool
+	LeaderElectionNamespace  string
+	LeaderElectLeaseDuration time.Duration
+	LeaderElectRenewDeadline time.Duration
+	LeaderElectRetryPeriod   time.Duration
+	Namespace                string
+	WatchFilter              string
+	KubeAPIQPS               float32
+	KubeAPIBurst             int
+	SyncPeriod               time.Duration
+	HealthAddr               string
+	MetricsBindAddr          string
+	FeatureGates             map[string]bool
+}
+
+// DefaultOptions returns upstream Cluster API's defaults.
+func DefaultOptions(name string) *Options {
+	return &Options{
+		Name: name,
+		// Outside a Pod (the embedded cluster's local runtime) the namespace comes from POD_NAMESPACE, as
+		// the downward API would give it.
+		LeaderElectionNamespace:  os.Getenv("POD_NAMESPACE"),
+		LeaderElectLeaseDuration: 15 * time.Second,
+		LeaderElectRenewDeadline: 10 * time.Second,
+		LeaderElectRetryPeriod:   2 * time.Second,
+		KubeAPIQPS:               100,
+		KubeAPIBurst:             200,
+		SyncPeriod:               10 * time.Minute,
+		HealthAddr:               ":9440",
+		MetricsBindAddr:          "localhost:8080",
+		FeatureGates:             map[string]bool{},
+	}
+}
+
+// AddFlags registers the shared flags.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Enable leader election, so that only one replica of the manager is active.")
+	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "Namespace of the leader election lease; the namespace the manager runs in when empty.")
+	fs.DurationVar(&o.LeaderElectLeaseDuration, "leader-elect-lease-duration", o.LeaderElectLeaseDuration, "How long non-leaders wait before trying to take over leadership.")
+	fs.DurationVar(&o.LeaderElectRenewDeadline, "leader-elect-renew-deadline", o.LeaderElectRenewDeadline, "How long the leader keeps trying to renew its lease before giving up.")
+	fs.DurationVar(&o.LeaderElectRetryPeriod, "leader-elect-retry-period", o.LeaderElectRetryPeriod, "How long to wait between leader election attempts.")
+	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "Only watch and reconcile objects in this namespace; every namespace when empty.")
+	fs.StringVar(&o.WatchFilter, "watch-filter", o.WatchFilter, "Only reconcile objects whose cluster.x-k8s.io/watch-filter label has this value; every object when empty.")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS, "Maximum queries per second from the manager to the API server.")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Maximum burst of queries from the manager to the API server.")
+	fs.DurationVar(&o.SyncPeriod, "sync-period", o.SyncPeriod, "How often every watched object is reconciled even without changes.")
+	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "Address of the /healthz and /readyz endpoints.")
+	fs.StringVar(&o.MetricsBindAddr, "metrics-bind-addr", o.MetricsBindAddr, "Address of the /metrics endpoint; 0 disables it.")
+	fs.Var(featureGates{o.FeatureGates}, "feature-gates", "Comma-separated Gate=true|false pairs of alpha and beta features.")
+}
+
+// New builds a manager for cfg with the options. Leader election uses a Lease named after o.Name.
+func (o *Options) New(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = o.KubeAPIQPS, o.KubeAPIBurst
+	cfg.UserAgent = o.Name
+
+	cacheOpts := cache.Options{SyncPeriod: ptr.To(o.SyncPeriod)}
+	if o.Namespace != "" {
+		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  scheme,
+		LeaderElection:          o.LeaderElect,
+		LeaderElectionID:        o.Name + "-leader-election",
+		LeaderElectionNamespace: o.LeaderElectionNamespace,
+		LeaseDuration:           ptr.To(o.LeaderElectLeaseDuration),
+		RenewDeadline:           ptr.To(o.LeaderElectRenewDeadline),
+		RetryPeriod:             ptr.To(o.LeaderElectRetryPeriod),
+		// Stop the controllers before releasing the lease, so a new leader never overlaps with this one.
+		LeaderElectionReleaseOnCancel: true,
+		HealthProbeBindAddress:        o.HealthAddr,
+		Metrics:                       metricsserver.Options{BindAddress: o.MetricsBindAddr},
+		Cache:                         cacheOpts,
+		Client: client.Options{Cache: &client.CacheOptions{
+			// As upstream: Secrets and ConfigMaps are read from the API server, not cached, so the manager
+			// does not hold every Secret of the management cluster in memory.
+			DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}},
+		}},
+		Controller: config.Controller{UsePriorityQueue: ptr.To(true)},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the controller manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return nil, err
+	}
+	return mgr, nil
+}
+
+// featureGates is the --feature-gates flag value.
+type featureGates struct{ gates map[string]bool }
+
+func (f featureGates) String() string {
+	var parts []string
+	for k, v := range f.gates {
+		parts = append(parts, fmt.Sprintf("%s=%t", k, v))
+	}
+	return strings.Join(parts, ",")
+}
+
+func (f featureGates) Set(value string) error {
+	for _, pair := range strings.Split(value, ",") {
+		pair = strings.TrimSpace(pair)
+		if pair == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(pair, "=")
+		if !ok {
+			return fmt.Errorf("feature gate %q: want Gate=true or Gate=false", pair)
+		}
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true":
+			f.gates[strings.TrimSpace(k)] = true
+		case "false":
+			f.gates[strings.TrimSpace(k)] = false
+		default:
+			return fmt.Errorf("feature gate %q: %q is not true or false", k, v)
+		}
+	}
+	return nil
+}
+
+func (f featureGates) Type() string { return "mapStringBool" }
