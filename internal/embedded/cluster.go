@@ -199,7 +199,7 @@ func (c *Cluster) waitReady(ctx context.Context, timeout time.Duration) error {
 		} else {
 			last = err.Error()
 		}
-		if time.Now().After(deadline) {
+		if !time.Now().Before(deadline) {
 			return fmt.Errorf("the API server did not become ready within %s (last answer: %s); see the logs in %s%s",
 				timeout, last, c.State.LogDir(), c.exitSummary())
 		}

@@ -148,3 +148,24 @@ func processAlive(pid int) bool {
 	fields := strings.Fields(string(data))
 	return len(fields) < 3 || fields[2] != "Z"
 }
+
+// ResolveState returns the state directory of the cluster called name: dir when set, ~/.capstan/<name>
+// otherwise.
+func ResolveState(name, dir string) (State, error) {
+	if dir != "" {
+		abs, err := filepath.Abs(dir)
+		return State{Dir: abs}, err
+	}
+	d, err := DefaultStateDir(name)
+	return State{Dir: d}, err
+}
+
+// LoadPorts reads the ports recorded by the last start.
+func (s State) LoadPorts() (Ports, error) {
+	var p Ports
+	data, err := os.ReadFile(s.PortsFile())
+	if err != nil {
+		return p, err
+	}
+	return p, json.Unmarshal(data, &p)
+}

@@ -348,7 +348,7 @@ func (rep *replica) ready(ctx context.Context) bool {
 
 // writeStatus writes Deployment status as the Deployment controller would, so rollout tools work.
 func (r *Runtime) writeStatus(ctx context.Context, d *appsv1.Deployment, running, ready int) error {
-	desired := int32(ptr.Deref(d.Spec.Replicas, 1))
+	desired := ptr.Deref(d.Spec.Replicas, 1)
 	st := appsv1.DeploymentStatus{
 		ObservedGeneration:  d.Generation,
 		Replicas:            int32(running),

@@ -183,7 +183,7 @@ func TestRunsCapstanDeploymentsAsProcesses(t *testing.T) {
 		g.Expect(r.Args).To(ContainElement(MatchRegexp(`^--metrics-bind-addr=127\.0\.0\.1:\d+$`)))
 		g.Expect(r.Namespace).To(Equal(ns))
 		g.Expect(r.Greeting).To(Equal("hello"))
-		g.Expect(r.User).To(Equal("system:serviceaccount:" + ns + ":capi-manager"), "processes act as their ServiceAccount")
+		g.Expect(r.User).To(Equal("system:serviceaccount:"+ns+":capi-manager"), "processes act as their ServiceAccount")
 	}
 
 	// A crashed process is restarted.

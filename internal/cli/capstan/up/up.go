@@ -1,0 +1,160 @@
+// Package up is the `capstan up` command: it runs the embedded management cluster.
+package up
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap/zapcore"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+	"github.com/capstan-dev/capstan/internal/embedded"
+)
+
+// Options are the flags of `capstan up`.
+type Options struct {
+	Name              string
+	StateDir          string
+	Detach            bool
+	Binaries          embedded.Binaries
+	EtcdUnsafeNoFsync bool
+	Verbosity         int
+	detached          bool
+}
+
+// NewCommand returns `capstan up`.
+func NewCommand(streams iostreams.Streams) *cobra.Command {
+	o := &Options{Name: "default"}
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Run an embedded management cluster on this machine",
+		Long: `Run an embedded management cluster on this machine: etcd, kube-apiserver and kube-controller-manager as
+child processes on loopback, state in ~/.capstan/<name>, and a local runtime that runs capstan's provider
+Deployments as local processes, so that clusterctl init, upgrade and delete work as on a real cluster.
+It stays in the foreground until Ctrl-C (--detach runs it in the background). Running it again keeps
+every object.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.Run(cmd.Context(), streams)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.Name, "name", o.Name, "Name of the management cluster.")
+	fs.StringVar(&o.StateDir, "state-dir", "", "Directory of the cluster's state; ~/.capstan/<name> when empty.")
+	fs.BoolVar(&o.Detach, "detach", false, "Run in the background; stop it with `capstan down`.")
+	fs.StringVar(&o.Binaries.Etcd, "etcd-path", "", "Path of the etcd executable (looked up next to capstan, in bin/ and on PATH when empty).")
+	fs.StringVar(&o.Binaries.KubeAPIServer, "kube-apiserver-path", "", "Path of the kube-apiserver executable.")
+	fs.StringVar(&o.Binaries.KubeControllerManager, "kube-controller-manager-path", "", "Path of the kube-controller-manager executable.")
+	fs.BoolVar(&o.EtcdUnsafeNoFsync, "etcd-unsafe-no-fsync", false, "Do not fsync etcd's writes: faster, but a machine crash may lose the last writes (a crash of the processes loses nothing).")
+	fs.IntVarP(&o.Verbosity, "v", "v", 0, "Log verbosity.")
+	fs.BoolVar(&o.detached, "detached-child", false, "Internal: this is the background process of --detach.")
+	_ = fs.MarkHidden("detached-child")
+	return cmd
+}
+
+// Run runs the command.
+func (o *Options) Run(ctx context.Context, streams iostreams.Streams) error {
+	state, err := embedded.ResolveState(o.Name, o.StateDir)
+	if err != nil {
+		return err
+	}
+	if o.Detach && !o.detached {
+		return o.detach(streams, state)
+	}
+	log := zap.New(zap.WriteTo(streams.ErrOut), zap.Level(zapcore.Level(-o.Verbosity)), zap.ConsoleEncoder())
+	ctrl.SetLogger(log)
+	ctx, cancel := signalContext(ctx)
+	defer cancel()
+	return embedded.Up(ctx, embedded.UpOptions{
+		Name: o.Name, State: state, Binaries: o.Binaries, Out: streams.Out, Log: log,
+		EtcdUnsafeNoFsync: o.EtcdUnsafeNoFsync,
+	})
+}
+
+// signalContext is cancelled on SIGINT or SIGTERM.
+func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancel(parent)
+	go func() {
+		select {
+		case <-ctrl.SetupSignalHandler().Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+// detach starts `capstan up` again as a background process in its own session and returns once the
+// cluster answers, or with the end of its log when it fails.
+func (o *Options) detach(streams iostreams.Streams, state embedded.State) error {
+	if pid, err := state.RunningPid(); err == nil {
+		return fmt.Errorf("capstan up is already running for %s (pid %d)", state.Dir, pid)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(state.LogDir(), 0o700); err != nil {
+		return err
+	}
+	logPath := filepath.Join(state.LogDir(), "capstan.log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = logFile.Close() }()
+	args := []string{"up", "--detached-child", "--name", o.Name, "--state-dir", state.Dir, fmt.Sprintf("--v=%d", o.Verbosity)}
+	if o.Binaries.Etcd != "" {
+		args = append(args, "--etcd-path", o.Binaries.Etcd)
+	}
+	if o.Binaries.KubeAPIServer != "" {
+		args = append(args, "--kube-apiserver-path", o.Binaries.KubeAPIServer)
+	}
+	if o.Binaries.KubeControllerManager != "" {
+		args = append(args, "--kube-controller-manager-path", o.Binaries.KubeControllerManager)
+	}
+	if o.EtcdUnsafeNoFsync {
+		args = append(args, "--etcd-unsafe-no-fsync")
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting capstan up in the background: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	fmt.Fprintf(streams.ErrOut, "Starting the management cluster %q in the background (log: %s)\n", o.Name, logPath)
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("capstan up exited (%w); end of %s:\n%s", err, logPath, tailFile(logPath, 15))
+		case <-time.After(250 * time.Millisecond):
+		}
+		if pid, err := state.RunningPid(); err == nil && pid == cmd.Process.Pid && embedded.Ready(context.Background(), state) == nil {
+			ports, err := state.LoadPorts()
+			if err != nil {
+				return err
+			}
+			embedded.PrintInstructions(streams.Out, o.Name, state, ports, false)
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the management cluster did not start within 3 minutes; see " + logPath)
+		}
+	}
+}
