@@ -1,0 +1,39 @@
+package release
+
+import (
+	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
+	"github.com/capstan-dev/capstan/config/core"
+	"github.com/capstan-dev/capstan/config/crd"
+	"github.com/capstan-dev/capstan/internal/version"
+)
+
+// DefaultVersion is the release version of development builds, whose own version is not a release.
+const DefaultVersion = "v0.1.0"
+
+// Version returns the release version of this build's providers: the build's version when it is a
+// release (set with -ldflags), DefaultVersion otherwise.
+func Version() string {
+	v := version.Get().GitVersion
+	if len(v) > 1 && v[0] == 'v' && v[1] >= '0' && v[1] <= '9' {
+		return v
+	}
+	return DefaultVersion
+}
+
+// Core returns capstan's core provider, "cluster-api".
+func Core() (Provider, error) {
+	crds, err := crd.Core()
+	if err != nil {
+		return Provider{}, err
+	}
+	return Provider{Name: "cluster-api", Type: clusterctlv1.CoreProviderType, CRDs: crds, Manifests: core.Files}, nil
+}
+
+// Providers returns every provider of capstan.
+func Providers() ([]Provider, error) {
+	c, err := Core()
+	if err != nil {
+		return nil, err
+	}
+	return []Provider{c}, nil
+}

@@ -1,0 +1,195 @@
+// Package release renders the release artifacts of capstan's own providers — `<type>-components.yaml`,
+// `metadata.yaml` and cluster templates — in the layout of a clusterctl local repository
+// (`<provider-label>/<version>/<file>`), from the manifests embedded in the binary. `make release-manifests`
+// writes them under out/, and the embedded management cluster serves them as its local repository.
+package release
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+
+	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+)
+
+// Image is the repository of capstan's container image; each provider's Deployment runs one of its
+// subcommands.
+const Image = "ghcr.io/capstan-dev/capstan"
+
+// versionPlaceholder is replaced by the release version in the manifests (the image tag).
+const versionPlaceholder = "VERSION"
+
+// Provider describes one of capstan's providers as clusterctl sees it.
+type Provider struct {
+	// Name is the clusterctl provider name, for example "cluster-api" or "local".
+	Name string
+	// Type is the clusterctl provider type.
+	Type clusterctlv1.ProviderType
+	// CRDs are the provider's CRDs, first in the components.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
+	// Manifests holds the provider's other manifests (*.yaml, except metadata.yaml and cluster templates,
+	// which are published as files of their own).
+	Manifests fs.FS
+}
+
+// Label returns the provider's manifest label, for example "infrastructure-local".
+func (p Provider) Label() string { return clusterctlv1.ManifestLabel(p.Name, p.Type) }
+
+// ComponentsFile returns the name of the provider's components file, for example "core-components.yaml".
+func (p Provider) ComponentsFile() string {
+	switch p.Type {
+	case clusterctlv1.CoreProviderType:
+		return "core-components.yaml"
+	case clusterctlv1.BootstrapProviderType:
+		return "bootstrap-components.yaml"
+	case clusterctlv1.ControlPlaneProviderType:
+		return "control-plane-components.yaml"
+	case clusterctlv1.InfrastructureProviderType:
+		return "infrastructure-components.yaml"
+	default:
+		return p.Type.Prefix() + "-components.yaml"
+	}
+}
+
+// isPublishedFile says whether a manifest file is published on its own rather than in the components.
+func isPublishedFile(name string) bool {
+	return name == "metadata.yaml" || strings.HasPrefix(name, "cluster-template") || strings.HasPrefix(name, "clusterclass-")
+}
+
+// Files renders every artifact of one release of the provider, keyed by file name.
+func (p Provider) Files(version string) (map[string][]byte, error) {
+	components, err := p.Components(version)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{p.ComponentsFile(): components}
+	entries, err := fs.ReadDir(p.Manifests, ".")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.IsDir() || !isPublishedFile(e.Name()) {
+			continue
+		}
+		data, err := fs.ReadFile(p.Manifests, e.Name())
+		if err != nil {
+			return nil, err
+		}
+		out[e.Name()] = data
+	}
+	if _, ok := out["metadata.yaml"]; !ok {
+		return nil, fmt.Errorf("provider %s has no metadata.yaml", p.Label())
+	}
+	return out, nil
+}
+
+// Components renders the components YAML: the CRDs, then the other manifests in file name order, each
+// object labelled cluster.x-k8s.io/provider=<label>, with the image tag set to version.
+func (p Provider) Components(version string) ([]byte, error) {
+	var objs []*unstructured.Unstructured
+	for _, crd := range p.CRDs {
+		data, err := yaml.Marshal(crd)
+		if err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(data, &u.Object); err != nil {
+			return nil, err
+		}
+		delete(u.Object, "status")
+		objs = append(objs, u)
+	}
+	entries, err := fs.ReadDir(p.Manifests, ".")
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".yaml") && !isPublishedFile(e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		data, err := fs.ReadFile(p.Manifests, name)
+		if err != nil {
+			return nil, err
+		}
+		data = bytes.ReplaceAll(data, []byte(Image+":"+versionPlaceholder), []byte(Image+":"+version))
+		docs, err := decodeAll(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		objs = append(objs, docs...)
+	}
+
+	var buf bytes.Buffer
+	for i, u := range objs {
+		labels := u.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[clusterv1.ProviderNameLabel] = p.Label()
+		u.SetLabels(labels)
+		data, err := yaml.Marshal(u.Object)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			buf.WriteString("---\n")
+		}
+		buf.Write(data)
+	}
+	return buf.Bytes(), nil
+}
+
+func decodeAll(data []byte) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, err
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		out = append(out, u)
+	}
+}
+
+// WriteRepository writes the artifacts of each provider's release into dir in the clusterctl local
+// repository layout: dir/<label>/<version>/<file>.
+func WriteRepository(dir, version string, providers ...Provider) error {
+	for _, p := range providers {
+		files, err := p.Files(version)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dir, p.Label(), version)
+		if err := os.MkdirAll(target, 0o755); err != nil {
+			return err
+		}
+		for name, data := range files {
+			if err := os.WriteFile(filepath.Join(target, name), data, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
