@@ -1,0 +1,308 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/contract"
+	"github.com/capstan-dev/capstan/internal/external"
+	"github.com/capstan-dev/capstan/internal/kubeconfig"
+	"github.com/capstan-dev/capstan/internal/patch"
+	"github.com/capstan-dev/capstan/internal/reconciler"
+)
+
+const (
+	defaultRequeueAfter       = 30 * time.Second
+	defaultDeleteRequeueAfter = 5 * time.Second
+)
+
+// Reconciler reconciles Clusters.
+type Reconciler struct {
+	// Client is the manager's (cached) client.
+	Client client.Client
+	// APIReader reads from the API server; it confirms that no descendant is left before the finalizer goes.
+	APIReader client.Reader
+	// Contracts resolves the contract of the InfraCluster and control plane kinds.
+	Contracts *contract.Resolver
+	// WatchFilter is the value of --watch-filter; "" means every Cluster.
+	WatchFilter string
+
+	// RequeueAfter is how long to wait before looking again at something that sends no event the
+	// controller sees: a referenced object that does not exist yet, a missing `<cluster>-ca` Secret.
+	// 30s when zero.
+	RequeueAfter time.Duration
+	// DeleteRequeueAfter is how often a deleting Cluster looks at its descendants, in addition to the
+	// events of their deletion. 5s when zero.
+	DeleteRequeueAfter time.Duration
+
+	// externalReader reads InfraClusters and control plane objects; the manager's cache, so that these
+	// unstructured reads are served by informers whatever the client's options.
+	externalReader client.Reader
+	tracker        *external.Tracker
+	ownerHandler   handler.EventHandler
+}
+
+// SetupWithManager adds the Cluster controller to mgr.
+func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.Client == nil || r.Contracts == nil {
+		return errors.New("the Cluster controller needs a Client and a contract Resolver")
+	}
+	r.externalReader = mgr.GetCache()
+	toCluster := handler.EnqueueRequestsFromMapFunc(clusterOfLabelledObject)
+	c, err := ctrl.NewControllerManagedBy(mgr).
+		For(&clusterv1.Cluster{}).
+		Watches(&clusterv1.Machine{}, toCluster, builder.WithPredicates(machineCountersChanged())).
+		Watches(&clusterv1.MachineSet{}, toCluster).
+		Watches(&clusterv1.MachineDeployment{}, toCluster).
+		WithOptions(options).
+		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
+		Named("cluster").
+		Build(reconciler.RequeueOnConflict(r))
+	if err != nil {
+		return fmt.Errorf("building the Cluster controller: %w", err)
+	}
+
+	// Only the metadata of Secrets is watched, so that a new `<cluster>-ca` or a deleted
+	// `<cluster>-kubeconfig` is acted upon at once without caching Secret data. These events carry no
+	// watch-filter label; Reconcile checks the Cluster's own.
+	secret := &metav1.PartialObjectMetadata{}
+	secret.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	if err := c.Watch(source.Kind[client.Object](mgr.GetCache(), secret,
+		handler.EnqueueRequestsFromMapFunc(clusterOfSecret))); err != nil {
+		return fmt.Errorf("watching Secrets: %w", err)
+	}
+
+	// Provider objects need not carry the watch-filter label either; their events are mapped through the
+	// controller ownerReference, which the Cluster sets.
+	r.tracker = &external.Tracker{Controller: c, Cache: mgr.GetCache()}
+	r.ownerHandler = handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &clusterv1.Cluster{}, handler.OnlyControllerOwner())
+	return nil
+}
+
+// scope is what one reconcile of a Cluster learns; phases record facts in it, updateStatus turns them
+// into status.
+type scope struct {
+	cluster *clusterv1.Cluster
+
+	infra        externalObject
+	controlPlane externalObject
+
+	descendants     descendants
+	descendantsRead bool
+
+	// deletingReason and deletingMessage say what the deletion waits for.
+	deletingReason, deletingMessage string
+}
+
+// externalObject is what a reconcile read from the InfraCluster or the control plane object.
+type externalObject struct {
+	// obj is the object, nil when it was not read.
+	obj *unstructured.Unstructured
+	// notFound is set when the object does not exist.
+	notFound bool
+	// contract is the contract the object was read by.
+	contract contract.Version
+
+	// ready is, for an InfraCluster, whether it is provisioned; for a control plane, whether it is ready
+	// (status.ready under the v1beta1 contract, initialized under v1beta2).
+	ready bool
+	// initialized is whether a control plane is initialized.
+	initialized bool
+	// failureReason and failureMessage are the object's terminal failure (v1beta1 contract).
+	failureReason, failureMessage string
+	// failureDomains are an InfraCluster's failure domains.
+	failureDomains clusterv1.FailureDomains
+	// replicas are a control plane's replica counters.
+	replicas contract.ControlPlaneReplicas
+
+	// readyCondition is the object's Ready condition, as the v1beta1 conditions mirror it.
+	readyCondition *contract.Condition
+	// v1beta2Condition is the condition the v1beta2 conditions mirror: Ready for an InfraCluster,
+	// Available for a control plane.
+	v1beta2Condition *contract.Condition
+	// conditionError is set when the object's conditions cannot be read.
+	conditionError error
+}
+
+// descendants are the objects that carry the Cluster's cluster-name label, sorted by name.
+type descendants struct {
+	machineDeployments   []clusterv1.MachineDeployment
+	machineSets          []clusterv1.MachineSet
+	controlPlaneMachines []clusterv1.Machine
+	workerMachines       []clusterv1.Machine
+}
+
+// Reconcile brings a Cluster's status, its provider objects' ownership and its kubeconfig up to date, or
+// deletes its descendants when the Cluster is being deleted.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	cluster := &clusterv1.Cluster{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("getting Cluster %s: %w", req.NamespacedName, err)
+	}
+	// Events of provider objects, Secrets and descendants may name a Cluster outside the watch filter.
+	if r.WatchFilter != "" && cluster.Labels[clusterv1.WatchLabel] != r.WatchFilter {
+		return ctrl.Result{}, nil
+	}
+
+	helper := patch.NewHelper(cluster, r.Client)
+
+	// The finalizer comes first, so that a Cluster is never deleted before its descendants.
+	if cluster.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(cluster, clusterv1.ClusterFinalizer) {
+		controllerutil.AddFinalizer(cluster, clusterv1.ClusterFinalizer)
+		return ctrl.Result{}, helper.Patch(ctx, cluster)
+	}
+
+	if reconciler.IsPaused(cluster, cluster) {
+		setPausedCondition(cluster)
+		return ctrl.Result{}, helper.Patch(ctx, cluster)
+	}
+
+	s := &scope{cluster: cluster}
+	defer func() {
+		updateStatus(s)
+		if reterr == nil {
+			cluster.Status.ObservedGeneration = cluster.Generation
+		}
+		if err := helper.Patch(ctx, cluster); err != nil {
+			reterr = errors.Join(reterr, err)
+		}
+	}()
+
+	phases := []func(context.Context, *scope) (ctrl.Result, error){
+		r.reconcileInfrastructure,
+		r.reconcileControlPlane,
+		r.getDescendants,
+	}
+	switch {
+	case !cluster.DeletionTimestamp.IsZero():
+		phases = append(phases, r.reconcileDelete)
+	case cluster.Spec.Topology != nil && cluster.Spec.ControlPlaneRef == nil:
+		// The topology controller has not created the control plane yet; a kubeconfig written now would
+		// belong to the control plane provider.
+		ctrl.LoggerFrom(ctx).V(4).Info("Waiting for the topology to be generated")
+	default:
+		phases = append(phases, r.reconcileKubeconfig)
+	}
+	return doReconcile(ctx, s, phases)
+}
+
+// doReconcile runs every phase, even after one fails, so that each records its facts; it returns the
+// errors of all and the soonest requeue.
+func doReconcile(ctx context.Context, s *scope, phases []func(context.Context, *scope) (ctrl.Result, error)) (ctrl.Result, error) {
+	var res ctrl.Result
+	var errs []error
+	for _, phase := range phases {
+		r, err := phase(ctx, s)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if r.RequeueAfter > 0 && (res.RequeueAfter == 0 || r.RequeueAfter < res.RequeueAfter) {
+			res.RequeueAfter = r.RequeueAfter
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ctrl.Result{}, err
+	}
+	return res, nil
+}
+
+func (r *Reconciler) requeueAfter() time.Duration {
+	if r.RequeueAfter > 0 {
+		return r.RequeueAfter
+	}
+	return defaultRequeueAfter
+}
+
+func (r *Reconciler) deleteRequeueAfter() time.Duration {
+	if r.DeleteRequeueAfter > 0 {
+		return r.DeleteRequeueAfter
+	}
+	return defaultDeleteRequeueAfter
+}
+
+// clusterOfLabelledObject maps a Machine, MachineSet or MachineDeployment to its Cluster by the
+// cluster-name label.
+func clusterOfLabelledObject(_ context.Context, obj client.Object) []reconcile.Request {
+	name := obj.GetLabels()[clusterv1.ClusterNameLabel]
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}}}
+}
+
+// clusterOfSecret maps `<cluster>-ca` and `<cluster>-kubeconfig` Secrets to their Cluster by name; the CA
+// Secret may come from a user without any label.
+func clusterOfSecret(_ context.Context, obj client.Object) []reconcile.Request {
+	for _, suffix := range []string{kubeconfig.CASecretName(""), kubeconfig.SecretName("")} {
+		if name, ok := strings.CutSuffix(obj.GetName(), suffix); ok && name != "" {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}}}
+		}
+	}
+	return nil
+}
+
+// machineCountersChanged lets through the Machine updates that change what the Cluster reads from its
+// Machines: ownership, labels, deletion, the Node and the Ready, Available and UpToDate conditions.
+func machineCountersChanged() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		before, ok1 := e.ObjectOld.(*clusterv1.Machine)
+		after, ok2 := e.ObjectNew.(*clusterv1.Machine)
+		if !ok1 || !ok2 {
+			return true
+		}
+		return machineFacts(before) != machineFacts(after)
+	}}
+}
+
+type machineFactSet struct {
+	labels, owners             string
+	deleting, hasNode          bool
+	ready, available, upToDate metav1.ConditionStatus
+}
+
+func machineFacts(m *clusterv1.Machine) machineFactSet {
+	status := func(t string) metav1.ConditionStatus {
+		if c := conditions.GetV1Beta2(m, t); c != nil {
+			return c.Status
+		}
+		return ""
+	}
+	owners := make([]string, 0, len(m.OwnerReferences))
+	for _, o := range m.OwnerReferences {
+		owners = append(owners, string(o.UID)+o.Kind+o.Name)
+	}
+	return machineFactSet{
+		labels:    fmt.Sprint(m.Labels),
+		owners:    strings.Join(owners, ","),
+		deleting:  !m.DeletionTimestamp.IsZero(),
+		hasNode:   m.Status.NodeRef != nil,
+		ready:     status(machineReadyCondition),
+		available: status(machineAvailableCondition),
+		upToDate:  status(machineUpToDateCondition),
+	}
+}

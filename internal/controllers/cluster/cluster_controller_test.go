@@ -1,0 +1,426 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/contract"
+	"github.com/capstan-dev/capstan/internal/test/builder"
+	"github.com/capstan-dev/capstan/internal/test/envtest"
+)
+
+var env *envtest.Environment
+
+const (
+	timeout  = 30 * time.Second
+	interval = 100 * time.Millisecond
+	// holdFinalizer keeps test objects around until the test lets them go, since no other controller runs.
+	holdFinalizer = "test.capstan.dev/hold"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+// run starts the API server and a manager with the Cluster controller, runs the tests, and stops the
+// manager before the API server.
+func run(m *testing.M) int {
+	log := zap.New(zap.WriteTo(io.Discard))
+	if os.Getenv("CAPSTAN_TEST_LOG") != "" {
+		log = zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true))
+	}
+	ctrl.SetLogger(log)
+
+	var err error
+	env, err = envtest.Start(envtest.Options{CRDs: builder.CRDs()})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "Starting the test API server: %v\n", err)
+		return 1
+	}
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "Stopping the test API server: %v\n", err)
+		}
+	}()
+
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:  env.Scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		// As the capstan manager: Secrets are read from the API server, not cached.
+		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
+		Controller: config.Controller{UsePriorityQueue: ptr.To(true)},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "Creating the manager: %v\n", err)
+		return 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Reconciler{
+		Client:             mgr.GetClient(),
+		APIReader:          mgr.GetAPIReader(),
+		Contracts:          &contract.Resolver{Client: mgr.GetClient()},
+		RequeueAfter:       500 * time.Millisecond,
+		DeleteRequeueAfter: 200 * time.Millisecond,
+	}
+	if err := r.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 5}); err != nil {
+		fmt.Fprintf(os.Stderr, "Setting up the Cluster controller: %v\n", err)
+		cancel()
+		return 1
+	}
+	done := make(chan error)
+	go func() { done <- mgr.Start(ctx) }()
+	code := m.Run()
+	cancel()
+	if err := <-done; err != nil {
+		fmt.Fprintf(os.Stderr, "Running the manager: %v\n", err)
+	}
+	return code
+}
+
+// create creates objects and fails the test on error.
+func create(t *testing.T, objs ...client.Object) {
+	t.Helper()
+	for _, obj := range objs {
+		if err := env.Client.Create(context.Background(), obj); err != nil {
+			t.Fatalf("creating %s %s: %v", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
+		}
+	}
+}
+
+// setStatus merges status into a provider object's status.
+func setStatus(t *testing.T, obj *unstructured.Unstructured, status map[string]any) {
+	t.Helper()
+	ctx := context.Background()
+	latest := obj.DeepCopy()
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), latest); err != nil {
+		t.Fatal(err)
+	}
+	before := latest.DeepCopy()
+	current, _, _ := unstructured.NestedMap(latest.Object, "status")
+	if current == nil {
+		current = map[string]any{}
+	}
+	for k, v := range status {
+		current[k] = v
+	}
+	if err := unstructured.SetNestedMap(latest.Object, current, "status"); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Status().Patch(ctx, latest, client.MergeFrom(before)); err != nil {
+		t.Fatalf("patching the status of %s %s: %v", obj.GetKind(), obj.GetName(), err)
+	}
+}
+
+// update applies change to the latest version of obj, retrying on conflicts.
+func update[T client.Object](t *testing.T, obj T, change func(T)) {
+	t.Helper()
+	ctx := context.Background()
+	NewWithT(t).Eventually(func() error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		change(obj)
+		return env.Client.Update(ctx, obj)
+	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+}
+
+// getCluster returns the latest version of a Cluster.
+func getCluster(g Gomega, c *clusterv1.Cluster) *clusterv1.Cluster {
+	latest := &clusterv1.Cluster{}
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKeyFromObject(c), latest)).To(Succeed())
+	return latest
+}
+
+func v1beta2Condition(c *clusterv1.Cluster, t string) metav1.Condition {
+	if cond := conditions.GetV1Beta2(c, t); cond != nil {
+		return *cond
+	}
+	return metav1.Condition{}
+}
+
+func infraWithEndpoint(p builder.Provider, ns, name, host string, port int64) *unstructured.Unstructured {
+	infra := p.InfraCluster(ns, name)
+	_ = unstructured.SetNestedMap(infra.Object, map[string]any{"host": host, "port": port}, "spec", "controlPlaneEndpoint")
+	return infra
+}
+
+func TestProvisionedByContract(t *testing.T) {
+	tests := []struct {
+		name     string
+		provider builder.Provider
+		// refVersion is the apiVersion the Cluster's infrastructureRef starts with.
+		refVersion string
+		ready      map[string]any
+	}{
+		{
+			name:       "v1beta1 contract: status.ready, failure domains as a map",
+			provider:   builder.V1Beta1,
+			refVersion: builder.InfrastructureGroup + "/v1alpha1",
+			ready: map[string]any{
+				"ready": true,
+				"failureDomains": map[string]any{
+					"fd-a": map[string]any{"controlPlane": true, "attributes": map[string]any{"zone": "a"}},
+					"fd-b": map[string]any{},
+				},
+			},
+		},
+		{
+			name:       "v1beta2 contract: status.initialization.provisioned, failure domains as a list",
+			provider:   builder.V1Beta2,
+			refVersion: builder.InfrastructureV2Group + "/v1beta2",
+			ready: map[string]any{
+				"initialization": map[string]any{"provisioned": true},
+				"failureDomains": []any{
+					map[string]any{"name": "fd-a", "controlPlane": true, "attributes": map[string]any{"zone": "a"}},
+					map[string]any{"name": "fd-b"},
+				},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			ns := env.NewNamespace(t)
+			infra := infraWithEndpoint(tt.provider, ns, "infra", "10.0.0.1", 6443)
+			create(t, infra)
+			cluster := builder.Cluster(ns, "c1", infra, nil)
+			cluster.Spec.InfrastructureRef.APIVersion = tt.refVersion
+			create(t, cluster)
+
+			g.Eventually(func(g Gomega) {
+				c := getCluster(g, cluster)
+				g.Expect(c.Finalizers).To(ContainElement(clusterv1.ClusterFinalizer))
+				g.Expect(c.Spec.InfrastructureRef.APIVersion).To(Equal(infra.GetAPIVersion()), "the reference is bumped to the contract's newest version")
+				g.Expect(c.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioning)))
+				g.Expect(c.Status.InfrastructureReady).To(BeFalse())
+				g.Expect(c.Spec.ControlPlaneEndpoint.IsZero()).To(BeTrue(), "the endpoint is adopted only once the infrastructure is provisioned")
+				g.Expect(v1beta2Condition(c, clusterv1.ClusterInfrastructureReadyV1Beta2Condition).Reason).To(Equal(clusterv1.ClusterInfrastructureNotReadyV1Beta2Reason))
+
+				got := infra.DeepCopy()
+				g.Expect(env.Client.Get(context.Background(), client.ObjectKeyFromObject(infra), got)).To(Succeed())
+				g.Expect(got.GetLabels()).To(HaveKeyWithValue(clusterv1.ClusterNameLabel, "c1"))
+				g.Expect(got.GetOwnerReferences()).To(ConsistOf(metav1.OwnerReference{
+					APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: "c1", UID: c.UID,
+					Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+				}))
+			}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+
+			setStatus(t, infra, tt.ready)
+
+			g.Eventually(func(g Gomega) {
+				c := getCluster(g, cluster)
+				g.Expect(c.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
+				g.Expect(c.Status.InfrastructureReady).To(BeTrue())
+				g.Expect(c.Spec.ControlPlaneEndpoint).To(Equal(clusterv1.APIEndpoint{Host: "10.0.0.1", Port: 6443}))
+				g.Expect(c.Status.FailureDomains).To(Equal(clusterv1.FailureDomains{
+					"fd-a": {ControlPlane: true, Attributes: map[string]string{"zone": "a"}},
+					"fd-b": {},
+				}))
+				g.Expect(conditions.IsTrue(c, clusterv1.InfrastructureReadyCondition)).To(BeTrue())
+				g.Expect(conditions.IsTrue(c, clusterv1.ReadyCondition)).To(BeTrue())
+				g.Expect(v1beta2Condition(c, clusterv1.ClusterInfrastructureReadyV1Beta2Condition).Status).To(Equal(metav1.ConditionTrue))
+				g.Expect(v1beta2Condition(c, clusterv1.PausedV1Beta2Condition).Reason).To(Equal(clusterv1.NotPausedV1Beta2Reason))
+				g.Expect(c.Status.ObservedGeneration).To(Equal(c.Generation))
+			}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+		})
+	}
+}
+
+func TestRestoresOwnershipAndFinalizer(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.NewNamespace(t)
+	infra := builder.V1Beta1.InfraCluster(ns, "infra")
+	create(t, infra)
+	cluster := builder.Cluster(ns, "c1", infra, nil)
+	create(t, cluster)
+
+	owned := func(g Gomega) {
+		c := getCluster(g, cluster)
+		g.Expect(c.Finalizers).To(ContainElement(clusterv1.ClusterFinalizer))
+		got := infra.DeepCopy()
+		g.Expect(env.Client.Get(context.Background(), client.ObjectKeyFromObject(infra), got)).To(Succeed())
+		g.Expect(metav1.IsControlledBy(got, c)).To(BeTrue())
+	}
+	g.Eventually(owned).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+
+	update(t, infra, func(u *unstructured.Unstructured) { u.SetOwnerReferences(nil) })
+	update(t, cluster, func(c *clusterv1.Cluster) { c.Finalizers = nil })
+
+	g.Eventually(owned).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+}
+
+func TestPause(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.NewNamespace(t)
+	infra := infraWithEndpoint(builder.V1Beta1, ns, "infra", "10.0.0.2", 6443)
+	create(t, infra)
+	cluster := builder.Cluster(ns, "c1", infra, nil)
+	create(t, cluster)
+	g.Eventually(func(g Gomega) {
+		g.Expect(getCluster(g, cluster).Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioning)))
+	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+
+	update(t, cluster, func(c *clusterv1.Cluster) { c.Spec.Paused = true })
+	g.Eventually(func(g Gomega) {
+		cond := v1beta2Condition(getCluster(g, cluster), clusterv1.PausedV1Beta2Condition)
+		g.Expect(cond.Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(cond.Reason).To(Equal(clusterv1.PausedV1Beta2Reason))
+		g.Expect(cond.Message).To(Equal("Cluster spec.paused is set to true"))
+	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+
+	setStatus(t, infra, map[string]any{"ready": true})
+	g.Consistently(func(g Gomega) {
+		c := getCluster(g, cluster)
+		g.Expect(c.Status.InfrastructureReady).To(BeFalse())
+		g.Expect(c.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioning)))
+		g.Expect(c.Spec.ControlPlaneEndpoint.IsZero()).To(BeTrue())
+	}).WithTimeout(2 * time.Second).WithPolling(interval).Should(Succeed())
+
+	update(t, cluster, func(c *clusterv1.Cluster) { c.Spec.Paused = false })
+	g.Eventually(func(g Gomega) {
+		c := getCluster(g, cluster)
+		g.Expect(c.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
+		g.Expect(c.Spec.ControlPlaneEndpoint.Host).To(Equal("10.0.0.2"))
+		g.Expect(v1beta2Condition(c, clusterv1.PausedV1Beta2Condition).Status).To(Equal(metav1.ConditionFalse))
+	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+}
+
+func TestTerminalFailure(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.NewNamespace(t)
+	infra := builder.V1Beta1.InfraCluster(ns, "infra")
+	create(t, infra)
+	cluster := builder.Cluster(ns, "c1", infra, nil)
+	create(t, cluster)
+	g.Eventually(func(g Gomega) {
+		g.Expect(getCluster(g, cluster).Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioning)))
+	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+
+	setStatus(t, infra, map[string]any{"failureReason": "CreateError", "failureMessage": "Quota exceeded"})
+	g.Eventually(func(g Gomega) {
+		c := getCluster(g, cluster)
+		g.Expect(c.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseFailed)))
+		g.Expect(c.Status.FailureReason).To(Equal(ptr.To(clusterv1.CreateClusterError)))
+		g.Expect(c.Status.FailureMessage).To(Equal(ptr.To(
+			`Failure detected from referenced resource infrastructure.cluster.x-k8s.io/v1beta1, Kind=GenericInfrastructureCluster with name "infra": Quota exceeded`)))
+	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+
+	// A terminal failure stays, even when the provider clears it.
+	setStatus(t, infra, map[string]any{"failureReason": nil, "failureMessage": nil, "ready": true})
+	g.Consistently(func(g Gomega) {
+		g.Expect(getCluster(g, cluster).Status.Phase).To(Equal(string(clusterv1.ClusterPhaseFailed)))
+	}).WithTimeout(time.Second).WithPolling(interval).Should(Succeed())
+}
+
+func TestExternallyManagedInfrastructure(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.NewNamespace(t)
+	infra := infraWithEndpoint(builder.V1Beta1, ns, "infra", "10.0.0.3", 6443)
+	infra.SetAnnotations(map[string]string{clusterv1.ManagedByAnnotation: "my-system"})
+	create(t, infra)
+	// The external system provisions it; the Cluster's own endpoint, set by the user, is kept.
+	setStatus(t, infra, map[string]any{"ready": true})
+	cluster := builder.Cluster(ns, "c1", infra, nil)
+	cluster.Spec.ControlPlaneEndpoint = clusterv1.APIEndpoint{Host: "lb.example.com", Port: 443}
+	create(t, cluster)
+
+	g.Eventually(func(g Gomega) {
+		c := getCluster(g, cluster)
+		g.Expect(c.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
+		g.Expect(c.Spec.ControlPlaneEndpoint).To(Equal(clusterv1.APIEndpoint{Host: "lb.example.com", Port: 443}))
+	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+
+	got := infra.DeepCopy()
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKeyFromObject(infra), got)).To(Succeed())
+	g.Expect(got.Object["spec"]).To(Equal(infra.Object["spec"]), "the Cluster never writes the InfraCluster's spec")
+	g.Expect(got.Object["status"]).To(Equal(map[string]any{"ready": true}), "nor its status")
+	g.Expect(got.GetAnnotations()).To(Equal(infra.GetAnnotations()))
+	g.Expect(got.GetLabels()).To(Equal(map[string]string{clusterv1.ClusterNameLabel: "c1"}))
+}
+
+func TestControlPlaneAndWorkers(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.NewNamespace(t)
+	infra := builder.V1Beta1.InfraCluster(ns, "infra")
+	cp := builder.V1Beta1.ControlPlane(ns, "cp")
+	_ = unstructured.SetNestedMap(cp.Object, map[string]any{"host": "cp.example.com", "port": int64(6443)}, "spec", "controlPlaneEndpoint")
+	_ = unstructured.SetNestedField(cp.Object, int64(3), "spec", "replicas")
+	create(t, infra, cp)
+	setStatus(t, infra, map[string]any{"ready": true})
+	cluster := builder.Cluster(ns, "c1", infra, cp)
+	create(t, cluster)
+
+	infraMachine := builder.V1Beta1.InfraMachine(ns, "im")
+	var workers []*clusterv1.Machine
+	for i, ready := range []bool{true, false} {
+		m := builder.Machine(ns, fmt.Sprintf("w-%d", i), "c1", infraMachine, nil)
+		create(t, m)
+		if ready {
+			m.Status.V1Beta2 = &clusterv1.MachineV1Beta2Status{Conditions: []metav1.Condition{
+				{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Ready", LastTransitionTime: metav1.Now()},
+				{Type: "Available", Status: metav1.ConditionTrue, Reason: "Available", LastTransitionTime: metav1.Now()},
+			}}
+			g.Expect(env.Client.Status().Update(context.Background(), m)).To(Succeed())
+		}
+		workers = append(workers, m)
+	}
+
+	g.Eventually(func(g Gomega) {
+		c := getCluster(g, cluster)
+		g.Expect(c.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioning)), "no endpoint yet")
+		g.Expect(c.Status.ControlPlaneReady).To(BeFalse())
+		g.Expect(conditions.Get(c, clusterv1.ControlPlaneInitializedCondition).Reason).To(Equal(clusterv1.WaitingForControlPlaneProviderInitializedReason))
+		g.Expect(c.Status.V1Beta2.Workers).To(Equal(&clusterv1.WorkersStatus{
+			DesiredReplicas: ptr.To[int32](2), Replicas: ptr.To[int32](2), ReadyReplicas: ptr.To[int32](1),
+			AvailableReplicas: ptr.To[int32](1), UpToDateReplicas: ptr.To[int32](0),
+		}))
+	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+
+	setStatus(t, cp, map[string]any{"ready": true, "initialized": true, "replicas": int64(3), "readyReplicas": int64(2),
+		"v1beta2": map[string]any{"availableReplicas": int64(2), "upToDateReplicas": int64(3)}})
+	g.Eventually(func(g Gomega) {
+		c := getCluster(g, cluster)
+		g.Expect(c.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
+		g.Expect(c.Spec.ControlPlaneEndpoint).To(Equal(clusterv1.APIEndpoint{Host: "cp.example.com", Port: 6443}), "the control plane provides the endpoint")
+		g.Expect(c.Status.ControlPlaneReady).To(BeTrue())
+		g.Expect(conditions.IsTrue(c, clusterv1.ControlPlaneInitializedCondition)).To(BeTrue())
+		g.Expect(conditions.IsTrue(c, clusterv1.ControlPlaneReadyCondition)).To(BeTrue())
+		g.Expect(v1beta2Condition(c, clusterv1.ClusterControlPlaneInitializedV1Beta2Condition).Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(v1beta2Condition(c, clusterv1.ClusterControlPlaneAvailableV1Beta2Condition).Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(c.Status.V1Beta2.ControlPlane).To(Equal(&clusterv1.ClusterControlPlaneStatus{
+			DesiredReplicas: ptr.To[int32](3), Replicas: ptr.To[int32](3), ReadyReplicas: ptr.To[int32](2),
+			AvailableReplicas: ptr.To[int32](2), UpToDateReplicas: ptr.To[int32](3),
+		}))
+		available := v1beta2Condition(c, clusterv1.ClusterAvailableV1Beta2Condition)
+		g.Expect(available.Status).To(Equal(metav1.ConditionTrue), available.Message)
+	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+
+	// A worker Machine becoming ready is counted.
+	m := workers[1]
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKeyFromObject(m), m)).To(Succeed())
+	m.Status.V1Beta2 = &clusterv1.MachineV1Beta2Status{Conditions: []metav1.Condition{
+		{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Ready", LastTransitionTime: metav1.Now()},
+	}}
+	g.Expect(env.Client.Status().Update(context.Background(), m)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(getCluster(g, cluster).Status.V1Beta2.Workers.ReadyReplicas).To(Equal(ptr.To[int32](2)))
+	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+}

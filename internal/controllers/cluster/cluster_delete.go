@@ -1,0 +1,179 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+)
+
+// deletionStep is what a deleting Cluster does next: the objects to delete now, and the reason and
+// message of its Deleting condition. done means nothing is left and the finalizer can go.
+type deletionStep struct {
+	reason, message string
+	toDelete        []kindedObject
+	done            bool
+}
+
+type kindedObject struct {
+	kind string
+	obj  client.Object
+}
+
+// planDeletion returns the next step of a Cluster's deletion. The Cluster deletes its descendants one
+// kind at a time and waits until the objects of a kind are gone before it deletes the next:
+// MachineDeployments; MachineSets (those of a MachineDeployment are normally gone with it, by garbage
+// collection); worker Machines; control plane Machines, only when there is no control plane object (that
+// object deletes its own Machines); the control plane object; the InfraCluster. Objects already being
+// deleted are not deleted again.
+func planDeletion(c *clusterv1.Cluster, d descendants, cp, infra externalObject) deletionStep {
+	workers := clusterv1.ClusterDeletingWaitingForWorkersDeletionV1Beta2Reason
+	if len(d.machineDeployments) > 0 {
+		step := waitFor(workers, "MachineDeployment", names(d.machineDeployments))
+		for i := range d.machineDeployments {
+			step.deleteIfNotDeleting("MachineDeployment", &d.machineDeployments[i])
+		}
+		return step
+	}
+	if len(d.machineSets) > 0 {
+		step := waitFor(workers, "MachineSet", names(d.machineSets))
+		for i := range d.machineSets {
+			if ms := &d.machineSets[i]; !ownedByOneOf(ms, "MachineDeployment", d.machineDeployments) {
+				step.deleteIfNotDeleting("MachineSet", ms)
+			}
+		}
+		return step
+	}
+	if len(d.workerMachines) > 0 {
+		step := waitFor(workers, "Machine", names(d.workerMachines))
+		for i := range d.workerMachines {
+			if m := &d.workerMachines[i]; !ownedByOneOf(m, "MachineSet", d.machineSets) {
+				step.deleteIfNotDeleting("Machine", m)
+			}
+		}
+		return step
+	}
+
+	controlPlane := clusterv1.ClusterDeletingWaitingForControlPlaneDeletionV1Beta2Reason
+	if c.Spec.ControlPlaneRef == nil && len(d.controlPlaneMachines) > 0 {
+		step := waitFor(controlPlane, "control plane Machine", names(d.controlPlaneMachines))
+		for i := range d.controlPlaneMachines {
+			step.deleteIfNotDeleting("Machine", &d.controlPlaneMachines[i])
+		}
+		return step
+	}
+	if ref := c.Spec.ControlPlaneRef; ref != nil {
+		switch {
+		case cp.obj != nil:
+			step := waitFor(controlPlane, ref.Kind, []string{ref.Name})
+			step.deleteIfNotDeleting(ref.Kind, cp.obj)
+			return step
+		case !cp.notFound:
+			// Whether it still exists is unknown: never go on to the InfraCluster before it is gone.
+			return deletionStep{reason: clusterv1.ClusterDeletingInternalErrorV1Beta2Reason, message: internalErrorMessage}
+		}
+	}
+
+	if ref := c.Spec.InfrastructureRef; ref != nil {
+		switch {
+		case infra.obj != nil:
+			step := waitFor(clusterv1.ClusterDeletingWaitingForInfrastructureDeletionV1Beta2Reason, ref.Kind, []string{ref.Name})
+			step.deleteIfNotDeleting(ref.Kind, infra.obj)
+			return step
+		case !infra.notFound:
+			return deletionStep{reason: clusterv1.ClusterDeletingInternalErrorV1Beta2Reason, message: internalErrorMessage}
+		}
+	}
+	return deletionStep{reason: clusterv1.ClusterDeletingDeletionCompletedV1Beta2Reason, message: "Deletion completed", done: true}
+}
+
+func waitFor(reason, kind string, objectNames []string) deletionStep {
+	return deletionStep{reason: reason, message: fmt.Sprintf("Waiting for %s to be deleted", namedObjects(kind, objectNames))}
+}
+
+func (s *deletionStep) deleteIfNotDeleting(kind string, obj client.Object) {
+	if obj.GetDeletionTimestamp().IsZero() {
+		s.toDelete = append(s.toDelete, kindedObject{kind: kind, obj: obj})
+	}
+}
+
+func names[T any, PT interface {
+	*T
+	metav1.Object
+}](items []T) []string {
+	out := make([]string, 0, len(items))
+	for i := range items {
+		out = append(out, PT(&items[i]).GetName())
+	}
+	return out
+}
+
+// ownedByOneOf reports whether obj's controller is one of owners, of the given kind.
+func ownedByOneOf[T any, PT interface {
+	*T
+	metav1.Object
+}](obj metav1.Object, kind string, owners []T) bool {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	if ref == nil || ref.Kind != kind {
+		return false
+	}
+	for i := range owners {
+		if o := PT(&owners[i]); o.GetUID() == ref.UID {
+			return true
+		}
+	}
+	return false
+}
+
+// reconcileDelete deletes the Cluster's descendants in order and removes the finalizer once they are all
+// gone, confirming that with reads from the API server rather than the cache.
+func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	if !s.descendantsRead {
+		// getDescendants has returned the error.
+		s.deletingReason, s.deletingMessage = clusterv1.ClusterDeletingInternalErrorV1Beta2Reason, internalErrorMessage
+		return ctrl.Result{}, nil
+	}
+
+	step := planDeletion(s.cluster, s.descendants, s.controlPlane, s.infra)
+	s.deletingReason, s.deletingMessage = step.reason, step.message
+	var errs []error
+	for _, o := range step.toDelete {
+		log.Info("Deleting "+o.kind, o.kind, klog.KObj(o.obj))
+		if err := r.Client.Delete(ctx, o.obj); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("deleting %s %s: %w", o.kind, o.obj.GetName(), err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ctrl.Result{}, err
+	}
+	if !step.done {
+		return ctrl.Result{RequeueAfter: r.deleteRequeueAfter()}, nil
+	}
+
+	// The cache may not have seen a descendant created a moment ago.
+	reader := r.APIReader
+	if reader == nil {
+		reader = r.Client
+	}
+	live, err := listDescendants(ctx, reader, s.cluster)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if step := planDeletion(s.cluster, live, s.controlPlane, s.infra); !step.done {
+		s.deletingReason, s.deletingMessage = step.reason, step.message
+		return ctrl.Result{RequeueAfter: r.deleteRequeueAfter()}, nil
+	}
+
+	log.Info("Removing the finalizer: every descendant is deleted")
+	controllerutil.RemoveFinalizer(s.cluster, clusterv1.ClusterFinalizer)
+	return ctrl.Result{}, nil
+}

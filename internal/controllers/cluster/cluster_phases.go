@@ -1,0 +1,404 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/contract"
+	"github.com/capstan-dev/capstan/internal/external"
+	"github.com/capstan-dev/capstan/internal/kubeconfig"
+)
+
+// The v1beta2 conditions of Machines the Cluster counts.
+const (
+	machineReadyCondition     = "Ready"
+	machineAvailableCondition = "Available"
+	machineUpToDateCondition  = "UpToDate"
+)
+
+// The conditions of provider objects the Cluster mirrors.
+const (
+	readyCondition     = "Ready"
+	availableCondition = "Available"
+)
+
+// reconcileInfrastructure reads the InfraCluster, makes the Cluster its controller owner, and records what
+// it reports. Once it is provisioned, its control plane endpoint fills in the Cluster's when that is not set.
+func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (ctrl.Result, error) {
+	cluster := s.cluster
+	ref := cluster.Spec.InfrastructureRef
+	if ref == nil {
+		return ctrl.Result{}, nil
+	}
+	log := ctrl.LoggerFrom(ctx)
+
+	obj, c, notFound, err := r.reconcileExternal(ctx, cluster, ref)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if notFound {
+		s.infra.notFound = true
+		switch {
+		case !cluster.DeletionTimestamp.IsZero():
+			return ctrl.Result{}, nil
+		case cluster.Status.InfrastructureReady:
+			return ctrl.Result{}, fmt.Errorf("%s %s has been deleted while the Cluster still exists", ref.Kind, ref.Name)
+		}
+		log.Info("Waiting for the InfraCluster to exist", ref.Kind, klog.KRef(cluster.Namespace, ref.Name))
+		return ctrl.Result{RequeueAfter: r.requeueAfter()}, nil
+	}
+
+	s.infra.obj, s.infra.contract = obj, c
+	readConditions(&s.infra, readyCondition)
+	if s.infra.ready, err = contract.Provisioned(obj, c); err != nil {
+		return ctrl.Result{}, err
+	}
+	if s.infra.failureReason, s.infra.failureMessage, err = failure(obj, c); err != nil {
+		return ctrl.Result{}, err
+	}
+	if s.infra.failureDomains, err = contract.FailureDomains(obj); err != nil {
+		return ctrl.Result{}, err
+	}
+	if !s.infra.ready {
+		return ctrl.Result{}, nil
+	}
+	if !cluster.Status.InfrastructureReady {
+		log.Info("The InfraCluster is provisioned", obj.GetKind(), klog.KObj(obj))
+	}
+	return ctrl.Result{}, r.adoptEndpoint(ctx, cluster, obj)
+}
+
+// reconcileControlPlane reads the control plane object, makes the Cluster its controller owner, and
+// records what it reports. Once it is ready, its control plane endpoint fills in the Cluster's when that
+// is not set.
+func (r *Reconciler) reconcileControlPlane(ctx context.Context, s *scope) (ctrl.Result, error) {
+	cluster := s.cluster
+	ref := cluster.Spec.ControlPlaneRef
+	if ref == nil {
+		return ctrl.Result{}, nil
+	}
+	log := ctrl.LoggerFrom(ctx)
+
+	obj, c, notFound, err := r.reconcileExternal(ctx, cluster, ref)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if notFound {
+		s.controlPlane.notFound = true
+		switch {
+		case !cluster.DeletionTimestamp.IsZero():
+			return ctrl.Result{}, nil
+		case cluster.Status.ControlPlaneReady:
+			return ctrl.Result{}, fmt.Errorf("%s %s has been deleted while the Cluster still exists", ref.Kind, ref.Name)
+		}
+		log.Info("Waiting for the control plane to exist", ref.Kind, klog.KRef(cluster.Namespace, ref.Name))
+		return ctrl.Result{RequeueAfter: r.requeueAfter()}, nil
+	}
+
+	s.controlPlane.obj, s.controlPlane.contract = obj, c
+	readConditions(&s.controlPlane, availableCondition)
+	if s.controlPlane.ready, err = contract.ControlPlaneReady(obj, c); err != nil {
+		return ctrl.Result{}, err
+	}
+	if s.controlPlane.initialized, err = contract.ControlPlaneInitialized(obj, c); err != nil {
+		return ctrl.Result{}, err
+	}
+	if s.controlPlane.failureReason, s.controlPlane.failureMessage, err = failure(obj, c); err != nil {
+		return ctrl.Result{}, err
+	}
+	if s.controlPlane.replicas, err = controlPlaneReplicas(obj, c); err != nil {
+		return ctrl.Result{}, err
+	}
+	if !s.controlPlane.ready {
+		return ctrl.Result{}, nil
+	}
+	if !cluster.Status.ControlPlaneReady {
+		log.Info("The control plane is ready", obj.GetKind(), klog.KObj(obj))
+	}
+	return ctrl.Result{}, r.adoptEndpoint(ctx, cluster, obj)
+}
+
+// reconcileExternal brings a reference's apiVersion to the newest of its provider's contract, reads the
+// object it points at, watches its kind, and makes the Cluster its controller owner and sets the
+// cluster-name label (the only changes the Cluster makes to provider objects). notFound is true when the
+// object does not exist, or when its CRD does not exist while the Cluster is being deleted.
+func (r *Reconciler) reconcileExternal(ctx context.Context, cluster *clusterv1.Cluster, ref *corev1.ObjectReference) (_ *unstructured.Unstructured, _ contract.Version, notFound bool, _ error) {
+	log := ctrl.LoggerFrom(ctx)
+	deleting := !cluster.DeletionTimestamp.IsZero()
+
+	before := ref.APIVersion
+	info, changed, err := r.Contracts.UpdateReference(ctx, ref)
+	if err != nil {
+		if deleting && apierrors.IsNotFound(err) {
+			// Without its CRD no object of that kind can exist.
+			return nil, "", true, nil
+		}
+		return nil, "", false, err
+	}
+	if changed {
+		log.Info("Updating the apiVersion of a reference to the newest of its contract", "kind", ref.Kind, "from", before, "to", ref.APIVersion)
+	}
+
+	obj, err := external.Get(ctx, r.externalObjects(), ref, cluster.Namespace)
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, "", true, nil
+		}
+		return nil, "", false, err
+	}
+	if r.tracker != nil {
+		if err := r.tracker.Watch(obj, r.ownerHandler); err != nil {
+			return nil, "", false, err
+		}
+	}
+	if err := r.ensureOwnership(ctx, cluster, obj); err != nil {
+		return nil, "", false, err
+	}
+	return obj, info.Contract, false, nil
+}
+
+func (r *Reconciler) externalObjects() client.Reader {
+	if r.externalReader != nil {
+		return r.externalReader
+	}
+	return r.Client
+}
+
+// ensureOwnership makes the Cluster the controller owner of a provider object and sets its cluster-name
+// label, patching only metadata.
+func (r *Reconciler) ensureOwnership(ctx context.Context, cluster *clusterv1.Cluster, obj *unstructured.Unstructured) error {
+	if isControlledBy(obj, cluster) && obj.GetLabels()[clusterv1.ClusterNameLabel] == cluster.Name {
+		return nil
+	}
+	before := obj.DeepCopy()
+	if err := controllerutil.SetControllerReference(cluster, obj, r.Client.Scheme()); err != nil {
+		return fmt.Errorf("making Cluster %s the controller of %s %s: %w", cluster.Name, obj.GetKind(), obj.GetName(), err)
+	}
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[clusterv1.ClusterNameLabel] = cluster.Name
+	obj.SetLabels(labels)
+	ctrl.LoggerFrom(ctx).Info("Setting the Cluster as controller owner", obj.GetKind(), klog.KObj(obj))
+	// The optimistic lock keeps owner references that someone else adds meanwhile.
+	if err := r.Client.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("setting the owner of %s %s: %w", obj.GetKind(), obj.GetName(), err)
+	}
+	return nil
+}
+
+// isControlledBy reports whether obj's controller owner reference points at cluster (UID included).
+func isControlledBy(obj metav1.Object, cluster *clusterv1.Cluster) bool {
+	owner := metav1.GetControllerOfNoCopy(obj)
+	if owner == nil || owner.Kind != "Cluster" || owner.Name != cluster.Name || owner.UID != cluster.UID {
+		return false
+	}
+	gv, err := schema.ParseGroupVersion(owner.APIVersion)
+	return err == nil && gv.Group == clusterv1.GroupVersion.Group && ptr.Deref(owner.BlockOwnerDeletion, false)
+}
+
+// adoptEndpoint copies the control plane endpoint of a provider object into the Cluster's spec when the
+// Cluster has no valid endpoint; an endpoint that is set is never overwritten.
+func (r *Reconciler) adoptEndpoint(ctx context.Context, cluster *clusterv1.Cluster, obj *unstructured.Unstructured) error {
+	if cluster.Spec.ControlPlaneEndpoint.IsValid() {
+		return nil
+	}
+	endpoint, err := contract.ControlPlaneEndpoint(obj)
+	if err != nil {
+		return err
+	}
+	if endpoint.IsZero() {
+		return nil
+	}
+	ctrl.LoggerFrom(ctx).Info("Setting the control plane endpoint", "endpoint", endpoint.String(), obj.GetKind(), klog.KObj(obj))
+	cluster.Spec.ControlPlaneEndpoint = endpoint
+	return nil
+}
+
+// failure returns the terminal failure a provider object reports; only the v1beta1 contract has them.
+func failure(obj *unstructured.Unstructured, c contract.Version) (reason, message string, err error) {
+	if c != contract.V1Beta1 {
+		return "", "", nil
+	}
+	return contract.Failure(obj)
+}
+
+// readConditions records the Ready condition of a provider object (status.conditions first, as the
+// v1beta1 conditions mirror it) and the condition of type v1beta2Type (status.v1beta2.conditions first,
+// where v1beta1-contract providers preview their v1beta2 conditions).
+func readConditions(o *externalObject, v1beta2Type string) {
+	var err error
+	if o.readyCondition, err = contract.GetCondition(o.obj, readyCondition); err != nil {
+		o.conditionError = err
+		return
+	}
+	preview := &unstructured.Unstructured{Object: map[string]any{}}
+	preview.SetGroupVersionKind(o.obj.GroupVersionKind())
+	preview.SetName(o.obj.GetName())
+	if list, found, _ := unstructured.NestedSlice(o.obj.Object, "status", "v1beta2", "conditions"); found {
+		_ = unstructured.SetNestedSlice(preview.Object, list, "status", "conditions")
+	}
+	if o.v1beta2Condition, err = contract.GetCondition(preview, v1beta2Type); err != nil {
+		o.conditionError = err
+		return
+	}
+	if o.v1beta2Condition == nil {
+		o.v1beta2Condition, o.conditionError = contract.GetCondition(o.obj, v1beta2Type)
+	}
+}
+
+// controlPlaneReplicas reads a control plane's counters. v1beta1-contract providers that preview the
+// v1beta2 counters report the v1beta2 meaning of readyReplicas (Machines whose Ready condition is true)
+// under status.v1beta2.readyReplicas; that one is preferred.
+func controlPlaneReplicas(obj *unstructured.Unstructured, c contract.Version) (contract.ControlPlaneReplicas, error) {
+	replicas, err := contract.Replicas(obj, c)
+	if err != nil || c != contract.V1Beta1 {
+		return replicas, err
+	}
+	raw, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "status", "v1beta2", "readyReplicas")
+	if !found {
+		return replicas, nil
+	}
+	var ready int32
+	switch v := raw.(type) {
+	case int64:
+		ready = int32(v)
+	case float64:
+		ready = int32(v)
+	default:
+		return replicas, fmt.Errorf("reading .status.v1beta2.readyReplicas of %s %s: %v is a %T, not an integer", obj.GetKind(), obj.GetName(), raw, raw)
+	}
+	replicas.Ready = &ready
+	return replicas, nil
+}
+
+// getDescendants lists, through the cache, the MachineDeployments, MachineSets and Machines that carry the
+// Cluster's cluster-name label.
+func (r *Reconciler) getDescendants(ctx context.Context, s *scope) (ctrl.Result, error) {
+	d, err := listDescendants(ctx, r.Client, s.cluster)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	s.descendants, s.descendantsRead = d, true
+	return ctrl.Result{}, nil
+}
+
+func listDescendants(ctx context.Context, c client.Reader, cluster *clusterv1.Cluster) (descendants, error) {
+	opts := []client.ListOption{client.InNamespace(cluster.Namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: cluster.Name}}
+	mds := &clusterv1.MachineDeploymentList{}
+	if err := c.List(ctx, mds, opts...); err != nil {
+		return descendants{}, fmt.Errorf("listing the MachineDeployments of Cluster %s: %w", cluster.Name, err)
+	}
+	mss := &clusterv1.MachineSetList{}
+	if err := c.List(ctx, mss, opts...); err != nil {
+		return descendants{}, fmt.Errorf("listing the MachineSets of Cluster %s: %w", cluster.Name, err)
+	}
+	machines := &clusterv1.MachineList{}
+	if err := c.List(ctx, machines, opts...); err != nil {
+		return descendants{}, fmt.Errorf("listing the Machines of Cluster %s: %w", cluster.Name, err)
+	}
+	d := descendants{machineDeployments: mds.Items, machineSets: mss.Items}
+	for _, m := range machines.Items {
+		if _, ok := m.Labels[clusterv1.MachineControlPlaneLabel]; ok {
+			d.controlPlaneMachines = append(d.controlPlaneMachines, m)
+		} else {
+			d.workerMachines = append(d.workerMachines, m)
+		}
+	}
+	byName := func(a, b metav1.Object) int { return strings.Compare(a.GetName(), b.GetName()) }
+	slices.SortFunc(d.machineDeployments, func(a, b clusterv1.MachineDeployment) int { return byName(&a, &b) })
+	slices.SortFunc(d.machineSets, func(a, b clusterv1.MachineSet) int { return byName(&a, &b) })
+	slices.SortFunc(d.controlPlaneMachines, func(a, b clusterv1.Machine) int { return byName(&a, &b) })
+	slices.SortFunc(d.workerMachines, func(a, b clusterv1.Machine) int { return byName(&a, &b) })
+	return d, nil
+}
+
+// reconcileKubeconfig writes the `<cluster>-kubeconfig` Secret of a Cluster without control plane object
+// (a control plane provider writes its own) once the endpoint is known and the `<cluster>-ca` Secret
+// exists, recreates it when it is deleted and regenerates it when its client certificate nears expiry, the
+// CA changes or the endpoint changes. A kubeconfig Secret the Cluster does not control is left alone.
+func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) (ctrl.Result, error) {
+	cluster := s.cluster
+	if cluster.Spec.ControlPlaneRef != nil || !cluster.Spec.ControlPlaneEndpoint.IsValid() {
+		return ctrl.Result{}, nil
+	}
+	log := ctrl.LoggerFrom(ctx)
+
+	existing := &corev1.Secret{}
+	key := client.ObjectKey{Namespace: cluster.Namespace, Name: kubeconfig.SecretName(cluster.Name)}
+	switch err := r.Client.Get(ctx, key, existing); {
+	case apierrors.IsNotFound(err):
+		existing = nil
+	case err != nil:
+		return ctrl.Result{}, fmt.Errorf("getting Secret %s: %w", key, err)
+	case !metav1.IsControlledBy(existing, cluster):
+		return ctrl.Result{}, nil
+	}
+
+	caSecret := &corev1.Secret{}
+	caKey := client.ObjectKey{Namespace: cluster.Namespace, Name: kubeconfig.CASecretName(cluster.Name)}
+	if err := r.Client.Get(ctx, caKey, caSecret); err != nil {
+		if apierrors.IsNotFound(err) {
+			log.V(2).Info("Waiting for the CA Secret to write the kubeconfig", "Secret", klog.KRef(caKey.Namespace, caKey.Name))
+			return ctrl.Result{RequeueAfter: r.requeueAfter()}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("getting Secret %s: %w", caKey, err)
+	}
+	ca, err := kubeconfig.CAFromSecret(caSecret)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+
+	server := kubeconfig.Server(cluster.Spec.ControlPlaneEndpoint)
+	now := time.Now()
+	if existing == nil {
+		data, err := kubeconfig.Generate(cluster.Name, server, ca, now)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		secret := kubeconfig.NewSecret(cluster, data)
+		log.Info("Creating kubeconfig Secret", "Secret", klog.KObj(secret))
+		if err := r.Client.Create(ctx, secret); err != nil && !apierrors.IsAlreadyExists(err) {
+			return ctrl.Result{}, fmt.Errorf("creating Secret %s: %w", key, err)
+		}
+		return ctrl.Result{}, nil
+	}
+
+	rotate, why, err := kubeconfig.NeedsRotation(existing.Data[kubeconfig.ValueKey], ca, server, now)
+	if err != nil {
+		rotate, why = true, "it cannot be read"
+	}
+	if !rotate {
+		return ctrl.Result{}, nil
+	}
+	data, err := kubeconfig.Generate(cluster.Name, server, ca, now)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	before := existing.DeepCopy()
+	if existing.Data == nil {
+		existing.Data = map[string][]byte{}
+	}
+	existing.Data[kubeconfig.ValueKey] = data
+	log.Info("Rotating kubeconfig Secret", "Secret", klog.KObj(existing), "reason", why)
+	if err := r.Client.Patch(ctx, existing, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return ctrl.Result{}, fmt.Errorf("patching Secret %s: %w", key, err)
+	}
+	return ctrl.Result{}, nil
+}
