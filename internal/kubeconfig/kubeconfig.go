@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/pki"
 )
 
 const (
@@ -66,7 +67,7 @@ func Generate(clusterName, server string, ca *CA, now time.Time) ([]byte, error)
 	user := clusterName + "-admin"
 	contextName := user + "@" + clusterName
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters[clusterName] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: encodeCertificate(ca.Cert.Raw)}
+	cfg.Clusters[clusterName] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca.CertPEM()}
 	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}
 	cfg.Contexts[contextName] = &clientcmdapi.Context{Cluster: clusterName, AuthInfo: user}
 	cfg.CurrentContext = contextName
@@ -114,7 +115,7 @@ func NeedsRotation(data []byte, ca *CA, server string, now time.Time) (bool, str
 		return false, "", err
 	}
 	switch {
-	case !bytes.Equal(cluster.CertificateAuthorityData, encodeCertificate(ca.Cert.Raw)):
+	case !bytes.Equal(cluster.CertificateAuthorityData, ca.CertPEM()):
 		return true, "the CA changed", nil
 	case cert.CheckSignatureFrom(ca.Cert) != nil:
 		return true, "the client certificate is not signed by the CA", nil
@@ -144,7 +145,7 @@ func current(data []byte) (*clientcmdapi.Cluster, *x509.Certificate, error) {
 	if !ok || len(user.ClientCertificateData) == 0 {
 		return nil, nil, fmt.Errorf("%w: user %q has no client certificate", ErrInvalidKubeconfig, ctx.AuthInfo)
 	}
-	cert, err := parseCertificate(user.ClientCertificateData)
+	cert, err := pki.ParseCert(user.ClientCertificateData)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: client certificate of %q: %w", ErrInvalidKubeconfig, ctx.AuthInfo, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/pki"
 )
 
 func newTestCA(t *testing.T, now time.Time) *CA {
@@ -59,7 +60,7 @@ func TestGenerate(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred(), "the client certificate must verify against the CA the kubeconfig trusts")
 
 	// The key in the kubeconfig belongs to the certificate.
-	key, err := parsePrivateKey(cfg.AuthInfos["c1-admin"].ClientKeyData)
+	key, err := pki.ParseKey(cfg.AuthInfos["c1-admin"].ClientKeyData)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(key.Public()).To(Equal(cert.PublicKey))
 }
@@ -157,7 +158,7 @@ func TestParseCA(t *testing.T) {
 		{name: "PKCS#8 key", cert: rsaCert, key: pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8})},
 		{name: "key of another certificate", cert: otherCert, key: rsaKey, wantErr: "does not match"},
 		{name: "EC key of another certificate", cert: rsaCert, key: pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: ecDER}), wantErr: "does not match"},
-		{name: "not a CA", cert: encodeCertificate(leafCert.Raw), key: rsaKey, wantErr: "not a certificate authority"},
+		{name: "not a CA", cert: pki.EncodeCert(leafCert), key: rsaKey, wantErr: "not a certificate authority"},
 		{name: "no certificate", cert: []byte("garbage"), key: rsaKey, wantErr: "no PEM certificate"},
 		{name: "no key", cert: rsaCert, key: nil, wantErr: "no PEM private key"},
 	}

@@ -31,22 +31,51 @@ type CertConfig struct {
 	IPs          []net.IP
 	// Usages are the extended key usages, for example x509.ExtKeyUsageServerAuth.
 	Usages []x509.ExtKeyUsage
-	// Validity is how long the certificate is valid; one year when zero.
+	// Validity is how long the certificate is valid; one year when zero (ten years for a CA). A signed
+	// certificate never outlives its CA.
 	Validity time.Duration
+	// Now is the time the validity starts from; the current time when zero. Certificates are back-dated
+	// by five minutes so that servers whose clock lags accept them.
+	Now time.Time
 }
 
-// NewCA returns a new self-signed certificate authority valid for ten years.
+// clockSkew back-dates certificates so that servers whose clock lags accept them.
+const clockSkew = 5 * time.Minute
+
+func (cfg CertConfig) validity(defaultValidity time.Duration) (notBefore, notAfter time.Time) {
+	now := cfg.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	v := cfg.Validity
+	if v == 0 {
+		v = defaultValidity
+	}
+	return now.Add(-clockSkew).UTC(), now.Add(v).UTC()
+}
+
+// CAValidity is how long a CA is valid unless told otherwise, as kubeadm's.
+const CAValidity = 10 * 365 * 24 * time.Hour
+
+// NewCA returns a new self-signed certificate authority valid for CAValidity.
 func NewCA(commonName string) (*KeyPair, error) {
+	return NewCAFrom(CertConfig{CommonName: commonName})
+}
+
+// NewCAFrom returns a new self-signed certificate authority with the common name, organization and
+// validity of cfg.
+func NewCAFrom(cfg CertConfig) (*KeyPair, error) {
 	key, err := NewKey()
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
+	notBefore, notAfter := cfg.validity(CAValidity)
+	commonName := cfg.CommonName
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: commonName},
-		NotBefore:             now.Add(-time.Minute),
-		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
+		Subject:               pkix.Name{CommonName: commonName, Organization: cfg.Organization},
+		NotBefore:             notBefore,
+		NotAfter:              notAfter,
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
@@ -68,18 +97,17 @@ func (ca *KeyPair) Sign(cfg CertConfig) (*KeyPair, error) {
 	if err != nil {
 		return nil, err
 	}
-	validity := cfg.Validity
-	if validity == 0 {
-		validity = 365 * 24 * time.Hour
+	notBefore, notAfter := cfg.validity(365 * 24 * time.Hour)
+	if notAfter.After(ca.Cert.NotAfter) {
+		notAfter = ca.Cert.NotAfter
 	}
-	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(),
 		Subject:      pkix.Name{CommonName: cfg.CommonName, Organization: cfg.Organization},
 		DNSNames:     cfg.DNSNames,
 		IPAddresses:  cfg.IPs,
-		NotBefore:    now.Add(-time.Minute),
-		NotAfter:     now.Add(validity),
+		NotBefore:    notBefore,
+		NotAfter:     notAfter,
 		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage:  cfg.Usages,
 	}
@@ -148,13 +176,17 @@ func EncodePublicKey(key crypto.PublicKey) ([]byte, error) {
 	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), nil
 }
 
-// ParseCert reads the first certificate of a PEM document.
+// ParseCert reads the first certificate of a PEM bundle.
 func ParseCert(data []byte) (*x509.Certificate, error) {
-	block, _ := pem.Decode(data)
-	if block == nil || block.Type != "CERTIFICATE" {
-		return nil, errors.New("no PEM certificate found")
+	for rest := data; ; {
+		var block *pem.Block
+		if block, rest = pem.Decode(rest); block == nil {
+			return nil, errors.New("no PEM certificate found")
+		}
+		if block.Type == "CERTIFICATE" {
+			return x509.ParseCertificate(block.Bytes)
+		}
 	}
-	return x509.ParseCertificate(block.Bytes)
 }
 
 // ParseKey reads a PKCS#8, PKCS#1 (RSA) or SEC 1 (EC) private key from PEM.
