@@ -1,0 +1,395 @@
+package clustercache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+)
+
+// ErrClusterNotConnected is returned (wrapped) when there is no healthy connection to a workload cluster:
+// it has not been made yet, is being made, failed, or its health probe fails. Callers requeue; a
+// ClusterSource tells them when the connection comes up.
+var ErrClusterNotConnected = errors.New("connection to the workload cluster is down")
+
+// NodeProviderIDField indexes the Nodes of every workload cluster's cache by spec.providerID, for
+// `List(ctx, &corev1.NodeList{}, client.MatchingFields{NodeProviderIDField: id})`.
+const NodeProviderIDField = "spec.providerID"
+
+// KubeconfigSecretSuffix is appended to a Cluster's name to name the Secret holding its kubeconfig.
+const KubeconfigSecretSuffix = "-kubeconfig"
+
+// KubeconfigSecretKey is the key of the kubeconfig in the kubeconfig Secret.
+const KubeconfigSecretKey = "value"
+
+// Options tune the ClusterCache. Zero values take the defaults, which are upstream Cluster API's.
+type Options struct {
+	// WatchFilter is the value of --watch-filter: only Clusters with that cluster.x-k8s.io/watch-filter label
+	// are connected. "" connects every Cluster.
+	WatchFilter string
+	// Concurrency is how many Clusters New's controller reconciles at once (100, as upstream's
+	// --clustercache-concurrency). Reconciles never wait for a workload cluster, so it rarely matters.
+	Concurrency int
+
+	// ClientQPS and ClientBurst limit the requests of each workload cluster's clients (20 and 30).
+	ClientQPS   float32
+	ClientBurst int
+	// ClientTimeout bounds every request of the clients (10s); watches of the cache are not bounded.
+	ClientTimeout time.Duration
+	// UserAgent of the clients ("capstan-cluster-cache").
+	UserAgent string
+
+	// ConnectionTimeout bounds the creation of a connection: the first probe and the sync of the cache
+	// (30s).
+	ConnectionTimeout time.Duration
+	// ConnectionRetryInterval is how long to wait after a failed connection before trying again (30s).
+	ConnectionRetryInterval time.Duration
+
+	// HealthProbeInterval is the time between two probes of a connected cluster (10s).
+	HealthProbeInterval time.Duration
+	// HealthProbeTimeout bounds one probe, and the first probe of a new connection (5s).
+	HealthProbeTimeout time.Duration
+	// HealthProbeFailureThreshold is how many consecutive failed probes drop the connection (5).
+	HealthProbeFailureThreshold int
+
+	// CacheSyncPeriod is the resync period of the workload clusters' informers (the informers' default
+	// when nil).
+	CacheSyncPeriod *time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Concurrency == 0 {
+		o.Concurrency = 100
+	}
+	if o.ClientQPS == 0 {
+		o.ClientQPS = 20
+	}
+	if o.ClientBurst == 0 {
+		o.ClientBurst = 30
+	}
+	if o.ClientTimeout == 0 {
+		o.ClientTimeout = 10 * time.Second
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = "capstan-cluster-cache"
+	}
+	if o.ConnectionTimeout == 0 {
+		o.ConnectionTimeout = 30 * time.Second
+	}
+	if o.ConnectionRetryInterval == 0 {
+		o.ConnectionRetryInterval = 30 * time.Second
+	}
+	if o.HealthProbeInterval == 0 {
+		o.HealthProbeInterval = 10 * time.Second
+	}
+	if o.HealthProbeTimeout == 0 {
+		o.HealthProbeTimeout = 5 * time.Second
+	}
+	if o.HealthProbeFailureThreshold == 0 {
+		o.HealthProbeFailureThreshold = 5
+	}
+	return o
+}
+
+// ClusterCache holds the connections to workload clusters. Make one with New, or set the exported fields
+// and call SetupWithManager once; the other methods may be called before the manager starts.
+type ClusterCache struct {
+	// Client is the manager's (cached) client; Clusters and the metadata of kubeconfig Secrets are read
+	// through it.
+	Client client.Client
+	// APIReader reads kubeconfig Secrets, uncached, so Secrets need no informer.
+	APIReader client.Reader
+	// Options tune the ClusterCache.
+	Options Options
+
+	initOnce sync.Once
+	opts     Options
+	// ctx lives as long as the manager; every connection and connection attempt derives from it.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu        sync.RWMutex
+	accessors map[client.ObjectKey]*accessor
+	listeners []chan event.GenericEvent
+	// self enqueues Clusters in the ClusterCache's own controller (after a failed connection attempt or a
+	// dropped connection).
+	self chan event.GenericEvent
+}
+
+// New returns a ClusterCache running in mgr, with the manager's client and API reader.
+func New(mgr ctrl.Manager, opts Options) (*ClusterCache, error) {
+	cc := &ClusterCache{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Options: opts}
+	cc.init()
+	if err := cc.SetupWithManager(context.Background(), mgr, controller.Options{MaxConcurrentReconciles: cc.opts.Concurrency}); err != nil {
+		return nil, err
+	}
+	return cc, nil
+}
+
+func (cc *ClusterCache) init() {
+	cc.initOnce.Do(func() {
+		cc.opts = cc.Options.withDefaults()
+		cc.ctx, cc.cancel = context.WithCancel(context.Background())
+		cc.accessors = map[client.ObjectKey]*accessor{}
+		cc.self = make(chan event.GenericEvent, 1024)
+	})
+}
+
+// Health is what the ClusterCache knows about the connection to a workload cluster.
+type Health struct {
+	// Connected is true when there is a connection and its last probe succeeded.
+	Connected bool
+	// Connecting is true while a connection is being created.
+	Connecting bool
+	// LastProbeSuccess is when the API server last answered a probe (zero when it never did).
+	LastProbeSuccess time.Time
+	// ConsecutiveFailures counts the probes that failed since the last success.
+	ConsecutiveFailures int
+}
+
+// Health reports the state of the connection to a Cluster's workload cluster. It never blocks.
+func (cc *ClusterCache) Health(cluster client.ObjectKey) Health {
+	acc := cc.lookup(cluster)
+	if acc == nil {
+		return Health{}
+	}
+	acc.mu.RLock()
+	defer acc.mu.RUnlock()
+	return Health{
+		Connected:           acc.conn != nil && acc.consecutiveFailures == 0,
+		Connecting:          acc.connecting,
+		LastProbeSuccess:    acc.lastProbeSuccess,
+		ConsecutiveFailures: acc.consecutiveFailures,
+	}
+}
+
+// GetClient returns a client of a Cluster's workload cluster whose Node reads (Get and List) come from
+// the connection's cache, with the NodeProviderIDField index; every other read and every write goes to
+// the API server, bounded by Options.ClientTimeout. Without a healthy connection it returns
+// ErrClusterNotConnected at once.
+func (cc *ClusterCache) GetClient(_ context.Context, cluster client.ObjectKey) (client.Client, error) {
+	conn, err := cc.connection(cluster)
+	if err != nil {
+		return nil, err
+	}
+	return conn.cachedClient, nil
+}
+
+// GetUncachedClient returns a client of a Cluster's workload cluster that reads from the API server.
+// Without a healthy connection it returns ErrClusterNotConnected at once.
+func (cc *ClusterCache) GetUncachedClient(_ context.Context, cluster client.ObjectKey) (client.Client, error) {
+	conn, err := cc.connection(cluster)
+	if err != nil {
+		return nil, err
+	}
+	return conn.uncachedClient, nil
+}
+
+// GetRESTConfig returns a copy of the rest.Config of a Cluster's workload cluster. Without a healthy
+// connection it returns ErrClusterNotConnected at once.
+func (cc *ClusterCache) GetRESTConfig(_ context.Context, cluster client.ObjectKey) (*rest.Config, error) {
+	conn, err := cc.connection(cluster)
+	if err != nil {
+		return nil, err
+	}
+	return rest.CopyConfig(conn.config), nil
+}
+
+// Watcher is what Watch adds a source to: a controller.
+type Watcher interface {
+	Watch(src source.Source) error
+}
+
+// WatchInput describes a watch on a kind of a workload cluster.
+type WatchInput struct {
+	// Name identifies the watch: a connection gets each named watch once. For example "machine-nodes".
+	Name string
+	// Watcher is the controller the events go to.
+	Watcher Watcher
+	// Kind is the kind to watch, for example &corev1.Node{}.
+	Kind client.Object
+	// EventHandler maps the events to requests of the controller.
+	EventHandler handler.EventHandler
+	// Predicates filter the events.
+	Predicates []predicate.Predicate
+}
+
+// Watch makes sure the controller in.Watcher gets the events of in.Kind from a Cluster's workload cluster,
+// through the connection's cache. It adds the watch once per connection: call it on every reconcile, and
+// it is added again after the connection has been recreated. Without a healthy connection it returns
+// ErrClusterNotConnected at once.
+func (cc *ClusterCache) Watch(_ context.Context, cluster client.ObjectKey, in WatchInput) error {
+	if in.Name == "" || in.Watcher == nil || in.Kind == nil || in.EventHandler == nil {
+		return errors.New("watch input needs a name, a watcher, a kind and an event handler")
+	}
+	conn, err := cc.connection(cluster)
+	if err != nil {
+		return err
+	}
+	conn.watchMu.Lock()
+	defer conn.watchMu.Unlock()
+	if conn.watches[in.Name] {
+		return nil
+	}
+	// Starting a source does not wait for the informer, so holding watchMu here blocks nobody for long;
+	// GetClient does not take it.
+	if err := in.Watcher.Watch(source.Kind(conn.cache, in.Kind, in.EventHandler, in.Predicates...)); err != nil {
+		return fmt.Errorf("adding watch %s on Cluster %s: %w", in.Name, cluster, err)
+	}
+	conn.watches[in.Name] = true
+	return nil
+}
+
+// ClusterSource returns a source for a controller that gets a generic event for a Cluster (an object with
+// only its namespace and name) whenever the connection to its workload cluster comes up, recovers or goes
+// down; mapFunc turns the Cluster into the controller's requests. Each controller needs its own source.
+func (cc *ClusterCache) ClusterSource(mapFunc handler.MapFunc) source.Source {
+	cc.init()
+	ch := make(chan event.GenericEvent, 1024)
+	cc.mu.Lock()
+	cc.listeners = append(cc.listeners, ch)
+	cc.mu.Unlock()
+	return source.Channel(ch, handler.EnqueueRequestsFromMapFunc(mapFunc))
+}
+
+// notify sends an event for a Cluster to every listener without blocking the caller.
+func (cc *ClusterCache) notify(cluster client.ObjectKey, listeners ...chan event.GenericEvent) {
+	obj := &clusterv1.Cluster{}
+	obj.SetNamespace(cluster.Namespace)
+	obj.SetName(cluster.Name)
+	for _, ch := range listeners {
+		go func() {
+			select {
+			case ch <- event.GenericEvent{Object: obj}:
+			case <-cc.ctx.Done():
+			}
+		}()
+	}
+}
+
+// notifyListeners tells the ClusterSources that a Cluster's connection changed.
+func (cc *ClusterCache) notifyListeners(cluster client.ObjectKey) {
+	cc.mu.RLock()
+	listeners := append([]chan event.GenericEvent(nil), cc.listeners...)
+	cc.mu.RUnlock()
+	cc.notify(cluster, listeners...)
+}
+
+// requeue enqueues a Cluster in the ClusterCache's own controller.
+func (cc *ClusterCache) requeue(cluster client.ObjectKey) {
+	cc.notify(cluster, cc.self)
+}
+
+func (cc *ClusterCache) lookup(cluster client.ObjectKey) *accessor {
+	cc.init()
+	cc.mu.RLock()
+	defer cc.mu.RUnlock()
+	return cc.accessors[cluster]
+}
+
+func (cc *ClusterCache) getOrCreate(cluster client.ObjectKey) *accessor {
+	if acc := cc.lookup(cluster); acc != nil {
+		return acc
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if acc := cc.accessors[cluster]; acc != nil {
+		return acc
+	}
+	acc := &accessor{key: cluster}
+	cc.accessors[cluster] = acc
+	return acc
+}
+
+// forget drops a Cluster's connection and everything known about it; it reports whether there was a
+// connection, and then tells the ClusterSources.
+func (cc *ClusterCache) forget(cluster client.ObjectKey) bool {
+	acc := cc.lookup(cluster)
+	if acc == nil {
+		return false
+	}
+	dropped := acc.disconnect()
+	cc.mu.Lock()
+	delete(cc.accessors, cluster)
+	cc.mu.Unlock()
+	if dropped {
+		cc.notifyListeners(cluster)
+	}
+	return dropped
+}
+
+// connection returns the healthy connection of a Cluster, or ErrClusterNotConnected.
+func (cc *ClusterCache) connection(cluster client.ObjectKey) (*connection, error) {
+	acc := cc.lookup(cluster)
+	if acc != nil {
+		acc.mu.RLock()
+		conn, healthy := acc.conn, acc.consecutiveFailures == 0
+		acc.mu.RUnlock()
+		if conn != nil && healthy {
+			return conn, nil
+		}
+	}
+	return nil, fmt.Errorf("Cluster %s: %w", cluster, ErrClusterNotConnected) //nolint:staticcheck // Kinds are capitalised, as in every message.
+}
+
+// accessor is the state of one workload cluster. mu guards the fields and is never held during I/O.
+type accessor struct {
+	key client.ObjectKey
+
+	mu sync.RWMutex
+	// conn is the current connection; nil when not connected.
+	conn *connection
+	// connecting is true while a goroutine creates a connection; cancelConnect stops it.
+	connecting    bool
+	cancelConnect context.CancelFunc
+	// attempt counts connection attempts, so that a late attempt does not install a stale connection.
+	attempt uint64
+	// lastFailure is when the last connection attempt failed (or the connection was dropped by the probe),
+	// and failedSecretVersion the resourceVersion of the Secret it used.
+	lastFailure         time.Time
+	failedSecretVersion string
+	// secretVersion and kubeconfigHash identify the kubeconfig of conn.
+	secretVersion  string
+	kubeconfigHash [32]byte
+	// Probe results.
+	lastProbeSuccess    time.Time
+	consecutiveFailures int
+}
+
+// disconnect stops the connection and any connection attempt; it reports whether there was a connection.
+func (a *accessor) disconnect() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.disconnectLocked()
+}
+
+func (a *accessor) disconnectLocked() bool {
+	a.attempt++
+	if a.cancelConnect != nil {
+		a.cancelConnect()
+		a.cancelConnect = nil
+	}
+	a.connecting = false
+	conn := a.conn
+	a.conn = nil
+	a.consecutiveFailures = 0
+	a.secretVersion = ""
+	a.kubeconfigHash = [32]byte{}
+	if conn == nil {
+		return false
+	}
+	conn.stop()
+	return true
+}

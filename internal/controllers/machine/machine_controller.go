@@ -1,0 +1,344 @@
+package machine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustercache"
+	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/contract"
+	"github.com/capstan-dev/capstan/internal/external"
+	"github.com/capstan-dev/capstan/internal/patch"
+	"github.com/capstan-dev/capstan/internal/reconciler"
+)
+
+// Defaults of the Reconciler's intervals.
+const (
+	defaultDrainRetryInterval            = 20 * time.Second
+	defaultVolumeDetachRetryInterval     = 20 * time.Second
+	defaultRemoteConnectionRetryInterval = time.Minute
+	defaultExternalObjectRetryInterval   = 30 * time.Second
+	defaultNodeDeletionRetryInterval     = 2 * time.Second
+	defaultRemoteConditionsGracePeriod   = 5 * time.Minute
+	// defaultNodeDeletionTimeout applies when spec.nodeDeletionTimeout is not set (upstream's webhook
+	// default).
+	defaultNodeDeletionTimeout = 10 * time.Second
+	// skipWaitForDeleteTimeout: Pods deleted longer ago than this no longer hold the drain (kubelet gone).
+	skipWaitForDeleteTimeout = 5 * time.Minute
+)
+
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines;machines/status;machines/finalizers,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io;infrastructure.cluster.x-k8s.io;controlplane.cluster.x-k8s.io,resources=*,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
+
+// Reconciler reconciles Machines.
+type Reconciler struct {
+	// Client is the manager's (cached) client. Provider objects are read from the manager's cache whatever
+	// the client's Cache.Unstructured says, from the informers the Tracker starts.
+	Client client.Client
+	// APIReader is an uncached reader, for the rare read that must not be stale.
+	APIReader client.Reader
+	// Contracts resolves the contract of provider kinds.
+	Contracts *contract.Resolver
+	// WatchFilter is the value of --watch-filter; "" reconciles every Machine.
+	WatchFilter string
+	// ClusterCache reaches the workload clusters.
+	ClusterCache *clustercache.ClusterCache
+
+	// AdditionalSyncMachineLabels are regular expressions of more Machine label keys to sync to the Node
+	// (--additional-sync-machine-labels).
+	AdditionalSyncMachineLabels []*regexp.Regexp
+
+	// RemoteConditionsGracePeriod is how long NodeHealthy and NodeReady keep their last value while the
+	// workload cluster does not answer (5m).
+	RemoteConditionsGracePeriod time.Duration
+	// DrainRetryInterval is the time between two drain passes (20s).
+	DrainRetryInterval time.Duration
+	// VolumeDetachRetryInterval is the time between two looks at the Node's attached volumes (20s).
+	VolumeDetachRetryInterval time.Duration
+	// RemoteConnectionRetryInterval is when a Machine is looked at again after its workload cluster could
+	// not be reached (1m); the clustercache also requeues it as soon as the connection comes up.
+	RemoteConnectionRetryInterval time.Duration
+	// ExternalObjectRetryInterval is when a Machine is looked at again after its bootstrap config or
+	// InfraMachine was not found (30s); their creation also requeues it once watched.
+	ExternalObjectRetryInterval time.Duration
+	// NodeDeletionRetryInterval is the time between two attempts to delete the Node (2s).
+	NodeDeletionRetryInterval time.Duration
+
+	controller controller.Controller
+	tracker    *external.Tracker
+	// providerReader reads provider objects (bootstrap configs, InfraMachines, control planes): the
+	// manager's cache; Client when nil.
+	providerReader client.Reader
+	// externalHandler maps events of provider objects to their controlling Machine.
+	externalHandler handler.EventHandler
+}
+
+func (r *Reconciler) providers() client.Reader {
+	if r.providerReader != nil {
+		return r.providerReader
+	}
+	return r.Client
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+// SetupWithManager adds the Machine controller to mgr.
+func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.Client == nil || r.Contracts == nil || r.ClusterCache == nil {
+		return errors.New("the Machine controller needs a Client, Contracts and a ClusterCache")
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
+	c, err := ctrl.NewControllerManagedBy(mgr).
+		Named("machine").
+		For(&clusterv1.Machine{}).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToMachines),
+			builder.WithPredicates(clusterChangesForMachines())).
+		WatchesRawSource(r.ClusterCache.ClusterSource(r.clusterToMachines)).
+		WithOptions(options).
+		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
+		Build(reconciler.RequeueOnConflict(r))
+	if err != nil {
+		return fmt.Errorf("creating the Machine controller: %w", err)
+	}
+	r.controller = c
+	r.providerReader = mgr.GetCache()
+	r.tracker = &external.Tracker{
+		Controller: c,
+		Cache:      mgr.GetCache(),
+		Predicates: []predicate.Predicate{predicate.ResourceVersionChangedPredicate{}},
+	}
+	r.externalHandler = handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &clusterv1.Machine{}, handler.OnlyControllerOwner())
+	return nil
+}
+
+// clusterChangesForMachines lets through the Cluster events a Machine reacts to: creation, pause and
+// resume, infrastructure and control plane readiness, and the start of deletion.
+func clusterChangesForMachines() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			old, okOld := e.ObjectOld.(*clusterv1.Cluster)
+			updated, okNew := e.ObjectNew.(*clusterv1.Cluster)
+			if !okOld || !okNew {
+				return false
+			}
+			return old.Spec.Paused != updated.Spec.Paused ||
+				old.Status.InfrastructureReady != updated.Status.InfrastructureReady ||
+				controlPlaneInitialized(old) != controlPlaneInitialized(updated) ||
+				old.DeletionTimestamp.IsZero() != updated.DeletionTimestamp.IsZero()
+		},
+		DeleteFunc: func(event.DeleteEvent) bool { return false },
+	}
+}
+
+// clusterToMachines maps a Cluster to its Machines, by the cluster-name label, from the cache.
+func (r *Reconciler) clusterToMachines(ctx context.Context, obj client.Object) []reconcile.Request {
+	return r.machinesOf(ctx, client.ObjectKeyFromObject(obj), func(*clusterv1.Machine) bool { return true })
+}
+
+func (r *Reconciler) machinesOf(ctx context.Context, cluster client.ObjectKey, keep func(*clusterv1.Machine) bool) []reconcile.Request {
+	labels := client.MatchingLabels{clusterv1.ClusterNameLabel: cluster.Name}
+	if r.WatchFilter != "" {
+		labels[clusterv1.WatchLabel] = r.WatchFilter
+	}
+	machines := &clusterv1.MachineList{}
+	if err := r.Client.List(ctx, machines, client.InNamespace(cluster.Namespace), labels); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the Machines of a Cluster", "Cluster", klog.KRef(cluster.Namespace, cluster.Name))
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range machines.Items {
+		if keep(&machines.Items[i]) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&machines.Items[i])})
+		}
+	}
+	return out
+}
+
+// nodeToMachines maps a Node of a Cluster's workload cluster to its Machine: by the annotations the
+// controller puts on Nodes, else by providerID.
+func (r *Reconciler) nodeToMachines(cluster client.ObjectKey) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		node, ok := obj.(*corev1.Node)
+		if !ok {
+			return nil
+		}
+		a := node.GetAnnotations()
+		if name := a[clusterv1.MachineAnnotation]; name != "" &&
+			a[clusterv1.ClusterNamespaceAnnotation] == cluster.Namespace && a[clusterv1.ClusterNameAnnotation] == cluster.Name {
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: cluster.Namespace, Name: name}}}
+		}
+		if node.Spec.ProviderID == "" {
+			return nil
+		}
+		return r.machinesOf(ctx, cluster, func(m *clusterv1.Machine) bool {
+			return m.Spec.ProviderID != nil && *m.Spec.ProviderID == node.Spec.ProviderID
+		})
+	}
+}
+
+// scope holds a Machine, its Cluster and the facts the phases observed, from which the status is computed.
+type scope struct {
+	// cluster is nil only when the Machine is being deleted and its Cluster is gone.
+	cluster *clusterv1.Cluster
+	machine *clusterv1.Machine
+
+	bootstrap providerFacts
+	infra     providerFacts
+
+	// node is the Machine's Node; nil when not found or not looked for.
+	node *corev1.Node
+	// nodeGetErr is why the Node could not be looked for (for example clustercache.ErrClusterNotConnected).
+	nodeGetErr error
+	// health is the state of the connection to the workload cluster.
+	health clustercache.Health
+
+	deletion deletionFacts
+}
+
+// providerFacts is what a phase observed of a provider object (bootstrap config or InfraMachine).
+type providerFacts struct {
+	obj *unstructured.Unstructured
+	// contract the object follows.
+	contract contract.Version
+	// ready is the provider's own readiness (dataSecretCreated / provisioned).
+	ready bool
+	// notFound is true when the reference points at nothing; getErr is set on other read errors.
+	notFound bool
+	getErr   bool
+}
+
+// Reconcile drives one Machine.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	log := ctrl.LoggerFrom(ctx)
+	m := &clusterv1.Machine{}
+	if err := r.Client.Get(ctx, req.NamespacedName, m); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("getting Machine %s: %w", req.NamespacedName, err)
+	}
+	log = log.WithValues("Cluster", klog.KRef(m.Namespace, m.Spec.ClusterName))
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	cluster := &clusterv1.Cluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: m.Spec.ClusterName}, cluster); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("getting Cluster %s: %w", m.Spec.ClusterName, err)
+		}
+		if m.DeletionTimestamp.IsZero() {
+			// The Cluster's creation requeues the Machine.
+			log.Info("Waiting for the Cluster to exist")
+			return ctrl.Result{}, nil
+		}
+		cluster = nil
+	}
+
+	helper := patch.NewHelper(m, r.Client)
+	s := &scope{cluster: cluster, machine: m}
+	paused := reconciler.IsPaused(cluster, m)
+	defer func() {
+		if paused {
+			setPausedCondition(m, cluster, true)
+		} else {
+			updateStatus(s, time.Now(), orDefault(r.RemoteConditionsGracePeriod, defaultRemoteConditionsGracePeriod))
+		}
+		if err := helper.Patch(ctx, m); err != nil {
+			reterr = errors.Join(reterr, err)
+		}
+	}()
+	if paused {
+		log.V(4).Info("Reconciliation is paused")
+		return ctrl.Result{}, nil
+	}
+
+	if m.Labels == nil {
+		m.Labels = map[string]string{}
+	}
+	m.Labels[clusterv1.ClusterNameLabel] = m.Spec.ClusterName
+	if m.DeletionTimestamp.IsZero() {
+		controllerutil.AddFinalizer(m, clusterv1.MachineFinalizer)
+	}
+
+	phases := []func(context.Context, *scope) (ctrl.Result, error){
+		r.reconcileOwner, r.reconcileBootstrap, r.reconcileInfrastructure, r.reconcileNode, r.reconcileCertificateExpiry,
+	}
+	if !m.DeletionTimestamp.IsZero() {
+		phases = append(phases[1:], r.reconcileDelete)
+	}
+	return r.runPhases(ctx, phases, s)
+}
+
+// runPhases runs every phase, even after one fails, so that the status reflects all that could be
+// observed. A workload cluster that cannot be reached is not an error: the Machine is requeued.
+func (r *Reconciler) runPhases(ctx context.Context, phases []func(context.Context, *scope) (ctrl.Result, error), s *scope) (ctrl.Result, error) {
+	var (
+		res          ctrl.Result
+		errs         []error
+		notConnected bool
+	)
+	for _, phase := range phases {
+		phaseRes, err := phase(ctx, s)
+		switch {
+		case errors.Is(err, clustercache.ErrClusterNotConnected):
+			notConnected = true
+		case err != nil:
+			errs = append(errs, err)
+		default:
+			res = lowestNonZero(res, phaseRes)
+		}
+	}
+	if len(errs) > 0 {
+		return ctrl.Result{}, errors.Join(errs...)
+	}
+	if notConnected {
+		ctrl.LoggerFrom(ctx).V(4).Info("Requeuing: the workload cluster cannot be reached")
+		res = lowestNonZero(res, ctrl.Result{RequeueAfter: orDefault(r.RemoteConnectionRetryInterval, defaultRemoteConnectionRetryInterval)})
+	}
+	return res, nil
+}
+
+func lowestNonZero(a, b ctrl.Result) ctrl.Result {
+	switch {
+	case a.RequeueAfter == 0:
+		return b
+	case b.RequeueAfter == 0:
+		return a
+	case a.RequeueAfter < b.RequeueAfter:
+		return a
+	default:
+		return b
+	}
+}
+
+// controlPlaneInitialized reports whether a Cluster's control plane accepts requests (v1beta1
+// status.controlPlaneReady or the ControlPlaneInitialized condition).
+func controlPlaneInitialized(c *clusterv1.Cluster) bool {
+	return c != nil && (c.Status.ControlPlaneReady || conditions.IsTrue(c, clusterv1.ControlPlaneInitializedCondition))
+}

@@ -1,0 +1,93 @@
+package envtest
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+)
+
+// Kubeconfig renders the Environment's rest.Config as a kubeconfig, for example to make an Environment
+// the workload cluster of a Cluster.
+func (e *Environment) Kubeconfig() ([]byte, error) {
+	return Kubeconfig(e.Config, "envtest")
+}
+
+// Kubeconfig renders a rest.Config (server, CA, client certificate or token) as a kubeconfig whose cluster,
+// user and context are named name.
+func Kubeconfig(cfg *rest.Config, name string) ([]byte, error) {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters[name] = &clientcmdapi.Cluster{
+		Server:                   cfg.Host,
+		CertificateAuthorityData: cfg.CAData,
+		CertificateAuthority:     cfg.CAFile,
+		InsecureSkipTLSVerify:    cfg.Insecure,
+	}
+	kc.AuthInfos[name] = &clientcmdapi.AuthInfo{
+		ClientCertificateData: cfg.CertData,
+		ClientCertificate:     cfg.CertFile,
+		ClientKeyData:         cfg.KeyData,
+		ClientKey:             cfg.KeyFile,
+		Token:                 cfg.BearerToken,
+		Username:              cfg.Username,
+		Password:              cfg.Password,
+	}
+	kc.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
+	kc.CurrentContext = name
+	data, err := clientcmd.Write(*kc)
+	if err != nil {
+		return nil, fmt.Errorf("writing kubeconfig: %w", err)
+	}
+	return data, nil
+}
+
+// KubeconfigSecret returns the `<cluster>-kubeconfig` Secret of a Cluster holding kubeconfig, as Cluster API
+// writes it: type cluster.x-k8s.io/secret, key `value`, labelled with the cluster name.
+func KubeconfigSecret(namespace, clusterName string, kubeconfig []byte) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: namespace,
+			Name:      clusterName + "-kubeconfig",
+			Labels:    map[string]string{clusterv1.ClusterNameLabel: clusterName},
+		},
+		Type: corev1.SecretType("cluster.x-k8s.io/secret"),
+		Data: map[string][]byte{"value": kubeconfig},
+	}
+}
+
+// WriteKubeconfigSecret creates, or updates, the `<cluster>-kubeconfig` Secret of a Cluster with c so that
+// it points at workload.
+func WriteKubeconfigSecret(ctx context.Context, c client.Client, namespace, clusterName string, workload *rest.Config) error {
+	kubeconfig, err := Kubeconfig(workload, clusterName)
+	if err != nil {
+		return err
+	}
+	return WriteKubeconfigSecretData(ctx, c, namespace, clusterName, kubeconfig)
+}
+
+// WriteKubeconfigSecretData creates, or updates, the `<cluster>-kubeconfig` Secret of a Cluster with c to hold
+// kubeconfig.
+func WriteKubeconfigSecretData(ctx context.Context, c client.Client, namespace, clusterName string, kubeconfig []byte) error {
+	secret := KubeconfigSecret(namespace, clusterName, kubeconfig)
+	err := c.Create(ctx, secret)
+	if apierrors.IsAlreadyExists(err) {
+		existing := &corev1.Secret{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(secret), existing); err != nil {
+			return fmt.Errorf("getting Secret %s: %w", client.ObjectKeyFromObject(secret), err)
+		}
+		existing.Data = secret.Data
+		err = c.Update(ctx, existing)
+	}
+	if err != nil {
+		return fmt.Errorf("writing Secret %s: %w", client.ObjectKeyFromObject(secret), err)
+	}
+	return nil
+}
