@@ -27,6 +27,12 @@ func Clusterctl() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return load(func(name string) bool { return strings.HasPrefix(name, "clusterctl.cluster.x-k8s.io_") })
 }
 
+// Local returns the CRDs of capstan's local infrastructure provider (LocalCluster, LocalMachine and their
+// templates), sorted by name.
+func Local() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return load(func(name string) bool { return strings.HasPrefix(name, "infrastructure.cluster.x-k8s.io_local") })
+}
+
 // All returns every generated CRD, sorted by name.
 func All() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return load(func(string) bool { return true })

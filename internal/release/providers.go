@@ -4,6 +4,7 @@ import (
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	"github.com/capstan-dev/capstan/config/core"
 	"github.com/capstan-dev/capstan/config/crd"
+	"github.com/capstan-dev/capstan/config/local"
 	"github.com/capstan-dev/capstan/internal/version"
 )
 
@@ -29,11 +30,24 @@ func Core() (Provider, error) {
 	return Provider{Name: "cluster-api", Type: clusterctlv1.CoreProviderType, CRDs: crds, Manifests: core.Files}, nil
 }
 
+// Local returns capstan's local infrastructure provider, "local" (label infrastructure-local).
+func Local() (Provider, error) {
+	crds, err := crd.Local()
+	if err != nil {
+		return Provider{}, err
+	}
+	return Provider{Name: "local", Type: clusterctlv1.InfrastructureProviderType, CRDs: crds, Manifests: local.Files}, nil
+}
+
 // Providers returns every provider of capstan.
 func Providers() ([]Provider, error) {
 	c, err := Core()
 	if err != nil {
 		return nil, err
 	}
-	return []Provider{c}, nil
+	l, err := Local()
+	if err != nil {
+		return nil, err
+	}
+	return []Provider{c, l}, nil
 }

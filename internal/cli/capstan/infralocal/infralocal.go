@@ -1,0 +1,154 @@
+// Package infralocal is the `capstan infra-local` command: the controller manager of capstan's local
+// infrastructure provider (infrastructure-local), which runs each workload cluster's etcd and
+// kube-apiserver as local processes and registers simulated Nodes for its machines.
+package infralocal
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap/zapcore"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+	"github.com/capstan-dev/capstan/internal/controllermanager"
+	"github.com/capstan-dev/capstan/internal/providers/local"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
+)
+
+// ManagerName names the provider's manager (and its leader election lease), as its Deployment is named.
+const ManagerName = "capl-controller-manager"
+
+// Options are the flags of `capstan infra-local`.
+type Options struct {
+	Manager     *controllermanager.Options
+	Concurrency local.Concurrency
+	Kubeconfig  string
+	// DataDir holds the workload clusters' data; DefaultDataDir() when empty.
+	DataDir string
+	// Backend is the backend that runs workload clusters; only "process" exists today.
+	Backend string
+	// KubeAPIServerPath and EtcdPath override where the programs are found (see process.FindBinary).
+	KubeAPIServerPath, EtcdPath string
+	Verbosity                   int
+	Zap                         zap.Options
+}
+
+// NewCommand returns `capstan infra-local`.
+func NewCommand(streams iostreams.Streams) *cobra.Command {
+	o := &Options{
+		Manager:     controllermanager.DefaultOptions(ManagerName),
+		Concurrency: local.DefaultConcurrency(),
+		Backend:     "process",
+	}
+	cmd := &cobra.Command{
+		Use:   "infra-local",
+		Short: "Run the local infrastructure provider (LocalCluster, LocalMachine): workload control planes as local processes",
+		Long: `Run the controllers of capstan's local infrastructure provider, infrastructure-local.
+
+Each LocalCluster gets its own etcd and kube-apiserver, run as child processes on 127.0.0.1 with their
+data under --data-dir; each LocalMachine becomes a simulated Node (no kubelet, no containers) in that
+API server. kube-apiserver and etcd are found with --kube-apiserver-path and --etcd-path, else next to
+this binary, else in a bin/ directory of the working directory or a parent, else in PATH (run
+` + "`make tools`" + ` in the capstan repository to build them into bin/).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.Zap.Level == nil {
+				o.Zap.Level = zapcore.Level(-o.Verbosity)
+			}
+			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.Zap), zap.WriteTo(streams.ErrOut)))
+			klog.SetLogger(ctrl.Log)
+			return o.Run(ctrl.SetupSignalHandler())
+		},
+	}
+	fs := cmd.Flags()
+	o.Manager.AddFlags(fs)
+	o.Concurrency.AddFlags(fs)
+	fs.StringVar(&o.DataDir, "data-dir", "", "Directory of the workload clusters' data (one <namespace>/<localcluster> directory each); $HOME/.capstan/infra-local when empty, or capstan-infra-local in the temporary directory when there is no home directory.")
+	fs.StringVar(&o.Backend, "backend", o.Backend, "What runs the workload clusters: process (etcd and kube-apiserver as local processes).")
+	fs.StringVar(&o.KubeAPIServerPath, "kube-apiserver-path", "", "Path of the kube-apiserver binary; looked up next to capstan, in bin/ directories above the working directory, then in PATH when empty.")
+	fs.StringVar(&o.EtcdPath, "etcd-path", "", "Path of the etcd binary; looked up like kube-apiserver when empty.")
+	fs.IntVarP(&o.Verbosity, "v", "v", 0, "Log verbosity: 0 logs the essentials, higher numbers log more.")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to the management cluster's kubeconfig; in-cluster configuration or $KUBECONFIG when empty.")
+	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
+	o.Zap.BindFlags(zapFlags)
+	fs.AddGoFlagSet(zapFlags)
+	return cmd
+}
+
+// DefaultDataDir returns $HOME/.capstan/infra-local, or capstan-infra-local in the temporary directory when
+// there is no usable home directory (for example in a container running as an arbitrary user).
+func DefaultDataDir() string {
+	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
+		return filepath.Join(home, ".capstan", "infra-local")
+	}
+	return filepath.Join(os.TempDir(), "capstan-infra-local")
+}
+
+// Run starts the provider and blocks until ctx is done; the workload clusters' processes stop with it.
+func (o *Options) Run(ctx context.Context) error {
+	log := ctrl.Log.WithName("setup")
+	if o.Backend != "process" {
+		return fmt.Errorf("unknown backend %q: the only backend is process", o.Backend)
+	}
+	apiserver, err := process.FindBinary("kube-apiserver", o.KubeAPIServerPath)
+	if err != nil {
+		return err
+	}
+	etcd, err := process.FindBinary("etcd", o.EtcdPath)
+	if err != nil {
+		return err
+	}
+	if o.DataDir == "" {
+		o.DataDir = DefaultDataDir()
+	}
+	b, err := process.New(process.Options{
+		DataDir: o.DataDir, KubeAPIServerPath: apiserver, EtcdPath: etcd,
+		Logger: ctrl.Log.WithName("process-backend"),
+	})
+	if err != nil {
+		return err
+	}
+	defer b.Shutdown()
+
+	cfg, err := restConfig(o.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	scheme, err := local.NewScheme()
+	if err != nil {
+		return err
+	}
+	mgr, err := o.Manager.New(cfg, scheme)
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(b); err != nil {
+		return err
+	}
+	if err := local.Setup(ctx, mgr, local.Options{WatchFilter: o.Manager.WatchFilter, Concurrency: o.Concurrency, Backend: b}); err != nil {
+		return err
+	}
+	log.Info("Starting the local infrastructure provider", "dataDir", o.DataDir, "kubeAPIServer", apiserver, "etcd", etcd)
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running the controller manager: %w", err)
+	}
+	return nil
+}
+
+// restConfig loads the API server configuration from a kubeconfig path, or as controller-runtime does
+// (in-cluster, then $KUBECONFIG, then ~/.kube/config) when the path is empty.
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig == "" {
+		return ctrl.GetConfig()
+	}
+	return clientcmd.BuildConfigFromFlags("", kubeconfig)
+}

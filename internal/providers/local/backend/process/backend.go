@@ -1,0 +1,246 @@
+package process
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/capstan-dev/capstan/internal/kubeconfig"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+)
+
+// Options configure the process backend. Zero durations take the defaults.
+type Options struct {
+	// DataDir holds one directory per cluster, <DataDir>/<namespace>/<localcluster>.
+	DataDir string
+	// KubeAPIServerPath and EtcdPath are the programs to run (see FindBinary).
+	KubeAPIServerPath, EtcdPath string
+
+	// HeartbeatInterval is how often node leases are renewed (default 10s, the kubelet's).
+	HeartbeatInterval time.Duration
+	// NodeStatusInterval is how often the nodes' Ready heartbeat time is refreshed (default 1m).
+	NodeStatusInterval time.Duration
+	// ProbeInterval is how often a ready API server's /readyz is checked (default 5s);
+	// StartingProbeInterval how often while it is not ready (default 200ms).
+	ProbeInterval, StartingProbeInterval time.Duration
+	// MinRestartBackoff and MaxRestartBackoff bound the delay before a crashed process is restarted
+	// (default 1s, doubling up to 30s).
+	MinRestartBackoff, MaxRestartBackoff time.Duration
+	// StopTimeout is how long a process may take to stop after SIGTERM before it is killed (default 10s).
+	StopTimeout time.Duration
+
+	Logger logr.Logger
+}
+
+func (o *Options) defaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.HeartbeatInterval, 10*time.Second)
+	def(&o.NodeStatusInterval, time.Minute)
+	def(&o.ProbeInterval, 5*time.Second)
+	def(&o.StartingProbeInterval, 200*time.Millisecond)
+	def(&o.MinRestartBackoff, time.Second)
+	def(&o.MaxRestartBackoff, 30*time.Second)
+	def(&o.StopTimeout, 10*time.Second)
+}
+
+// Backend runs each workload cluster as an etcd and a kube-apiserver process.
+type Backend struct {
+	opts Options
+
+	mu        sync.Mutex
+	clusters  map[types.NamespacedName]*cluster
+	listeners []func(types.NamespacedName)
+	closed    bool
+}
+
+var _ backend.Backend = &Backend{}
+
+// New returns a process backend. It starts nothing until clusters are ensured; call Shutdown (or run it as
+// a manager Runnable with Start) to stop every process when the provider stops.
+func New(opts Options) (*Backend, error) {
+	opts.defaults()
+	if opts.DataDir == "" {
+		return nil, errors.New("the process backend needs a data directory")
+	}
+	if opts.KubeAPIServerPath == "" || opts.EtcdPath == "" {
+		return nil, errors.New("the process backend needs the paths of kube-apiserver and etcd")
+	}
+	abs, err := filepath.Abs(opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	opts.DataDir = abs
+	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating the data directory: %w", err)
+	}
+	return &Backend{opts: opts, clusters: map[types.NamespacedName]*cluster{}}, nil
+}
+
+// ClusterDir returns the directory of a cluster's data.
+func (b *Backend) ClusterDir(key types.NamespacedName) string {
+	return filepath.Join(b.opts.DataDir, key.Namespace, key.Name)
+}
+
+// OnChange implements backend.Backend.
+func (b *Backend) OnChange(f func(types.NamespacedName)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.listeners = append(b.listeners, f)
+}
+
+func (b *Backend) notify(key types.NamespacedName) {
+	b.mu.Lock()
+	listeners := append([]func(types.NamespacedName){}, b.listeners...)
+	b.mu.Unlock()
+	for _, f := range listeners {
+		f(key)
+	}
+}
+
+func (b *Backend) get(key types.NamespacedName) *cluster {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.clusters[key]
+}
+
+// EnsureCluster implements backend.Backend.
+func (b *Backend) EnsureCluster(_ context.Context, spec backend.Cluster) (backend.ClusterStatus, error) {
+	if spec.CA == nil {
+		return backend.ClusterStatus{}, errors.New("the cluster has no CA")
+	}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return backend.ClusterStatus{}, errors.New("the process backend is shut down")
+	}
+	c, ok := b.clusters[spec.Key]
+	if !ok {
+		c = newCluster(b, spec.Key)
+		b.clusters[spec.Key] = c
+	}
+	b.mu.Unlock()
+	if err := c.ensure(spec); err != nil {
+		return backend.ClusterStatus{}, fmt.Errorf("starting cluster %s: %w", spec.Key, err)
+	}
+	return c.currentStatus(), nil
+}
+
+// StoredCA implements backend.Backend.
+func (b *Backend) StoredCA(key types.NamespacedName) (*kubeconfig.CA, error) {
+	return pkiFiles{dir: filepath.Join(b.ClusterDir(key), "pki")}.readCA()
+}
+
+// DeleteCluster implements backend.Backend.
+func (b *Backend) DeleteCluster(_ context.Context, key types.NamespacedName) error {
+	b.mu.Lock()
+	c := b.clusters[key]
+	delete(b.clusters, key)
+	b.mu.Unlock()
+	if c != nil {
+		c.stop()
+	}
+	dir := b.ClusterDir(key)
+	for _, name := range []string{"kube-apiserver", "etcd"} {
+		if _, err := killStale(dir, name, b.opts.StopTimeout); err != nil {
+			return err
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("removing the data of cluster %s: %w", key, err)
+	}
+	// Remove the namespace directory too once its last cluster is gone.
+	_ = os.Remove(filepath.Dir(dir))
+	return nil
+}
+
+// EnsureNode implements backend.Backend.
+func (b *Backend) EnsureNode(ctx context.Context, key types.NamespacedName, n backend.Node) (backend.NodeStatus, error) {
+	c := b.get(key)
+	if c == nil {
+		return backend.NodeStatus{}, backend.ErrClusterNotReady
+	}
+	client, ready := c.readyClient()
+	if !ready {
+		return backend.NodeStatus{}, backend.ErrClusterNotReady
+	}
+	c.nodeOps.Lock()
+	defer c.nodeOps.Unlock()
+	if err := registerNode(ctx, client, n); err != nil {
+		return backend.NodeStatus{}, err
+	}
+	c.statusMu.Lock()
+	c.nodes[n.Name] = n
+	c.statusMu.Unlock()
+	status := backend.NodeStatus{}
+	for _, a := range nodeAddresses(n.Name) {
+		status.Addresses = append(status.Addresses, backend.NodeAddress{Type: string(a.Type), Address: a.Address})
+	}
+	return status, nil
+}
+
+// DeleteNode implements backend.Backend. It returns ErrClusterNotReady while a cluster that has data is
+// not running or not ready, so that the Node is not forgotten in it.
+func (b *Backend) DeleteNode(ctx context.Context, key types.NamespacedName, name string) error {
+	c := b.get(key)
+	if c == nil {
+		if _, err := os.Stat(b.ClusterDir(key)); err == nil {
+			return backend.ErrClusterNotReady
+		}
+		return nil
+	}
+	client, ready := c.readyClient()
+	if !ready {
+		return backend.ErrClusterNotReady
+	}
+	c.nodeOps.Lock()
+	defer c.nodeOps.Unlock()
+	c.statusMu.Lock()
+	delete(c.nodes, name)
+	c.statusMu.Unlock()
+	return deleteNode(ctx, client, name)
+}
+
+// Shutdown stops the processes of every cluster, keeping their data, and refuses to start new ones.
+func (b *Backend) Shutdown() {
+	b.mu.Lock()
+	b.closed = true
+	clusters := make([]*cluster, 0, len(b.clusters))
+	for _, c := range b.clusters {
+		clusters = append(clusters, c)
+	}
+	b.clusters = map[types.NamespacedName]*cluster{}
+	b.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range clusters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.stop()
+		}()
+	}
+	wg.Wait()
+}
+
+// Start implements manager.Runnable: it waits for ctx to end, then shuts the backend down, so the
+// processes stop with the provider.
+func (b *Backend) Start(ctx context.Context) error {
+	<-ctx.Done()
+	b.opts.Logger.Info("Stopping the workload clusters' processes")
+	b.Shutdown()
+	return nil
+}
+
+// NeedLeaderElection implements manager.LeaderElectionRunnable: the backend must stop its processes even
+// on a replica that never led.
+func (b *Backend) NeedLeaderElection() bool { return false }

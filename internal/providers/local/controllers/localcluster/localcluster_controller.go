@@ -1,0 +1,170 @@
+package localcluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/contract"
+	"github.com/capstan-dev/capstan/internal/patch"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+	"github.com/capstan-dev/capstan/internal/reconciler"
+)
+
+// Reconciler reconciles LocalClusters.
+type Reconciler struct {
+	Client      client.Client      // the manager's (cached) client
+	APIReader   client.Reader      // uncached reader, for the rare read that must not be stale
+	Contracts   *contract.Resolver // shared
+	WatchFilter string             // value of --watch-filter; "" = everything
+
+	// Backend runs the workload control planes.
+	Backend backend.Backend
+	// RetryInterval is how soon a LocalCluster whose control plane is not ready is looked at again, in
+	// case a backend notification is missed; backend.RetryInterval when zero.
+	RetryInterval time.Duration
+}
+
+// SetupWithManager builds the controller.
+func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.RetryInterval == 0 {
+		r.RetryInterval = backend.RetryInterval
+	}
+	// The backend reports state changes from its own goroutines; a full buffer drops a notification,
+	// which RetryInterval makes up for.
+	changes := make(chan event.GenericEvent, 1024)
+	r.Backend.OnChange(func(key types.NamespacedName) {
+		obj := &infrav1.LocalCluster{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+		select {
+		case changes <- event.GenericEvent{Object: obj}:
+		default:
+		}
+	})
+	// The watch filter applies to the objects of each watch rather than as a controller-wide event filter,
+	// because the backend's notifications carry only a key (and only name clusters that passed the filter).
+	watchFilter := reconciler.HasWatchLabel(r.WatchFilter)
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("localcluster").
+		WithOptions(options).
+		For(&infrav1.LocalCluster{}, builder.WithPredicates(watchFilter, notExternallyManaged())).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToLocalCluster), builder.WithPredicates(watchFilter)).
+		WatchesRawSource(source.Channel(changes, &handler.EnqueueRequestForObject{})).
+		Complete(reconciler.RequeueOnConflict(r))
+}
+
+// clusterToLocalCluster maps a Cluster to the LocalCluster its spec.infrastructureRef names.
+func clusterToLocalCluster(_ context.Context, o client.Object) []reconcile.Request {
+	cluster, ok := o.(*clusterv1.Cluster)
+	if !ok || cluster.Spec.InfrastructureRef == nil {
+		return nil
+	}
+	ref := cluster.Spec.InfrastructureRef
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil || gv.Group != infrav1.GroupVersion.Group || ref.Kind != "LocalCluster" {
+		return nil
+	}
+	ns := ref.Namespace
+	if ns == "" {
+		ns = cluster.Namespace
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: ref.Name}}}
+}
+
+// isExternallyManaged reports whether something other than this provider manages the object: it carries
+// cluster.x-k8s.io/managed-by, as an annotation (what upstream's predicate reads) or as a label (what the
+// contract page says).
+func isExternallyManaged(o metav1.Object) bool {
+	if _, ok := o.GetAnnotations()[clusterv1.ManagedByAnnotation]; ok {
+		return true
+	}
+	_, ok := o.GetLabels()[clusterv1.ManagedByAnnotation]
+	return ok
+}
+
+func notExternallyManaged() predicate.Predicate {
+	return predicate.NewPredicateFuncs(func(o client.Object) bool { return !isExternallyManaged(o) })
+}
+
+// Reconcile reconciles one LocalCluster.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	log := ctrl.LoggerFrom(ctx)
+	lc := &infrav1.LocalCluster{}
+	if err := r.Client.Get(ctx, req.NamespacedName, lc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if isExternallyManaged(lc) {
+		log.V(1).Info("The LocalCluster is externally managed, skipping it")
+		return ctrl.Result{}, nil
+	}
+	cluster, err := r.ownerCluster(ctx, lc)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if cluster == nil && lc.DeletionTimestamp.IsZero() {
+		log.Info("Waiting for the Cluster controller to set an owner reference on the LocalCluster")
+		return ctrl.Result{}, nil
+	}
+	if cluster != nil {
+		log = log.WithValues("Cluster", klog.KObj(cluster))
+		ctx = ctrl.LoggerInto(ctx, log)
+	}
+
+	s := &scope{localCluster: lc, cluster: cluster}
+	helper := patch.NewHelper(lc, r.Client)
+	defer func() {
+		setStatus(lc, s.facts)
+		if err := helper.Patch(ctx, lc); err != nil {
+			reterr = errors.Join(reterr, err)
+		}
+	}()
+
+	if reconciler.IsPaused(cluster, lc) {
+		s.facts.paused = true
+		log.V(1).Info("Reconciliation is paused")
+		return ctrl.Result{}, nil
+	}
+	if !lc.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, s)
+	}
+	return r.reconcileNormal(ctx, s)
+}
+
+// ownerCluster returns the Cluster that owns lc, or nil when it has none (or it is gone).
+func (r *Reconciler) ownerCluster(ctx context.Context, lc *infrav1.LocalCluster) (*clusterv1.Cluster, error) {
+	for _, ref := range lc.OwnerReferences {
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err != nil || gv.Group != clusterv1.GroupVersion.Group || ref.Kind != "Cluster" {
+			continue
+		}
+		cluster := &clusterv1.Cluster{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: lc.Namespace, Name: ref.Name}, cluster); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("getting the owner Cluster %s: %w", ref.Name, err)
+		}
+		return cluster, nil
+	}
+	return nil, nil
+}

@@ -1,0 +1,291 @@
+package localcluster
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/kubeconfig"
+)
+
+// createCluster creates a Cluster whose infrastructure is the LocalCluster of the same name, and that
+// LocalCluster, owned by the Cluster when owned is true (as the core's Cluster controller would do).
+func createCluster(t *testing.T, ns, name string, owned bool, mutate func(*clusterv1.Cluster, *infrav1.LocalCluster)) (*clusterv1.Cluster, *infrav1.LocalCluster) {
+	t.Helper()
+	ctx := context.Background()
+	cluster := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: clusterv1.ClusterSpec{InfrastructureRef: &corev1.ObjectReference{
+			APIVersion: infrav1.GroupVersion.String(), Kind: "LocalCluster", Name: name,
+		}},
+	}
+	lc := &infrav1.LocalCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{clusterv1.ClusterNameLabel: name}}}
+	if mutate != nil {
+		mutate(cluster, lc)
+	}
+	if err := env.Client.Create(ctx, cluster); err != nil {
+		t.Fatal(err)
+	}
+	if owned {
+		lc.OwnerReferences = []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID}}
+	}
+	if err := env.Client.Create(ctx, lc); err != nil {
+		t.Fatal(err)
+	}
+	return cluster, lc
+}
+
+func get(g Gomega, obj client.Object) {
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+}
+
+// workloadClient builds the workload cluster's client the way the core writes `<cluster>-kubeconfig`:
+// from the `<cluster>-ca` Secret, with an admin client certificate.
+func workloadClient(g Gomega, ns, clusterName string, endpoint clusterv1.APIEndpoint) kubernetes.Interface {
+	secret := &corev1.Secret{}
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: clusterName + "-ca"}, secret)).To(Succeed())
+	ca, err := kubeconfig.CAFromSecret(secret)
+	g.Expect(err).NotTo(HaveOccurred())
+	data, err := kubeconfig.Generate(clusterName, kubeconfig.Server(endpoint), ca, time.Now())
+	g.Expect(err).NotTo(HaveOccurred())
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
+	g.Expect(err).NotTo(HaveOccurred())
+	return kubernetes.NewForConfigOrDie(cfg)
+}
+
+func pidOf(g Gomega, dir, name string) int {
+	data, err := os.ReadFile(filepath.Join(dir, name+".pid"))
+	g.Expect(err).NotTo(HaveOccurred())
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	g.Expect(err).NotTo(HaveOccurred())
+	return pid
+}
+
+func alive(pid int) bool {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(data))
+	return len(fields) > 2 && fields[2] != "Z"
+}
+
+func TestLocalClusterLifecycle(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	p := startProvider(t, t.TempDir())
+	_, lc := createCluster(t, ns, "c1", true, func(_ *clusterv1.Cluster, lc *infrav1.LocalCluster) {
+		lc.Spec.FailureDomains = clusterv1.FailureDomains{"fd1": {ControlPlane: true}, "fd2": {Attributes: map[string]string{"rack": "2"}}}
+	})
+
+	t.Log("the LocalCluster is provisioned: endpoint, ready, failure domains, conditions")
+	g.Eventually(func(g Gomega) {
+		get(g, lc)
+		g.Expect(lc.Status.Ready).To(BeTrue())
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	g.Expect(lc.Finalizers).To(ContainElement(infrav1.LocalClusterFinalizer))
+	g.Expect(lc.Spec.ControlPlaneEndpoint.Host).To(Equal("127.0.0.1"))
+	g.Expect(lc.Spec.ControlPlaneEndpoint.Port).NotTo(BeZero())
+	g.Expect(lc.Status.Initialization).To(Equal(&infrav1.LocalClusterInitializationStatus{Provisioned: ptr.To(true)}))
+	g.Expect(lc.Status.FailureDomains).To(Equal(lc.Spec.FailureDomains))
+	g.Expect(conditions.IsTrue(lc, clusterv1.ReadyCondition)).To(BeTrue())
+	g.Expect(conditions.IsTrue(lc, infrav1.ProcessesRunningCondition)).To(BeTrue())
+	g.Expect(conditions.IsV1Beta2True(lc, string(clusterv1.ReadyCondition))).To(BeTrue())
+	g.Expect(conditions.GetV1Beta2(lc, clusterv1.PausedV1Beta2Condition)).To(HaveField("Status", metav1.ConditionFalse))
+	g.Expect(lc.Status.FailureReason).To(BeNil())
+
+	t.Log("the <cluster>-ca Secret was created, owned by the LocalCluster, and the API server trusts it")
+	secret := &corev1.Secret{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "c1-ca"}, secret)).To(Succeed())
+	g.Expect(secret.Labels).To(HaveKeyWithValue(clusterv1.ClusterNameLabel, "c1"))
+	g.Expect(secret.OwnerReferences).To(ContainElement(HaveField("Name", "c1")))
+	g.Expect(secret.Type).To(Equal(kubeconfig.SecretType))
+	wc := workloadClient(g, ns, "c1", lc.Spec.ControlPlaneEndpoint)
+	_, err := wc.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	t.Log("a crashed kube-apiserver shows in the conditions and is restarted on the same port")
+	dir := p.backend.ClusterDir(types.NamespacedName{Namespace: ns, Name: "c1"})
+	pid := pidOf(g, dir, "kube-apiserver")
+	g.Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		get(g, lc)
+		g.Expect(conditions.IsFalse(lc, infrav1.ProcessesRunningCondition)).To(BeTrue())
+	}, 10*time.Second, 50*time.Millisecond).Should(Succeed())
+	g.Expect(lc.Status.Ready).To(BeTrue(), "status.ready is never reset")
+	g.Eventually(func(g Gomega) {
+		get(g, lc)
+		g.Expect(conditions.IsTrue(lc, clusterv1.ReadyCondition)).To(BeTrue())
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	_, err = wc.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	t.Log("deleting the LocalCluster stops its processes and removes its data before the finalizer goes")
+	etcdPid, apiPid := pidOf(g, dir, "etcd"), pidOf(g, dir, "kube-apiserver")
+	g.Expect(env.Client.Delete(ctx, lc)).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(lc), lc))
+	}, 30*time.Second, 100*time.Millisecond).Should(BeTrue())
+	g.Expect(alive(etcdPid)).To(BeFalse())
+	g.Expect(alive(apiPid)).To(BeFalse())
+	g.Expect(dir).NotTo(BeAnExistingFile())
+}
+
+func TestLocalClusterSurvivesProviderRestart(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	dataDir := t.TempDir()
+	p := startProvider(t, dataDir)
+	_, lc := createCluster(t, ns, "c1", true, nil)
+	g.Eventually(func(g Gomega) {
+		get(g, lc)
+		g.Expect(conditions.IsTrue(lc, clusterv1.ReadyCondition)).To(BeTrue())
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	endpoint := lc.Spec.ControlPlaneEndpoint
+	wc := workloadClient(g, ns, "c1", endpoint)
+	_, err := wc.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kept"}}, metav1.CreateOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	t.Log("stopping the provider stops the processes")
+	dir := p.backend.ClusterDir(client.ObjectKeyFromObject(lc))
+	apiPid := pidOf(g, dir, "kube-apiserver")
+	p.stop()
+	g.Expect(alive(apiPid)).To(BeFalse())
+
+	t.Log("a new provider starts the cluster again from its data, on the same port")
+	startProvider(t, dataDir)
+	g.Eventually(func(g Gomega) {
+		_, err := wc.CoreV1().ConfigMaps("default").Get(ctx, "kept", metav1.GetOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	get(g, lc)
+	g.Expect(lc.Spec.ControlPlaneEndpoint).To(Equal(endpoint))
+	g.Expect(env.Client.Delete(ctx, lc)).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(lc), lc))
+	}, 30*time.Second, 100*time.Millisecond).Should(BeTrue())
+}
+
+func TestLocalClusterIsLeftAlone(t *testing.T) {
+	ns := env.NewNamespace(t)
+	startProvider(t, t.TempDir())
+	tests := []struct {
+		name   string
+		owned  bool
+		mutate func(*clusterv1.Cluster, *infrav1.LocalCluster)
+		// paused: the Paused condition is set to True, nothing else.
+		paused bool
+	}{
+		{name: "without a Cluster owner", owned: false},
+		{name: "externally managed (label)", owned: true, mutate: func(_ *clusterv1.Cluster, lc *infrav1.LocalCluster) {
+			lc.Labels[clusterv1.ManagedByAnnotation] = "someone-else"
+		}},
+		{name: "externally managed (annotation)", owned: true, mutate: func(_ *clusterv1.Cluster, lc *infrav1.LocalCluster) {
+			lc.Annotations = map[string]string{clusterv1.ManagedByAnnotation: "someone-else"}
+		}},
+		{name: "paused Cluster", owned: true, paused: true, mutate: func(c *clusterv1.Cluster, _ *infrav1.LocalCluster) {
+			c.Spec.Paused = true
+		}},
+		{name: "paused annotation", owned: true, paused: true, mutate: func(_ *clusterv1.Cluster, lc *infrav1.LocalCluster) {
+			lc.Annotations = map[string]string{clusterv1.PausedAnnotation: ""}
+		}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			_, lc := createCluster(t, ns, "c"+strconv.Itoa(i), tt.owned, tt.mutate)
+			if tt.paused {
+				g.Eventually(func(g Gomega) {
+					get(g, lc)
+					g.Expect(conditions.GetV1Beta2(lc, clusterv1.PausedV1Beta2Condition)).To(HaveField("Status", metav1.ConditionTrue))
+				}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
+			}
+			g.Consistently(func(g Gomega) {
+				get(g, lc)
+				g.Expect(lc.Finalizers).To(BeEmpty())
+				g.Expect(lc.Spec.ControlPlaneEndpoint.Port).To(BeZero())
+				g.Expect(lc.Status.Ready).To(BeFalse())
+				g.Expect(lc.Status.Conditions).To(BeEmpty())
+				if !tt.paused {
+					g.Expect(lc.Status.V1Beta2).To(BeNil())
+				}
+			}, 2*time.Second, 200*time.Millisecond).Should(Succeed())
+		})
+	}
+}
+
+func TestLocalClusterTerminalFailure(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.NewNamespace(t)
+	startProvider(t, t.TempDir())
+	_, lc := createCluster(t, ns, "c1", true, func(_ *clusterv1.Cluster, lc *infrav1.LocalCluster) {
+		lc.Spec.ControlPlaneEndpoint = clusterv1.APIEndpoint{Host: "10.1.2.3", Port: 6443}
+	})
+	g.Eventually(func(g Gomega) {
+		get(g, lc)
+		g.Expect(lc.Status.FailureReason).To(HaveValue(Equal(clusterv1.InvalidConfigurationClusterError)))
+	}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
+	g.Expect(lc.Status.FailureMessage).To(HaveValue(ContainSubstring(`"10.1.2.3"`)))
+	g.Expect(lc.Status.Ready).To(BeFalse())
+	ready := conditions.Get(lc, clusterv1.ReadyCondition)
+	g.Expect(ready).NotTo(BeNil())
+	g.Expect(ready.Reason).To(Equal(infrav1.InvalidConfigurationReason))
+	g.Expect(ready.Severity).To(Equal(clusterv1.ConditionSeverityError))
+}
+
+func TestLocalClusterWatchFilter(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.NewNamespace(t)
+	startProvider(t, t.TempDir(), "mine")
+	_, other := createCluster(t, ns, "other", true, nil)
+	_, mine := createCluster(t, ns, "mine", true, func(_ *clusterv1.Cluster, lc *infrav1.LocalCluster) {
+		lc.Labels[clusterv1.WatchLabel] = "mine"
+		// Paused, so that the test checks the filter without starting processes.
+		lc.Annotations = map[string]string{clusterv1.PausedAnnotation: ""}
+	})
+	g.Eventually(func(g Gomega) {
+		get(g, mine)
+		g.Expect(conditions.GetV1Beta2(mine, clusterv1.PausedV1Beta2Condition)).NotTo(BeNil())
+	}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		get(g, other)
+		g.Expect(other.Status.V1Beta2).To(BeNil())
+		g.Expect(other.Finalizers).To(BeEmpty())
+	}, 2*time.Second, 200*time.Millisecond).Should(Succeed())
+}
+
+// The endpoint can be filled in once, then never changed (the API server's port and certificates are
+// tied to it, and the core has copied it to the Cluster).
+func TestControlPlaneEndpointIsImmutableOnceSet(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	lc := &infrav1.LocalCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c1"}}
+	g.Expect(env.Client.Create(ctx, lc)).To(Succeed())
+	lc.Spec.ControlPlaneEndpoint = clusterv1.APIEndpoint{Host: "127.0.0.1", Port: 40001}
+	g.Expect(env.Client.Update(ctx, lc)).To(Succeed(), "an empty endpoint can be set")
+	lc.Spec.ControlPlaneEndpoint.Port = 40002
+	err := env.Client.Update(ctx, lc)
+	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
+	g.Expect(err).To(MatchError(ContainSubstring("controlPlaneEndpoint cannot be changed")))
+}

@@ -1,0 +1,27 @@
+package localcluster
+
+import (
+	"context"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+)
+
+// reconcileDelete stops the workload cluster's processes and removes its data, then releases the
+// finalizer. It does so whether or not the LocalCluster still has a Cluster owner: processes are never
+// left behind.
+func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
+	s.facts.deleting = true
+	if !controllerutil.ContainsFinalizer(s.localCluster, infrav1.LocalClusterFinalizer) {
+		return ctrl.Result{}, nil
+	}
+	ctrl.LoggerFrom(ctx).Info("Stopping the workload cluster's processes and removing its data")
+	if err := r.Backend.DeleteCluster(ctx, s.key()); err != nil {
+		s.facts.deleteFailed = true
+		return ctrl.Result{}, err
+	}
+	controllerutil.RemoveFinalizer(s.localCluster, infrav1.LocalClusterFinalizer)
+	return ctrl.Result{}, nil
+}

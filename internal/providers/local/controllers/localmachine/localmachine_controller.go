@@ -1,0 +1,212 @@
+package localmachine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/contract"
+	"github.com/capstan-dev/capstan/internal/patch"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+	"github.com/capstan-dev/capstan/internal/reconciler"
+)
+
+// Reconciler reconciles LocalMachines.
+type Reconciler struct {
+	Client      client.Client      // the manager's (cached) client
+	APIReader   client.Reader      // uncached reader, for the rare read that must not be stale
+	Contracts   *contract.Resolver // shared
+	WatchFilter string             // value of --watch-filter; "" = everything
+
+	// Backend registers the Nodes.
+	Backend backend.Backend
+	// RetryInterval is how soon a LocalMachine waiting for its control plane is looked at again;
+	// backend.RetryInterval when zero.
+	RetryInterval time.Duration
+	// Now is the clock of the start-up delay; time.Now when nil.
+	Now func() time.Time
+}
+
+// SetupWithManager builds the controller.
+func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.RetryInterval == 0 {
+		r.RetryInterval = backend.RetryInterval
+	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("localmachine").
+		WithOptions(options).
+		For(&infrav1.LocalMachine{}, builder.WithPredicates(notExternallyManaged())).
+		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToLocalMachine)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToLocalMachines)).
+		Watches(&infrav1.LocalCluster{}, handler.EnqueueRequestsFromMapFunc(r.localClusterToLocalMachines)).
+		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
+		Complete(reconciler.RequeueOnConflict(r))
+}
+
+// machineToLocalMachine maps a Machine to the LocalMachine its spec.infrastructureRef names.
+func machineToLocalMachine(_ context.Context, o client.Object) []reconcile.Request {
+	m, ok := o.(*clusterv1.Machine)
+	if !ok {
+		return nil
+	}
+	ref := m.Spec.InfrastructureRef
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil || gv.Group != infrav1.GroupVersion.Group || ref.Kind != "LocalMachine" || ref.Name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: m.Namespace, Name: ref.Name}}}
+}
+
+// clusterToLocalMachines maps a Cluster to the LocalMachines labelled with its name.
+func (r *Reconciler) clusterToLocalMachines(ctx context.Context, o client.Object) []reconcile.Request {
+	return r.localMachinesOf(ctx, o.GetNamespace(), o.GetName())
+}
+
+// localClusterToLocalMachines maps a LocalCluster to the LocalMachines of the Cluster that owns it.
+func (r *Reconciler) localClusterToLocalMachines(ctx context.Context, o client.Object) []reconcile.Request {
+	for _, ref := range o.GetOwnerReferences() {
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err == nil && gv.Group == clusterv1.GroupVersion.Group && ref.Kind == "Cluster" {
+			return r.localMachinesOf(ctx, o.GetNamespace(), ref.Name)
+		}
+	}
+	return nil
+}
+
+func (r *Reconciler) localMachinesOf(ctx context.Context, namespace, clusterName string) []reconcile.Request {
+	list := &infrav1.LocalMachineList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: clusterName}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the LocalMachines of a Cluster", "Cluster", klog.KRef(namespace, clusterName))
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for _, m := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&m)})
+	}
+	return out
+}
+
+// isExternallyManaged reports whether something other than this provider manages the object: it carries
+// cluster.x-k8s.io/managed-by, as an annotation (what upstream's predicate reads) or as a label (what the
+// contract page says).
+func isExternallyManaged(o metav1.Object) bool {
+	if _, ok := o.GetAnnotations()[clusterv1.ManagedByAnnotation]; ok {
+		return true
+	}
+	_, ok := o.GetLabels()[clusterv1.ManagedByAnnotation]
+	return ok
+}
+
+func notExternallyManaged() predicate.Predicate {
+	return predicate.NewPredicateFuncs(func(o client.Object) bool {
+		_, isLocalMachine := o.(*infrav1.LocalMachine)
+		return !isLocalMachine || !isExternallyManaged(o)
+	})
+}
+
+// Reconcile reconciles one LocalMachine.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	log := ctrl.LoggerFrom(ctx)
+	lm := &infrav1.LocalMachine{}
+	if err := r.Client.Get(ctx, req.NamespacedName, lm); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if isExternallyManaged(lm) {
+		log.V(1).Info("The LocalMachine is externally managed, skipping it")
+		return ctrl.Result{}, nil
+	}
+	machine, err := r.ownerMachine(ctx, lm)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if machine == nil && lm.DeletionTimestamp.IsZero() {
+		log.Info("Waiting for the Machine controller to set an owner reference on the LocalMachine")
+		return ctrl.Result{}, nil
+	}
+	var cluster *clusterv1.Cluster
+	if machine != nil {
+		log = log.WithValues("Machine", klog.KObj(machine))
+		if cluster, err = r.getCluster(ctx, lm.Namespace, machine.Spec.ClusterName); err != nil {
+			return ctrl.Result{}, err
+		}
+		if cluster == nil && lm.DeletionTimestamp.IsZero() {
+			log.Info("Waiting for the Machine's Cluster to exist", "Cluster", klog.KRef(lm.Namespace, machine.Spec.ClusterName))
+			return ctrl.Result{}, nil
+		}
+	}
+	if cluster != nil {
+		log = log.WithValues("Cluster", klog.KObj(cluster))
+	}
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	s := &scope{localMachine: lm, machine: machine, cluster: cluster}
+	helper := patch.NewHelper(lm, r.Client)
+	defer func() {
+		setStatus(lm, s.facts)
+		if err := helper.Patch(ctx, lm); err != nil {
+			reterr = errors.Join(reterr, err)
+		}
+	}()
+
+	if reconciler.IsPaused(cluster, lm) {
+		s.facts.paused = true
+		log.V(1).Info("Reconciliation is paused")
+		return ctrl.Result{}, nil
+	}
+	if !lm.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, s)
+	}
+	return r.reconcileNormal(ctx, s)
+}
+
+// ownerMachine returns the Machine that owns lm, or nil when it has none (or it is gone).
+func (r *Reconciler) ownerMachine(ctx context.Context, lm *infrav1.LocalMachine) (*clusterv1.Machine, error) {
+	for _, ref := range lm.OwnerReferences {
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err != nil || gv.Group != clusterv1.GroupVersion.Group || ref.Kind != "Machine" {
+			continue
+		}
+		m := &clusterv1.Machine{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: lm.Namespace, Name: ref.Name}, m); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("getting the owner Machine %s: %w", ref.Name, err)
+		}
+		return m, nil
+	}
+	return nil, nil
+}
+
+func (r *Reconciler) getCluster(ctx context.Context, namespace, name string) (*clusterv1.Cluster, error) {
+	cluster := &clusterv1.Cluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, cluster); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("getting Cluster %s: %w", name, err)
+	}
+	return cluster, nil
+}

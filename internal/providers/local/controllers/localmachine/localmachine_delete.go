@@ -1,0 +1,50 @@
+package localmachine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+)
+
+// reconcileDelete removes the machine's Node from the workload cluster, then releases the finalizer.
+// When the LocalCluster is gone or being deleted, its whole control plane goes, Nodes included.
+func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
+	lm := s.localMachine
+	s.facts.deleting = true
+	if !controllerutil.ContainsFinalizer(lm, infrav1.LocalMachineFinalizer) {
+		return ctrl.Result{}, nil
+	}
+	nodeName := nodeNameFromProviderID(ptr.Deref(lm.Spec.ProviderID, ""))
+	if nodeName != "" && s.cluster != nil {
+		if key, ok := localClusterKey(s.cluster); ok {
+			lc := &infrav1.LocalCluster{}
+			err := r.Client.Get(ctx, key, lc)
+			switch {
+			case apierrors.IsNotFound(err):
+			case err != nil:
+				return ctrl.Result{}, err
+			case lc.DeletionTimestamp.IsZero():
+				ctrl.LoggerFrom(ctx).Info("Deleting Node", "Node", nodeName)
+				err := r.Backend.DeleteNode(ctx, key, nodeName)
+				if errors.Is(err, backend.ErrClusterNotReady) {
+					s.facts.waiting = infrav1.WaitingForControlPlaneReason
+					return ctrl.Result{RequeueAfter: r.RetryInterval}, nil
+				}
+				if err != nil {
+					s.facts.deleteFailed = true
+					return ctrl.Result{}, fmt.Errorf("deleting Node %s: %w", nodeName, err)
+				}
+			}
+		}
+	}
+	controllerutil.RemoveFinalizer(lm, infrav1.LocalMachineFinalizer)
+	return ctrl.Result{}, nil
+}

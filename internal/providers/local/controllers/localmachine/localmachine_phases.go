@@ -1,0 +1,130 @@
+package localmachine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+)
+
+// scope is what one reconcile works on; phases record what they find in facts.
+type scope struct {
+	localMachine *infrav1.LocalMachine
+	machine      *clusterv1.Machine // nil only while deleting
+	cluster      *clusterv1.Cluster // nil only while deleting
+	facts        facts
+}
+
+// ProviderID returns the provider ID of a machine: local://<namespace>/<cluster>/<machine>.
+func ProviderID(namespace, clusterName, machineName string) string {
+	return infrav1.ProviderIDPrefix + namespace + "/" + clusterName + "/" + machineName
+}
+
+// nodeNameFromProviderID returns the Node name a provider ID was given for (its last segment).
+func nodeNameFromProviderID(id string) string {
+	if !strings.HasPrefix(id, infrav1.ProviderIDPrefix) {
+		return ""
+	}
+	return id[strings.LastIndex(id, "/")+1:]
+}
+
+// reconcileNormal runs the phases of a LocalMachine that is not being deleted, in order.
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	lm, m, cluster := s.localMachine, s.machine, s.cluster
+	if controllerutil.AddFinalizer(lm, infrav1.LocalMachineFinalizer) {
+		log.Info("Adding the LocalMachine finalizer")
+	}
+	providerID := ProviderID(lm.Namespace, cluster.Name, m.Name)
+	if lm.Spec.ProviderID != nil && *lm.Spec.ProviderID != providerID {
+		s.facts.failure = &failure{
+			reason:  clusterv1.InvalidConfigurationMachineError,
+			message: fmt.Sprintf("spec.providerID %s is not this machine's provider ID %s", *lm.Spec.ProviderID, providerID),
+		}
+		return ctrl.Result{}, nil
+	}
+	if !cluster.Status.InfrastructureReady {
+		s.facts.waiting = infrav1.WaitingForClusterInfrastructureReason
+		return ctrl.Result{}, nil
+	}
+	if m.Spec.Bootstrap.DataSecretName == nil {
+		s.facts.waiting = infrav1.WaitingForBootstrapDataReason
+		return ctrl.Result{}, nil
+	}
+	key, ok := localClusterKey(cluster)
+	if !ok {
+		s.facts.notLocal = true
+		return ctrl.Result{}, nil
+	}
+
+	// The simulated machine boots for spec.startupDelay, counted from the first reconcile that found
+	// everything ready (recorded in status.startupStartTime, so restarts do not reset it).
+	now := r.Now()
+	start := now
+	if lm.Status.StartupStartTime != nil {
+		start = lm.Status.StartupStartTime.Time
+	}
+	s.facts.startupStart = ptr.To(metav1.NewTime(start))
+	if lm.Spec.StartupDelay != nil {
+		if remaining := start.Add(lm.Spec.StartupDelay.Duration).Sub(now); remaining > 0 {
+			s.facts.waiting = infrav1.StartingUpReason
+			return ctrl.Result{RequeueAfter: remaining}, nil
+		}
+	}
+
+	node := backend.Node{
+		Name:           m.Name,
+		ProviderID:     providerID,
+		KubeletVersion: ptr.Deref(m.Spec.Version, ""),
+		ControlPlane:   isControlPlane(m),
+		FailureDomain:  ptr.Deref(m.Spec.FailureDomain, ""),
+	}
+	status, err := r.Backend.EnsureNode(ctx, key, node)
+	if errors.Is(err, backend.ErrClusterNotReady) {
+		s.facts.waiting = infrav1.WaitingForControlPlaneReason
+		return ctrl.Result{RequeueAfter: r.RetryInterval}, nil
+	}
+	if err != nil {
+		s.facts.registrationFailed = true
+		return ctrl.Result{}, fmt.Errorf("registering Node %s: %w", node.Name, err)
+	}
+	if lm.Spec.ProviderID == nil {
+		log.Info("Node registered", "Node", node.Name, "providerID", providerID)
+		lm.Spec.ProviderID = ptr.To(providerID)
+	}
+	s.facts.registered = true
+	s.facts.failureDomain = node.FailureDomain
+	for _, a := range status.Addresses {
+		s.facts.addresses = append(s.facts.addresses, clusterv1.MachineAddress{Type: clusterv1.MachineAddressType(a.Type), Address: a.Address})
+	}
+	return ctrl.Result{}, nil
+}
+
+func isControlPlane(m *clusterv1.Machine) bool {
+	_, ok := m.Labels[clusterv1.MachineControlPlaneLabel]
+	return ok
+}
+
+// localClusterKey returns the LocalCluster of a Cluster, from its spec.infrastructureRef.
+func localClusterKey(cluster *clusterv1.Cluster) (types.NamespacedName, bool) {
+	ref := cluster.Spec.InfrastructureRef
+	if ref == nil {
+		return types.NamespacedName{}, false
+	}
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil || gv.Group != infrav1.GroupVersion.Group || ref.Kind != "LocalCluster" {
+		return types.NamespacedName{}, false
+	}
+	return types.NamespacedName{Namespace: cluster.Namespace, Name: ref.Name}, true
+}

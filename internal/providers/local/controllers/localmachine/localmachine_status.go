@@ -1,0 +1,138 @@
+package localmachine
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/conditions"
+)
+
+// facts are what a reconcile found; setStatus derives the status from them.
+type facts struct {
+	// paused: the Cluster or the LocalMachine is paused; nothing else was looked at.
+	paused bool
+	// deleting: the LocalMachine is being deleted; deleteFailed: removing the Node failed.
+	deleting, deleteFailed bool
+	// failure is a terminal problem of the spec.
+	failure *failure
+	// waiting is the reason the Node is not registered yet (a *Reason constant of the API).
+	waiting string
+	// notLocal: the Cluster's infrastructure is not a LocalCluster, so there is nowhere to register.
+	notLocal bool
+	// registrationFailed: registering the Node failed; the reconcile is retried.
+	registrationFailed bool
+	// registered: the Node is registered, with these addresses.
+	registered bool
+	addresses  []clusterv1.MachineAddress
+	// failureDomain is the failure domain the Node was registered in, if any.
+	failureDomain string
+	// startupStart is when the simulated start-up began, once it has.
+	startupStart *metav1.Time
+}
+
+// failure is a terminal failure, for status.failureReason and failureMessage.
+type failure struct {
+	reason  clusterv1.MachineStatusError
+	message string
+}
+
+// waitingMessages are the NodeRegistered messages of each waiting reason.
+var waitingMessages = map[string]string{
+	infrav1.WaitingForClusterInfrastructureReason: "Waiting for the Cluster's infrastructure to be ready",
+	infrav1.WaitingForBootstrapDataReason:         "Waiting for the Machine's bootstrap data secret",
+	infrav1.StartingUpReason:                      "Waiting for spec.startupDelay to elapse",
+	infrav1.WaitingForControlPlaneReason:          "Waiting for the LocalCluster's kube-apiserver to be ready",
+}
+
+// setStatus computes the LocalMachine's status from the facts of a reconcile: the Paused condition always;
+// the rest only when not paused. status.ready and status.initialization.provisioned, once true, stay true.
+func setStatus(lm *infrav1.LocalMachine, f facts) {
+	paused := metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionFalse, Reason: clusterv1.NotPausedV1Beta2Reason}
+	if f.paused {
+		paused.Status, paused.Reason = metav1.ConditionTrue, clusterv1.PausedV1Beta2Reason
+		paused.Message = "Reconciliation is paused by the Cluster's spec.paused or the cluster.x-k8s.io/paused annotation"
+	}
+	conditions.SetV1Beta2(lm, paused)
+	if f.paused {
+		return
+	}
+	if f.startupStart != nil && lm.Status.StartupStartTime == nil {
+		lm.Status.StartupStartTime = f.startupStart
+	}
+	if f.failure != nil {
+		lm.Status.FailureReason = ptr.To(f.failure.reason)
+		lm.Status.FailureMessage = ptr.To(f.failure.message)
+	}
+	if f.registered {
+		lm.Status.Ready = true
+		lm.Status.Initialization = &infrav1.LocalMachineInitializationStatus{Provisioned: ptr.To(true)}
+		lm.Status.Addresses = f.addresses
+		lm.Status.FailureDomain = nil
+		if f.failureDomain != "" {
+			lm.Status.FailureDomain = ptr.To(f.failureDomain)
+		}
+	}
+	registered := nodeRegistered(f)
+	if registered == nil {
+		return
+	}
+	conditions.Set(lm, *registered)
+	conditions.SetSummary(lm, infrav1.NodeRegisteredCondition)
+	mirrorV1Beta2(lm, infrav1.NodeRegisteredCondition, infrav1.NodeRegisteredReason)
+	mirrorV1Beta2(lm, clusterv1.ReadyCondition, "Ready")
+}
+
+// nodeRegistered returns the NodeRegistered condition the facts call for, or nil when they say nothing
+// about it.
+func nodeRegistered(f facts) *clusterv1.Condition {
+	notRegistered := func(reason string, severity clusterv1.ConditionSeverity, message string) *clusterv1.Condition {
+		return &clusterv1.Condition{Type: infrav1.NodeRegisteredCondition, Status: corev1.ConditionFalse, Reason: reason, Severity: severity, Message: message}
+	}
+	switch {
+	case f.deleting && f.deleteFailed:
+		return notRegistered(clusterv1.DeletionFailedReason, clusterv1.ConditionSeverityWarning, "Deleting the Node failed; see the provider's logs")
+	case f.deleting && f.waiting != "":
+		return notRegistered(clusterv1.DeletingReason, clusterv1.ConditionSeverityInfo, "Waiting for the LocalCluster's kube-apiserver to delete the Node")
+	case f.deleting:
+		return notRegistered(clusterv1.DeletingReason, clusterv1.ConditionSeverityInfo, "Deleting the Node")
+	case f.failure != nil:
+		return notRegistered(infrav1.InvalidConfigurationReason, clusterv1.ConditionSeverityError, capitalize(f.failure.message))
+	case f.notLocal:
+		return notRegistered(infrav1.WaitingForClusterInfrastructureReason, clusterv1.ConditionSeverityError, "The Cluster's infrastructure is not a LocalCluster")
+	case f.registrationFailed:
+		return notRegistered(infrav1.NodeRegistrationFailedReason, clusterv1.ConditionSeverityWarning, "Registering the Node failed; see the provider's logs")
+	case f.waiting != "":
+		return notRegistered(f.waiting, clusterv1.ConditionSeverityInfo, waitingMessages[f.waiting])
+	case f.registered:
+		return &clusterv1.Condition{Type: infrav1.NodeRegisteredCondition, Status: corev1.ConditionTrue}
+	default:
+		return nil
+	}
+}
+
+// mirrorV1Beta2 copies a v1beta1 condition into status.v1beta2.conditions; a True condition gets
+// trueReason.
+func mirrorV1Beta2(lm *infrav1.LocalMachine, t clusterv1.ConditionType, trueReason string) {
+	c := conditions.Get(lm, t)
+	if c == nil {
+		return
+	}
+	out := metav1.Condition{Type: string(t), Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message}
+	if c.Status == corev1.ConditionTrue {
+		out.Reason = trueReason
+	}
+	if out.Reason == "" {
+		out.Reason = "Unknown"
+	}
+	conditions.SetV1Beta2(lm, out)
+}
+
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
