@@ -96,6 +96,8 @@ func Start(opts Options) (*Environment, error) {
 	}
 	cfg, err := env.Start()
 	if err != nil {
+		// Start leaves the processes running when a later step (installing the CRDs) fails.
+		_ = env.Stop()
 		return nil, fmt.Errorf("starting kube-apiserver and etcd from %s: %w", assets, err)
 	}
 	cfg.QPS, cfg.Burst = 500, 1000
