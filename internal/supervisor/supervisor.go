@@ -148,7 +148,7 @@ func (p *Process) start() error {
 	}
 	cmd.Stdout, cmd.Stderr = out, out
 	p.opts.Log.V(1).Info("Starting process", "name", p.spec.Name, "path", p.spec.Path)
-	if err := cmd.Start(); err != nil {
+	if err := spawn(cmd); err != nil {
 		return fmt.Errorf("starting %s (%s): %w", p.spec.Name, p.spec.Path, err)
 	}
 	p.mu.Lock()
