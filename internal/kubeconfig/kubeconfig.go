@@ -22,7 +22,7 @@ import (
 const (
 	// SecretType is the type of the Secrets Cluster API keeps for a Cluster, such as `<cluster>-kubeconfig`
 	// and `<cluster>-ca`.
-	SecretType corev1.SecretType = "cluster.x-k8s.io/secret"
+	SecretType = clusterv1.ClusterSecretType
 
 	// ValueKey is the key of the kubeconfig in the `<cluster>-kubeconfig` Secret.
 	ValueKey = "value"

@@ -240,10 +240,12 @@ func (r *Reconciler) ensureExternal(ctx context.Context, s *scope, ref *corev1.O
 	}
 
 	helper := patch.NewHelper(obj, r.Client)
-	if owner := metav1.GetControllerOf(obj); owner != nil && owner.UID != m.UID &&
-		owner.Kind == "MachineSet" && groupOf(owner.APIVersion) == clusterv1.GroupVersion.Group {
-		// Objects cloned by MachineSets of old Cluster API versions were controlled by the MachineSet.
-		obj.SetOwnerReferences(removeOwnerRef(obj.GetOwnerReferences(), owner.UID))
+	// A MachineSet owns the objects it clones until their Machine takes them over: the Machine alone owns
+	// them from then on, so that the ownership is the same whether it was created or restored.
+	for _, owner := range obj.GetOwnerReferences() {
+		if owner.UID != m.UID && owner.Kind == "MachineSet" && groupOf(owner.APIVersion) == clusterv1.GroupVersion.Group {
+			obj.SetOwnerReferences(removeOwnerRef(obj.GetOwnerReferences(), owner.UID))
+		}
 	}
 	if err := controllerutil.SetControllerReference(m, obj, r.Client.Scheme()); err != nil {
 		return nil, info, fmt.Errorf("making Machine %s the controller of %s %s: %w", m.Name, obj.GetKind(), obj.GetName(), err)

@@ -58,7 +58,7 @@ func KubeconfigSecret(namespace, clusterName string, kubeconfig []byte) *corev1.
 			Name:      clusterName + "-kubeconfig",
 			Labels:    map[string]string{clusterv1.ClusterNameLabel: clusterName},
 		},
-		Type: corev1.SecretType("cluster.x-k8s.io/secret"),
+		Type: clusterv1.ClusterSecretType,
 		Data: map[string][]byte{"value": kubeconfig},
 	}
 }

@@ -1,0 +1,82 @@
+// Package manager is the `capstan manager` command: the Cluster API core controller manager
+// (capi-controller-manager), with upstream's flags and defaults.
+package manager
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap/zapcore"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+	"github.com/capstan-dev/capstan/internal/controllermanager"
+	"github.com/capstan-dev/capstan/internal/core"
+)
+
+// Options are the flags of `capstan manager`.
+type Options struct {
+	Manager     *controllermanager.Options
+	Concurrency core.Concurrency
+	Kubeconfig  string
+	Verbosity   int
+	Zap         zap.Options
+}
+
+// NewCommand returns `capstan manager`.
+func NewCommand(streams iostreams.Streams) *cobra.Command {
+	o := &Options{
+		Manager:     controllermanager.DefaultOptions("capi-controller-manager"),
+		Concurrency: core.DefaultConcurrency(),
+	}
+	cmd := &cobra.Command{
+		Use:   "manager",
+		Short: "Run the Cluster API core controllers (Cluster, Machine, MachineSet, MachineDeployment)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.Zap.Level == nil {
+				o.Zap.Level = zapcore.Level(-o.Verbosity)
+			}
+			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.Zap), zap.WriteTo(streams.ErrOut)))
+			klog.SetLogger(ctrl.Log)
+			return o.Run(ctrl.SetupSignalHandler())
+		},
+	}
+	fs := cmd.Flags()
+	o.Manager.AddFlags(fs)
+	o.Concurrency.AddFlags(fs)
+	fs.IntVarP(&o.Verbosity, "v", "v", 0, "Log verbosity: 0 logs the essentials, higher numbers log more.")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig; in-cluster configuration or $KUBECONFIG when empty.")
+	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
+	o.Zap.BindFlags(zapFlags)
+	fs.AddGoFlagSet(zapFlags)
+	return cmd
+}
+
+// Run starts the manager and blocks until ctx is done.
+func (o *Options) Run(ctx context.Context) error {
+	cfg, err := restConfig(o.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	scheme, err := core.NewScheme()
+	if err != nil {
+		return err
+	}
+	mgr, err := o.Manager.New(cfg, scheme)
+	if err != nil {
+		return err
+	}
+	if err := core.Setup(ctx, mgr, core.Options{WatchFilter: o.Manager.WatchFilter, Concurrency: o.Concurrency}); err != nil {
+		return err
+	}
+	ctrl.Log.WithName("setup").Info("Starting the core controller manager")
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running the controller manager: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,243 @@
+package machinedeployment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/contract"
+	"github.com/capstan-dev/capstan/internal/controllers/machineset"
+	"github.com/capstan-dev/capstan/internal/patch"
+	"github.com/capstan-dev/capstan/internal/reconciler"
+)
+
+const (
+	// fieldOwner is the field manager of the controller's writes to MachineSets. The labels and
+	// annotations it owns are those it set; it removes them when they leave the MachineDeployment, and
+	// leaves alone those that others set.
+	fieldOwner = "capi-machinedeployment"
+
+	// MachineSetControllerIndex indexes MachineSets by the UID of their controller, so a MachineDeployment
+	// finds its MachineSets without listing the namespace.
+	MachineSetControllerIndex = "machinedeployment.cluster.x-k8s.io/controller-uid"
+
+	defaultCacheSyncTimeout = 10 * time.Second
+)
+
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedeployments;machinedeployments/status;machinedeployments/finalizers,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinesets;machines;clusters,verbs=get;list;watch;create;update;patch;delete
+
+// Reconciler reconciles MachineDeployments.
+type Reconciler struct {
+	// Client is the manager's (cached) client.
+	Client client.Client
+	// APIReader reads from the API server directly; unused today, kept for reads that must not be stale.
+	APIReader client.Reader
+	// Contracts resolves the contract of provider kinds.
+	Contracts *contract.Resolver
+	// WatchFilter is the value of --watch-filter; "" reconciles everything.
+	WatchFilter string
+
+	// CacheSyncTimeout bounds how long a reconcile waits for the cache to show a MachineSet it created, so
+	// that the next reconcile does not create it again; 10s when zero.
+	CacheSyncTimeout time.Duration
+
+	// now returns the current time; time.Now when nil. Tests replace it.
+	now func() time.Time
+}
+
+// SetupWithManager adds the controller and the MachineSet index it needs to mgr.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.Client == nil || r.Contracts == nil {
+		return errors.New("the MachineDeployment controller needs a Client and a contract Resolver")
+	}
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.MachineSet{}, MachineSetControllerIndex, machineset.ControllerUID); err != nil {
+		return fmt.Errorf("indexing MachineSets by controller: %w", err)
+	}
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("machinedeployment").
+		For(&clusterv1.MachineDeployment{}).
+		Owns(&clusterv1.MachineSet{}).
+		// Orphan MachineSets, for adoption.
+		Watches(&clusterv1.MachineSet{}, handler.EnqueueRequestsFromMapFunc(orphanMachineSetToMachineDeployment)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToMachineDeployments),
+			builder.WithPredicates(clusterCreatedOrPauseChanged())).
+		WithOptions(options).
+		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
+		Complete(reconciler.RequeueOnConflict(r))
+	if err != nil {
+		return fmt.Errorf("creating the MachineDeployment controller: %w", err)
+	}
+	return nil
+}
+
+// Reconcile brings one MachineDeployment closer to its spec.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
+	md := &clusterv1.MachineDeployment{}
+	if err := r.Client.Get(ctx, req.NamespacedName, md); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(md.Namespace, md.Spec.ClusterName))
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	cluster := &clusterv1.Cluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: md.Namespace, Name: md.Spec.ClusterName}, cluster); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("getting Cluster %s/%s: %w", md.Namespace, md.Spec.ClusterName, err)
+		}
+		cluster = nil
+		if md.DeletionTimestamp.IsZero() {
+			// The Cluster watch brings the MachineDeployment back when its Cluster appears.
+			log.V(2).Info("Waiting for the Cluster to exist")
+			return ctrl.Result{}, nil
+		}
+	}
+
+	// The finalizer goes first, so a MachineDeployment deleted right after creation still waits for its
+	// MachineSets.
+	if md.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(md, clusterv1.MachineDeploymentFinalizer) {
+		h := patch.NewHelper(md, r.Client)
+		controllerutil.AddFinalizer(md, clusterv1.MachineDeploymentFinalizer)
+		return ctrl.Result{}, h.Patch(ctx, md)
+	}
+
+	h := patch.NewHelper(md, r.Client)
+	if reconciler.IsPaused(cluster, md) {
+		log.V(4).Info("Reconciliation is paused")
+		setPausedCondition(md, cluster)
+		return ctrl.Result{}, h.Patch(ctx, md)
+	}
+
+	// The Cluster ownership is its own write, with optimistic locking: ownerReferences is a list, which a
+	// merge patch replaces.
+	if md.DeletionTimestamp.IsZero() && !ownedBy(md, cluster) {
+		before := md.DeepCopy()
+		md.OwnerReferences = append(md.OwnerReferences, metav1.OwnerReference{
+			APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID,
+		})
+		log.Info("Setting the Cluster as owner of the MachineDeployment")
+		return ctrl.Result{}, r.Client.Patch(ctx, md, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+	}
+
+	s := &scope{md: md, cluster: cluster, now: r.clock()}
+	defer func() {
+		setStatus(s)
+		if err := h.Patch(ctx, md); err != nil {
+			retErr = errors.Join(retErr, err)
+		}
+	}()
+
+	if !md.DeletionTimestamp.IsZero() {
+		return runPhases(ctx, s, r.getMachineSets, r.getMachines, r.reconcileDelete)
+	}
+	return runPhases(ctx, s,
+		r.reconcileLabelsAndDefaults,
+		r.reconcileTemplates,
+		r.getMachineSets,
+		r.getMachines,
+		r.rollout,
+		r.cleanupOldMachineSets,
+	)
+}
+
+func ownedBy(obj metav1.Object, owner metav1.Object) bool {
+	for _, ref := range obj.GetOwnerReferences() {
+		if ref.UID == owner.GetUID() {
+			return true
+		}
+	}
+	return false
+}
+
+// phase is one step of a reconcile; it records what it found in the scope.
+type phase func(ctx context.Context, s *scope) (ctrl.Result, error)
+
+// runPhases runs the phases in order, stops at the first error and returns the soonest requeue asked for.
+func runPhases(ctx context.Context, s *scope, phases ...phase) (ctrl.Result, error) {
+	var res ctrl.Result
+	for _, p := range phases {
+		r, err := p(ctx, s)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if r.RequeueAfter > 0 && (res.RequeueAfter == 0 || r.RequeueAfter < res.RequeueAfter) {
+			res = r
+		}
+	}
+	return res, nil
+}
+
+func (r *Reconciler) clock() time.Time {
+	if r.now != nil {
+		return r.now()
+	}
+	return time.Now()
+}
+
+func (r *Reconciler) cacheSyncTimeout() time.Duration {
+	if r.CacheSyncTimeout > 0 {
+		return r.CacheSyncTimeout
+	}
+	return defaultCacheSyncTimeout
+}
+
+// orphanMachineSetToMachineDeployment maps a MachineSet without a controller to the MachineDeployment its
+// deployment-name label names, which may adopt it. MachineSets with a controller reach it through Owns.
+func orphanMachineSetToMachineDeployment(_ context.Context, obj client.Object) []reconcile.Request {
+	if metav1.GetControllerOf(obj) != nil || !obj.GetDeletionTimestamp().IsZero() {
+		return nil
+	}
+	name, ok := obj.GetLabels()[clusterv1.MachineDeploymentNameLabel]
+	if !ok || name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: name}}}
+}
+
+// clusterToMachineDeployments maps a Cluster to its MachineDeployments. It matches spec.clusterName rather
+// than the cluster-name label, which a MachineDeployment created before its Cluster does not have yet; the
+// events it maps (creation, pause) are rare.
+func (r *Reconciler) clusterToMachineDeployments(ctx context.Context, obj client.Object) []reconcile.Request {
+	list := &clusterv1.MachineDeploymentList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the MachineDeployments of a Cluster", "Cluster", klog.KObj(obj))
+		return nil
+	}
+	var reqs []reconcile.Request
+	for i := range list.Items {
+		if list.Items[i].Spec.ClusterName == obj.GetName() {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+		}
+	}
+	return reqs
+}
+
+// clusterCreatedOrPauseChanged passes Cluster creations (a MachineDeployment may wait for its Cluster) and
+// changes of spec.paused.
+func clusterCreatedOrPauseChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return true },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldC, okOld := e.ObjectOld.(*clusterv1.Cluster)
+			newC, okNew := e.ObjectNew.(*clusterv1.Cluster)
+			return okOld && okNew && oldC.Spec.Paused != newC.Spec.Paused
+		},
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}

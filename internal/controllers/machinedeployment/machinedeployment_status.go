@@ -1,0 +1,360 @@
+package machinedeployment
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/controllers/machineset"
+)
+
+// Condition types of Machines that the MachineDeployment aggregates.
+const (
+	machineReadyCondition    = "Ready"
+	machineUpToDateCondition = "UpToDate"
+
+	// upToDateGracePeriod is how long a new Machine without an UpToDate condition is left out of the
+	// MachinesUpToDate condition, to give its controller time to set it.
+	upToDateGracePeriod = 10 * time.Second
+)
+
+// setStatus computes the MachineDeployment's status from what the reconcile found.
+func setStatus(s *scope) {
+	md := s.md
+	md.Status.ObservedGeneration = md.Generation
+	if sel, err := effectiveSelector(md); err == nil {
+		md.Status.Selector = sel.String()
+	}
+	if s.getMachineSetsSucceeded {
+		setReplicas(s)
+		md.Status.Phase = string(computePhase(s))
+	}
+	setV1Beta1Conditions(s)
+	conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionFalse,
+		Reason: clusterv1.NotPausedV1Beta2Reason})
+	setAvailableCondition(s)
+	setMachinesCondition(s, machineset.MachinesConditionInput{
+		ConditionType: machineReadyCondition, TargetType: clusterv1.MachineDeploymentMachinesReadyV1Beta2Condition,
+		TrueReason: clusterv1.MachineSetMachinesReadyV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotReadyV1Beta2Reason,
+		UnknownReason: clusterv1.MachineSetMachinesReadyUnknownV1Beta2Reason, NoReplicasReason: clusterv1.MachineSetMachinesReadyNoReplicasV1Beta2Reason,
+	})
+	setMachinesCondition(s, machineset.MachinesConditionInput{
+		ConditionType: machineUpToDateCondition, TargetType: clusterv1.MachineDeploymentMachinesUpToDateV1Beta2Condition,
+		TrueReason: clusterv1.MachineSetMachinesUpToDateV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotUpToDateV1Beta2Reason,
+		UnknownReason: clusterv1.MachineSetMachinesUpToDateUnknownV1Beta2Reason, NoReplicasReason: clusterv1.MachineSetMachinesUpToDateNoReplicasV1Beta2Reason,
+		Skip: func(m *clusterv1.Machine) bool {
+			return conditions.GetV1Beta2(m, machineUpToDateCondition) == nil && s.now.Sub(m.CreationTimestamp.Time) < upToDateGracePeriod
+		},
+	})
+	setRollingOutCondition(s)
+	setScalingUpCondition(s)
+	setScalingDownCondition(s)
+	setDeletingCondition(s)
+}
+
+// setReplicas sums the counters of the MachineSets: replicas, ready and available Machines of all of them,
+// updated Machines of the new one, and the Machines still needed for full availability.
+func setReplicas(s *scope) {
+	md := s.md
+	var replicas, specTotal, ready, available int32
+	var v2Ready, v2Available, v2UpToDate *int32
+	add := func(sum **int32, v *int32) {
+		if v != nil {
+			*sum = ptr.To(ptr.Deref(*sum, 0) + *v)
+		}
+	}
+	for _, ms := range s.machineSets {
+		replicas += ms.Status.Replicas
+		specTotal += specReplicas(ms)
+		ready += ms.Status.ReadyReplicas
+		available += ms.Status.AvailableReplicas
+		if v2 := ms.Status.V1Beta2; v2 != nil {
+			add(&v2Ready, v2.ReadyReplicas)
+			add(&v2Available, v2.AvailableReplicas)
+			add(&v2UpToDate, v2.UpToDateReplicas)
+		}
+	}
+	md.Status.Replicas = replicas
+	md.Status.UpdatedReplicas = 0
+	if s.newMS != nil {
+		md.Status.UpdatedReplicas = s.newMS.Status.Replicas
+	}
+	md.Status.ReadyReplicas = ready
+	md.Status.AvailableReplicas = available
+	// As upstream: the Machines the MachineSets want minus those available, so Machines not created yet
+	// count as unavailable.
+	md.Status.UnavailableReplicas = max(specTotal-available, 0)
+	if md.Status.V1Beta2 == nil {
+		md.Status.V1Beta2 = &clusterv1.MachineDeploymentV1Beta2Status{}
+	}
+	md.Status.V1Beta2.ReadyReplicas = v2Ready
+	md.Status.V1Beta2.AvailableReplicas = v2Available
+	md.Status.V1Beta2.UpToDateReplicas = v2UpToDate
+}
+
+// computePhase is Running when as many Machines are ready as wanted, ScalingUp when fewer, ScalingDown when more,
+// and Failed when the spec is invalid or a MachineSet reports a terminal failure.
+func computePhase(s *scope) clusterv1.MachineDeploymentPhase {
+	if s.invalidConfiguration != "" {
+		return clusterv1.MachineDeploymentPhaseFailed
+	}
+	for _, ms := range s.machineSets {
+		if ms.Status.FailureReason != nil || ms.Status.FailureMessage != nil {
+			return clusterv1.MachineDeploymentPhaseFailed
+		}
+	}
+	desired := s.replicas()
+	switch ready := s.md.Status.ReadyReplicas; {
+	case ready < desired:
+		return clusterv1.MachineDeploymentPhaseScalingUp
+	case ready > desired:
+		return clusterv1.MachineDeploymentPhaseScalingDown
+	default:
+		return clusterv1.MachineDeploymentPhaseRunning
+	}
+}
+
+// setV1Beta1Conditions sets Available, MachineSetReady and the Ready summary (of Available, as upstream;
+// and of MachineSetReady when the spec is invalid, so that Ready says so).
+func setV1Beta1Conditions(s *scope) {
+	md := s.md
+	if s.getMachineSetsSucceeded {
+		need := s.replicas() - s.strategy.maxUnavailable
+		if md.Status.AvailableReplicas >= need {
+			conditions.MarkTrue(md, clusterv1.MachineDeploymentAvailableCondition)
+		} else {
+			conditions.MarkFalse(md, clusterv1.MachineDeploymentAvailableCondition, clusterv1.MachineDeploymentWaitingForAvailableMachinesReason,
+				clusterv1.ConditionSeverityWarning, "Minimum availability requires %d replicas, current %d available", need, md.Status.AvailableReplicas)
+		}
+	}
+	switch {
+	case s.invalidConfiguration != "":
+		conditions.MarkFalse(md, clusterv1.MachineDeploymentMachineSetReadyCondition, clusterv1.MachineDeploymentInvalidConfigurationReason,
+			clusterv1.ConditionSeverityError, "%s", s.invalidConfiguration)
+	case s.newMS == nil:
+		conditions.MarkFalse(md, clusterv1.MachineDeploymentMachineSetReadyCondition, clusterv1.MachineDeploymentWaitingForMachineSetFallbackReason,
+			clusterv1.ConditionSeverityInfo, "MachineSet not found")
+	default:
+		if c := conditions.Get(s.newMS, clusterv1.ReadyCondition); c != nil {
+			mirror := *c
+			mirror.Type = clusterv1.MachineDeploymentMachineSetReadyCondition
+			mirror.LastTransitionTime = metav1.Time{}
+			conditions.Set(md, mirror)
+		} else {
+			conditions.MarkFalse(md, clusterv1.MachineDeploymentMachineSetReadyCondition, clusterv1.MachineDeploymentWaitingForMachineSetFallbackReason,
+				clusterv1.ConditionSeverityInfo, "Waiting for MachineSet %s to report its status", s.newMS.Name)
+		}
+	}
+	summarised := []clusterv1.ConditionType{clusterv1.MachineDeploymentAvailableCondition}
+	if s.invalidConfiguration != "" {
+		summarised = append(summarised, clusterv1.MachineDeploymentMachineSetReadyCondition)
+	}
+	if conditions.Get(md, clusterv1.MachineDeploymentAvailableCondition) != nil || s.invalidConfiguration != "" {
+		conditions.SetSummary(md, summarised...)
+	}
+}
+
+// setPausedCondition sets the v1beta2 Paused condition of a paused MachineDeployment.
+func setPausedCondition(md *clusterv1.MachineDeployment, cluster *clusterv1.Cluster) {
+	var why []string
+	if cluster != nil && cluster.Spec.Paused {
+		why = append(why, "Cluster spec.paused is set to true")
+	}
+	if _, ok := md.Annotations[clusterv1.PausedAnnotation]; ok {
+		why = append(why, "MachineDeployment has the cluster.x-k8s.io/paused annotation")
+	}
+	conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionTrue,
+		Reason: clusterv1.PausedV1Beta2Reason, Message: strings.Join(why, ", ")})
+}
+
+// setAvailableCondition is True when at least spec.replicas minus maxUnavailable Machines are available.
+func setAvailableCondition(s *scope) {
+	md := s.md
+	c := metav1.Condition{Type: clusterv1.MachineDeploymentAvailableV1Beta2Condition}
+	switch {
+	case !md.DeletionTimestamp.IsZero():
+		c.Status, c.Reason = metav1.ConditionFalse, clusterv1.MachineDeploymentAvailableDeletingV1Beta2Reason
+	case !s.getMachineSetsSucceeded:
+		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, clusterv1.MachineDeploymentAvailableInternalErrorV1Beta2Reason,
+			"Please check controller logs for errors"
+	default:
+		desired := s.replicas()
+		need := desired - s.strategy.maxUnavailable
+		available := ptr.Deref(md.Status.V1Beta2.AvailableReplicas, 0)
+		if available >= need {
+			c.Status, c.Reason = metav1.ConditionTrue, clusterv1.MachineDeploymentAvailableV1Beta2Reason
+			break
+		}
+		c.Status, c.Reason = metav1.ConditionFalse, clusterv1.MachineDeploymentNotAvailableV1Beta2Reason
+		if s.strategy.kind == clusterv1.RollingUpdateMachineDeploymentStrategyType && s.invalidConfiguration == "" {
+			c.Message = fmt.Sprintf("%d available replicas, at least %d required (spec.strategy.rollingUpdate.maxUnavailable is %s, spec.replicas is %d)",
+				available, need, s.strategy.maxUnavailableText, desired)
+		} else {
+			c.Message = fmt.Sprintf("%d available replicas, at least %d required (spec.replicas is %d)", available, need, desired)
+		}
+	}
+	conditions.SetV1Beta2(md, c)
+}
+
+func setMachinesCondition(s *scope, in machineset.MachinesConditionInput) {
+	if !s.getMachinesSucceeded {
+		conditions.SetV1Beta2(s.md, metav1.Condition{Type: in.TargetType, Status: metav1.ConditionUnknown,
+			Reason: "InternalError", Message: "Please check controller logs for errors"})
+		return
+	}
+	conditions.SetV1Beta2(s.md, machineset.MachinesCondition(s.machines, in))
+}
+
+// setRollingOutCondition is True while old MachineSets still have Machines, and says why they are old.
+func setRollingOutCondition(s *scope) {
+	md := s.md
+	if !s.getMachineSetsSucceeded {
+		conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentRollingOutV1Beta2Condition, Status: metav1.ConditionUnknown,
+			Reason: clusterv1.MachineDeploymentRollingOutInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
+		return
+	}
+	var outdated int32
+	var reasons []string
+	seen := map[string]bool{}
+	for _, ms := range s.machineSets {
+		if ms == s.newMS || ms.Status.Replicas == 0 {
+			continue
+		}
+		outdated += ms.Status.Replicas
+		diffs := machineset.TemplateDiff(&ms.Spec.Template, &md.Spec.Template)
+		if len(diffs) == 0 && machineset.RolloutAfterExpired(md, ms, s.now) {
+			diffs = []string{"MachineDeployment spec.rolloutAfter expired"}
+		}
+		for _, d := range diffs {
+			if !seen[d] {
+				seen[d] = true
+				reasons = append(reasons, d)
+			}
+		}
+	}
+	if outdated == 0 {
+		conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentRollingOutV1Beta2Condition, Status: metav1.ConditionFalse,
+			Reason: clusterv1.MachineDeploymentNotRollingOutV1Beta2Reason})
+		return
+	}
+	msg := fmt.Sprintf("Rolling out %d not up-to-date %s", outdated, plural(int(outdated), "replica", "replicas"))
+	if len(reasons) > 0 {
+		msg += "\n" + bullets(reasons)
+	}
+	if md.Spec.Paused {
+		msg += "\nThe rollout waits: spec.paused is set"
+	}
+	conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentRollingOutV1Beta2Condition, Status: metav1.ConditionTrue,
+		Reason: clusterv1.MachineDeploymentRollingOutV1Beta2Reason, Message: msg})
+}
+
+// setScalingUpCondition is True while there are fewer Machines than wanted; its message says what blocks
+// scaling up, even when not scaling up.
+func setScalingUpCondition(s *scope) {
+	md := s.md
+	if !s.getMachineSetsSucceeded {
+		conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentScalingUpV1Beta2Condition, Status: metav1.ConditionUnknown,
+			Reason: clusterv1.MachineDeploymentScalingUpInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
+		return
+	}
+	desired := s.replicas()
+	if !md.DeletionTimestamp.IsZero() {
+		desired = 0
+	}
+	have := md.Status.Replicas
+	var blockers []string
+	if s.invalidConfiguration != "" {
+		blockers = append(blockers, s.invalidConfiguration)
+	}
+	if s.bootstrapTemplateNotFound {
+		ref := md.Spec.Template.Spec.Bootstrap.ConfigRef
+		blockers = append(blockers, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name))
+	}
+	if s.infrastructureTemplateNotFound {
+		ref := md.Spec.Template.Spec.InfrastructureRef
+		blockers = append(blockers, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name))
+	}
+	if have >= desired {
+		msg := ""
+		if len(blockers) > 0 {
+			msg = "Scaling up would be blocked because:\n" + bullets(blockers)
+		}
+		conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentScalingUpV1Beta2Condition, Status: metav1.ConditionFalse,
+			Reason: clusterv1.MachineDeploymentNotScalingUpV1Beta2Reason, Message: msg})
+		return
+	}
+	msg := fmt.Sprintf("Scaling up from %d to %d replicas", have, desired)
+	if len(blockers) > 0 {
+		msg += " is blocked because:\n" + bullets(blockers)
+	}
+	conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentScalingUpV1Beta2Condition, Status: metav1.ConditionTrue,
+		Reason: clusterv1.MachineDeploymentScalingUpV1Beta2Reason, Message: msg})
+}
+
+// setScalingDownCondition is True while there are more Machines than wanted.
+func setScalingDownCondition(s *scope) {
+	md := s.md
+	if !s.getMachineSetsSucceeded {
+		conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentScalingDownV1Beta2Condition, Status: metav1.ConditionUnknown,
+			Reason: clusterv1.MachineDeploymentScalingDownInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
+		return
+	}
+	desired := s.replicas()
+	if !md.DeletionTimestamp.IsZero() {
+		desired = 0
+	}
+	if have := md.Status.Replicas; have > desired {
+		conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentScalingDownV1Beta2Condition, Status: metav1.ConditionTrue,
+			Reason: clusterv1.MachineDeploymentScalingDownV1Beta2Reason, Message: fmt.Sprintf("Scaling down from %d to %d replicas", have, desired)})
+		return
+	}
+	conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentScalingDownV1Beta2Condition, Status: metav1.ConditionFalse,
+		Reason: clusterv1.MachineDeploymentNotScalingDownV1Beta2Reason})
+}
+
+// setDeletingCondition is True while the MachineDeployment is being deleted and says what is left.
+func setDeletingCondition(s *scope) {
+	md := s.md
+	c := metav1.Condition{Type: clusterv1.MachineDeploymentDeletingV1Beta2Condition}
+	switch {
+	case md.DeletionTimestamp.IsZero():
+		c.Status, c.Reason = metav1.ConditionFalse, clusterv1.MachineDeploymentNotDeletingV1Beta2Reason
+	case !s.getMachineSetsSucceeded || !s.getMachinesSucceeded:
+		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, clusterv1.MachineDeploymentDeletingInternalErrorV1Beta2Reason,
+			"Please check controller logs for errors"
+	default:
+		c.Status, c.Reason = metav1.ConditionTrue, clusterv1.MachineDeploymentDeletingV1Beta2Reason
+		var parts []string
+		if n := len(s.machineSets); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, plural(n, "MachineSet", "MachineSets")))
+		}
+		if n := len(s.machines); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, plural(n, "Machine", "Machines")))
+		}
+		if len(parts) > 0 {
+			c.Message = "Deleting " + strings.Join(parts, " and ")
+		}
+	}
+	conditions.SetV1Beta2(md, c)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// bullets renders items as a list, one per line.
+func bullets(items []string) string {
+	lines := make([]string, 0, len(items))
+	for _, item := range items {
+		lines = append(lines, "* "+strings.ReplaceAll(item, "\n", "\n  "))
+	}
+	return strings.Join(lines, "\n")
+}

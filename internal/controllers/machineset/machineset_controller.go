@@ -1,0 +1,296 @@
+package machineset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/contract"
+	"github.com/capstan-dev/capstan/internal/patch"
+	"github.com/capstan-dev/capstan/internal/reconciler"
+)
+
+const (
+	// fieldOwner is the field manager of the controller's writes to Machines, InfraMachines and
+	// BootstrapConfigs. The labels and annotations it owns are those it set; it removes them when they leave
+	// the template, and leaves alone those that others set.
+	fieldOwner = "capi-machineset"
+
+	// MachineControllerIndex indexes Machines by the UID of their controller, so a MachineSet finds the
+	// Machines it owns without listing the namespace.
+	MachineControllerIndex = "machineset.cluster.x-k8s.io/controller-uid"
+
+	defaultCacheSyncTimeout = 10 * time.Second
+)
+
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinesets;machinesets/status;machinesets/finalizers,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines;clusters,verbs=get;list;watch;create;update;patch;delete
+
+// Reconciler reconciles MachineSets.
+type Reconciler struct {
+	// Client is the manager's (cached) client.
+	Client client.Client
+	// APIReader reads from the API server directly; unused today, kept for reads that must not be stale.
+	APIReader client.Reader
+	// Contracts resolves the contract of provider kinds.
+	Contracts *contract.Resolver
+	// WatchFilter is the value of --watch-filter; "" reconciles everything.
+	WatchFilter string
+
+	// CacheSyncTimeout bounds how long a reconcile waits for the cache to show the Machines it created or
+	// deleted, so that the next reconcile does not act on them twice; 10s when zero.
+	CacheSyncTimeout time.Duration
+
+	// now returns the current time; time.Now when nil. Tests replace it.
+	now func() time.Time
+}
+
+// SetupWithManager adds the controller and the Machine index it needs to mgr.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.Client == nil || r.Contracts == nil {
+		return errors.New("the MachineSet controller needs a Client and a contract Resolver")
+	}
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.Machine{}, MachineControllerIndex, ControllerUID); err != nil {
+		return fmt.Errorf("indexing Machines by controller: %w", err)
+	}
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("machineset").
+		For(&clusterv1.MachineSet{}).
+		Owns(&clusterv1.Machine{}).
+		// Orphan Machines, for adoption.
+		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.orphanMachineToMachineSets)).
+		// A MachineDeployment's template decides whether the Machines of its MachineSets are up to date.
+		Watches(&clusterv1.MachineDeployment{}, handler.EnqueueRequestsFromMapFunc(r.machineDeploymentToMachineSets)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToMachineSets),
+			builder.WithPredicates(clusterCreatedOrPauseChanged())).
+		WithOptions(options).
+		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
+		Complete(reconciler.RequeueOnConflict(r))
+	if err != nil {
+		return fmt.Errorf("creating the MachineSet controller: %w", err)
+	}
+	return nil
+}
+
+// ControllerUID is an index function returning the UID of an object's controller, if any.
+func ControllerUID(obj client.Object) []string {
+	if ref := metav1.GetControllerOf(obj); ref != nil {
+		return []string{string(ref.UID)}
+	}
+	return nil
+}
+
+// Reconcile brings one MachineSet closer to its spec.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
+	ms := &clusterv1.MachineSet{}
+	if err := r.Client.Get(ctx, req.NamespacedName, ms); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(ms.Namespace, ms.Spec.ClusterName))
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	cluster, err := r.getCluster(ctx, ms)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if cluster == nil && ms.DeletionTimestamp.IsZero() {
+		// The Cluster watch brings the MachineSet back when its Cluster appears.
+		log.V(2).Info("Waiting for the Cluster to exist")
+		return ctrl.Result{}, nil
+	}
+
+	// The finalizer goes first, so a MachineSet deleted right after creation still waits for its Machines.
+	if ms.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(ms, clusterv1.MachineSetFinalizer) {
+		h := patch.NewHelper(ms, r.Client)
+		controllerutil.AddFinalizer(ms, clusterv1.MachineSetFinalizer)
+		return ctrl.Result{}, h.Patch(ctx, ms)
+	}
+
+	h := patch.NewHelper(ms, r.Client)
+	if reconciler.IsPaused(cluster, ms) {
+		log.V(4).Info("Reconciliation is paused")
+		setPausedCondition(ms, cluster, true)
+		return ctrl.Result{}, h.Patch(ctx, ms)
+	}
+
+	// The Cluster ownership is its own write, with optimistic locking: ownerReferences is a list, which a
+	// merge patch replaces, and the MachineDeployment may be adopting the MachineSet at the same time.
+	if ms.DeletionTimestamp.IsZero() && !hasOwner(ms.OwnerReferences, "MachineDeployment") && !hasOwner(ms.OwnerReferences, "Cluster") {
+		before := ms.DeepCopy()
+		ms.OwnerReferences = append(ms.OwnerReferences, metav1.OwnerReference{
+			APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID,
+		})
+		log.Info("Setting the Cluster as owner of the MachineSet")
+		return ctrl.Result{}, r.Client.Patch(ctx, ms, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+	}
+
+	s := &scope{ms: ms, cluster: cluster, now: r.clock()}
+	defer func() {
+		setStatus(s)
+		if err := h.Patch(ctx, ms); err != nil {
+			retErr = errors.Join(retErr, err)
+		}
+		if retErr == nil && ms.DeletionTimestamp.IsZero() {
+			// Come back when a Ready Machine has been Ready for minReadySeconds, to count it as available.
+			res = lowestNonZero(res, ctrl.Result{RequeueAfter: requeueForAvailability(s)})
+		}
+	}()
+
+	if !ms.DeletionTimestamp.IsZero() {
+		return runPhases(ctx, s, r.getAndAdoptMachines, r.reconcileDelete)
+	}
+	return runPhases(ctx, s,
+		r.reconcileLabelsAndDefaults,
+		r.getOwningMachineDeployment,
+		r.reconcileTemplates,
+		r.getAndAdoptMachines,
+		r.syncMachines,
+		r.syncReplicas,
+	)
+}
+
+// phase is one step of a reconcile; it records what it found in the scope.
+type phase func(ctx context.Context, s *scope) (ctrl.Result, error)
+
+// runPhases runs the phases in order, stops at the first error and returns the soonest requeue asked for.
+func runPhases(ctx context.Context, s *scope, phases ...phase) (ctrl.Result, error) {
+	var res ctrl.Result
+	for _, p := range phases {
+		r, err := p(ctx, s)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		res = lowestNonZero(res, r)
+	}
+	return res, nil
+}
+
+func lowestNonZero(a, b ctrl.Result) ctrl.Result {
+	switch {
+	case a.RequeueAfter == 0:
+		return b
+	case b.RequeueAfter == 0:
+		return a
+	case b.RequeueAfter < a.RequeueAfter:
+		return b
+	default:
+		return a
+	}
+}
+
+func (r *Reconciler) clock() time.Time {
+	if r.now != nil {
+		return r.now()
+	}
+	return time.Now()
+}
+
+func (r *Reconciler) cacheSyncTimeout() time.Duration {
+	if r.CacheSyncTimeout > 0 {
+		return r.CacheSyncTimeout
+	}
+	return defaultCacheSyncTimeout
+}
+
+// getCluster returns the MachineSet's Cluster, or nil when it does not exist.
+func (r *Reconciler) getCluster(ctx context.Context, ms *clusterv1.MachineSet) (*clusterv1.Cluster, error) {
+	cluster := &clusterv1.Cluster{}
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: ms.Namespace, Name: ms.Spec.ClusterName}, cluster)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("getting Cluster %s/%s: %w", ms.Namespace, ms.Spec.ClusterName, err)
+	}
+	return cluster, nil
+}
+
+// orphanMachineToMachineSets maps a Machine without a controller to the MachineSets of its Cluster whose
+// selector matches it, so they can adopt it. Machines with a controller reach their owner through Owns.
+func (r *Reconciler) orphanMachineToMachineSets(ctx context.Context, obj client.Object) []reconcile.Request {
+	m, ok := obj.(*clusterv1.Machine)
+	if !ok || metav1.GetControllerOf(m) != nil || !m.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	list := &clusterv1.MachineSetList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(m.Namespace),
+		client.MatchingLabels{clusterv1.ClusterNameLabel: m.Spec.ClusterName}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing MachineSets to adopt a Machine", "Machine", klog.KObj(m))
+		return nil
+	}
+	var reqs []reconcile.Request
+	for i := range list.Items {
+		ms := &list.Items[i]
+		selector, err := effectiveSelector(ms)
+		if err != nil || !selector.Matches(labels.Set(m.Labels)) {
+			continue
+		}
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(ms)})
+	}
+	return reqs
+}
+
+// machineDeploymentToMachineSets maps a MachineDeployment to its MachineSets, through the deployment-name
+// label it puts on them.
+func (r *Reconciler) machineDeploymentToMachineSets(ctx context.Context, obj client.Object) []reconcile.Request {
+	list := &clusterv1.MachineSetList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace()),
+		client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: obj.GetName()}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the MachineSets of a MachineDeployment", "MachineDeployment", klog.KObj(obj))
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return reqs
+}
+
+// clusterToMachineSets maps a Cluster to its MachineSets. It matches spec.clusterName rather than the
+// cluster-name label, which a MachineSet created before its Cluster does not have yet; the events it maps
+// (creation, pause) are rare.
+func (r *Reconciler) clusterToMachineSets(ctx context.Context, obj client.Object) []reconcile.Request {
+	list := &clusterv1.MachineSetList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the MachineSets of a Cluster", "Cluster", klog.KObj(obj))
+		return nil
+	}
+	var reqs []reconcile.Request
+	for i := range list.Items {
+		if list.Items[i].Spec.ClusterName == obj.GetName() {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+		}
+	}
+	return reqs
+}
+
+// clusterCreatedOrPauseChanged passes Cluster creations (a MachineSet may wait for its Cluster) and changes
+// of spec.paused.
+func clusterCreatedOrPauseChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return true },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldC, okOld := e.ObjectOld.(*clusterv1.Cluster)
+			newC, okNew := e.ObjectNew.(*clusterv1.Cluster)
+			return okOld && okNew && oldC.Spec.Paused != newC.Spec.Paused
+		},
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}

@@ -1,0 +1,276 @@
+package machineset
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"strings"
+	"text/template"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/external"
+)
+
+const (
+	// defaultMachineNameTemplate is how Machines are named when spec.machineNamingStrategy is empty.
+	defaultMachineNameTemplate = "{{ .machineSet.name }}-{{ .random }}"
+
+	// maxNameLength is the longest Machine name generated; longer names are cut and get a new random suffix,
+	// as upstream does, so that the name can also be a label value and a host name.
+	maxNameLength = 63
+	randomLength  = 5
+
+	// missingTemplateRequeue is how often a MachineSet whose templates do not exist checks again; templates
+	// are not watched.
+	missingTemplateRequeue = 30 * time.Second
+)
+
+// syncReplicas creates or deletes Machines until the MachineSet has spec.replicas of them.
+func (r *Reconciler) syncReplicas(ctx context.Context, s *scope) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	ms := s.ms
+	want := int(ptr.Deref(ms.Spec.Replicas, 1))
+	diff := len(s.machines) - want
+	switch {
+	case diff < 0:
+		if _, ok := ms.Annotations[clusterv1.DisableMachineCreateAnnotation]; ok {
+			log.V(4).Info("Not creating Machines: the MachineSet has the disable-machine-create annotation")
+			return ctrl.Result{}, nil
+		}
+		if s.invalidConfiguration != "" {
+			log.Info("Not creating Machines: the MachineSet's spec is invalid", "reason", s.invalidConfiguration)
+			return ctrl.Result{}, nil
+		}
+		if s.infrastructureTemplateNotFound || s.bootstrapTemplateNotFound {
+			log.Info("Not creating Machines: a template does not exist")
+			return ctrl.Result{RequeueAfter: missingTemplateRequeue}, nil
+		}
+		return ctrl.Result{}, r.createMachines(ctx, s, -diff)
+	case diff > 0:
+		return ctrl.Result{}, r.deleteMachines(ctx, s, diff)
+	}
+	return ctrl.Result{}, nil
+}
+
+func (r *Reconciler) createMachines(ctx context.Context, s *scope, count int) error {
+	created := make([]client.ObjectKey, 0, count)
+	for i := range count {
+		m, err := r.createMachine(ctx, s, i+1, count)
+		if err != nil {
+			return err
+		}
+		created = append(created, client.ObjectKeyFromObject(m))
+	}
+	// The next reconcile must count these Machines, or it would create them again.
+	return r.waitForCache(ctx, created, func(m *clusterv1.Machine, err error) bool { return err == nil })
+}
+
+// createMachine clones the bootstrap and infrastructure templates and creates a Machine referencing the
+// clones. When a step fails, the clones made so far are deleted.
+func (r *Reconciler) createMachine(ctx context.Context, s *scope, n, count int) (*clusterv1.Machine, error) {
+	ms := s.ms
+	m, err := newMachine(ms, utilrand.String(randomLength))
+	if err != nil {
+		s.createFailure = &failure{clusterv1.MachineSetMachineCreationFailedReason, capitalise(err.Error())}
+		return nil, err
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("Machine", klog.KObj(m))
+	log.Info(fmt.Sprintf("Creating Machine (scaling up, %d of %d)", n, count))
+
+	// The clones are owned by the MachineSet until the Machine controller takes them over, so that they are
+	// garbage collected with the MachineSet if the Machine never gets to own them.
+	owner := &metav1.OwnerReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineSet", Name: ms.Name, UID: ms.UID}
+	var clones []*corev1.ObjectReference
+	cleanup := func() {
+		for _, ref := range clones {
+			if err := r.Client.Delete(ctx, refToUnstructured(ref)); err != nil && !apierrors.IsNotFound(err) {
+				log.Error(err, "Deleting a clone after creating the Machine failed", ref.Kind, klog.KRef(ref.Namespace, ref.Name))
+			}
+		}
+	}
+
+	if tpl := ms.Spec.Template.Spec.Bootstrap.ConfigRef; tpl != nil {
+		ref, err := external.Clone(ctx, r.Client, external.CloneInput{
+			Template: tpl, Namespace: ms.Namespace, Name: m.Name, ClusterName: ms.Spec.ClusterName, Owner: owner,
+		})
+		if err != nil {
+			s.createFailure = &failure{clusterv1.MachineSetBootstrapTemplateCloningFailedReason,
+				fmt.Sprintf("Cloning %s %s failed", tpl.Kind, tpl.Name)}
+			return nil, fmt.Errorf("cloning the bootstrap template: %w", err)
+		}
+		clones = append(clones, ref)
+		m.Spec.Bootstrap.ConfigRef = ref
+	}
+
+	tpl := &ms.Spec.Template.Spec.InfrastructureRef
+	ref, err := external.Clone(ctx, r.Client, external.CloneInput{
+		Template: tpl, Namespace: ms.Namespace, Name: m.Name, ClusterName: ms.Spec.ClusterName, Owner: owner,
+	})
+	if err != nil {
+		cleanup()
+		s.createFailure = &failure{clusterv1.MachineSetInfrastructureTemplateCloningFailedReason,
+			fmt.Sprintf("Cloning %s %s failed", tpl.Kind, tpl.Name)}
+		return nil, fmt.Errorf("cloning the infrastructure template: %w", err)
+	}
+	clones = append(clones, ref)
+	m.Spec.InfrastructureRef = *ref
+
+	if err := r.Client.Create(ctx, m, client.FieldOwner(fieldOwner)); err != nil {
+		cleanup()
+		s.createFailure = &failure{clusterv1.MachineSetMachineCreationFailedReason, "Creating a Machine failed"}
+		return nil, fmt.Errorf("creating Machine %s: %w", m.Name, err)
+	}
+	return m, nil
+}
+
+// newMachine returns the Machine the MachineSet creates, without its bootstrap and infrastructure
+// references; random is the random part of its name.
+func newMachine(ms *clusterv1.MachineSet, random string) (*clusterv1.Machine, error) {
+	tpl := defaultMachineNameTemplate
+	if ms.Spec.MachineNamingStrategy != nil && ms.Spec.MachineNamingStrategy.Template != "" {
+		tpl = ms.Spec.MachineNamingStrategy.Template
+	}
+	name, err := machineName(tpl, ms, random)
+	if err != nil {
+		return nil, err
+	}
+	spec := ms.Spec.Template.Spec.DeepCopy()
+	spec.ClusterName = ms.Spec.ClusterName
+	spec.InfrastructureRef = corev1.ObjectReference{}
+	spec.Bootstrap.ConfigRef = nil
+	m := &clusterv1.Machine{
+		TypeMeta: metav1.TypeMeta{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            name,
+			Namespace:       ms.Namespace,
+			Labels:          machineLabels(ms),
+			Annotations:     maps.Clone(ms.Spec.Template.Annotations),
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(ms, clusterv1.GroupVersion.WithKind("MachineSet"))},
+			// Set on creation, as upstream does, so that a Machine deleted before the Machine controller first
+			// sees it still gets its infrastructure and bootstrap objects cleaned up.
+			Finalizers: []string{clusterv1.MachineFinalizer},
+		},
+		Spec: *spec,
+	}
+	return m, nil
+}
+
+// machineName renders a naming template ({{ .machineSet.name }}, {{ .cluster.name }}, {{ .random }}).
+// The template must use {{ .random }}, so that names do not repeat. A name longer than 63 characters is
+// cut and gets a new random suffix.
+func machineName(tpl string, ms *clusterv1.MachineSet, random string) (string, error) {
+	if !strings.Contains(tpl, "{{ .random }}") {
+		return "", errors.New("it must contain {{ .random }}")
+	}
+	t, err := template.New("machine name").Option("missingkey=error").Parse(tpl)
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	data := map[string]any{
+		"cluster":    map[string]any{"name": ms.Spec.ClusterName},
+		"machineSet": map[string]any{"name": ms.Name},
+		"random":     random,
+	}
+	if err := t.Execute(&buf, data); err != nil {
+		return "", err
+	}
+	name := buf.String()
+	if len(name) > maxNameLength {
+		name = name[:maxNameLength-randomLength] + random
+	}
+	return name, nil
+}
+
+// machineLabels are the labels of the MachineSet's Machines: the template's, the Cluster's, the MachineSet's
+// name (hashed when it cannot be a label value) and, when it has one, the MachineDeployment's name.
+func machineLabels(ms *clusterv1.MachineSet) map[string]string {
+	out := effectiveTemplateLabels(ms)
+	out[clusterv1.MachineSetNameLabel] = formatLabelValue(ms.Name)
+	if md, ok := ms.Labels[clusterv1.MachineDeploymentNameLabel]; ok {
+		out[clusterv1.MachineDeploymentNameLabel] = md
+	}
+	return out
+}
+
+// formatLabelValue returns s when it is a valid label value, and otherwise a hash of it that is, in the
+// same format as upstream ("hash_<base64url(fnv32a)>_z") so that selectors on these labels keep working.
+func formatLabelValue(s string) string {
+	if len(validation.IsValidLabelValue(s)) == 0 {
+		return s
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(s))
+	return fmt.Sprintf("hash_%s_z", base64.RawURLEncoding.EncodeToString(h.Sum(nil)))
+}
+
+// deleteMachines deletes count Machines, chosen by the delete policy.
+func (r *Reconciler) deleteMachines(ctx context.Context, s *scope, count int) error {
+	log := ctrl.LoggerFrom(ctx)
+	policy := clusterv1.MachineSetDeletePolicy(s.ms.Spec.DeletePolicy)
+	victims := machinesToDelete(s.machines, count, policy)
+	keys := make([]client.ObjectKey, 0, len(victims))
+	for i, m := range victims {
+		keys = append(keys, client.ObjectKeyFromObject(m))
+		if !m.DeletionTimestamp.IsZero() {
+			log.V(4).Info(fmt.Sprintf("Waiting for Machine to be deleted (scaling down, %d of %d)", i+1, count), "Machine", klog.KObj(m))
+			continue
+		}
+		log.Info(fmt.Sprintf("Deleting Machine (scaling down, %d of %d)", i+1, count), "Machine", klog.KObj(m), "deletePolicy", policy)
+		if err := r.Client.Delete(ctx, m); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting Machine %s: %w", m.Name, err)
+		}
+	}
+	// The next reconcile must see these Machines as deleting, or it would delete others too.
+	return r.waitForCache(ctx, keys, func(m *clusterv1.Machine, err error) bool {
+		return apierrors.IsNotFound(err) || (err == nil && !m.DeletionTimestamp.IsZero())
+	})
+}
+
+// waitForCache polls the cache until done holds for every Machine, or the cache sync timeout passes.
+func (r *Reconciler) waitForCache(ctx context.Context, keys []client.ObjectKey, done func(*clusterv1.Machine, error) bool) error {
+	for _, key := range keys {
+		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, r.cacheSyncTimeout(), true, func(ctx context.Context) (bool, error) {
+			m := &clusterv1.Machine{}
+			return done(m, r.Client.Get(ctx, key, m)), nil
+		})
+		if err != nil {
+			return fmt.Errorf("waiting for the cache to show the change to Machine %s: %w", key.Name, err)
+		}
+	}
+	return nil
+}
+
+func refToUnstructured(ref *corev1.ObjectReference) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(ref.APIVersion)
+	u.SetKind(ref.Kind)
+	u.SetNamespace(ref.Namespace)
+	u.SetName(ref.Name)
+	return u
+}
+
+// capitalise makes the first letter of a condition message upper case.
+func capitalise(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,461 @@
+package machineset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/contract"
+)
+
+// reconcileLabelsAndDefaults labels the MachineSet with its Cluster, applies the defaults upstream's webhook
+// would (spec.replicas) and checks what the CRD schema cannot. (A MachineSet that no MachineDeployment owns
+// was made owned by its Cluster before.)
+func (r *Reconciler) reconcileLabelsAndDefaults(ctx context.Context, s *scope) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	ms := s.ms
+	if ms.Labels == nil {
+		ms.Labels = map[string]string{}
+	}
+	ms.Labels[clusterv1.ClusterNameLabel] = ms.Spec.ClusterName
+
+	if ms.Spec.Replicas == nil {
+		var current *int32
+		if ms.Status.ObservedGeneration > 0 {
+			current = &ms.Status.Replicas
+		}
+		replicas, err := DefaultReplicas(ms.Annotations, current)
+		if err != nil {
+			log.Error(err, "Ignoring the cluster autoscaler annotations")
+		}
+		log.Info("Defaulting spec.replicas", "replicas", replicas)
+		ms.Spec.Replicas = &replicas
+	}
+
+	s.invalidConfiguration = validate(ms)
+	return ctrl.Result{}, nil
+}
+
+// hasOwner reports whether refs hold a reference to a Cluster API object of the given kind.
+func hasOwner(refs []metav1.OwnerReference, kind string) bool {
+	for _, ref := range refs {
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err == nil && gv.Group == clusterv1.GroupVersion.Group && ref.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// DefaultReplicas returns the replicas of a MachineSet or MachineDeployment whose spec.replicas is empty,
+// as upstream's defaulting webhook computes them. With both cluster autoscaler annotations set, it is the
+// minimum size for a new object and, for an object handed over to the autoscaler by removing
+// spec.replicas, its current number of Machines (current) kept within the autoscaler's range. Otherwise
+// it is 1. An annotation that is not a number is an error, and the annotations are then ignored.
+func DefaultReplicas(annotations map[string]string, current *int32) (int32, error) {
+	minRaw, hasMin := annotations[clusterv1.AutoscalerMinSizeAnnotation]
+	maxRaw, hasMax := annotations[clusterv1.AutoscalerMaxSizeAnnotation]
+	if !hasMin || !hasMax {
+		return 1, nil
+	}
+	minSize, err := strconv.ParseInt(minRaw, 10, 32)
+	if err != nil {
+		return 1, fmt.Errorf("parsing annotation %s: %w", clusterv1.AutoscalerMinSizeAnnotation, err)
+	}
+	maxSize, err := strconv.ParseInt(maxRaw, 10, 32)
+	if err != nil {
+		return 1, fmt.Errorf("parsing annotation %s: %w", clusterv1.AutoscalerMaxSizeAnnotation, err)
+	}
+	switch {
+	case current == nil || int64(*current) < minSize:
+		return int32(minSize), nil
+	case int64(*current) > maxSize:
+		return int32(maxSize), nil
+	default:
+		return *current, nil
+	}
+}
+
+// validate returns why the MachineSet's spec cannot work, or "" when it can.
+func validate(ms *clusterv1.MachineSet) string {
+	selector, err := effectiveSelector(ms)
+	if err != nil {
+		return fmt.Sprintf("Spec.selector is invalid: %v", err)
+	}
+	if !selector.Matches(labels.Set(effectiveTemplateLabels(ms))) {
+		return "Spec.selector does not match the labels of spec.template.metadata"
+	}
+	if problem := TemplateRefsProblem(&ms.Spec.Template.Spec); problem != "" {
+		return problem
+	}
+	if t := ms.Spec.MachineNamingStrategy; t != nil && t.Template != "" {
+		if _, err := machineName(t.Template, ms, "abcde"); err != nil {
+			return fmt.Sprintf("Spec.machineNamingStrategy.template is invalid: %v", err)
+		}
+	}
+	return ""
+}
+
+// TemplateRefsProblem returns why the references of a Machine template cannot be cloned for each Machine,
+// or "" when they can: both must point at templates (kinds ending in "Template").
+func TemplateRefsProblem(spec *clusterv1.MachineSpec) string {
+	if !strings.HasSuffix(spec.InfrastructureRef.Kind, clusterv1.TemplateSuffix) {
+		return fmt.Sprintf("Spec.template.spec.infrastructureRef must point at a template (a kind ending in %s), not at a %q",
+			clusterv1.TemplateSuffix, spec.InfrastructureRef.Kind)
+	}
+	if ref := spec.Bootstrap.ConfigRef; ref != nil && !strings.HasSuffix(ref.Kind, clusterv1.TemplateSuffix) {
+		return fmt.Sprintf("Spec.template.spec.bootstrap.configRef must point at a template (a kind ending in %s), not at a %q",
+			clusterv1.TemplateSuffix, ref.Kind)
+	}
+	return ""
+}
+
+// effectiveSelector is the MachineSet's selector as upstream's defaulting webhook writes it: restricted to
+// its Cluster, and, when empty, to the MachineSet's own Machines (set-name label).
+func effectiveSelector(ms *clusterv1.MachineSet) (labels.Selector, error) {
+	sel := ms.Spec.Selector.DeepCopy()
+	if sel.MatchLabels == nil {
+		sel.MatchLabels = map[string]string{}
+	}
+	if emptySelector(ms) {
+		sel.MatchLabels[clusterv1.MachineSetNameLabel] = formatLabelValue(ms.Name)
+	}
+	sel.MatchLabels[clusterv1.ClusterNameLabel] = ms.Spec.ClusterName
+	return metav1.LabelSelectorAsSelector(sel)
+}
+
+// effectiveTemplateLabels are the template's labels as upstream's defaulting webhook writes them: with the
+// Cluster's and, when the selector is empty, the MachineSet's name.
+func effectiveTemplateLabels(ms *clusterv1.MachineSet) map[string]string {
+	out := maps.Clone(ms.Spec.Template.Labels)
+	if out == nil {
+		out = map[string]string{}
+	}
+	if emptySelector(ms) {
+		out[clusterv1.MachineSetNameLabel] = formatLabelValue(ms.Name)
+	}
+	out[clusterv1.ClusterNameLabel] = ms.Spec.ClusterName
+	return out
+}
+
+func emptySelector(ms *clusterv1.MachineSet) bool {
+	return len(ms.Spec.Selector.MatchLabels) == 0 && len(ms.Spec.Selector.MatchExpressions) == 0
+}
+
+// getOwningMachineDeployment finds the MachineDeployment that controls the MachineSet, if any. When it
+// has a spec.rolloutAfter in the future, the MachineSet comes back then to mark its Machines out of date.
+func (r *Reconciler) getOwningMachineDeployment(ctx context.Context, s *scope) (ctrl.Result, error) {
+	ref := metav1.GetControllerOf(s.ms)
+	if ref == nil || ref.Kind != "MachineDeployment" || !hasOwner([]metav1.OwnerReference{*ref}, "MachineDeployment") {
+		return ctrl.Result{}, nil
+	}
+	md := &clusterv1.MachineDeployment{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.ms.Namespace, Name: ref.Name}, md); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("getting MachineDeployment %s: %w", ref.Name, err)
+	}
+	if md.UID != ref.UID {
+		return ctrl.Result{}, nil
+	}
+	s.owningMD = md
+	if after := md.Spec.RolloutAfter; after != nil && s.now.Before(after.Time) {
+		return ctrl.Result{RequeueAfter: after.Sub(s.now)}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// reconcileTemplates points the template references at the newest API version of their contract, makes
+// the Cluster an owner of the templates (so they move and go with it) and records missing templates.
+func (r *Reconciler) reconcileTemplates(ctx context.Context, s *scope) (ctrl.Result, error) {
+	spec := &s.ms.Spec.Template.Spec
+	var err error
+	s.infrastructureTemplateNotFound, err = r.reconcileTemplate(ctx, s.cluster, &spec.InfrastructureRef, s.ms.Namespace)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if spec.Bootstrap.ConfigRef != nil {
+		s.bootstrapTemplateNotFound, err = r.reconcileTemplate(ctx, s.cluster, spec.Bootstrap.ConfigRef, s.ms.Namespace)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return ctrl.Result{}, nil
+}
+
+func (r *Reconciler) reconcileTemplate(ctx context.Context, cluster *clusterv1.Cluster, ref *corev1.ObjectReference, namespace string) (notFound bool, err error) {
+	return ReconcileTemplate(ctx, r.Client, r.Contracts, cluster, ref, namespace)
+}
+
+// ReconcileTemplate updates a template reference to the newest API version of its contract, and makes the
+// Cluster an owner of the template. It reports whether the template does not exist. References that are
+// not templates (their kind does not end in "Template") are left alone.
+func ReconcileTemplate(ctx context.Context, c client.Client, contracts *contract.Resolver,
+	cluster *clusterv1.Cluster, ref *corev1.ObjectReference, namespace string,
+) (notFound bool, err error) {
+	if ref == nil || ref.Name == "" || !strings.HasSuffix(ref.Kind, clusterv1.TemplateSuffix) {
+		return false, nil
+	}
+	if _, _, err := contracts.UpdateReference(ctx, ref); err != nil {
+		if apierrors.IsNotFound(err) {
+			return true, nil // no CRD for the kind
+		}
+		return false, err
+	}
+	obj := &metav1.PartialObjectMetadata{}
+	obj.SetGroupVersionKind(schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind))
+	ns := ref.Namespace
+	if ns == "" {
+		ns = namespace
+	}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, obj); err != nil {
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			return true, nil
+		}
+		return false, fmt.Errorf("getting %s %s/%s: %w", ref.Kind, ns, ref.Name, err)
+	}
+	for _, o := range obj.OwnerReferences {
+		if o.UID == cluster.UID {
+			return false, nil
+		}
+	}
+	before := obj.DeepCopy()
+	obj.OwnerReferences = append(obj.OwnerReferences, metav1.OwnerReference{
+		APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID,
+	})
+	ctrl.LoggerFrom(ctx).Info("Setting the Cluster as owner of the template", ref.Kind, klog.KRef(ns, ref.Name))
+	if err := c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return false, fmt.Errorf("setting the Cluster as owner of %s %s/%s: %w", ref.Kind, ns, ref.Name, err)
+	}
+	return false, nil
+}
+
+// getAndAdoptMachines finds the Machines the MachineSet owns and adopts the orphans of its Cluster that its
+// selector matches. Machines controlled by something else are never taken.
+func (r *Reconciler) getAndAdoptMachines(ctx context.Context, s *scope) (ctrl.Result, error) {
+	ms := s.ms
+	owned := &clusterv1.MachineList{}
+	if err := r.Client.List(ctx, owned, client.InNamespace(ms.Namespace),
+		client.MatchingFields{MachineControllerIndex: string(ms.UID)}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("listing the Machines of MachineSet %s: %w", ms.Name, err)
+	}
+	machines := make([]*clusterv1.Machine, 0, len(owned.Items))
+	for i := range owned.Items {
+		machines = append(machines, &owned.Items[i])
+	}
+
+	if ms.DeletionTimestamp.IsZero() && s.invalidConfiguration == "" {
+		adopted, err := r.adoptOrphans(ctx, ms)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		machines = append(machines, adopted...)
+	}
+	sort.Slice(machines, func(i, j int) bool { return machines[i].Name < machines[j].Name })
+	s.machines = machines
+	s.getMachinesSucceeded = true
+	return ctrl.Result{}, nil
+}
+
+func (r *Reconciler) adoptOrphans(ctx context.Context, ms *clusterv1.MachineSet) ([]*clusterv1.Machine, error) {
+	log := ctrl.LoggerFrom(ctx)
+	selector, err := effectiveSelector(ms)
+	if err != nil {
+		return nil, err
+	}
+	candidates := &clusterv1.MachineList{}
+	if err := r.Client.List(ctx, candidates, client.InNamespace(ms.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
+		return nil, fmt.Errorf("listing Machines matching the selector of MachineSet %s: %w", ms.Name, err)
+	}
+	var adopted []*clusterv1.Machine
+	for i := range candidates.Items {
+		m := &candidates.Items[i]
+		if metav1.GetControllerOf(m) != nil || !m.DeletionTimestamp.IsZero() || m.Spec.ClusterName != ms.Spec.ClusterName {
+			continue
+		}
+		before := m.DeepCopy()
+		m.OwnerReferences = append(m.OwnerReferences, *metav1.NewControllerRef(ms, clusterv1.GroupVersion.WithKind("MachineSet")))
+		log.Info("Adopting Machine", "Machine", klog.KObj(m))
+		if err := r.Client.Patch(ctx, m, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return nil, fmt.Errorf("adopting Machine %s: %w", m.Name, err)
+		}
+		adopted = append(adopted, m)
+	}
+	return adopted, nil
+}
+
+// syncMachines propagates, without replacing any Machine, the template's labels and annotations to the
+// Machines and their InfraMachines and BootstrapConfigs, and the node timeouts and readiness gates to the
+// Machines. Labels and annotations this controller set earlier and the template no longer has are removed;
+// those that others set are kept. For a MachineSet of a MachineDeployment, it also sets the Machines'
+// UpToDate condition.
+func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	ms := s.ms
+	wantLabels := machineLabels(ms)
+	wantAnnotations := maps.Clone(ms.Spec.Template.Annotations)
+	upToDate := machineUpToDateCondition(ms, s.owningMD, s.now)
+	for _, m := range s.machines {
+		if err := r.syncUpToDate(ctx, m, upToDate); err != nil {
+			return ctrl.Result{}, err
+		}
+		before := m.DeepCopy()
+		syncInPlaceSpec(&m.Spec, &ms.Spec.Template.Spec)
+		if m.DeletionTimestamp.IsZero() {
+			m.Labels = syncMetadata(m.Labels, wantLabels, ownedKeys(m, "f:labels"))
+			m.Annotations = syncMetadata(m.Annotations, wantAnnotations, ownedKeys(m, "f:annotations"))
+		}
+		if !reflect.DeepEqual(before.Labels, m.Labels) || !reflect.DeepEqual(before.Annotations, m.Annotations) ||
+			!reflect.DeepEqual(before.Spec, m.Spec) {
+			log.Info("Updating Machine in place", "Machine", klog.KObj(m))
+			if err := r.Client.Patch(ctx, m, client.MergeFrom(before), client.FieldOwner(fieldOwner)); err != nil {
+				if apierrors.IsNotFound(err) {
+					continue
+				}
+				return ctrl.Result{}, fmt.Errorf("updating Machine %s in place: %w", m.Name, err)
+			}
+		}
+		if !m.DeletionTimestamp.IsZero() {
+			continue
+		}
+		refs := []*corev1.ObjectReference{&m.Spec.InfrastructureRef}
+		if m.Spec.Bootstrap.ConfigRef != nil {
+			refs = append(refs, m.Spec.Bootstrap.ConfigRef)
+		}
+		for _, ref := range refs {
+			if err := r.syncExternalMetadata(ctx, ref, m.Namespace, wantLabels, wantAnnotations); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+	}
+	return ctrl.Result{}, nil
+}
+
+// syncUpToDate sets a Machine's UpToDate condition, with optimistic locking: conditions are a list, which a
+// merge patch replaces, and the Machine controller writes them too.
+func (r *Reconciler) syncUpToDate(ctx context.Context, m *clusterv1.Machine, want *metav1.Condition) error {
+	if want == nil {
+		return nil
+	}
+	if c := conditions.GetV1Beta2(m, want.Type); c != nil && c.Status == want.Status && c.Reason == want.Reason &&
+		c.Message == want.Message && c.ObservedGeneration == m.Generation {
+		return nil
+	}
+	before := m.DeepCopy()
+	conditions.SetV1Beta2(m, *want)
+	ctrl.LoggerFrom(ctx).V(4).Info("Setting the UpToDate condition of a Machine", "Machine", klog.KObj(m), "status", want.Status)
+	if err := r.Client.Status().Patch(ctx, m, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}),
+		client.FieldOwner(fieldOwner)); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("setting the UpToDate condition of Machine %s: %w", m.Name, err)
+	}
+	return nil
+}
+
+// syncInPlaceSpec copies the fields that change without replacing a Machine.
+func syncInPlaceSpec(m, template *clusterv1.MachineSpec) {
+	m.NodeDrainTimeout = template.NodeDrainTimeout.DeepCopy()
+	m.NodeDeletionTimeout = template.NodeDeletionTimeout.DeepCopy()
+	m.NodeVolumeDetachTimeout = template.NodeVolumeDetachTimeout.DeepCopy()
+	m.ReadinessGates = nil
+	if template.ReadinessGates != nil {
+		m.ReadinessGates = append([]clusterv1.MachineReadinessGate{}, template.ReadinessGates...)
+	}
+}
+
+// syncExternalMetadata propagates labels and annotations to an InfraMachine or BootstrapConfig. It reads
+// only the object's metadata, which the manager caches.
+func (r *Reconciler) syncExternalMetadata(ctx context.Context, ref *corev1.ObjectReference, namespace string, wantLabels, wantAnnotations map[string]string) error {
+	if ref.Name == "" || ref.Kind == "" {
+		return nil
+	}
+	obj := &metav1.PartialObjectMetadata{}
+	obj.SetGroupVersionKind(schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind))
+	ns := ref.Namespace
+	if ns == "" {
+		ns = namespace
+	}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil // the Machine controller reports missing objects
+		}
+		return fmt.Errorf("getting %s %s/%s: %w", ref.Kind, ns, ref.Name, err)
+	}
+	before := obj.DeepCopy()
+	obj.Labels = syncMetadata(obj.Labels, wantLabels, ownedKeys(obj, "f:labels"))
+	obj.Annotations = syncMetadata(obj.Annotations, wantAnnotations, ownedKeys(obj, "f:annotations"))
+	if reflect.DeepEqual(before.Labels, obj.Labels) && reflect.DeepEqual(before.Annotations, obj.Annotations) {
+		return nil
+	}
+	ctrl.LoggerFrom(ctx).Info("Updating labels and annotations", ref.Kind, klog.KRef(ns, ref.Name))
+	if err := r.Client.Patch(ctx, obj, client.MergeFrom(before), client.FieldOwner(fieldOwner)); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("updating the labels and annotations of %s %s/%s: %w", ref.Kind, ns, ref.Name, err)
+	}
+	return nil
+}
+
+// syncMetadata returns current with want applied: every key of want set to its value, and the keys that
+// were set by this controller (owned) but are no longer wanted removed.
+func syncMetadata(current, want map[string]string, owned sets.Set[string]) map[string]string {
+	out := maps.Clone(current)
+	if out == nil && len(want) > 0 {
+		out = map[string]string{}
+	}
+	for k := range owned {
+		if _, ok := want[k]; !ok {
+			delete(out, k)
+		}
+	}
+	maps.Copy(out, want)
+	if len(out) == 0 {
+		if len(current) == 0 {
+			return current
+		}
+		return nil
+	}
+	return out
+}
+
+// ownedKeys returns the keys of metadata.labels (field "f:labels") or metadata.annotations
+// ("f:annotations") that this controller's field manager owns, from the object's managedFields.
+func ownedKeys(obj metav1.Object, field string) sets.Set[string] {
+	out := sets.New[string]()
+	for _, mf := range obj.GetManagedFields() {
+		if mf.Manager != fieldOwner || mf.Subresource != "" || mf.FieldsV1 == nil {
+			continue
+		}
+		var fields map[string]any
+		if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields); err != nil {
+			continue
+		}
+		metadata, _ := fields["f:metadata"].(map[string]any)
+		keys, _ := metadata[field].(map[string]any)
+		for k := range keys {
+			if name, ok := strings.CutPrefix(k, "f:"); ok {
+				out.Insert(name)
+			}
+		}
+	}
+	return out
+}

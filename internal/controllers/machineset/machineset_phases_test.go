@@ -1,0 +1,120 @@
+package machineset
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/ptr"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+)
+
+func TestDefaultReplicas(t *testing.T) {
+	autoscaled := map[string]string{clusterv1.AutoscalerMinSizeAnnotation: "2", clusterv1.AutoscalerMaxSizeAnnotation: "5"}
+	tests := []struct {
+		name        string
+		annotations map[string]string
+		current     *int32
+		want        int32
+		wantErr     bool
+	}{
+		{name: "no annotations", want: 1},
+		{name: "only one annotation", annotations: map[string]string{clusterv1.AutoscalerMinSizeAnnotation: "3"}, want: 1},
+		{name: "new object: the minimum size", annotations: autoscaled, want: 2},
+		{name: "handed over below the range", annotations: autoscaled, current: ptr.To[int32](1), want: 2},
+		{name: "handed over within the range", annotations: autoscaled, current: ptr.To[int32](4), want: 4},
+		{name: "handed over above the range", annotations: autoscaled, current: ptr.To[int32](9), want: 5},
+		{name: "not a number", annotations: map[string]string{clusterv1.AutoscalerMinSizeAnnotation: "two", clusterv1.AutoscalerMaxSizeAnnotation: "5"},
+			want: 1, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			got, err := DefaultReplicas(tt.annotations, tt.current)
+			g.Expect(err != nil).To(Equal(tt.wantErr))
+			g.Expect(got).To(Equal(tt.want))
+		})
+	}
+}
+
+func TestSyncMetadata(t *testing.T) {
+	tests := []struct {
+		name    string
+		current map[string]string
+		want    map[string]string
+		owned   []string
+		result  map[string]string
+	}{
+		{name: "adds and updates", current: map[string]string{"a": "1", "user": "x"}, want: map[string]string{"a": "2", "b": "3"},
+			result: map[string]string{"a": "2", "b": "3", "user": "x"}},
+		{name: "removes what it set and no longer wants", current: map[string]string{"a": "1", "old": "o", "user": "x"}, owned: []string{"a", "old"},
+			want: map[string]string{"a": "1"}, result: map[string]string{"a": "1", "user": "x"}},
+		{name: "removing the last one", current: map[string]string{"old": "o"}, owned: []string{"old"}, result: nil},
+		{name: "nothing to do", current: nil, result: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			g.Expect(syncMetadata(tt.current, tt.want, sets.New(tt.owned...))).To(Equal(tt.result))
+		})
+	}
+}
+
+func TestOwnedKeys(t *testing.T) {
+	g := NewWithT(t)
+	obj := &metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{
+		{Manager: fieldOwner, Operation: metav1.ManagedFieldsOperationUpdate,
+			FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{".":{},"f:a":{},"f:b":{}},"f:annotations":{"f:n":{}}}}`)},
+		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate,
+			FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:user":{}}}}`)},
+		{Manager: fieldOwner, Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status",
+			FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:status-only":{}}}}`)},
+	}}
+	g.Expect(sets.List(ownedKeys(obj, "f:labels"))).To(Equal([]string{"a", "b"}))
+	g.Expect(sets.List(ownedKeys(obj, "f:annotations"))).To(Equal([]string{"n"}))
+}
+
+func TestValidate(t *testing.T) {
+	ms := func(selector map[string]string, labels map[string]string, naming string) *clusterv1.MachineSet {
+		m := &clusterv1.MachineSet{
+			ObjectMeta: metav1.ObjectMeta{Name: "ms"},
+			Spec: clusterv1.MachineSetSpec{ClusterName: "c", Selector: metav1.LabelSelector{MatchLabels: selector},
+				Template: clusterv1.MachineTemplateSpec{ObjectMeta: clusterv1.ObjectMeta{Labels: labels},
+					Spec: clusterv1.MachineSpec{InfrastructureRef: corev1.ObjectReference{Kind: "FooMachineTemplate"}}}},
+		}
+		if naming != "" {
+			m.Spec.MachineNamingStrategy = &clusterv1.MachineNamingStrategy{Template: naming}
+		}
+		return m
+	}
+	tests := []struct {
+		name string
+		ms   *clusterv1.MachineSet
+		want string
+	}{
+		{name: "valid", ms: ms(map[string]string{"a": "1"}, map[string]string{"a": "1", "b": "2"}, "")},
+		{name: "selector not matching", ms: ms(map[string]string{"a": "1"}, map[string]string{"a": "2"}, ""),
+			want: "Spec.selector does not match the labels of spec.template.metadata"},
+		{name: "invalid selector", ms: ms(map[string]string{"a b": "1"}, nil, ""), want: "Spec.selector is invalid"},
+		{name: "bootstrap reference that is not a template", ms: func() *clusterv1.MachineSet {
+			m := ms(map[string]string{"a": "1"}, map[string]string{"a": "1"}, "")
+			m.Spec.Template.Spec.Bootstrap.ConfigRef = &corev1.ObjectReference{Kind: "FooConfig", Name: "shared"}
+			return m
+		}(), want: `Spec.template.spec.bootstrap.configRef must point at a template (a kind ending in Template), not at a "FooConfig"`},
+		{name: "naming template without random", ms: ms(map[string]string{"a": "1"}, map[string]string{"a": "1"}, "{{ .machineSet.name }}"),
+			want: "Spec.machineNamingStrategy.template is invalid: it must contain {{ .random }}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			if tt.want == "" {
+				g.Expect(validate(tt.ms)).To(BeEmpty())
+				return
+			}
+			g.Expect(validate(tt.ms)).To(HavePrefix(tt.want))
+		})
+	}
+}

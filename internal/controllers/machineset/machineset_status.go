@@ -1,0 +1,537 @@
+package machineset
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/conditions"
+)
+
+const (
+	// upToDateGracePeriod is how long a new Machine without an UpToDate condition is left out of the
+	// MachinesUpToDate condition, to give its controller time to set it.
+	upToDateGracePeriod = 10 * time.Second
+
+	// stuckDeletionAfter is how long a Machine may be deleting before the status points it out.
+	stuckDeletionAfter = 15 * time.Minute
+
+	// maxMachinesInMessage bounds the Machines named in one line of a condition message.
+	maxMachinesInMessage = 3
+)
+
+// setStatus computes the MachineSet's status from what the reconcile found.
+func setStatus(s *scope) {
+	ms := s.ms
+	ms.Status.ObservedGeneration = ms.Generation
+	if sel, err := effectiveSelector(ms); err == nil {
+		ms.Status.Selector = sel.String()
+	}
+	if s.invalidConfiguration != "" {
+		ms.Status.FailureReason = ptr.To(clusterv1.InvalidConfigurationMachineSetError)
+		ms.Status.FailureMessage = ptr.To(s.invalidConfiguration)
+	} else {
+		ms.Status.FailureReason, ms.Status.FailureMessage = nil, nil
+	}
+	if s.getMachinesSucceeded {
+		setReplicas(s)
+	}
+	setV1Beta1Conditions(s)
+	setPausedCondition(ms, s.cluster, false)
+	setScalingUpCondition(s)
+	setScalingDownCondition(s)
+	setMachinesReadyCondition(s)
+	setMachinesUpToDateCondition(s)
+	setDeletingCondition(s)
+}
+
+// setReplicas sets the replica counters: every owned Machine counts in replicas (deleting ones too, as
+// they still exist), ready Machines have a True Ready condition, available ones have had it for
+// spec.minReadySeconds, and the v1beta2 counters count the Machines' Ready, Available and UpToDate
+// conditions.
+func setReplicas(s *scope) {
+	ms := s.ms
+	templateLabels := labels.SelectorFromSet(effectiveTemplateLabels(ms))
+	var fullyLabeled, ready, available, v2Available, upToDate int32
+	for _, m := range s.machines {
+		if templateLabels.Matches(labels.Set(m.Labels)) {
+			fullyLabeled++
+		}
+		if isReady(m) {
+			ready++
+			if isAvailable(m, ms.Spec.MinReadySeconds, s.now) {
+				available++
+			}
+		}
+		if conditions.IsV1Beta2True(m, clusterv1.MachineAvailableV1Beta2Condition) {
+			v2Available++
+		}
+		if conditions.IsV1Beta2True(m, clusterv1.MachineUpToDateV1Beta2Condition) {
+			upToDate++
+		}
+	}
+	ms.Status.Replicas = int32(len(s.machines))
+	ms.Status.FullyLabeledReplicas = fullyLabeled
+	ms.Status.ReadyReplicas = ready
+	ms.Status.AvailableReplicas = available
+	if ms.Status.V1Beta2 == nil {
+		ms.Status.V1Beta2 = &clusterv1.MachineSetV1Beta2Status{}
+	}
+	ms.Status.V1Beta2.ReadyReplicas = ptr.To(ready)
+	ms.Status.V1Beta2.AvailableReplicas = ptr.To(v2Available)
+	ms.Status.V1Beta2.UpToDateReplicas = ptr.To(upToDate)
+}
+
+// isReady reports whether a Machine's Ready condition is True.
+func isReady(m *clusterv1.Machine) bool {
+	return conditions.IsV1Beta2True(m, clusterv1.MachineReadyV1Beta2Condition)
+}
+
+// isAvailable reports whether a Machine has been Ready for at least minReadySeconds.
+func isAvailable(m *clusterv1.Machine, minReadySeconds int32, now time.Time) bool {
+	c := conditions.GetV1Beta2(m, clusterv1.MachineReadyV1Beta2Condition)
+	if c == nil || c.Status != metav1.ConditionTrue {
+		return false
+	}
+	return minReadySeconds == 0 || !c.LastTransitionTime.Add(time.Duration(minReadySeconds)*time.Second).After(now)
+}
+
+// requeueForAvailability returns when to come back to count a Ready Machine as available, or to take a new
+// Machine without an UpToDate condition into account; 0 when there is nothing to wait for.
+func requeueForAvailability(s *scope) time.Duration {
+	var soonest time.Duration
+	consider := func(at time.Time) {
+		d := at.Sub(s.now)
+		if d <= 0 {
+			d = time.Second
+		}
+		if soonest == 0 || d < soonest {
+			soonest = d
+		}
+	}
+	for _, m := range s.machines {
+		if c := conditions.GetV1Beta2(m, clusterv1.MachineReadyV1Beta2Condition); c != nil && c.Status == metav1.ConditionTrue && s.ms.Spec.MinReadySeconds > 0 &&
+			!isAvailable(m, s.ms.Spec.MinReadySeconds, s.now) {
+			consider(c.LastTransitionTime.Add(time.Duration(s.ms.Spec.MinReadySeconds) * time.Second))
+		}
+		if conditions.GetV1Beta2(m, clusterv1.MachineUpToDateV1Beta2Condition) == nil && inUpToDateGracePeriod(m, s.now) {
+			consider(m.CreationTimestamp.Add(upToDateGracePeriod))
+		}
+	}
+	return soonest
+}
+
+func inUpToDateGracePeriod(m *clusterv1.Machine, now time.Time) bool {
+	return now.Sub(m.CreationTimestamp.Time) < upToDateGracePeriod
+}
+
+// setV1Beta1Conditions sets MachinesCreated, Resized, MachinesReady and the Ready summary.
+func setV1Beta1Conditions(s *scope) {
+	ms := s.ms
+	switch {
+	case s.invalidConfiguration != "":
+		conditions.MarkFalse(ms, clusterv1.MachineSetMachinesCreatedCondition, clusterv1.MachineSetInvalidConfigurationReason,
+			clusterv1.ConditionSeverityError, "%s", s.invalidConfiguration)
+	case s.createFailure != nil:
+		conditions.MarkFalse(ms, clusterv1.MachineSetMachinesCreatedCondition, s.createFailure.reason,
+			clusterv1.ConditionSeverityError, "%s", s.createFailure.message)
+	case s.getMachinesSucceeded:
+		conditions.MarkTrue(ms, clusterv1.MachineSetMachinesCreatedCondition)
+	}
+
+	if s.getMachinesSucceeded && ms.DeletionTimestamp.IsZero() {
+		want := ptr.Deref(ms.Spec.Replicas, 1)
+		have := ms.Status.Replicas
+		switch {
+		case have < want:
+			conditions.MarkFalse(ms, clusterv1.MachineSetResizedCondition, clusterv1.MachineSetScalingUpReason, clusterv1.ConditionSeverityWarning,
+				"Scaling up MachineSet to %d replicas (actual %d)", want, have)
+		case have > want:
+			conditions.MarkFalse(ms, clusterv1.MachineSetResizedCondition, clusterv1.MachineSetScalingDownReason, clusterv1.ConditionSeverityWarning,
+				"Scaling down MachineSet to %d replicas (actual %d)", want, have)
+		case ms.Status.ReadyReplicas < have:
+			// Resizing is complete when the Machines are provisioned, not when their objects exist.
+			conditions.MarkFalse(ms, clusterv1.MachineSetResizedCondition, clusterv1.MachineSetScalingUpReason, clusterv1.ConditionSeverityInfo,
+				"Waiting for %d of %d Machines to be ready", have-ms.Status.ReadyReplicas, have)
+		default:
+			conditions.MarkTrue(ms, clusterv1.MachineSetResizedCondition)
+		}
+	}
+
+	if s.getMachinesSucceeded {
+		setMachinesReadyV1Beta1Condition(ms, s.machines)
+	}
+	conditions.SetSummary(ms, clusterv1.MachineSetMachinesCreatedCondition, clusterv1.MachineSetResizedCondition,
+		clusterv1.MachineSetMachinesReadyCondition)
+}
+
+// setMachinesReadyV1Beta1Condition aggregates the v1beta1 Ready conditions of the Machines: False with the
+// reason and severity of the worst one when any is False, True when they all are. Machines without a Ready
+// condition are left out.
+func setMachinesReadyV1Beta1Condition(ms *clusterv1.MachineSet, machines []*clusterv1.Machine) {
+	var worst *clusterv1.Condition
+	var worstMachine string
+	notReady, reported := 0, 0
+	for _, m := range machines {
+		c := conditions.Get(m, clusterv1.ReadyCondition)
+		if c == nil {
+			continue
+		}
+		reported++
+		if c.Status == corev1.ConditionTrue {
+			continue
+		}
+		notReady++
+		if worst == nil || severityRank(c.Severity) > severityRank(worst.Severity) {
+			worst, worstMachine = c, m.Name
+		}
+	}
+	switch {
+	case reported == 0:
+		conditions.Delete(ms, clusterv1.MachineSetMachinesReadyCondition)
+	case worst == nil:
+		conditions.MarkTrue(ms, clusterv1.MachineSetMachinesReadyCondition)
+	default:
+		msg := worst.Message
+		if msg == "" {
+			msg = worst.Reason
+		}
+		conditions.Set(ms, clusterv1.Condition{
+			Type: clusterv1.MachineSetMachinesReadyCondition, Status: worst.Status, Severity: worst.Severity, Reason: worst.Reason,
+			Message: fmt.Sprintf("%d of %d Machines are not ready; Machine %s: %s", notReady, reported, worstMachine, msg),
+		})
+	}
+}
+
+func severityRank(s clusterv1.ConditionSeverity) int {
+	switch s {
+	case clusterv1.ConditionSeverityError:
+		return 3
+	case clusterv1.ConditionSeverityWarning:
+		return 2
+	case clusterv1.ConditionSeverityInfo:
+		return 1
+	}
+	return 0
+}
+
+// setPausedCondition sets the v1beta2 Paused condition, saying why reconciliation is paused.
+func setPausedCondition(ms *clusterv1.MachineSet, cluster *clusterv1.Cluster, paused bool) {
+	c := metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionFalse, Reason: clusterv1.NotPausedV1Beta2Reason}
+	if paused {
+		var why []string
+		if cluster != nil && cluster.Spec.Paused {
+			why = append(why, "Cluster spec.paused is set to true")
+		}
+		if _, ok := ms.Annotations[clusterv1.PausedAnnotation]; ok {
+			why = append(why, "MachineSet has the cluster.x-k8s.io/paused annotation")
+		}
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, clusterv1.PausedV1Beta2Reason, strings.Join(why, ", ")
+	}
+	conditions.SetV1Beta2(ms, c)
+}
+
+// setScalingUpCondition is True while there are fewer Machines than wanted; its message says what blocks
+// scaling up, even when not scaling up, so that users see the problem before it bites.
+func setScalingUpCondition(s *scope) {
+	ms := s.ms
+	if !s.getMachinesSucceeded {
+		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetScalingUpV1Beta2Condition, Status: metav1.ConditionUnknown,
+			Reason: clusterv1.MachineSetScalingUpInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
+		return
+	}
+	want := ptr.Deref(ms.Spec.Replicas, 1)
+	if !ms.DeletionTimestamp.IsZero() {
+		want = 0
+	}
+	have := int32(len(s.machines))
+	blockers := scaleUpBlockers(s)
+	if have >= want {
+		msg := ""
+		if len(blockers) > 0 {
+			msg = "Scaling up would be blocked because:\n" + bullets(blockers)
+		}
+		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetScalingUpV1Beta2Condition, Status: metav1.ConditionFalse,
+			Reason: clusterv1.MachineSetNotScalingUpV1Beta2Reason, Message: msg})
+		return
+	}
+	msg := fmt.Sprintf("Scaling up from %d to %d replicas", have, want)
+	if len(blockers) > 0 {
+		msg += " is blocked because:\n" + bullets(blockers)
+	}
+	conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetScalingUpV1Beta2Condition, Status: metav1.ConditionTrue,
+		Reason: clusterv1.MachineSetScalingUpV1Beta2Reason, Message: msg})
+}
+
+func scaleUpBlockers(s *scope) []string {
+	ms := s.ms
+	var out []string
+	if s.invalidConfiguration != "" {
+		out = append(out, s.invalidConfiguration)
+	}
+	if s.bootstrapTemplateNotFound {
+		out = append(out, fmt.Sprintf("%s %s does not exist", ms.Spec.Template.Spec.Bootstrap.ConfigRef.Kind, ms.Spec.Template.Spec.Bootstrap.ConfigRef.Name))
+	}
+	if s.infrastructureTemplateNotFound {
+		out = append(out, fmt.Sprintf("%s %s does not exist", ms.Spec.Template.Spec.InfrastructureRef.Kind, ms.Spec.Template.Spec.InfrastructureRef.Name))
+	}
+	if _, ok := ms.Annotations[clusterv1.DisableMachineCreateAnnotation]; ok {
+		out = append(out, fmt.Sprintf("The MachineSet has the %s annotation", clusterv1.DisableMachineCreateAnnotation))
+	}
+	if s.createFailure != nil {
+		out = append(out, s.createFailure.message)
+	}
+	return out
+}
+
+// setScalingDownCondition is True while there are more Machines than wanted; its message points out
+// Machines whose deletion takes long.
+func setScalingDownCondition(s *scope) {
+	ms := s.ms
+	if !s.getMachinesSucceeded {
+		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetScalingDownV1Beta2Condition, Status: metav1.ConditionUnknown,
+			Reason: clusterv1.MachineSetScalingDownInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
+		return
+	}
+	want := ptr.Deref(ms.Spec.Replicas, 1)
+	if !ms.DeletionTimestamp.IsZero() {
+		want = 0
+	}
+	have := int32(len(s.machines))
+	if have <= want {
+		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetScalingDownV1Beta2Condition, Status: metav1.ConditionFalse,
+			Reason: clusterv1.MachineSetNotScalingDownV1Beta2Reason})
+		return
+	}
+	msg := fmt.Sprintf("Scaling down from %d to %d replicas", have, want)
+	if stuck := stuckDeletionMessage(s.machines, s.now); stuck != "" {
+		msg += "\n" + stuck
+	}
+	conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetScalingDownV1Beta2Condition, Status: metav1.ConditionTrue,
+		Reason: clusterv1.MachineSetScalingDownV1Beta2Reason, Message: msg})
+}
+
+// stuckDeletionMessage names the Machines deleting for longer than stuckDeletionAfter.
+func stuckDeletionMessage(machines []*clusterv1.Machine, now time.Time) string {
+	var names []string
+	for _, m := range machines {
+		if !m.DeletionTimestamp.IsZero() && now.Sub(m.DeletionTimestamp.Time) > stuckDeletionAfter {
+			names = append(names, m.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("* %s in deletion since more than %s", machineNames(names, "is", "are"), stuckDeletionAfter)
+}
+
+// setMachinesReadyCondition aggregates the Machines' Ready conditions.
+func setMachinesReadyCondition(s *scope) {
+	if !s.getMachinesSucceeded {
+		conditions.SetV1Beta2(s.ms, metav1.Condition{Type: clusterv1.MachineSetMachinesReadyV1Beta2Condition, Status: metav1.ConditionUnknown,
+			Reason: clusterv1.MachineSetMachinesReadyInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
+		return
+	}
+	c := MachinesCondition(s.machines, MachinesConditionInput{
+		ConditionType: clusterv1.MachineReadyV1Beta2Condition, TargetType: clusterv1.MachineSetMachinesReadyV1Beta2Condition,
+		TrueReason: clusterv1.MachineSetMachinesReadyV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotReadyV1Beta2Reason,
+		UnknownReason: clusterv1.MachineSetMachinesReadyUnknownV1Beta2Reason, NoReplicasReason: clusterv1.MachineSetMachinesReadyNoReplicasV1Beta2Reason,
+	})
+	conditions.SetV1Beta2(s.ms, c)
+}
+
+// setMachinesUpToDateCondition aggregates the Machines' UpToDate conditions.
+func setMachinesUpToDateCondition(s *scope) {
+	if !s.getMachinesSucceeded {
+		conditions.SetV1Beta2(s.ms, metav1.Condition{Type: clusterv1.MachineSetMachinesUpToDateV1Beta2Condition, Status: metav1.ConditionUnknown,
+			Reason: clusterv1.MachineSetMachinesUpToDateInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
+		return
+	}
+	c := MachinesCondition(s.machines, MachinesConditionInput{
+		ConditionType: clusterv1.MachineUpToDateV1Beta2Condition, TargetType: clusterv1.MachineSetMachinesUpToDateV1Beta2Condition,
+		TrueReason: clusterv1.MachineSetMachinesUpToDateV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotUpToDateV1Beta2Reason,
+		UnknownReason: clusterv1.MachineSetMachinesUpToDateUnknownV1Beta2Reason, NoReplicasReason: clusterv1.MachineSetMachinesUpToDateNoReplicasV1Beta2Reason,
+		Skip: func(m *clusterv1.Machine) bool {
+			return conditions.GetV1Beta2(m, clusterv1.MachineUpToDateV1Beta2Condition) == nil && inUpToDateGracePeriod(m, s.now)
+		},
+	})
+	conditions.SetV1Beta2(s.ms, c)
+}
+
+// setDeletingCondition is True while the MachineSet is being deleted and says how many Machines are left.
+func setDeletingCondition(s *scope) {
+	ms := s.ms
+	if ms.DeletionTimestamp.IsZero() {
+		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetDeletingV1Beta2Condition, Status: metav1.ConditionFalse,
+			Reason: clusterv1.MachineSetNotDeletingV1Beta2Reason})
+		return
+	}
+	if !s.getMachinesSucceeded {
+		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetDeletingV1Beta2Condition, Status: metav1.ConditionUnknown,
+			Reason: clusterv1.MachineSetDeletingInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
+		return
+	}
+	msg := ""
+	if n := len(s.machines); n > 0 {
+		msg = fmt.Sprintf("Deleting %d %s", n, plural(n, "Machine", "Machines"))
+		if stuck := stuckDeletionMessage(s.machines, s.now); stuck != "" {
+			msg += "\n" + stuck
+		}
+	}
+	conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetDeletingV1Beta2Condition, Status: metav1.ConditionTrue,
+		Reason: clusterv1.MachineSetDeletingV1Beta2Reason, Message: msg})
+}
+
+// MachinesConditionInput says which Machine condition to aggregate into which condition, with which
+// reasons.
+type MachinesConditionInput struct {
+	// ConditionType is the Machines' v1beta2 condition to aggregate, for example Ready.
+	ConditionType string
+	// TargetType is the type of the aggregated condition, for example MachinesReady.
+	TargetType string
+	// The reasons of the aggregated condition: all True, one False, none False but one Unknown or not
+	// reported, and no Machines.
+	TrueReason, FalseReason, UnknownReason, NoReplicasReason string
+	// Skip, when set, leaves Machines out of the aggregation.
+	Skip func(*clusterv1.Machine) bool
+}
+
+// MachinesCondition aggregates one v1beta2 condition of Machines: False when a Machine reports it False,
+// Unknown when none does but one reports it Unknown or not at all, True otherwise (also with no Machines,
+// with the NoReplicas reason). The message lists the Machines that are not True, grouped by message, in a
+// deterministic order.
+func MachinesCondition(machines []*clusterv1.Machine, in MachinesConditionInput) metav1.Condition {
+	out := metav1.Condition{Type: in.TargetType, Status: metav1.ConditionTrue, Reason: in.TrueReason}
+	var falseMachines, unknownMachines []*clusterv1.Machine
+	messages := map[string]string{}
+	counted := 0
+	for _, m := range machines {
+		if in.Skip != nil && in.Skip(m) {
+			continue
+		}
+		counted++
+		c := conditions.GetV1Beta2(m, in.ConditionType)
+		switch {
+		case c == nil:
+			unknownMachines = append(unknownMachines, m)
+			messages[m.Name] = fmt.Sprintf("Condition %s not yet reported", in.ConditionType)
+		case c.Status == metav1.ConditionFalse:
+			falseMachines = append(falseMachines, m)
+			messages[m.Name] = firstNonEmpty(c.Message, c.Reason, fmt.Sprintf("Condition %s is False", in.ConditionType))
+		case c.Status != metav1.ConditionTrue:
+			unknownMachines = append(unknownMachines, m)
+			messages[m.Name] = firstNonEmpty(c.Message, c.Reason, fmt.Sprintf("Condition %s is Unknown", in.ConditionType))
+		}
+	}
+	switch {
+	case counted == 0:
+		out.Reason = in.NoReplicasReason
+	case len(falseMachines) > 0:
+		out.Status, out.Reason = metav1.ConditionFalse, in.FalseReason
+		out.Message = groupedMessage(append(falseMachines, unknownMachines...), messages)
+	case len(unknownMachines) > 0:
+		out.Status, out.Reason = metav1.ConditionUnknown, in.UnknownReason
+		out.Message = groupedMessage(unknownMachines, messages)
+	}
+	return out
+}
+
+// groupedMessage lists Machines by message: "* Machines a, b: message", the largest group first, at most
+// maxMachinesInMessage groups.
+func groupedMessage(machines []*clusterv1.Machine, messages map[string]string) string {
+	type group struct {
+		message string
+		names   []string
+	}
+	var groups []*group
+	byMessage := map[string]*group{}
+	for _, m := range machines {
+		msg := messages[m.Name]
+		g, ok := byMessage[msg]
+		if !ok {
+			g = &group{message: msg}
+			byMessage[msg] = g
+			groups = append(groups, g)
+		}
+		g.names = append(g.names, m.Name)
+	}
+	for _, g := range groups {
+		sort.Strings(g.names)
+	}
+	sort.SliceStable(groups, func(i, j int) bool {
+		if len(groups[i].names) != len(groups[j].names) {
+			return len(groups[i].names) > len(groups[j].names)
+		}
+		return groups[i].names[0] < groups[j].names[0]
+	})
+	var lines []string
+	others := 0
+	for i, g := range groups {
+		if i >= maxMachinesInMessage {
+			others += len(g.names)
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("* %s: %s", machineNames(g.names, "", ""), indent(g.message)))
+	}
+	if others > 0 {
+		lines = append(lines, fmt.Sprintf("And %d more %s with other issues", others, plural(others, "Machine", "Machines")))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// machineNames renders "Machine a", "Machines a, b" or "Machines a, b, c, ... (5 more)", followed by verb
+// in the singular or plural when given.
+func machineNames(names []string, singularVerb, pluralVerb string) string {
+	shown := names
+	suffix := ""
+	if len(names) > maxMachinesInMessage {
+		shown = names[:maxMachinesInMessage]
+		suffix = fmt.Sprintf(", ... (%d more)", len(names)-maxMachinesInMessage)
+	}
+	out := "Machine " + strings.Join(shown, ", ") + suffix
+	verb := singularVerb
+	if len(names) > 1 {
+		out = "Machines " + strings.Join(shown, ", ") + suffix
+		verb = pluralVerb
+	}
+	if verb != "" {
+		out += " " + verb
+	}
+	return out
+}
+
+func indent(msg string) string {
+	return strings.ReplaceAll(msg, "\n", "\n  ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// bullets renders items as a Markdown-like list, one per line.
+func bullets(items []string) string {
+	lines := make([]string, 0, len(items))
+	for _, item := range items {
+		lines = append(lines, "* "+indent(item))
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,107 @@
+// Package core wires the Cluster API core controllers — Cluster, Machine, MachineSet, MachineDeployment —
+// and the workload cluster cache into a controller-runtime manager. `capstan manager` runs it; tests and
+// benchmarks use it to run the core in-process.
+package core
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/pflag"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustercache"
+	"github.com/capstan-dev/capstan/internal/contract"
+	clustercontroller "github.com/capstan-dev/capstan/internal/controllers/cluster"
+	machinecontroller "github.com/capstan-dev/capstan/internal/controllers/machine"
+	mdcontroller "github.com/capstan-dev/capstan/internal/controllers/machinedeployment"
+	mscontroller "github.com/capstan-dev/capstan/internal/controllers/machineset"
+)
+
+// Concurrency is how many objects of each kind are reconciled at the same time.
+type Concurrency struct {
+	Cluster, Machine, MachineSet, MachineDeployment int
+}
+
+// DefaultConcurrency returns upstream's current defaults.
+func DefaultConcurrency() Concurrency {
+	return Concurrency{Cluster: 50, Machine: 100, MachineSet: 50, MachineDeployment: 50}
+}
+
+// AddFlags registers the --<kind>-concurrency flags.
+func (c *Concurrency) AddFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&c.Cluster, "cluster-concurrency", c.Cluster, "Number of Clusters to reconcile at the same time.")
+	fs.IntVar(&c.Machine, "machine-concurrency", c.Machine, "Number of Machines to reconcile at the same time.")
+	fs.IntVar(&c.MachineSet, "machineset-concurrency", c.MachineSet, "Number of MachineSets to reconcile at the same time.")
+	fs.IntVar(&c.MachineDeployment, "machinedeployment-concurrency", c.MachineDeployment, "Number of MachineDeployments to reconcile at the same time.")
+}
+
+// Options configure the core controllers.
+type Options struct {
+	// WatchFilter restricts the controllers to objects with this cluster.x-k8s.io/watch-filter label value.
+	WatchFilter string
+	Concurrency Concurrency
+	// ClusterCache tunes the workload cluster cache; zero values take its defaults.
+	ClusterCache clustercache.Options
+}
+
+// NewScheme returns the scheme of the core manager: Kubernetes built-in types, apiextensions, and the
+// Cluster API and clusterctl types.
+func NewScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, clusterctlv1.AddToScheme,
+	} {
+		if err := add(scheme); err != nil {
+			return nil, err
+		}
+	}
+	return scheme, nil
+}
+
+// Setup adds the core controllers to mgr.
+func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
+	contracts := &contract.Resolver{Client: mgr.GetClient()}
+	cache, err := clustercache.New(mgr, o.ClusterCache)
+	if err != nil {
+		return fmt.Errorf("creating the workload cluster cache: %w", err)
+	}
+	steps := []struct {
+		name  string
+		setup func() error
+	}{
+		{"Cluster", func() error {
+			return (&clustercontroller.Reconciler{
+				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.Cluster})
+		}},
+		{"Machine", func() error {
+			return (&machinecontroller.Reconciler{
+				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
+				ClusterCache: cache,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.Machine})
+		}},
+		{"MachineSet", func() error {
+			return (&mscontroller.Reconciler{
+				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.MachineSet})
+		}},
+		{"MachineDeployment", func() error {
+			return (&mdcontroller.Reconciler{
+				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.MachineDeployment})
+		}},
+	}
+	for _, s := range steps {
+		if err := s.setup(); err != nil {
+			return fmt.Errorf("setting up the %s controller: %w", s.name, err)
+		}
+	}
+	return nil
+}
