@@ -68,7 +68,9 @@ func NewScheme() (*runtime.Scheme, error) {
 // Setup adds the core controllers to mgr.
 func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	contracts := &contract.Resolver{Client: mgr.GetClient()}
-	cache, err := clustercache.New(mgr, o.ClusterCache)
+	cacheOpts := o.ClusterCache
+	cacheOpts.WatchFilter = o.WatchFilter
+	cache, err := clustercache.New(mgr, cacheOpts)
 	if err != nil {
 		return fmt.Errorf("creating the workload cluster cache: %w", err)
 	}
