@@ -13,6 +13,7 @@ import (
 
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/config/crd"
+	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/providers/local"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
@@ -73,11 +74,11 @@ func TestConformance(t *testing.T) {
 
 // runProvider runs the provider as `capstan infra-local` does, until ctx is done.
 func runProvider(ctx context.Context, cfg *rest.Config, dataDir string) error {
-	apiserver, err := process.FindBinary("kube-apiserver", "")
+	apiserver, err := binaries.Find("kube-apiserver", "")
 	if err != nil {
 		return err
 	}
-	etcd, err := process.FindBinary("etcd", "")
+	etcd, err := binaries.Find("etcd", "")
 	if err != nil {
 		return err
 	}

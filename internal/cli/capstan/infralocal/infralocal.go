@@ -18,6 +18,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/providers/local"
@@ -36,7 +37,7 @@ type Options struct {
 	DataDir string
 	// Backend is the backend that runs workload clusters; only "process" exists today.
 	Backend string
-	// KubeAPIServerPath and EtcdPath override where the programs are found (see process.FindBinary).
+	// KubeAPIServerPath and EtcdPath override where the programs are found (see binaries.Find).
 	KubeAPIServerPath, EtcdPath string
 	Verbosity                   int
 	Zap                         zap.Options
@@ -99,11 +100,11 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.Backend != "process" {
 		return fmt.Errorf("unknown backend %q: the only backend is process", o.Backend)
 	}
-	apiserver, err := process.FindBinary("kube-apiserver", o.KubeAPIServerPath)
+	apiserver, err := binaries.Find("kube-apiserver", o.KubeAPIServerPath)
 	if err != nil {
 		return err
 	}
-	etcd, err := process.FindBinary("etcd", o.EtcdPath)
+	etcd, err := binaries.Find("etcd", o.EtcdPath)
 	if err != nil {
 		return err
 	}

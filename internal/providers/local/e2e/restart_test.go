@@ -21,8 +21,8 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/conditions"
-	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
 )
 
 // BinaryEnv names the environment variable holding a prebuilt capstan binary; when unset the test builds
@@ -82,11 +82,11 @@ func writeKubeconfig(t *testing.T) string {
 // test ends if it still runs.
 func startProviderProcess(t *testing.T, binary, kubeconfigPath, dataDir string) *exec.Cmd {
 	t.Helper()
-	apiserver, err := process.FindBinary("kube-apiserver", "")
+	apiserver, err := binaries.Find("kube-apiserver", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	etcd, err := process.FindBinary("etcd", "")
+	etcd, err := binaries.Find("etcd", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/core"
 	"github.com/capstan-dev/capstan/internal/providers/local"
@@ -24,11 +25,11 @@ import (
 // startCoreAndProvider runs the core controllers and the local provider in one manager until the test ends.
 func startCoreAndProvider(t *testing.T, dataDir string) *process.Backend {
 	t.Helper()
-	apiserver, err := process.FindBinary("kube-apiserver", "")
+	apiserver, err := binaries.Find("kube-apiserver", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	etcd, err := process.FindBinary("etcd", "")
+	etcd, err := binaries.Find("etcd", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 type Options struct {
 	// DataDir holds one directory per cluster, <DataDir>/<namespace>/<localcluster>.
 	DataDir string
-	// KubeAPIServerPath and EtcdPath are the programs to run (see FindBinary).
+	// KubeAPIServerPath and EtcdPath are the programs to run (see binaries.Find).
 	KubeAPIServerPath, EtcdPath string
 
 	// HeartbeatInterval is how often node leases are renewed (default 10s, the kubelet's).

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 )
@@ -39,11 +40,11 @@ func newCA(t *testing.T) *kubeconfig.CA {
 // newBackend returns a backend over dir whose intervals are short, stopped when the test ends.
 func newBackend(t *testing.T, dir string) *Backend {
 	t.Helper()
-	apiserver, err := FindBinary("kube-apiserver", "")
+	apiserver, err := binaries.Find("kube-apiserver", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	etcd, err := FindBinary("etcd", "")
+	etcd, err := binaries.Find("etcd", "")
 	if err != nil {
 		t.Fatal(err)
 	}

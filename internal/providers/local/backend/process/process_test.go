@@ -106,29 +106,6 @@ func TestKillStale(t *testing.T) {
 	g.Expect(killed).To(BeFalse(), "no pid file, nothing to kill")
 }
 
-func TestFindBinary(t *testing.T) {
-	g := NewWithT(t)
-	dir := t.TempDir()
-	exe := filepath.Join(dir, "etcd")
-	g.Expect(os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755)).To(Succeed())
-
-	p, err := FindBinary("etcd", exe)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(p).To(Equal(exe))
-
-	_, err = FindBinary("etcd", filepath.Join(dir, "missing"))
-	g.Expect(err).To(MatchError(ContainSubstring("make tools")))
-
-	t.Setenv("PATH", dir)
-	t.Chdir(t.TempDir())
-	p, err = FindBinary("etcd", "")
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(p).To(Equal(exe), "found in PATH")
-
-	_, err = FindBinary("no-such-program", "")
-	g.Expect(err).To(MatchError(And(ContainSubstring("make tools"), ContainSubstring("--no-such-program-path"))))
-}
-
 func TestState(t *testing.T) {
 	g := NewWithT(t)
 	dir := t.TempDir()

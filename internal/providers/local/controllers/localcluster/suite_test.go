@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
@@ -34,11 +35,11 @@ type provider struct {
 // watchFilter restricts it as --watch-filter does.
 func startProvider(t *testing.T, dataDir string, watchFilter ...string) *provider {
 	t.Helper()
-	apiserver, err := process.FindBinary("kube-apiserver", "")
+	apiserver, err := binaries.Find("kube-apiserver", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	etcd, err := process.FindBinary("etcd", "")
+	etcd, err := binaries.Find("etcd", "")
 	if err != nil {
 		t.Fatal(err)
 	}
