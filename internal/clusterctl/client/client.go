@@ -1,6 +1,7 @@
 // Package client is the entry point of the clusterctl library: it combines the configuration, the provider
 // repositories and, when there is one, a management cluster into the operations commands run: provider
-// components, cluster templates, YAML processing and the images that init needs.
+// components, cluster templates, YAML processing and the images that init needs, and, against a
+// management cluster, init, upgrade (plan and apply) and delete.
 //
 // The management cluster is optional: offline, templates go to the current namespace of the kubeconfig (or
 // "default"), versions are the repositories' latest, and ClusterClass definitions are always added.

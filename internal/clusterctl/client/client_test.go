@@ -112,7 +112,7 @@ func newClient(t *testing.T, cluster ManagementCluster, env map[string]string, e
 		"infrastructure-foo/v1.1.0/cluster-template.yaml":          clusterTemplate,
 		"infrastructure-foo/v1.1.0/clusterclass-quick-start.yaml":  clusterClass,
 		"infrastructure-bar/v2.0.0/metadata.yaml":                  meta + "- {major: 2, minor: 0, contract: v1beta1}\n",
-		"infrastructure-bar/v2.0.0/infrastructure-components.yaml": strings.ReplaceAll(componentsYAML, "foo", "bar"),
+		"infrastructure-bar/v2.0.0/infrastructure-components.yaml": strings.ReplaceAll(componentsYAML, "foo", "bar") + "---\napiVersion: cert-manager.io/v1\nkind: Issuer\nmetadata: {name: selfsigned, namespace: bar-system}\n",
 		"cert-manager/v1.21.1/cert-manager.yaml":                   strings.ReplaceAll(strings.ReplaceAll(componentsYAML, "foo-system", "cert-manager"), "${IMAGE_NAME:=foo}", "cert-manager"),
 	}
 	for _, p := range []string{"cluster-api/v1.0.0/core-components.yaml", "bootstrap-kubeadm/v1.0.0/bootstrap-components.yaml", "control-plane-kubeadm/v1.0.0/control-plane-components.yaml"} {
@@ -353,7 +353,6 @@ func TestProviderComponents(t *testing.T) {
 func TestInitImages(t *testing.T) {
 	ctx := context.Background()
 	certManager := []string{"registry.example.com/cert-manager:v1.0.0"}
-	defaults := []string{"registry.example.com/bootstrap-kubeadm:v1.0.0", "registry.example.com/cluster-api:v1.0.0", "registry.example.com/control-plane-kubeadm:v1.0.0"}
 	tests := []struct {
 		name    string
 		cluster *fakeCluster
@@ -362,9 +361,14 @@ func TestInitImages(t *testing.T) {
 		want    []string
 	}{
 		{
-			name: "first run: cert-manager, core, kubeadm and the infrastructure provider",
+			name: "first run: the core and the infrastructure provider, no cert-manager as none needs it",
 			opts: InitOptions{InfrastructureProviders: []string{"foo"}},
-			want: append(append(certManager, defaults...), "registry.example.com/foo:v1.0.0"),
+			want: []string{"registry.example.com/cluster-api:v1.0.0", "registry.example.com/foo:v1.0.0"},
+		},
+		{
+			name: "a provider that needs cert-manager",
+			opts: InitOptions{InfrastructureProviders: []string{"bar"}},
+			want: append(certManager, "registry.example.com/bar:v1.0.0", "registry.example.com/cluster-api:v1.0.0"),
 		},
 		{
 			name: "opting out of the defaults",
@@ -374,13 +378,13 @@ func TestInitImages(t *testing.T) {
 		{
 			name:   "externally provisioned cert-manager and image overrides",
 			config: "cert-manager:\n  externallyProvisioned: true\n  url: ${CLUSTERCTL_REPOSITORY_PATH}/cert-manager/latest/cert-manager.yaml\nimages:\n  all: {repository: mirror.example.com}\n",
-			opts:   InitOptions{InfrastructureProviders: []string{"foo"}},
-			want:   []string{"mirror.example.com/bootstrap-kubeadm:v1.0.0", "mirror.example.com/cluster-api:v1.0.0", "mirror.example.com/control-plane-kubeadm:v1.0.0", "mirror.example.com/foo:v1.0.0"},
+			opts:   InitOptions{InfrastructureProviders: []string{"bar"}},
+			want:   []string{"mirror.example.com/bar:v1.0.0", "mirror.example.com/cluster-api:v1.0.0"},
 		},
 		{
-			name:    "a management cluster with a core provider: only what is asked for",
-			cluster: &fakeCluster{providers: []clusterctlv1.Provider{{ProviderName: "cluster-api", Type: "CoreProvider", Version: "v1.0.0"}}},
-			opts:    InitOptions{InfrastructureProviders: []string{"foo"}},
+			name:    "a management cluster with a core provider: only what is asked for and not installed",
+			cluster: &fakeCluster{providers: []clusterctlv1.Provider{{ProviderName: "cluster-api", Type: "CoreProvider", Version: "v1.0.0"}, {ProviderName: "bar", Type: "InfrastructureProvider", Version: "v2.0.0"}}},
+			opts:    InitOptions{InfrastructureProviders: []string{"foo", "bar"}},
 			want:    []string{"registry.example.com/foo:v1.0.0"},
 		},
 	}

@@ -5,18 +5,28 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"time"
 
 	"github.com/go-logr/logr"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
+	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 	"github.com/capstan-dev/capstan/internal/clusterctl/components"
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
+	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 )
 
 // NoProvider as a provider name opts out of a provider that init adds by default.
 const NoProvider = "-"
 
-// InitOptions name the providers of an init: "name[:version]" each.
+// firstRunProviders returns the providers init adds on a first run (no core provider in the management
+// cluster) unless they are given or opted out of with "-", by type. Upstream also adds the kubeadm
+// bootstrap and control plane providers; capstan adds them here once it ships them.
+func firstRunProviders() map[clusterctlv1.ProviderType]string {
+	return map[clusterctlv1.ProviderType]string{clusterctlv1.CoreProviderType: config.CoreProviderName}
+}
+
+// InitOptions say what init installs: providers as "name[:version]" each, and how.
 type InitOptions struct {
 	CoreProvider              string
 	BootstrapProviders        []string
@@ -25,16 +35,27 @@ type InitOptions struct {
 	IPAMProviders             []string
 	RuntimeExtensionProviders []string
 	AddonProviders            []string
+
+	// TargetNamespace installs the providers in this namespace instead of their components' own.
+	TargetNamespace string
+	// WaitProviders waits until the Deployments of the installed providers are available.
+	WaitProviders bool
+	// WaitProviderTimeout bounds the wait for each provider.
+	WaitProviderTimeout time.Duration
+	// SkipValidation skips the checks of contracts and CRD names (--validate=false); the checks that
+	// keep the inventory consistent (one instance per provider) always run.
+	SkipValidation bool
 }
 
 // providers returns the providers to install by type, in install order. On a first run (no core provider
-// in the management cluster, or no management cluster) the core provider, the kubeadm bootstrap provider
-// and the kubeadm control plane provider are added unless given or opted out of with "-".
+// in the management cluster, or no management cluster) the providers of firstRunProviders are added
+// unless given or opted out of with "-".
 func (o InitOptions) providers(firstRun bool) []typedProvider {
 	var out []typedProvider
-	add := func(t clusterctlv1.ProviderType, names []string, def string) {
-		if len(names) == 0 && firstRun && def != "" {
-			names = []string{def}
+	defaults := firstRunProviders()
+	add := func(t clusterctlv1.ProviderType, names []string) {
+		if len(names) == 0 && firstRun && defaults[t] != "" {
+			names = []string{defaults[t]}
 		}
 		for _, n := range names {
 			if n != NoProvider && n != "" {
@@ -46,13 +67,13 @@ func (o InitOptions) providers(firstRun bool) []typedProvider {
 	if o.CoreProvider != "" {
 		core = []string{o.CoreProvider}
 	}
-	add(clusterctlv1.CoreProviderType, core, config.CoreProviderName)
-	add(clusterctlv1.BootstrapProviderType, o.BootstrapProviders, "kubeadm")
-	add(clusterctlv1.ControlPlaneProviderType, o.ControlPlaneProviders, "kubeadm")
-	add(clusterctlv1.InfrastructureProviderType, o.InfrastructureProviders, "")
-	add(clusterctlv1.IPAMProviderType, o.IPAMProviders, "")
-	add(clusterctlv1.RuntimeExtensionProviderType, o.RuntimeExtensionProviders, "")
-	add(clusterctlv1.AddonProviderType, o.AddonProviders, "")
+	add(clusterctlv1.CoreProviderType, core)
+	add(clusterctlv1.BootstrapProviderType, o.BootstrapProviders)
+	add(clusterctlv1.ControlPlaneProviderType, o.ControlPlaneProviders)
+	add(clusterctlv1.InfrastructureProviderType, o.InfrastructureProviders)
+	add(clusterctlv1.IPAMProviderType, o.IPAMProviders)
+	add(clusterctlv1.RuntimeExtensionProviderType, o.RuntimeExtensionProviders)
+	add(clusterctlv1.AddonProviderType, o.AddonProviders)
 	return out
 }
 
@@ -61,24 +82,47 @@ type typedProvider struct {
 	name string
 }
 
-// InitImages returns the images an init with these options needs: cert-manager's first (unless it is
-// externally provisioned or already installed), then the providers', each list sorted.
+// certManagerReader is implemented by management clusters that can tell whether cert-manager is
+// installed (*cluster.Client).
+type certManagerReader interface {
+	CertManager(ctx context.Context) (cluster.CertManagerState, error)
+}
+
+// InitImages returns the images an init with these options needs: cert-manager's first (when a provider
+// needs cert-manager, unless it is externally provisioned or already installed), then the providers',
+// each list sorted. Providers already installed in the management cluster are left out, as init leaves
+// them alone.
 func (c *Client) InitImages(ctx context.Context, o InitOptions) ([]string, error) {
-	firstRun, certManagerInstalled := true, false
+	firstRun := true
+	var installed []clusterctlv1.Provider
+	certManagerInstalled := false
 	if c.clusterAvailable(ctx) == nil {
-		installed, err := c.cluster.InstalledProviders(ctx)
+		var err error
+		if installed, err = c.cluster.InstalledProviders(ctx); err != nil {
+			return nil, err
+		}
+		firstRun = !hasCore(installed)
+		if r, ok := c.cluster.(certManagerReader); ok {
+			state, err := r.CertManager(ctx)
+			if err != nil {
+				return nil, err
+			}
+			certManagerInstalled = state.Installed
+		}
+	}
+	var providerImages []string
+	needsCertManager := false
+	for _, p := range o.providers(firstRun) {
+		name, _, err := ParseProviderName(p.name)
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range installed {
-			if p.GetProviderType() == clusterctlv1.CoreProviderType {
-				firstRun, certManagerInstalled = false, true
-			}
+		if i := slices.IndexFunc(installed, func(ip clusterctlv1.Provider) bool {
+			return ip.ProviderName == name && ip.GetProviderType() == p.t
+		}); i >= 0 {
+			logr.FromContextOrDiscard(ctx).V(1).Info("Not listing the images of an installed provider", "provider", installed[i].ManifestLabel(), "version", installed[i].Version)
+			continue
 		}
-	}
-
-	var providerImages []string
-	for _, p := range o.providers(firstRun) {
 		r, err := c.resolve(ctx, p.t, p.name, false)
 		if err != nil {
 			return nil, err
@@ -92,13 +136,16 @@ func (c *Client) InitImages(ctx context.Context, o InitOptions) ([]string, error
 			return nil, fmt.Errorf("%s of %s: %w", r.repo.ComponentsPath(), r, err)
 		}
 		providerImages = append(providerImages, images...)
+		if objs, err := manifest.Parse(raw); err == nil && components.NeedsCertManager(objs) {
+			needsCertManager = true
+		}
 	}
 	slices.Sort(providerImages)
 	providerImages = slices.Compact(providerImages)
-
 	cm := c.cfg.CertManager()
-	if cm.ExternallyProvisioned || certManagerInstalled {
-		logr.FromContextOrDiscard(ctx).V(1).Info("Not listing cert-manager's images", "externallyProvisioned", cm.ExternallyProvisioned)
+	if !needsCertManager || cm.ExternallyProvisioned || certManagerInstalled {
+		logr.FromContextOrDiscard(ctx).V(1).Info("Not listing cert-manager's images", "needed", needsCertManager,
+			"externallyProvisioned", cm.ExternallyProvisioned, "installed", certManagerInstalled)
 		return providerImages, nil
 	}
 	certManagerImages, err := c.certManagerImages(ctx, cm)
@@ -106,6 +153,11 @@ func (c *Client) InitImages(ctx context.Context, o InitOptions) ([]string, error
 		return nil, err
 	}
 	return append(certManagerImages, providerImages...), nil
+}
+
+// hasCore reports whether providers include a core provider.
+func hasCore(providers []clusterctlv1.Provider) bool {
+	return slices.ContainsFunc(providers, func(p clusterctlv1.Provider) bool { return p.GetProviderType() == clusterctlv1.CoreProviderType })
 }
 
 // certManagerImages returns the images of the cert-manager manifest of the configured version.

@@ -113,12 +113,20 @@ func (c *Client) ProviderComponents(ctx context.Context, o ComponentsOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	if _, err := repository.ReleaseSeriesFor(r.metadata, r.provider.ManifestLabel(), r.version); err != nil {
-		return nil, err
+	comps, _, err := c.releaseComponents(ctx, r, o.TargetNamespace, o.SkipVariables)
+	return comps, err
+}
+
+// releaseComponents returns the components of a release with the contract's transformations applied,
+// and the contract the release follows (from its metadata.yaml, which must map its version).
+func (c *Client) releaseComponents(ctx context.Context, r *release, targetNamespace string, skipVariables bool) (*components.Components, string, error) {
+	series, err := repository.ReleaseSeriesFor(r.metadata, r.provider.ManifestLabel(), r.version)
+	if err != nil {
+		return nil, "", err
 	}
 	raw, err := r.repo.File(ctx, r.version, r.repo.ComponentsPath())
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	comps, err := components.New(components.Input{
 		Provider:        r.provider,
@@ -126,11 +134,11 @@ func (c *Client) ProviderComponents(ctx context.Context, o ComponentsOptions) (*
 		Raw:             raw,
 		Variables:       c.cfg.Get,
 		Images:          c.cfg.ImageOverrides(),
-		TargetNamespace: o.TargetNamespace,
-		SkipVariables:   o.SkipVariables,
+		TargetNamespace: targetNamespace,
+		SkipVariables:   skipVariables,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s of %s: %w", r.repo.ComponentsPath(), r, err)
+		return nil, "", fmt.Errorf("%s of %s: %w", r.repo.ComponentsPath(), r, err)
 	}
-	return comps, nil
+	return comps, series.Contract, nil
 }

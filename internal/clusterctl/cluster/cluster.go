@@ -1,7 +1,9 @@
 // Package cluster reaches a management cluster through a kubeconfig (--kubeconfig, --kubeconfig-context,
 // else the usual KUBECONFIG and ~/.kube/config rules). It offers the read-only operations that offline
-// commands consult when a management cluster is at hand: the current namespace, ConfigMaps, the provider
-// inventory and whether objects exist. Nothing here connects before it has to.
+// commands consult when a management cluster is at hand (the current namespace, ConfigMaps, the provider
+// inventory, whether objects exist) and the changes init, upgrade and delete make: the inventory,
+// applying and deleting provider components, waiting for Deployments, CRD storage migration and
+// cert-manager's state. Nothing here connects before it has to.
 package cluster
 
 import (
@@ -11,7 +13,9 @@ import (
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -26,6 +30,9 @@ import (
 
 // availabilityTimeout bounds the check that the management cluster answers.
 const availabilityTimeout = 10 * time.Second
+
+// DefaultPollInterval is how often waits look at the management cluster again.
+const DefaultPollInterval = time.Second
 
 // Kubeconfig says which cluster to talk to.
 type Kubeconfig struct {
@@ -49,6 +56,7 @@ func (k Kubeconfig) String() string {
 // Client is a management cluster.
 type Client struct {
 	kubeconfig Kubeconfig
+	poll       time.Duration
 
 	once   sync.Once
 	config *rest.Config
@@ -56,15 +64,45 @@ type Client struct {
 	err    error
 }
 
+// Option configures a Client.
+type Option func(*Client)
+
+// WithPollInterval sets how often waits (CRDs established, objects deleted, Deployments available) look
+// again; DefaultPollInterval when not given.
+func WithPollInterval(d time.Duration) Option { return func(c *Client) { c.poll = d } }
+
 // New returns the management cluster of a kubeconfig. It does not connect.
-func New(kubeconfig Kubeconfig) *Client { return &Client{kubeconfig: kubeconfig} }
+func New(kubeconfig Kubeconfig, opts ...Option) *Client {
+	c := &Client{kubeconfig: kubeconfig, poll: DefaultPollInterval}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
 
 // NewFromClient returns a management cluster served by c (a fake client in tests); kubeconfig only
-// provides the current namespace.
-func NewFromClient(c client.Client, kubeconfig Kubeconfig) *Client {
-	cl := &Client{kubeconfig: kubeconfig, client: c}
+// provides the current namespace. Operations that need API discovery (deleting provider components) are
+// not available.
+func NewFromClient(c client.Client, kubeconfig Kubeconfig, opts ...Option) *Client {
+	cl := New(kubeconfig, opts...)
+	cl.client = c
 	cl.once.Do(func() {})
 	return cl
+}
+
+// Kube returns the client of the management cluster, connecting on first use.
+func (c *Client) Kube() (client.Client, error) { return c.connect() }
+
+// RESTConfig returns the configuration the client connects with; an error for a client made by
+// NewFromClient.
+func (c *Client) RESTConfig() (*rest.Config, error) {
+	if _, err := c.connect(); err != nil {
+		return nil, err
+	}
+	if c.config == nil {
+		return nil, errors.New("the management cluster client has no REST configuration")
+	}
+	return rest.CopyConfig(c.config), nil
 }
 
 func (c *Client) clientConfig() clientcmd.ClientConfig {
@@ -102,13 +140,13 @@ func (c *Client) connect() (client.Client, error) {
 		}
 		cfg.QPS, cfg.Burst = 20, 100
 		scheme := runtime.NewScheme()
-		if err := corev1.AddToScheme(scheme); err != nil {
-			c.err = err
-			return
-		}
-		if err := clusterctlv1.AddToScheme(scheme); err != nil {
-			c.err = err
-			return
+		for _, add := range []func(*runtime.Scheme) error{
+			corev1.AddToScheme, appsv1.AddToScheme, apiextensionsv1.AddToScheme, clusterctlv1.AddToScheme,
+		} {
+			if err := add(scheme); err != nil {
+				c.err = err
+				return
+			}
 		}
 		c.config = cfg
 		c.client, c.err = client.New(cfg, client.Options{Scheme: scheme})

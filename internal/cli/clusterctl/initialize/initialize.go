@@ -1,10 +1,11 @@
-// Package initialize implements `clusterctl init` and its subcommand `init list-images`, which lists the
-// container images an init needs. The provider flags are persistent, so that subcommands share them.
-// (The package is not named init: Go reserves that name for functions.)
+// Package initialize implements `clusterctl init`, which installs providers in a management cluster, and
+// its subcommand `init list-images`, which lists the container images an init needs. The provider flags
+// are persistent, so that subcommands share them. (The package is not named init: Go reserves that name
+// for functions.)
 package initialize
 
 import (
-	"errors"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,10 @@ type options struct {
 	runtimeExtension  []string
 	addon             []string
 	targetNamespace   string
+	waitProviders     bool
+	// waitProviderTimeout is in seconds, as upstream's flag.
+	waitProviderTimeout int
+	validate            bool
 }
 
 func (o *options) initOptions() client.InitOptions {
@@ -37,6 +42,10 @@ func (o *options) initOptions() client.InitOptions {
 		IPAMProviders:             o.ipam,
 		RuntimeExtensionProviders: o.runtimeExtension,
 		AddonProviders:            o.addon,
+		TargetNamespace:           o.targetNamespace,
+		WaitProviders:             o.waitProviders,
+		WaitProviderTimeout:       time.Duration(o.waitProviderTimeout) * time.Second,
+		SkipValidation:            !o.validate,
 	}
 }
 
@@ -52,21 +61,41 @@ func NewCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Comm
 		Short: "Initialize a management cluster",
 		Long: `Initialize a management cluster.
 
-Installs Cluster API core components, the kubeadm bootstrap provider, and the selected bootstrap and
-infrastructure providers.
+Installs Cluster API core components and the selected bootstrap, control plane, infrastructure, IPAM,
+runtime extension and add-on providers, each recorded in clusterctl's inventory.
 
-The management cluster must be an existing Kubernetes cluster; the first time init runs, it adds the
-cluster-api core provider, the kubeadm bootstrap provider and the kubeadm control plane provider unless
-given ("-" as a provider name opts out of one).`,
-		Example: `  # Initialize a management cluster with the aws infrastructure provider.
-  clusterctl init --infrastructure aws
+The management cluster must be an existing Kubernetes cluster. The first time init runs, it adds the
+cluster-api core provider unless given ("-" as a provider name opts out of a default provider); unlike
+upstream it does not add the kubeadm bootstrap and control plane providers, which capstan does not ship
+yet. cert-manager is installed only when a provider's components need it.
+
+Everything is checked before anything changes. Running init again with the same providers changes
+nothing; a provider installed at another version is an error that points at 'clusterctl upgrade'.`,
+		Example: `  # Initialize a management cluster with the local infrastructure provider.
+  clusterctl init --infrastructure local
+
+  # Initialize a management cluster with a specific version of the aws infrastructure provider.
+  clusterctl init --infrastructure=aws:v2.8.0
+
+  # Add the vsphere infrastructure provider to an existing management cluster.
+  clusterctl init --infrastructure vsphere
+
+  # Install the providers in a namespace of your choice.
+  clusterctl init --infrastructure local --target-namespace capstan-system
+
+  # Wait until the providers' controllers are available.
+  clusterctl init --infrastructure local --wait-providers
 
   # List the images this would install.
   clusterctl init list-images --infrastructure aws`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			// TODO(cluster client): installing providers needs the cluster client of a later issue.
-			return errors.New("this clusterctl cannot install providers yet: use 'clusterctl generate provider' to see the components init would install, or 'clusterctl init list-images' for their images")
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, c, err := deps.NewClient(cmd.Context(), streams, clusterctlcli.ClientOptions{Kubeconfig: o.kubeconfigFlags()})
+			if err != nil {
+				return err
+			}
+			_, err = c.Init(ctx, o.initOptions())
+			return err
 		},
 	}
 	pf := cmd.PersistentFlags()
@@ -79,7 +108,11 @@ given ("-" as a provider name opts out of one).`,
 	pf.StringSliceVar(&o.ipam, "ipam", nil, "IPAM providers and versions (e.g. infoblox:v0.0.1) to add to the management cluster.")
 	pf.StringSliceVar(&o.runtimeExtension, "runtime-extension", nil, "Runtime extension providers and versions (e.g. my-extension:v0.0.1) to add to the management cluster.")
 	pf.StringSliceVar(&o.addon, "addon", nil, "Add-on providers and versions (e.g. helm:v0.1.0) to add to the management cluster.")
-	cmd.Flags().StringVarP(&o.targetNamespace, "target-namespace", "n", "", "The target namespace where the providers should be deployed. If unspecified, the provider components' default namespace is used.")
+	f := cmd.Flags()
+	f.StringVarP(&o.targetNamespace, "target-namespace", "n", "", "The target namespace where the providers should be deployed. If unspecified, the provider components' default namespace is used.")
+	f.BoolVar(&o.waitProviders, "wait-providers", false, "Wait for providers to be installed.")
+	f.IntVar(&o.waitProviderTimeout, "wait-provider-timeout", 5*60, "Wait timeout per provider installation in seconds. This value is ignored if --wait-providers is false")
+	f.BoolVar(&o.validate, "validate", true, "If true, clusterctl will validate that the deployments will succeed on the management cluster.")
 
 	cmd.AddCommand(newListImagesCommand(streams, deps, o))
 	return cmd

@@ -31,9 +31,9 @@ func TestListImages(t *testing.T) {
 	}
 }
 
-func TestInitIsNotAvailableYet(t *testing.T) {
+func TestInitNeedsAManagementCluster(t *testing.T) {
 	g := NewWithT(t)
 	res := clusterctltest.Run(t, []string{"init", "-i", "docker"}, clusterctltest.Options{})
 	g.Expect(res.Code).To(Equal(1))
-	g.Expect(res.Stderr).To(ContainSubstring("clusterctl init list-images"))
+	g.Expect(res.Stderr).To(Equal("Error: no management cluster: give its kubeconfig with --kubeconfig or KUBECONFIG\n"))
 }

@@ -11,10 +11,16 @@ import (
 	"github.com/spf13/cobra"
 
 	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
+	"github.com/capstan-dev/capstan/internal/cli/clusterctl/alpha"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/completion"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/config"
+	deletecmd "github.com/capstan-dev/capstan/internal/cli/clusterctl/delete"
+	"github.com/capstan-dev/capstan/internal/cli/clusterctl/describe"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/generate"
+	"github.com/capstan-dev/capstan/internal/cli/clusterctl/get"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/initialize"
+	movecmd "github.com/capstan-dev/capstan/internal/cli/clusterctl/move"
+	"github.com/capstan-dev/capstan/internal/cli/clusterctl/upgrade"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/version"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 )
@@ -64,6 +70,12 @@ install providers, and create templates for your workload cluster.`,
 	}
 	add(groupManagement, initialize.NewCommand(streams, deps))
 	add(groupManagement, generate.NewCommand(streams, deps))
+	add(groupManagement, upgrade.NewCommand(streams, deps))
+	add(groupManagement, deletecmd.NewCommand(streams, deps))
+	add(groupManagement, movecmd.NewCommand(streams, deps))
+	add(groupManagement, get.NewCommand(streams, deps))
+	add(groupDebug, describe.NewCommand(streams, deps))
+	add(groupOther, alpha.NewCommand(streams, deps))
 	add(groupOther, config.NewCommand(streams, deps))
 	add(groupOther, version.NewCommand(streams, deps))
 	add(groupOther, completion.NewCommand(streams))

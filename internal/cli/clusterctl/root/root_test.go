@@ -53,7 +53,7 @@ func TestPlugins(t *testing.T) {
 		{name: "dashes in names", args: []string{"my-tool"}, wantRan: []string{"/plugins/clusterctl-my_tool "}, wantOut: "plugin output\n"},
 		{name: "the plugin's exit code", args: []string{"fail"}, wantRan: []string{"/plugins/clusterctl-fail "}, wantCode: 3, wantOut: "plugin output\n"},
 		{name: "built-in commands win", args: []string{"version", "-o", "short"}, wantOut: "v0.1.0\n"},
-		{name: "an unknown command", args: []string{"nope"}, wantCode: 1, wantErr: "Error: unknown command \"nope\" for \"clusterctl\"\n"},
+		{name: "an unknown command", args: []string{"xyzzy"}, wantCode: 1, wantErr: "Error: unknown command \"xyzzy\" for \"clusterctl\"\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,29 @@
+// Package alpha implements `clusterctl alpha`, the commands of features in alpha: `alpha rollout restart`,
+// `alpha rollout pause` and `alpha rollout resume`, which restart, pause and resume the rollout of a
+// MachineDeployment.
+package alpha
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
+	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+)
+
+// NewCommand returns the `alpha` command.
+func NewCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Command {
+	return newCommand(streams, deps, time.Now)
+}
+
+func newCommand(streams iostreams.Streams, deps *clusterctlcli.Deps, now func() time.Time) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "alpha",
+		Short: "Commands for features in alpha.",
+		Long:  "These commands correspond to alpha features in clusterctl.",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newRolloutCommand(streams, deps, now))
+	return cmd
+}

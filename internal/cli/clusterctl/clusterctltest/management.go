@@ -1,0 +1,193 @@
+package clusterctltest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
+	"github.com/capstan-dev/capstan/internal/release"
+)
+
+// Releases of capstan's own providers in a management repository.
+const (
+	ReleaseV1 = "v0.1.0"
+	ReleaseV2 = "v0.2.0"
+)
+
+// ManagementRepository is a local provider repository for tests against a management cluster.
+type ManagementRepository struct {
+	// Path is the repository's folder: pass it as CLUSTERCTL_REPOSITORY_PATH.
+	Path string
+	// Config is a clusterctl.yaml that points the providers and cert-manager at the repository.
+	Config string
+}
+
+// Env returns the environment commands need to use the repository.
+func (r ManagementRepository) Env() map[string]string {
+	return map[string]string{"CLUSTERCTL_REPOSITORY_PATH": r.Path}
+}
+
+// ManagementRepositoryOptions tune a ManagementRepository.
+type ManagementRepositoryOptions struct {
+	// CertManagerVersion is the cert-manager version of the config; the default when empty.
+	CertManagerVersion string
+}
+
+// NewManagementRepository writes a local repository with capstan's core (cluster-api) and local
+// infrastructure provider at ReleaseV1 and ReleaseV2, rendered from the release artifacts, and the test
+// providers of testdata/management/repository (fixture, webhooks, badcrd, a stand-in cert-manager),
+// with a clusterctl.yaml that names them.
+func NewManagementRepository(t testing.TB, o ManagementRepositoryOptions) ManagementRepository {
+	t.Helper()
+	dir := t.TempDir()
+	providers, err := release.Providers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{ReleaseV1, ReleaseV2} {
+		if err := release.WriteRepository(dir, v, providers...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The release artifacts map only the series of this build; the tests' second release needs its own.
+	for _, p := range providers {
+		for _, v := range []string{ReleaseV1, ReleaseV2} {
+			path := filepath.Join(dir, p.Label(), v, "metadata.yaml")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(data, []byte("minor: 2")) {
+				data = append(bytes.TrimRight(data, "\n"), []byte("\n- major: 0\n  minor: 2\n  contract: v1beta1\n")...)
+			}
+			if err := os.WriteFile(path, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	src := filepath.Join(testdata(t), "management", "repository")
+	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return write(filepath.Join(dir, rel), data)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	certManager := ""
+	if o.CertManagerVersion != "" {
+		certManager = "\n  version: " + o.CertManagerVersion
+	}
+	config := fmt.Sprintf(`providers:
+- {name: cluster-api, type: CoreProvider, url: "${CLUSTERCTL_REPOSITORY_PATH}/cluster-api/latest/core-components.yaml"}
+- {name: local, type: InfrastructureProvider, url: "${CLUSTERCTL_REPOSITORY_PATH}/infrastructure-local/latest/infrastructure-components.yaml"}
+- {name: fixture, type: InfrastructureProvider, url: "${CLUSTERCTL_REPOSITORY_PATH}/infrastructure-fixture/latest/infrastructure-components.yaml"}
+- {name: webhooks, type: InfrastructureProvider, url: "${CLUSTERCTL_REPOSITORY_PATH}/infrastructure-webhooks/latest/infrastructure-components.yaml"}
+- {name: badcrd, type: InfrastructureProvider, url: "${CLUSTERCTL_REPOSITORY_PATH}/infrastructure-badcrd/latest/infrastructure-components.yaml"}
+cert-manager:
+  url: "${CLUSTERCTL_REPOSITORY_PATH}/cert-manager/latest/cert-manager.yaml"
+  timeout: 20s%s
+`, certManager)
+	configPath := filepath.Join(t.TempDir(), "clusterctl.yaml")
+	if err := os.WriteFile(configPath, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return ManagementRepository{Path: dir, Config: configPath}
+}
+
+// KubeconfigFile writes a kubeconfig for cfg to a temporary file and returns its path.
+func KubeconfigFile(t testing.TB, cfg *rest.Config) string {
+	t.Helper()
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["test"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData, CertificateAuthority: cfg.CAFile}
+	kc.AuthInfos["test"] = &clientcmdapi.AuthInfo{
+		ClientCertificateData: cfg.CertData, ClientCertificate: cfg.CertFile,
+		ClientKeyData: cfg.KeyData, ClientKey: cfg.KeyFile, Token: cfg.BearerToken,
+	}
+	kc.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "test"}
+	kc.CurrentContext = "test"
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// ManagementCluster returns the management cluster of a kubeconfig file, with waits that look again
+// every 20ms.
+func ManagementCluster(kubeconfig string) *cluster.Client {
+	return cluster.New(cluster.Kubeconfig{Path: kubeconfig}, cluster.WithPollInterval(20*time.Millisecond))
+}
+
+// MarkDeploymentsAvailable plays the Deployment controller of an API server that has none (the test API
+// server): until the test ends, the Deployments in namespaces get status Available=True for their
+// generation (every namespace when none is given).
+func MarkDeploymentsAvailable(t testing.TB, c client.Client, namespaces ...string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			markAvailable(ctx, c, namespaces)
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+}
+
+func markAvailable(ctx context.Context, c client.Client, namespaces []string) {
+	if len(namespaces) == 0 {
+		namespaces = []string{""}
+	}
+	for _, ns := range namespaces {
+		list := &appsv1.DeploymentList{}
+		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+			continue
+		}
+		for i := range list.Items {
+			d := &list.Items[i]
+			if d.Status.ObservedGeneration == d.Generation && len(d.Status.Conditions) > 0 {
+				continue
+			}
+			d.Status.ObservedGeneration = d.Generation
+			d.Status.Conditions = []appsv1.DeploymentCondition{{
+				Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable",
+				Message: "Deployment has minimum availability.", LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now(),
+			}}
+			_ = c.Status().Update(ctx, d)
+		}
+	}
+}

@@ -1,0 +1,107 @@
+// Package delete implements `clusterctl delete`, which deletes providers from a management cluster.
+package delete
+
+import (
+	"github.com/spf13/cobra"
+
+	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
+	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+	"github.com/capstan-dev/capstan/internal/clusterctl/client"
+	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
+)
+
+// options are delete's flags.
+type options struct {
+	kubeconfig        string
+	kubeconfigContext string
+	core              string
+	bootstrap         []string
+	controlPlane      []string
+	infrastructure    []string
+	ipam              []string
+	runtimeExtension  []string
+	addon             []string
+	all               bool
+	includeCRDs       bool
+	includeNamespace  bool
+}
+
+func (o *options) deleteOptions() client.DeleteOptions {
+	return client.DeleteOptions{
+		CoreProvider:              o.core,
+		BootstrapProviders:        o.bootstrap,
+		ControlPlaneProviders:     o.controlPlane,
+		InfrastructureProviders:   o.infrastructure,
+		IPAMProviders:             o.ipam,
+		RuntimeExtensionProviders: o.runtimeExtension,
+		AddonProviders:            o.addon,
+		All:                       o.all,
+		IncludeCRDs:               o.includeCRDs,
+		IncludeNamespace:          o.includeNamespace,
+	}
+}
+
+// NewCommand returns the `delete` command.
+func NewCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Command {
+	o := &options{}
+	cmd := &cobra.Command{
+		Use:   "delete [providers]",
+		Short: "Delete one or more providers from the management cluster",
+		Long: `Delete one or more providers from the management cluster.
+
+The providers' components are deleted, except their CRDs (so that the objects of those kinds survive) and
+the namespace that hosts them, then their entry in clusterctl's inventory.
+
+--include-crd deletes the CRDs too, and with them every object of their kinds: clusterctl refuses while
+such objects exist, naming them, because nothing would be left to clean up what they stand for.
+--include-namespace deletes the providers' namespaces, and everything in them.`,
+		Example: `  # Deletes the AWS provider
+  # Please note that this implies the deletion of all provider components except the hosting namespace
+  # and the CRDs.
+  clusterctl delete --infrastructure aws
+
+  # Deletes all the providers
+  # Important! As a consequence of this operation, all the corresponding resources managed by
+  # Cluster API Providers are orphaned and there might be ongoing costs incurred as a result of this.
+  clusterctl delete --all
+
+  # Delete the AWS infrastructure provider and Core provider. This will leave behind Bootstrap and Control Plane
+  # providers
+  # Important! As a consequence of this operation, all the corresponding resources managed by
+  # the AWS infrastructure provider and Cluster API Providers are orphaned and there might be
+  # ongoing costs incurred as a result of this.
+  clusterctl delete --core cluster-api --infrastructure aws
+
+  # Deletes all the providers and their namespaces
+  clusterctl delete --all --include-namespace
+
+  # Reset the management cluster to its original state
+  # Important! As a consequence of this operation all the corresponding resources on target clouds
+  # are "orphaned" and thus there may be ongoing costs incurred as a result of this.
+  clusterctl delete --all --include-crd  --include-namespace`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, c, err := deps.NewClient(cmd.Context(), streams, clusterctlcli.ClientOptions{
+				Kubeconfig: &cluster.Kubeconfig{Path: o.kubeconfig, Context: o.kubeconfigContext},
+			})
+			if err != nil {
+				return err
+			}
+			return c.Delete(ctx, o.deleteOptions())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to the kubeconfig file to use for accessing the management cluster. If unspecified, default discovery rules apply.")
+	f.StringVar(&o.kubeconfigContext, "kubeconfig-context", "", "Context to be used within the kubeconfig file. If empty, current context will be used.")
+	f.BoolVar(&o.includeNamespace, "include-namespace", false, "Forces the deletion of the namespace where the providers are hosted (and of all the contained objects)")
+	f.BoolVar(&o.includeCRDs, "include-crd", false, "Forces the deletion of the provider's CRDs (and of all the related objects)")
+	f.StringVar(&o.core, "core", "", "Core provider version (e.g. cluster-api:v1.1.5) to delete from the management cluster")
+	f.StringSliceVarP(&o.infrastructure, "infrastructure", "i", nil, "Infrastructure providers and versions (e.g. aws:v0.5.0) to delete from the management cluster")
+	f.StringSliceVarP(&o.bootstrap, "bootstrap", "b", nil, "Bootstrap providers and versions (e.g. kubeadm:v1.1.5) to delete from the management cluster")
+	f.StringSliceVarP(&o.controlPlane, "control-plane", "c", nil, "ControlPlane providers and versions (e.g. kubeadm:v1.1.5) to delete from the management cluster")
+	f.StringSliceVar(&o.ipam, "ipam", nil, "IPAM providers and versions (e.g. infoblox:v0.0.1) to delete from the management cluster")
+	f.StringSliceVar(&o.runtimeExtension, "runtime-extension", nil, "Runtime extension providers and versions (e.g. my-extension:v0.0.1) to delete from the management cluster")
+	f.StringSliceVar(&o.addon, "addon", nil, "Add-on providers and versions (e.g. helm:v0.1.0) to delete from the management cluster")
+	f.BoolVar(&o.all, "all", false, "Force deletion of all the providers")
+	return cmd
+}

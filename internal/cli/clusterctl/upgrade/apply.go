@@ -1,0 +1,85 @@
+package upgrade
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
+	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+	"github.com/capstan-dev/capstan/internal/clusterctl/client"
+)
+
+// applyOptions are upgrade apply's flags.
+type applyOptions struct {
+	kubeconfigFlags
+	contract         string
+	core             string
+	bootstrap        []string
+	controlPlane     []string
+	infrastructure   []string
+	ipam             []string
+	runtimeExtension []string
+	addon            []string
+	waitProviders    bool
+	// waitProviderTimeout is in seconds, as upstream's flag.
+	waitProviderTimeout int
+}
+
+func (o *applyOptions) applyUpgradeOptions() client.ApplyUpgradeOptions {
+	return client.ApplyUpgradeOptions{
+		Contract:                  o.contract,
+		CoreProvider:              o.core,
+		BootstrapProviders:        o.bootstrap,
+		ControlPlaneProviders:     o.controlPlane,
+		InfrastructureProviders:   o.infrastructure,
+		IPAMProviders:             o.ipam,
+		RuntimeExtensionProviders: o.runtimeExtension,
+		AddonProviders:            o.addon,
+		WaitProviders:             o.waitProviders,
+		WaitProviderTimeout:       time.Duration(o.waitProviderTimeout) * time.Second,
+	}
+}
+
+func newApplyCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Command {
+	o := &applyOptions{}
+	cmd := &cobra.Command{
+		Use:   "apply",
+		Short: "Apply new versions of Cluster API core and providers in a management cluster",
+		Long: `The upgrade apply command applies new versions of Cluster API providers as defined by clusterctl upgrade plan.
+
+New version should be applied ensuring all the providers uses the same cluster API version
+in order to guarantee the proper functioning of the management cluster.
+
+Everything is checked before anything changes. The upgrade is recorded in clusterctl's inventory as it
+goes: if it stops (an error, a lost connection, a killed clusterctl), running the same command again
+finishes it.`,
+		Example: `  # Upgrades all the providers in the management cluster to the latest version available which is compliant
+  # to the v1beta1 API Version of Cluster API (contract).
+  clusterctl upgrade apply --contract v1beta1
+
+  # Upgrades only the aws provider to the v2.0.1 version.
+  clusterctl upgrade apply --infrastructure aws:v2.0.1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, c, err := deps.NewClient(cmd.Context(), streams, clusterctlcli.ClientOptions{Kubeconfig: o.kubeconfig()})
+			if err != nil {
+				return err
+			}
+			return c.ApplyUpgrade(ctx, o.applyUpgradeOptions())
+		},
+	}
+	o.add(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.contract, "contract", "", "The API Version of Cluster API (contract, e.g. v1beta1) the management cluster should upgrade to")
+	f.StringVar(&o.core, "core", "", "Core provider instance version (e.g. cluster-api:v1.1.5) to upgrade to. This flag can be used as alternative to --contract.")
+	f.StringSliceVarP(&o.infrastructure, "infrastructure", "i", nil, "Infrastructure providers instance and versions (e.g. aws:v2.0.1) to upgrade to. This flag can be used as alternative to --contract.")
+	f.StringSliceVarP(&o.bootstrap, "bootstrap", "b", nil, "Bootstrap providers instance and versions (e.g. kubeadm:v1.1.5) to upgrade to. This flag can be used as alternative to --contract.")
+	f.StringSliceVarP(&o.controlPlane, "control-plane", "c", nil, "ControlPlane providers instance and versions (e.g. kubeadm:v1.1.5) to upgrade to. This flag can be used as alternative to --contract.")
+	f.StringSliceVar(&o.ipam, "ipam", nil, "IPAM providers and versions (e.g. infoblox:v0.0.1) to upgrade to. This flag can be used as alternative to --contract.")
+	f.StringSliceVar(&o.runtimeExtension, "runtime-extension", nil, "Runtime extension providers and versions (e.g. my-extension:v0.0.1) to upgrade to. This flag can be used as alternative to --contract.")
+	f.StringSliceVar(&o.addon, "addon", nil, "Add-on providers and versions (e.g. helm:v0.1.0) to upgrade to. This flag can be used as alternative to --contract.")
+	f.BoolVar(&o.waitProviders, "wait-providers", false, "Wait for providers to be upgraded.")
+	f.IntVar(&o.waitProviderTimeout, "wait-provider-timeout", 5*60, "Wait timeout per provider upgrade in seconds. This value is ignored if --wait-providers is false")
+	return cmd
+}

@@ -1,0 +1,246 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/binaries"
+	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
+	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/controllermanager"
+	"github.com/capstan-dev/capstan/internal/core"
+	"github.com/capstan-dev/capstan/internal/kubeconfig"
+	"github.com/capstan-dev/capstan/internal/providers/local"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
+	"github.com/capstan-dev/capstan/internal/test/envtest"
+)
+
+var env *envtest.Environment
+
+func TestMain(m *testing.M) {
+	os.Exit(envtest.Run(m, envtest.Options{SchemeBuilders: []func(*runtime.Scheme) error{infrav1.AddToScheme}}, func(e *envtest.Environment) { env = e }))
+}
+
+// startCoreAndProvider runs the core controllers and the local provider in one manager until the test
+// ends: what the providers' Deployments would run, which the test API server cannot run.
+func startCoreAndProvider(t *testing.T) {
+	t.Helper()
+	apiserver, err := binaries.Find("kube-apiserver", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	etcd, err := binaries.Find("etcd", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := process.New(process.Options{DataDir: t.TempDir(), KubeAPIServerPath: apiserver, EtcdPath: etcd, StopTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme, err := core.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := infrav1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	opts := controllermanager.DefaultOptions("test-clusterctl-upgrade")
+	opts.MetricsBindAddr, opts.HealthAddr = "0", "0"
+	mgr, err := opts.New(env.Config, scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.Add(b); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(ctrl.LoggerInto(context.Background(), ctrl.Log))
+	if err := core.Setup(ctx, mgr, core.Options{Concurrency: core.DefaultConcurrency()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := local.Setup(ctx, mgr, local.Options{Backend: b}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		b.Shutdown()
+	})
+}
+
+// TestUpgradeKeepsWorkloadClustersRunning installs the first releases of the core, the local provider and
+// a fixture provider with clusterctl, provisions a workload cluster, and upgrades every provider: every
+// object stays (same UIDs, same providerIDs, no machine replaced), the fixture's objects are migrated to
+// its new storage version, and the workload cluster keeps answering. Deleting the providers' CRDs is
+// refused while the cluster exists.
+func TestUpgradeKeepsWorkloadClustersRunning(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	repo := clusterctltest.NewManagementRepository(t, clusterctltest.ManagementRepositoryOptions{})
+	kc := clusterctltest.KubeconfigFile(t, env.Config)
+	run := func(args ...string) clusterctltest.Result {
+		t.Helper()
+		args = append([]string{"--config", repo.Config}, args...)
+		return clusterctltest.Run(t, append(args, "--kubeconfig", kc), clusterctltest.Options{
+			Env: repo.Env(), Cluster: clusterctltest.ManagementCluster(kc),
+		})
+	}
+
+	res := run("init", "--core", "cluster-api:v0.1.0", "-i", "local:v0.1.0", "-i", "fixture:v0.1.0")
+	g.Expect(res.Code).To(Equal(0), res.Stderr)
+	startCoreAndProvider(t)
+
+	ns := env.NewNamespace(t)
+	res = run("generate", "cluster", "e2e", "--infrastructure", "local", "--kubernetes-version", "v1.37.1", "--worker-machine-count", "2", "--target-namespace", ns)
+	g.Expect(res.Code).To(Equal(0), res.Stderr)
+	objs, err := manifest.Parse([]byte(res.Stdout))
+	g.Expect(err).NotTo(HaveOccurred())
+	objs = append(objs, mustParse(g, "apiVersion: infrastructure.fixture.capstan.dev/v1alpha1\nkind: FixtureCluster\nmetadata: {name: e2e, namespace: "+ns+"}\nspec: {size: 3}\n")...)
+	for i := range objs {
+		g.Expect(env.Client.Create(ctx, &objs[i])).To(Succeed(), "creating %s %s", objs[i].GetKind(), objs[i].GetName())
+	}
+	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "e2e"}}
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster)).To(Succeed())
+		g.Expect(cluster.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
+		g.Expect(providerIDs(g, ns)).To(HaveLen(2))
+		g.Expect(readyNodes(g, ns)).To(HaveLen(2))
+	}, 3*time.Minute, time.Second).Should(Succeed())
+	before := snapshot(g, ns)
+	ids := providerIDs(g, ns)
+
+	t.Run("delete --include-crd refuses while clusters exist", func(t *testing.T) {
+		g := NewWithT(t)
+		res := run("delete", "--all", "--include-crd")
+		g.Expect(res.Code).To(Equal(1))
+		g.Expect(res.Stderr).To(HavePrefix("Error: cannot delete the CRDs of infrastructure-local, infrastructure-fixture and cluster-api: 1 LocalCluster, 2 LocalMachines, 1 LocalMachineTemplate, 1 FixtureCluster, 1 Cluster, "))
+		g.Expect(res.Stderr).To(HaveSuffix(" still exist; delete the Clusters first or run without --include-crd\n"))
+		g.Expect(inventory(g)).To(HaveLen(3))
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: "clusters.cluster.x-k8s.io"}, crd)).To(Succeed())
+		g.Expect(crd.DeletionTimestamp).To(BeNil())
+	})
+
+	t.Run("upgrade apply keeps every object and the workload cluster running", func(t *testing.T) {
+		g := NewWithT(t)
+		res := run("upgrade", "apply", "--contract", "v1beta1")
+		g.Expect(res.Code).To(Equal(0), res.Stderr)
+		g.Expect(inventory(g)).To(ConsistOf("cluster-api v0.2.0", "infrastructure-local v0.2.0", "infrastructure-fixture v0.2.0"))
+
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: "fixtureclusters.infrastructure.fixture.capstan.dev"}, crd)).To(Succeed())
+		g.Expect(crd.Status.StoredVersions).To(Equal([]string{"v1alpha2"}))
+
+		// Give the controllers time to act on anything the upgrade might have disturbed.
+		g.Consistently(func(g Gomega) {
+			g.Expect(snapshot(g, ns)).To(Equal(before))
+			g.Expect(providerIDs(g, ns)).To(Equal(ids))
+			g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster)).To(Succeed())
+			g.Expect(cluster.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
+		}, 5*time.Second, time.Second).Should(Succeed())
+		g.Expect(readyNodes(g, ns)).To(HaveLen(2))
+	})
+
+	g.Expect(env.Client.Delete(ctx, cluster)).To(Succeed())
+	g.Eventually(func() error { return env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster) }, 2*time.Minute, time.Second).ShouldNot(Succeed())
+}
+
+func mustParse(g Gomega, yaml string) []unstructured.Unstructured {
+	objs, err := manifest.Parse([]byte(yaml))
+	g.Expect(err).NotTo(HaveOccurred())
+	return objs
+}
+
+// snapshot returns the UID of every Cluster API object of the namespace, by kind and name.
+func snapshot(g Gomega, ns string) map[string]string {
+	out := map[string]string{}
+	for _, list := range []client.ObjectList{
+		&clusterv1.ClusterList{}, &clusterv1.MachineDeploymentList{}, &clusterv1.MachineSetList{}, &clusterv1.MachineList{},
+		&infrav1.LocalClusterList{}, &infrav1.LocalMachineList{}, &infrav1.LocalMachineTemplateList{}, &corev1.SecretList{},
+	} {
+		g.Expect(env.Client.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
+		items, err := meta.ExtractList(list)
+		g.Expect(err).NotTo(HaveOccurred())
+		for _, item := range items {
+			o := item.(client.Object)
+			out[kindOf(list)+"/"+o.GetName()] = string(o.GetUID())
+		}
+	}
+	return out
+}
+
+// providerIDs returns the sorted providerIDs of the namespace's Machines.
+func providerIDs(g Gomega, ns string) []string {
+	machines := &clusterv1.MachineList{}
+	g.Expect(env.Client.List(context.Background(), machines, client.InNamespace(ns))).To(Succeed())
+	var ids []string
+	for _, m := range machines.Items {
+		if m.Spec.ProviderID != nil && *m.Spec.ProviderID != "" {
+			ids = append(ids, *m.Spec.ProviderID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// readyNodes returns the Ready nodes of the workload cluster "e2e", asking its kube-apiserver.
+func readyNodes(g Gomega, ns string) []string {
+	secret := &corev1.Secret{}
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: kubeconfig.SecretName("e2e")}, secret)).To(Succeed())
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(secret.Data[kubeconfig.ValueKey])
+	g.Expect(err).NotTo(HaveOccurred())
+	cfg.Timeout = 5 * time.Second
+	nodes, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	var ready []string
+	for _, n := range nodes.Items {
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+				ready = append(ready, n.Name)
+			}
+		}
+	}
+	return ready
+}
+
+func inventory(g Gomega) []string {
+	list := &clusterctlv1.ProviderList{}
+	g.Expect(env.Client.List(context.Background(), list)).To(Succeed())
+	var out []string
+	for _, p := range list.Items {
+		out = append(out, p.Name+" "+p.Version)
+	}
+	return out
+}
+
+// kindOf returns the kind of a list's items, from its Go type.
+func kindOf(list client.ObjectList) string {
+	name := fmt.Sprintf("%T", list)
+	return strings.TrimSuffix(name[strings.LastIndex(name, ".")+1:], "List")
+}

@@ -1,0 +1,348 @@
+package e2e
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/drone/envsubst"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	configlocal "github.com/capstan-dev/capstan/config/local"
+	"github.com/capstan-dev/capstan/internal/binaries"
+	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
+	"github.com/capstan-dev/capstan/internal/cli/clusterctl/root"
+	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+	clusterctlclient "github.com/capstan-dev/capstan/internal/clusterctl/client"
+	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
+	"github.com/capstan-dev/capstan/internal/clusterctl/golden"
+	"github.com/capstan-dev/capstan/internal/clusterctl/tree"
+	"github.com/capstan-dev/capstan/internal/controllermanager"
+	"github.com/capstan-dev/capstan/internal/core"
+	"github.com/capstan-dev/capstan/internal/providers/local"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
+	"github.com/capstan-dev/capstan/internal/test/envtest"
+)
+
+var env *envtest.Environment
+
+func TestMain(m *testing.M) {
+	os.Exit(envtest.Run(m, envtest.Options{SchemeBuilders: []func(*runtime.Scheme) error{infrav1.AddToScheme}}, func(e *envtest.Environment) { env = e }))
+}
+
+// startCoreAndProvider runs the core controllers and the local provider in one manager until the test ends.
+func startCoreAndProvider(t *testing.T) {
+	t.Helper()
+	apiserver, err := binaries.Find("kube-apiserver", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	etcd, err := binaries.Find("etcd", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := process.New(process.Options{DataDir: t.TempDir(), KubeAPIServerPath: apiserver, EtcdPath: etcd, StopTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme, err := core.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := infrav1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	opts := controllermanager.DefaultOptions("test-describe-e2e")
+	opts.MetricsBindAddr, opts.HealthAddr = "0", "0"
+	mgr, err := opts.New(env.Config, scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.Add(b); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(ctrl.LoggerInto(context.Background(), ctrl.Log))
+	if err := core.Setup(ctx, mgr, core.Options{Concurrency: core.DefaultConcurrency()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := local.Setup(ctx, mgr, local.Options{Backend: b}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		b.Shutdown()
+	})
+}
+
+// renderTemplate renders a cluster template of the local provider as `clusterctl generate cluster` does.
+func renderTemplate(t *testing.T, name string, vars map[string]string) []*unstructured.Unstructured {
+	t.Helper()
+	data, err := configlocal.Files.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := envsubst.Eval(string(data), func(v string) string { return vars[v] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []*unstructured.Unstructured
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader([]byte(text)), 4096)
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				return objs
+			}
+			t.Fatal(err)
+		}
+		if len(u.Object) > 0 {
+			objs = append(objs, u)
+		}
+	}
+}
+
+// clusterctl runs clusterctl as the binary does, against the test API server.
+func clusterctl(t *testing.T, kubeconfig string, args ...string) (string, string, int) {
+	t.Helper()
+	deps := &clusterctlcli.Deps{
+		LookupEnv: func(string) (string, bool) { return "", false },
+		ManagementCluster: func(k cluster.Kubeconfig) clusterctlclient.ManagementCluster {
+			return cluster.New(k)
+		},
+		Options: clusterctlcli.GlobalOptions{Verbosity: -1},
+	}
+	var out, errOut bytes.Buffer
+	code := root.Main(context.Background(), append(args, "--kubeconfig", kubeconfig), iostreams.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, deps)
+	return out.String(), errOut.String(), code
+}
+
+// provisioned waits until the Cluster ns/name and its MachineDeployment have settled with replicas
+// Machines that are ready, available and up to date, and returns those Machines.
+func provisioned(t *testing.T, ns, name string, replicas int32, exclude map[string]bool) []clusterv1.Machine {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := context.Background()
+	var machines []clusterv1.Machine
+	g.Eventually(func(g Gomega) {
+		c := &clusterv1.Cluster{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, c)).To(Succeed())
+		g.Expect(c.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
+		g.Expect(c.Status.V1Beta2).NotTo(BeNil())
+		g.Expect(c.Status.V1Beta2.Workers).NotTo(BeNil())
+		w := c.Status.V1Beta2.Workers
+		for _, counter := range []*int32{w.Replicas, w.AvailableReplicas, w.ReadyReplicas, w.UpToDateReplicas} {
+			g.Expect(counter).To(HaveValue(Equal(replicas)))
+		}
+		g.Expect(conditionStatus(c.GetV1Beta2Conditions(), "WorkersAvailable")).To(Equal(metav1.ConditionTrue))
+
+		md := &clusterv1.MachineDeployment{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name + "-md-0"}, md)).To(Succeed())
+		g.Expect(conditionStatus(md.GetV1Beta2Conditions(), "Available")).To(Equal(metav1.ConditionTrue))
+		g.Expect(conditionStatus(md.GetV1Beta2Conditions(), "RollingOut")).To(Equal(metav1.ConditionFalse))
+		g.Expect(md.Status.V1Beta2).NotTo(BeNil())
+		g.Expect(md.Status.V1Beta2.UpToDateReplicas).To(HaveValue(Equal(replicas)))
+		g.Expect(md.Status.Replicas).To(Equal(replicas))
+
+		list := &clusterv1.MachineList{}
+		g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		g.Expect(list.Items).To(HaveLen(int(replicas)))
+		for _, m := range list.Items {
+			g.Expect(exclude).NotTo(HaveKey(m.Name))
+			g.Expect(m.Status.Phase).To(Equal(string(clusterv1.MachinePhaseRunning)))
+			for _, ct := range []string{"Available", "Ready", "UpToDate"} {
+				g.Expect(conditionStatus(m.GetV1Beta2Conditions(), ct)).To(Equal(metav1.ConditionTrue), "%s of %s", ct, m.Name)
+			}
+		}
+		machines = list.Items
+	}, 2*time.Minute, 500*time.Millisecond).Should(Succeed())
+	return machines
+}
+
+func conditionStatus(list []metav1.Condition, t string) metav1.ConditionStatus {
+	for _, c := range list {
+		if c.Type == t {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+// TestDescribeProvisionedCluster provisions a Cluster of 2 workers from the local provider's
+// cluster-template.yaml and checks what clusterctl shows of it: `describe cluster` (a golden file, with
+// the transition times and the random parts of names made stable), `get kubeconfig` (which reaches the
+// workload cluster's 2 Nodes), and `alpha rollout restart`, after which the Machines are replaced.
+func TestDescribeProvisionedCluster(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	startCoreAndProvider(t)
+
+	kubeconfigData, err := envtest.Kubeconfig(env.Config, "envtest")
+	g.Expect(err).NotTo(HaveOccurred())
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	g.Expect(os.WriteFile(kubeconfig, kubeconfigData, 0o600)).To(Succeed())
+
+	for _, o := range renderTemplate(t, "cluster-template.yaml", map[string]string{
+		"CLUSTER_NAME": "e2e", "NAMESPACE": ns, "KUBERNETES_VERSION": "v1.37.1", "WORKER_MACHINE_COUNT": "2",
+	}) {
+		g.Expect(env.Client.Create(ctx, o)).To(Succeed(), "creating %s %s", o.GetKind(), o.GetName())
+	}
+	machines := provisioned(t, ns, "e2e", 2, nil)
+
+	// The tree, from the objects as the controllers left them, with stable times and names.
+	objs, err := tree.Discover(ctx, env.Client, ns, "e2e", tree.DiscoverOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	stableTimes(objs, t0)
+	for _, opts := range []struct {
+		golden string
+		opts   tree.Options
+	}{
+		{golden: "provisioned.txt", opts: tree.Options{Grouping: true}},
+		{golden: "provisioned-v1beta1.txt", opts: tree.Options{Grouping: true, V1Beta1: true}},
+		{golden: "provisioned-all.txt", opts: tree.Options{ShowMachineSets: true, ShowTemplates: true, Echo: true, ShowConditions: mustFilter(t, "all")}},
+	} {
+		var out bytes.Buffer
+		g.Expect(tree.Print(&out, tree.Build(objs, opts.opts), tree.PrintOptions{Now: t0.Add(time.Minute)})).To(Succeed())
+		golden.Assert(t, opts.golden, []byte(stableNames(objs, out.String())))
+	}
+
+	// The command shows the same tree.
+	stdout, stderr, code := clusterctl(t, kubeconfig, "describe", "cluster", "e2e", "-n", ns)
+	g.Expect(code).To(Equal(0), stderr)
+	g.Expect(stdout).To(MatchRegexp(`(?m)^Cluster/e2e +2/2 +2 +2 +2 +Available: False +NotAvailable `))
+	g.Expect(stdout).To(MatchRegexp(`(?m)^    └─2 Machines\.\.\. +2 +2 +2 +Ready: True +Ready `))
+
+	// get kubeconfig prints a kubeconfig that reaches the workload cluster.
+	stdout, stderr, code = clusterctl(t, kubeconfig, "get", "kubeconfig", "e2e", "-n", ns)
+	g.Expect(code).To(Equal(0), stderr)
+	cfg, err := clientcmd.RESTConfigFromKubeConfig([]byte(stdout))
+	g.Expect(err).NotTo(HaveOccurred())
+	cfg.Timeout = 5 * time.Second
+	nodes, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(nodes.Items).To(HaveLen(2))
+
+	// rollout restart replaces the Machines.
+	stdout, stderr, code = clusterctl(t, kubeconfig, "alpha", "rollout", "restart", "machinedeployment/e2e-md-0", "-n", ns)
+	g.Expect(code).To(Equal(0), stderr)
+	g.Expect(stdout).To(Equal("machinedeployment.cluster.x-k8s.io/e2e-md-0 restarted\n"))
+	old := map[string]bool{}
+	for _, m := range machines {
+		old[m.Name] = true
+	}
+	provisioned(t, ns, "e2e", 2, old)
+	stdout, _, code = clusterctl(t, kubeconfig, "describe", "cluster", "e2e", "-n", ns, "--show-machinesets")
+	g.Expect(code).To(Equal(0))
+	for name := range old {
+		g.Expect(stdout).NotTo(ContainSubstring(name))
+	}
+}
+
+// stableTimes sets the transition time of every condition to t0 and, since the order in which the
+// controllers first set conditions may vary, sorts the v1beta2 conditions by type.
+func stableTimes(objs *tree.Objects, t0 time.Time) {
+	ts := metav1.NewTime(t0)
+	setTyped := func(v1 clusterv1.Conditions, v2 []metav1.Condition) {
+		for i := range v1 {
+			v1[i].LastTransitionTime = ts
+		}
+		for i := range v2 {
+			v2[i].LastTransitionTime = ts
+		}
+		slices.SortFunc(v2, func(a, b metav1.Condition) int { return cmp.Compare(a.Type, b.Type) })
+	}
+	setTyped(objs.Cluster.Status.Conditions, objs.Cluster.GetV1Beta2Conditions())
+	for i := range objs.MachineDeployments {
+		setTyped(objs.MachineDeployments[i].Status.Conditions, objs.MachineDeployments[i].GetV1Beta2Conditions())
+	}
+	for i := range objs.MachineSets {
+		setTyped(objs.MachineSets[i].Status.Conditions, objs.MachineSets[i].GetV1Beta2Conditions())
+	}
+	for i := range objs.Machines {
+		setTyped(objs.Machines[i].Status.Conditions, objs.Machines[i].GetV1Beta2Conditions())
+	}
+	unstructuredObjs := []*unstructured.Unstructured{objs.Infrastructure, objs.ControlPlane}
+	for _, u := range objs.MachineInfrastructure {
+		unstructuredObjs = append(unstructuredObjs, u)
+	}
+	for _, u := range objs.BootstrapConfigs {
+		unstructuredObjs = append(unstructuredObjs, u)
+	}
+	for _, u := range unstructuredObjs {
+		if u == nil {
+			continue
+		}
+		for _, path := range [][]string{{"status", "conditions"}, {"status", "v1beta2", "conditions"}} {
+			list, found, _ := unstructured.NestedSlice(u.Object, path...)
+			if !found {
+				continue
+			}
+			for _, c := range list {
+				if m, ok := c.(map[string]any); ok {
+					m["lastTransitionTime"] = t0.Format(time.RFC3339)
+				}
+			}
+			slices.SortFunc(list, func(a, b any) int {
+				ta, _ := a.(map[string]any)["type"].(string)
+				tb, _ := b.(map[string]any)["type"].(string)
+				return cmp.Compare(ta, tb)
+			})
+			_ = unstructured.SetNestedSlice(u.Object, list, path...)
+		}
+	}
+}
+
+// stableNames replaces the random suffixes of the MachineSet and Machine names in out with fixed ones of
+// the same length, keeping their order.
+func stableNames(objs *tree.Objects, out string) string {
+	var pairs []string
+	sets := slices.Clone(objs.MachineSets)
+	slices.SortFunc(sets, func(a, b clusterv1.MachineSet) int { return cmp.Compare(a.Name, b.Name) })
+	machines := slices.Clone(objs.Machines)
+	slices.SortFunc(machines, func(a, b clusterv1.Machine) int { return cmp.Compare(a.Name, b.Name) })
+	// Machines first: their names start with their MachineSet's.
+	for i, m := range machines {
+		pairs = append(pairs, m.Name, fmt.Sprintf("e2e-md-0-sssss-m%04d", i))
+	}
+	for i, ms := range sets {
+		pairs = append(pairs, ms.Name, fmt.Sprintf("e2e-md-0-s%04d", i))
+	}
+	return strings.NewReplacer(pairs...).Replace(out)
+}
+
+func mustFilter(t *testing.T, s string) tree.ConditionFilter {
+	t.Helper()
+	f, err := tree.ParseConditionFilter(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
