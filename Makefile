@@ -74,6 +74,10 @@ sync-compat: ## Refresh the copy of ../shared compatibility material under inter
 build: ## Build the binaries into bin/
 	go build -o $(BIN)/ ./cmd/...
 
+.PHONY: run
+run: test-tools build ## The main job: start the embedded management cluster, create the workload cluster "demo" with 2 workers, stay up until Ctrl-C
+	hack/run.sh
+
 RELEASE_VERSION ?= v0.1.0
 
 .PHONY: release-manifests

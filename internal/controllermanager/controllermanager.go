@@ -75,7 +75,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.SyncPeriod, "sync-period", o.SyncPeriod, "How often every watched object is reconciled even without changes.")
 	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "Address of the /healthz and /readyz endpoints.")
 	fs.StringVar(&o.MetricsBindAddr, "metrics-bind-addr", o.MetricsBindAddr, "Address of the /metrics endpoint; 0 disables it.")
-	fs.Var(featureGates{o.FeatureGates}, "feature-gates", "Comma-separated Gate=true|false pairs of alpha and beta features.")
+	fs.Var(featureGates{o.FeatureGates}, "feature-gates", "Comma-separated Gate=true|false pairs. capstan defines no feature gates yet: the flag is accepted so that manifests written for upstream Cluster API work.")
 }
 
 // New builds a manager for cfg with the options. Leader election uses a Lease named after o.Name.

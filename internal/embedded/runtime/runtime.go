@@ -312,7 +312,13 @@ func (r *Runtime) start(ctx context.Context, d *appsv1.Deployment, i int, kubeco
 	if err != nil {
 		return nil, err
 	}
-	env = append(append(os.Environ(), env...), "KUBECONFIG="+kubeconfig)
+	// As a Pod has a filesystem of its own, each Deployment's processes get a HOME of their own, so providers
+	// that keep data under $HOME (infra-local's --data-dir) do not share it across management clusters.
+	home := filepath.Join(r.Dir, d.Namespace, d.Name, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, err
+	}
+	env = append(append(os.Environ(), env...), "KUBECONFIG="+kubeconfig, "HOME="+home)
 	p, err := supervisor.Start(context.WithoutCancel(ctx), supervisor.Spec{
 		Name: d.Namespace + "/" + name, Path: r.Capstan, Args: args, Env: env,
 		LogFile: filepath.Join(r.Dir, d.Namespace, d.Name, name+".log"),

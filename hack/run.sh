@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The main job (`make run`): start the embedded management cluster, install capstan's providers with
+# clusterctl, create the workload cluster "demo" with two workers, show it, and stay up until Ctrl-C.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=$PWD/bin
+NAME=${CAPSTAN_NAME:-default}
+CLUSTER=${CLUSTER_NAME:-demo}
+WORKERS=${WORKER_MACHINE_COUNT:-2}
+K8S_VERSION=${KUBERNETES_VERSION:-v1.31.0}
+
+step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+
+step "Starting the embedded management cluster \"$NAME\""
+if "$BIN/capstan" status --name "$NAME" | grep -q 'is running'; then
+  echo "Already running; reusing it."
+else
+  "$BIN/capstan" up --name "$NAME" --detach
+fi
+export KUBECONFIG
+KUBECONFIG=$("$BIN/capstan" kubeconfig --name "$NAME" --path)
+STATE=$(dirname "$KUBECONFIG")
+CONFIG="$STATE/clusterctl.yaml"
+stop() {
+  step "Stopping the management cluster (its state stays in $STATE; \`make run\` again resumes it)"
+  "$BIN/capstan" down --name "$NAME" || true
+}
+trap 'stop; exit 0' INT TERM
+
+step "Installing the core and the local infrastructure provider (clusterctl init)"
+"$BIN/clusterctl" init --config "$CONFIG" --infrastructure local --wait-providers
+
+step "Creating the workload cluster \"$CLUSTER\" with $WORKERS workers"
+"$BIN/clusterctl" generate cluster "$CLUSTER" --config "$CONFIG" --infrastructure local \
+  --kubernetes-version "$K8S_VERSION" --worker-machine-count "$WORKERS" | "$BIN/kubectl" apply -f -
+
+step "Waiting until \"$CLUSTER\" is provisioned and its $WORKERS machines are running"
+"$BIN/kubectl" wait "cluster/$CLUSTER" --for=jsonpath='{.status.phase}'=Provisioned --timeout=5m
+"$BIN/kubectl" wait machines -l "cluster.x-k8s.io/cluster-name=$CLUSTER" --for=jsonpath='{.status.phase}'=Running --timeout=5m
+
+step "clusterctl describe cluster $CLUSTER"
+"$BIN/clusterctl" describe cluster "$CLUSTER"
+
+WORKLOAD_KUBECONFIG="$STATE/$CLUSTER.kubeconfig"
+"$BIN/clusterctl" get kubeconfig "$CLUSTER" > "$WORKLOAD_KUBECONFIG"
+step "The workload cluster's nodes"
+# A resumed management cluster restarts the workload cluster's API server: give it time to answer.
+for _ in $(seq 1 60); do
+  "$BIN/kubectl" --kubeconfig "$WORKLOAD_KUBECONFIG" get nodes --request-timeout=5s >/dev/null 2>&1 && break
+  sleep 2
+done
+"$BIN/kubectl" --kubeconfig "$WORKLOAD_KUBECONFIG" get nodes
+
+cat <<MSG
+
+The management cluster "$NAME" and the workload cluster "$CLUSTER" are running. In another terminal:
+
+  export KUBECONFIG=$KUBECONFIG
+  $BIN/clusterctl describe cluster $CLUSTER
+  $BIN/clusterctl get kubeconfig $CLUSTER > $CLUSTER.kubeconfig
+  $BIN/kubectl --kubeconfig $CLUSTER.kubeconfig get nodes
+
+Press Ctrl-C to stop everything.
+MSG
+while true; do sleep 3600 & wait $!; done

@@ -1,0 +1,299 @@
+// Package e2e runs the main job end to end with the real binaries: `capstan up`, `clusterctl init
+// --infrastructure local`, a workload cluster from `clusterctl generate cluster`, then a SIGKILL of
+// `capstan up` and a restart, and `capstan down`.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/core"
+	"github.com/capstan-dev/capstan/internal/embedded"
+)
+
+// build compiles capstan and clusterctl into a temporary directory.
+func TestMain(m *testing.M) {
+	ctrl.SetLogger(logr.Discard())
+	os.Exit(m.Run())
+}
+
+func build(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command("go", "build", "-o", dir+"/", "github.com/capstan-dev/capstan/cmd/capstan", "github.com/capstan-dev/capstan/cmd/clusterctl")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the binaries: %v\n%s", err, out)
+	}
+	return dir
+}
+
+func run(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", filepath.Base(name), strings.Join(args, " "), err, out.String(), errOut.String())
+	}
+	return out.String()
+}
+
+// descendants returns the pids of every process below pid.
+func descendants(pid int) []int {
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// The command may contain spaces: the fields after the last ')' are fixed.
+		fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+		if len(fields) < 2 || fields[0] == "Z" {
+			continue
+		}
+		ppid, _ := strconv.Atoi(fields[1])
+		children[ppid] = append(children[ppid], p)
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+func cmdline(pid int) string {
+	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return strings.ReplaceAll(string(data), "\x00", " ")
+}
+
+// managerPids returns the pids of the `capstan manager` processes below the capstan up of state.
+func managerPids(state embedded.State) []int {
+	pid, err := state.RunningPid()
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, p := range descendants(pid) {
+		if strings.Contains(cmdline(p), "capstan manager ") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func TestMainJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs capstan up, clusterctl and a workload cluster")
+	}
+	g := NewWithT(t)
+	ctx := context.Background()
+	bin := build(t)
+	capstan, clusterctl := filepath.Join(bin, "capstan"), filepath.Join(bin, "clusterctl")
+	state := embedded.State{Dir: filepath.Join(t.TempDir(), "state")}
+	up := []string{"up", "--name", "e2e", "--state-dir", state.Dir, "--detach", "--etcd-unsafe-no-fsync"}
+	down := []string{"down", "--name", "e2e", "--state-dir", state.Dir}
+
+	run(t, capstan, up...)
+	t.Cleanup(func() { _ = exec.Command(capstan, down...).Run() })
+
+	// clusterctl init, offline, from the local repository capstan up wrote.
+	config := state.ClusterctlConfig()
+	t.Setenv("KUBECONFIG", state.Kubeconfig())
+	run(t, clusterctl, "init", "--config", config, "--infrastructure", "local", "--wait-providers")
+
+	// The workload cluster "demo" with two workers.
+	yaml := run(t, clusterctl, "generate", "cluster", "demo", "--config", config, "--infrastructure", "local",
+		"--kubernetes-version", "v1.31.0", "--worker-machine-count", "2")
+	objs, err := manifest.Parse([]byte(yaml))
+	g.Expect(err).NotTo(HaveOccurred())
+	c := newClient(t, state)
+	for i := range objs {
+		g.Expect(c.Create(ctx, &objs[i])).To(Succeed(), "creating %s %s", objs[i].GetKind(), objs[i].GetName())
+	}
+
+	waitProvisioned(t, c, state)
+	uids := snapshot(t, c)
+
+	// Scaling the core provider's Deployment to 0 stops its process; back to 1 starts one.
+	g.Expect(managerPids(state)).To(HaveLen(1))
+	old := managerPids(state)[0]
+	scale(t, c, 0)
+	g.Eventually(func() []int { return managerPids(state) }, 30*time.Second, 200*time.Millisecond).Should(BeEmpty())
+	g.Expect(alive(old)).To(BeFalse())
+	scale(t, c, 1)
+	g.Eventually(func() []int { return managerPids(state) }, 30*time.Second, 200*time.Millisecond).Should(HaveLen(1))
+
+	// SIGKILL capstan up: none of its processes outlives it.
+	pid, err := state.RunningPid()
+	g.Expect(err).NotTo(HaveOccurred())
+	procs := descendants(pid)
+	g.Expect(len(procs)).To(BeNumerically(">=", 7), "etcd, kube-apiserver, kube-controller-manager, two providers and a workload etcd and kube-apiserver")
+	g.Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
+	g.Eventually(func() []int {
+		var left []int
+		for _, p := range append(procs, pid) {
+			if alive(p) {
+				left = append(left, p)
+			}
+		}
+		return left
+	}, 30*time.Second, 200*time.Millisecond).Should(BeEmpty())
+
+	// Started again, every object is there (same UIDs), the providers run and the workload cluster answers.
+	run(t, capstan, up...)
+	c = newClient(t, state)
+	g.Expect(snapshot(t, c)).To(Equal(uids))
+	waitProvisioned(t, c, state)
+
+	// capstan down leaves no process behind.
+	pid, err = state.RunningPid()
+	g.Expect(err).NotTo(HaveOccurred())
+	procs = append(descendants(pid), pid)
+	run(t, capstan, down...)
+	for _, p := range procs {
+		g.Expect(alive(p)).To(BeFalse(), "process %d (%s) outlived capstan down", p, cmdline(p))
+	}
+	_, err = state.RunningPid()
+	g.Expect(err).To(MatchError(embedded.ErrNotRunning))
+}
+
+func newClient(t *testing.T, state embedded.State) client.Client {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", state.Kubeconfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme, err := core.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// waitProvisioned waits until the demo Cluster is Provisioned, its two Machines are Running and its
+// workload API server lists two Ready Nodes.
+func waitProvisioned(t *testing.T, c client.Client, state embedded.State) {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := context.Background()
+	g.Eventually(func(g Gomega) {
+		cluster := &clusterv1.Cluster{}
+		g.Expect(c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "demo"}, cluster)).To(Succeed())
+		g.Expect(cluster.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
+		machines := &clusterv1.MachineList{}
+		g.Expect(c.List(ctx, machines, client.MatchingLabels{clusterv1.ClusterNameLabel: "demo"})).To(Succeed())
+		g.Expect(machines.Items).To(HaveLen(2))
+		for _, m := range machines.Items {
+			g.Expect(m.Status.Phase).To(Equal(string(clusterv1.MachinePhaseRunning)))
+		}
+
+		secret := &corev1.Secret{}
+		g.Expect(c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "demo-kubeconfig"}, secret)).To(Succeed())
+		cfg, err := clientcmd.RESTConfigFromKubeConfig(secret.Data["value"])
+		g.Expect(err).NotTo(HaveOccurred())
+		cfg.Timeout = 5 * time.Second
+		wc, err := client.New(cfg, client.Options{})
+		g.Expect(err).NotTo(HaveOccurred())
+		nodes := &corev1.NodeList{}
+		g.Expect(wc.List(ctx, nodes)).To(Succeed())
+		ready := 0
+		for _, n := range nodes.Items {
+			for _, cond := range n.Status.Conditions {
+				if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
+					ready++
+				}
+			}
+		}
+		g.Expect(ready).To(Equal(2))
+	}, 3*time.Minute, time.Second).Should(Succeed())
+	t.Logf("%s: demo is provisioned with 2 Ready nodes", state.Dir)
+}
+
+// snapshot returns the UIDs of the Cluster API and provider objects of the demo cluster.
+func snapshot(t *testing.T, c client.Client) map[string]types.UID {
+	t.Helper()
+	out := map[string]types.UID{}
+	for _, kind := range []string{"Cluster", "MachineDeployment", "MachineSet", "Machine"} {
+		list := &unstructured.UnstructuredList{}
+		list.SetAPIVersion(clusterv1.GroupVersion.String())
+		list.SetKind(kind + "List")
+		if err := c.List(context.Background(), list, client.InNamespace("default")); err != nil {
+			t.Fatal(err)
+		}
+		for _, item := range list.Items {
+			out[kind+"/"+item.GetName()] = item.GetUID()
+		}
+	}
+	for _, kind := range []string{"LocalCluster", "LocalMachine"} {
+		list := &unstructured.UnstructuredList{}
+		list.SetAPIVersion("infrastructure.cluster.x-k8s.io/v1alpha1")
+		list.SetKind(kind + "List")
+		if err := c.List(context.Background(), list, client.InNamespace("default")); err != nil {
+			t.Fatal(err)
+		}
+		for _, item := range list.Items {
+			out[kind+"/"+item.GetName()] = item.GetUID()
+		}
+	}
+	return out
+}
+
+func scale(t *testing.T, c client.Client, replicas int32) {
+	t.Helper()
+	d := &appsv1.Deployment{}
+	key := types.NamespacedName{Namespace: "capi-system", Name: "capi-controller-manager"}
+	if err := c.Get(context.Background(), key, d); err != nil {
+		t.Fatal(err)
+	}
+	before := d.DeepCopy()
+	d.Spec.Replicas = ptr.To(replicas)
+	if err := c.Patch(context.Background(), d, client.MergeFrom(before)); err != nil {
+		t.Fatal(err)
+	}
+}
