@@ -70,9 +70,14 @@ sync-compat: ## Refresh the copy of ../shared compatibility material under inter
 
 ##@ Build
 
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+VERSION_PKG := github.com/capstan-dev/capstan/internal/version
+LDFLAGS := -X $(VERSION_PKG).version=$(VERSION) -X $(VERSION_PKG).gitCommit=$(shell git rev-parse HEAD 2>/dev/null) \
+	-X $(VERSION_PKG).buildDate=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+
 .PHONY: build
-build: ## Build the binaries into bin/
-	go build -o $(BIN)/ ./cmd/...
+build: ## Build the binaries into bin/ (VERSION=v0.1.0 sets their version; git describe by default)
+	go build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
 .PHONY: run
 run: test-tools build ## The main job: start the embedded management cluster, create the workload cluster "demo" with 2 workers, stay up until Ctrl-C
