@@ -106,13 +106,17 @@ func (o Options) withDefaults() Options {
 // ClusterCache holds the connections to workload clusters. Make one with New, or set the exported fields
 // and call SetupWithManager once; the other methods may be called before the manager starts.
 type ClusterCache struct {
-	// Client is the manager's (cached) client; Clusters and the metadata of kubeconfig Secrets are read
-	// through it.
+	// Client is the manager's (cached) client; Clusters are read through it, and the metadata of kubeconfig
+	// Secrets when the ClusterCache is not set up with a manager.
 	Client client.Client
 	// APIReader reads kubeconfig Secrets, uncached, so Secrets need no informer.
 	APIReader client.Reader
 	// Options tune the ClusterCache.
 	Options Options
+
+	// secretMetadata reads the metadata of kubeconfig Secrets: the manager's cache, which the watch of
+	// Secret metadata fills (the manager's client may read Secrets from the API server).
+	secretMetadata client.Reader
 
 	initOnce sync.Once
 	opts     Options

@@ -42,6 +42,7 @@ func (cc *ClusterCache) SetupWithManager(_ context.Context, mgr ctrl.Manager, op
 	if cc.APIReader == nil {
 		cc.APIReader = mgr.GetAPIReader()
 	}
+	cc.secretMetadata = mgr.GetCache()
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("clustercache").
 		For(&clusterv1.Cluster{}, builder.WithPredicates(reconciler.HasWatchLabel(cc.opts.WatchFilter), clusterChanged())).
@@ -141,7 +142,7 @@ func (cc *ClusterCache) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	secretKey := client.ObjectKey{Namespace: key.Namespace, Name: key.Name + KubeconfigSecretSuffix}
 	secretMeta := &metav1.PartialObjectMetadata{}
 	secretMeta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-	if err := cc.Client.Get(ctx, secretKey, secretMeta); err != nil {
+	if err := cc.secretMetadataReader().Get(ctx, secretKey, secretMeta); err != nil {
 		if apierrors.IsNotFound(err) {
 			if cc.forget(key) {
 				log.Info("Disconnected from the workload cluster: its kubeconfig Secret is gone", "Secret", klogRef(secretKey))
@@ -196,6 +197,13 @@ func (cc *ClusterCache) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	cc.startConnect(ctx, acc, secretMeta.ResourceVersion, kubeconfig)
 	return ctrl.Result{}, nil
+}
+
+func (cc *ClusterCache) secretMetadataReader() client.Reader {
+	if cc.secretMetadata != nil {
+		return cc.secretMetadata
+	}
+	return cc.Client
 }
 
 // errNoKubeconfig says that a kubeconfig Secret exists but holds no kubeconfig.

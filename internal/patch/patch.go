@@ -1,5 +1,7 @@
 // Package patch writes the changes a reconcile made to an object back to the API server as merge patches:
-// one for metadata and spec, one for the status subresource, each sent only when something changed.
+// one for metadata and spec, one for the status subresource, each sent only when something changed. It
+// also remembers which versions of an object a controller's own writes replaced (Writes), so that a
+// reconcile can tell when its cache has not caught up with them yet.
 package patch
 
 import (
@@ -19,16 +21,38 @@ import (
 type Helper struct {
 	client client.Client
 	before client.Object
+	writes *Writes
+}
+
+// Option configures a Helper.
+type Option func(*Helper)
+
+// WithWrites records the writes of the Helper in w.
+func WithWrites(w *Writes) Option {
+	return func(h *Helper) { h.writes = w }
 }
 
 // NewHelper snapshots obj; call Patch with the same object after changing it.
-func NewHelper(obj client.Object, c client.Client) *Helper {
-	return &Helper{client: c, before: obj.DeepCopyObject().(client.Object)}
+func NewHelper(obj client.Object, c client.Client, opts ...Option) *Helper {
+	h := &Helper{client: c, before: obj.DeepCopyObject().(client.Object)}
+	for _, o := range opts {
+		o(h)
+	}
+	return h
 }
 
 // Patch sends what changed in obj since NewHelper: metadata and spec first (with optimistic locking when
 // the finalizers changed, so a finalizer added concurrently is never dropped), then status. obj is updated
 // with what the server returns.
+//
+// Conditions are lists, which a merge patch replaces whole; other controllers may own some of them (the
+// MachineSet sets its Machines' UpToDate condition). A status patch that changes a list of conditions is
+// therefore sent with optimistic locking: written over a copy older than the server's, it would drop or
+// revert what others wrote, so it fails with a conflict instead, and the reconcile is retried.
+//
+// When the spec patch gives the object a new generation and the server's spec is the one the status was
+// computed from, the status records the new generation (status.observedGeneration and the conditions'
+// observedGeneration that named the generation read), rather than needing one more write to catch up.
 func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	before, err := toMap(h.before)
 	if err != nil {
@@ -42,43 +66,123 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	delete(before, "status")
 	delete(after, "status")
 
+	// base is the version of the object the status patch applies to.
+	base := h.before.GetResourceVersion()
 	if !reflect.DeepEqual(before, after) {
 		var opts []client.MergeFromOption
 		if !reflect.DeepEqual(h.before.GetFinalizers(), obj.GetFinalizers()) {
 			opts = append(opts, client.MergeFromWithOptimisticLock{})
 		}
 		if err := h.client.Patch(ctx, obj, client.MergeFromWithOptions(h.before, opts...)); err != nil {
+			if apierrors.IsConflict(err) {
+				h.writes.Replaced(obj, base)
+			}
 			return fmt.Errorf("patching %s: %w", client.ObjectKeyFromObject(obj), err)
+		}
+		h.writes.Record(base, obj)
+		written, err := toMap(obj)
+		if err != nil {
+			return err
+		}
+		// The status patch holds for the server's object when the status there is the one it was computed
+		// from; otherwise it is sent against the version read, and conflicts when it must.
+		if reflect.DeepEqual(written["status"], beforeStatus) {
+			base = obj.GetResourceVersion()
+		}
+		if oldGen, newGen := h.before.GetGeneration(), obj.GetGeneration(); newGen != oldGen && reflect.DeepEqual(written["spec"], after["spec"]) {
+			observeGeneration(afterStatus, oldGen, newGen)
 		}
 	}
 	if reflect.DeepEqual(beforeStatus, afterStatus) {
 		return nil
 	}
-	data, err := statusPatch(beforeStatus, afterStatus)
+	lockOn := ""
+	if conditionsChanged(beforeStatus, afterStatus) {
+		lockOn = base
+	}
+	data, err := statusPatch(beforeStatus, afterStatus, lockOn)
 	if err != nil {
 		return err
 	}
 	// The status patch is computed from the snapshots, so it holds even though the spec patch above
 	// refreshed obj from the server.
+	written := obj.GetResourceVersion()
 	if err := h.client.Status().Patch(ctx, obj, client.RawPatch(types.MergePatchType, data)); err != nil {
 		if apierrors.IsNotFound(err) && !obj.GetDeletionTimestamp().IsZero() {
 			return nil // removing the last finalizer deleted it
 		}
+		if apierrors.IsConflict(err) {
+			h.writes.Replaced(obj, lockOn)
+		}
 		return fmt.Errorf("patching the status of %s: %w", client.ObjectKeyFromObject(obj), err)
 	}
+	h.writes.Record(written, obj)
 	return nil
 }
 
-func statusPatch(before, after any) ([]byte, error) {
+// statusPatch returns the merge patch from one status to another; with a resourceVersion, the patch only
+// applies to that version of the object.
+func statusPatch(before, after any, resourceVersion string) ([]byte, error) {
 	b, err := json.Marshal(map[string]any{"status": before})
 	if err != nil {
 		return nil, err
 	}
-	a, err := json.Marshal(map[string]any{"status": after})
+	a := map[string]any{"status": after}
+	if resourceVersion != "" {
+		// Only in the target document, so that the patch carries it.
+		a["metadata"] = map[string]any{"resourceVersion": resourceVersion}
+	}
+	aJSON, err := json.Marshal(a)
 	if err != nil {
 		return nil, err
 	}
-	return jsonpatch.CreateMergePatch(b, a)
+	return jsonpatch.CreateMergePatch(b, aJSON)
+}
+
+// conditionLists are the paths, under status, of the lists of conditions.
+var conditionLists = [][]string{{"conditions"}, {"v1beta2", "conditions"}}
+
+func conditionsChanged(before, after any) bool {
+	for _, path := range conditionLists {
+		if !reflect.DeepEqual(lookup(before, path), lookup(after, path)) {
+			return true
+		}
+	}
+	return false
+}
+
+func lookup(v any, path []string) any {
+	for _, key := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[key]
+	}
+	return v
+}
+
+// observeGeneration replaces oldGen by newGen in status.observedGeneration and in the observedGeneration
+// of the conditions.
+func observeGeneration(status any, oldGen, newGen int64) {
+	replace := func(m map[string]any) {
+		if g, ok := m["observedGeneration"].(int64); ok && g == oldGen {
+			m["observedGeneration"] = newGen
+		}
+	}
+	s, ok := status.(map[string]any)
+	if !ok {
+		return
+	}
+	replace(s)
+	for _, path := range conditionLists {
+		list, _ := lookup(s, path).([]any)
+		for _, c := range list {
+			if m, ok := c.(map[string]any); ok {
+				replace(m)
+			}
+		}
+	}
 }
 
 func toMap(obj runtime.Object) (map[string]any, error) {

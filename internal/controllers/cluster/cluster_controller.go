@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,6 +37,12 @@ import (
 const (
 	defaultRequeueAfter       = 30 * time.Second
 	defaultDeleteRequeueAfter = 5 * time.Second
+
+	// descendantEventDelay is how long the events of a Cluster's Machines, MachineSets and
+	// MachineDeployments wait before they reconcile it. They come in bursts (the Machines of a
+	// MachineDeployment change at about the same time, each several times, and their MachineSet and
+	// MachineDeployment follow), and one reconcile after the burst sees it all.
+	descendantEventDelay = time.Second
 )
 
 // Reconciler reconciles Clusters.
@@ -61,6 +69,13 @@ type Reconciler struct {
 	externalReader client.Reader
 	tracker        *external.Tracker
 	ownerHandler   handler.EventHandler
+	// secretMetadata reads the metadata of Secrets: the manager's cache, which the controller's watch of
+	// Secrets fills.
+	secretMetadata client.Reader
+	// kubeconfigs remembers what the last look at each Cluster's kubeconfig found.
+	kubeconfigs kubeconfigChecks
+	// writes are the controller's writes of Clusters the cache may not show yet.
+	writes patch.Writes
 }
 
 // SetupWithManager adds the Cluster controller to mgr.
@@ -69,12 +84,13 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 		return errors.New("the Cluster controller needs a Client and a contract Resolver")
 	}
 	r.externalReader = mgr.GetCache()
-	toCluster := handler.EnqueueRequestsFromMapFunc(clusterOfLabelledObject)
+	r.secretMetadata = mgr.GetCache()
+	toCluster := enqueueClusterAfter(descendantEventDelay)
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		For(&clusterv1.Cluster{}).
 		Watches(&clusterv1.Machine{}, toCluster, builder.WithPredicates(machineCountersChanged())).
-		Watches(&clusterv1.MachineSet{}, toCluster).
-		Watches(&clusterv1.MachineDeployment{}, toCluster).
+		Watches(&clusterv1.MachineSet{}, toCluster, builder.WithPredicates(machineSetFactsChanged())).
+		Watches(&clusterv1.MachineDeployment{}, toCluster, builder.WithPredicates(machineDeploymentFactsChanged())).
 		WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
 		Named("cluster").
@@ -159,6 +175,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	cluster := &clusterv1.Cluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
 		if apierrors.IsNotFound(err) {
+			r.kubeconfigs.forget(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("getting Cluster %s: %w", req.NamespacedName, err)
@@ -167,8 +184,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if r.WatchFilter != "" && cluster.Labels[clusterv1.WatchLabel] != r.WatchFilter {
 		return ctrl.Result{}, nil
 	}
+	if r.writes.Stale(cluster) {
+		// Reconciling this copy would redo the last write; its event brings the Cluster back.
+		ctrl.LoggerFrom(ctx).V(5).Info("Waiting for the cache to show the last write of the Cluster")
+		return ctrl.Result{}, nil
+	}
 
-	helper := patch.NewHelper(cluster, r.Client)
+	helper := patch.NewHelper(cluster, r.Client, patch.WithWrites(&r.writes))
 
 	// The finalizer comes first, so that a Cluster is never deleted before its descendants.
 	if cluster.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(cluster, clusterv1.ClusterFinalizer) {
@@ -255,6 +277,33 @@ func clusterOfLabelledObject(_ context.Context, obj client.Object) []reconcile.R
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}}}
 }
 
+// enqueueClusterAfter maps the events of a Machine, MachineSet or MachineDeployment to its Cluster (by the
+// cluster-name label, before and after an update), which is reconciled once delay has passed: the events
+// of that time join the one waiting.
+func enqueueClusterAfter(delay time.Duration) handler.EventHandler {
+	add := func(q workqueue.TypedRateLimitingInterface[reconcile.Request], objs ...client.Object) {
+		for _, obj := range objs {
+			for _, req := range clusterOfLabelledObject(context.Background(), obj) {
+				q.AddAfter(req, delay)
+			}
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(q, e.Object)
+		},
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(q, e.ObjectOld, e.ObjectNew)
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(q, e.Object)
+		},
+		GenericFunc: func(_ context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(q, e.Object)
+		},
+	}
+}
+
 // clusterOfSecret maps `<cluster>-ca` and `<cluster>-kubeconfig` Secrets to their Cluster by name; the CA
 // Secret may come from a user without any label.
 func clusterOfSecret(_ context.Context, obj client.Object) []reconcile.Request {
@@ -305,4 +354,54 @@ func machineFacts(m *clusterv1.Machine) machineFactSet {
 		available: status(machineAvailableCondition),
 		upToDate:  status(machineUpToDateCondition),
 	}
+}
+
+// machineSetFactsChanged lets through the MachineSet updates that change what the Cluster reads from its
+// MachineSets: labels, the controller owner, spec.replicas and deletion.
+func machineSetFactsChanged() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		before, ok1 := e.ObjectOld.(*clusterv1.MachineSet)
+		after, ok2 := e.ObjectNew.(*clusterv1.MachineSet)
+		if !ok1 || !ok2 {
+			return true
+		}
+		return ownershipFacts(before) != ownershipFacts(after) || !ptr.Equal(before.Spec.Replicas, after.Spec.Replicas)
+	}}
+}
+
+// machineDeploymentFactsChanged lets through the MachineDeployment updates that change what the Cluster
+// reads from its MachineDeployments: labels, the controller owner, spec.replicas, deletion and the
+// Available condition.
+func machineDeploymentFactsChanged() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		before, ok1 := e.ObjectOld.(*clusterv1.MachineDeployment)
+		after, ok2 := e.ObjectNew.(*clusterv1.MachineDeployment)
+		if !ok1 || !ok2 {
+			return true
+		}
+		return ownershipFacts(before) != ownershipFacts(after) || !ptr.Equal(before.Spec.Replicas, after.Spec.Replicas) ||
+			!sameCondition(conditions.GetV1Beta2(before, machineAvailableCondition), conditions.GetV1Beta2(after, machineAvailableCondition))
+	}}
+}
+
+// ownershipFact is what the Cluster reads of any descendant: labels, controller owner and deletion.
+type ownershipFact struct {
+	labels, controller string
+	deleting           bool
+}
+
+func ownershipFacts(obj metav1.Object) ownershipFact {
+	f := ownershipFact{labels: fmt.Sprint(obj.GetLabels()), deleting: !obj.GetDeletionTimestamp().IsZero()}
+	if ref := metav1.GetControllerOfNoCopy(obj); ref != nil {
+		f.controller = string(ref.UID) + ref.APIVersion + ref.Kind + ref.Name
+	}
+	return f
+}
+
+// sameCondition compares what a condition says: status, reason and message.
+func sameCondition(a, b *metav1.Condition) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,7 +20,6 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/external"
-	"github.com/capstan-dev/capstan/internal/kubeconfig"
 )
 
 // The v1beta2 conditions of Machines the Cluster counts.
@@ -327,78 +325,4 @@ func listDescendants(ctx context.Context, c client.Reader, cluster *clusterv1.Cl
 	slices.SortFunc(d.controlPlaneMachines, func(a, b clusterv1.Machine) int { return byName(&a, &b) })
 	slices.SortFunc(d.workerMachines, func(a, b clusterv1.Machine) int { return byName(&a, &b) })
 	return d, nil
-}
-
-// reconcileKubeconfig writes the `<cluster>-kubeconfig` Secret of a Cluster without control plane object
-// (a control plane provider writes its own) once the endpoint is known and the `<cluster>-ca` Secret
-// exists, recreates it when it is deleted and regenerates it when its client certificate nears expiry, the
-// CA changes or the endpoint changes. A kubeconfig Secret the Cluster does not control is left alone.
-func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) (ctrl.Result, error) {
-	cluster := s.cluster
-	if cluster.Spec.ControlPlaneRef != nil || !cluster.Spec.ControlPlaneEndpoint.IsValid() {
-		return ctrl.Result{}, nil
-	}
-	log := ctrl.LoggerFrom(ctx)
-
-	existing := &corev1.Secret{}
-	key := client.ObjectKey{Namespace: cluster.Namespace, Name: kubeconfig.SecretName(cluster.Name)}
-	switch err := r.Client.Get(ctx, key, existing); {
-	case apierrors.IsNotFound(err):
-		existing = nil
-	case err != nil:
-		return ctrl.Result{}, fmt.Errorf("getting Secret %s: %w", key, err)
-	case !metav1.IsControlledBy(existing, cluster):
-		return ctrl.Result{}, nil
-	}
-
-	caSecret := &corev1.Secret{}
-	caKey := client.ObjectKey{Namespace: cluster.Namespace, Name: kubeconfig.CASecretName(cluster.Name)}
-	if err := r.Client.Get(ctx, caKey, caSecret); err != nil {
-		if apierrors.IsNotFound(err) {
-			log.V(2).Info("Waiting for the CA Secret to write the kubeconfig", "Secret", klog.KRef(caKey.Namespace, caKey.Name))
-			return ctrl.Result{RequeueAfter: r.requeueAfter()}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("getting Secret %s: %w", caKey, err)
-	}
-	ca, err := kubeconfig.CAFromSecret(caSecret)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-
-	server := kubeconfig.Server(cluster.Spec.ControlPlaneEndpoint)
-	now := time.Now()
-	if existing == nil {
-		data, err := kubeconfig.Generate(cluster.Name, server, ca, now)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		secret := kubeconfig.NewSecret(cluster, data)
-		log.Info("Creating kubeconfig Secret", "Secret", klog.KObj(secret))
-		if err := r.Client.Create(ctx, secret); err != nil && !apierrors.IsAlreadyExists(err) {
-			return ctrl.Result{}, fmt.Errorf("creating Secret %s: %w", key, err)
-		}
-		return ctrl.Result{}, nil
-	}
-
-	rotate, why, err := kubeconfig.NeedsRotation(existing.Data[kubeconfig.ValueKey], ca, server, now)
-	if err != nil {
-		rotate, why = true, "it cannot be read"
-	}
-	if !rotate {
-		return ctrl.Result{}, nil
-	}
-	data, err := kubeconfig.Generate(cluster.Name, server, ca, now)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	before := existing.DeepCopy()
-	if existing.Data == nil {
-		existing.Data = map[string][]byte{}
-	}
-	existing.Data[kubeconfig.ValueKey] = data
-	log.Info("Rotating kubeconfig Secret", "Secret", klog.KObj(existing), "reason", why)
-	if err := r.Client.Patch(ctx, existing, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
-		return ctrl.Result{}, fmt.Errorf("patching Secret %s: %w", key, err)
-	}
-	return ctrl.Result{}, nil
 }

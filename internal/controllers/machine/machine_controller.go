@@ -91,6 +91,8 @@ type Reconciler struct {
 	providerReader client.Reader
 	// externalHandler maps events of provider objects to their controlling Machine.
 	externalHandler handler.EventHandler
+	// writes are the controller's writes of Machines the cache may not show yet.
+	writes patch.Writes
 }
 
 func (r *Reconciler) providers() client.Reader {
@@ -244,6 +246,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 		return ctrl.Result{}, fmt.Errorf("getting Machine %s: %w", req.NamespacedName, err)
 	}
+	if r.writes.Stale(m) {
+		// Reconciling this copy would redo the last write; its event brings the Machine back.
+		log.V(5).Info("Waiting for the cache to show the last write of the Machine")
+		return ctrl.Result{}, nil
+	}
 	log = log.WithValues("Cluster", klog.KRef(m.Namespace, m.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)
 
@@ -260,7 +267,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		cluster = nil
 	}
 
-	helper := patch.NewHelper(m, r.Client)
+	helper := patch.NewHelper(m, r.Client, patch.WithWrites(&r.writes))
 	s := &scope{cluster: cluster, machine: m}
 	paused := reconciler.IsPaused(cluster, m)
 	defer func() {

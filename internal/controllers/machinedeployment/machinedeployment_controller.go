@@ -59,6 +59,8 @@ type Reconciler struct {
 
 	// now returns the current time; time.Now when nil. Tests replace it.
 	now func() time.Time
+	// writes are the controller's writes of MachineDeployments the cache may not show yet.
+	writes patch.Writes
 }
 
 // SetupWithManager adds the controller and the MachineSet index it needs to mgr.
@@ -92,6 +94,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if err := r.Client.Get(ctx, req.NamespacedName, md); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if r.writes.Stale(md) {
+		// Reconciling this copy would redo the last write; its event brings the MachineDeployment back.
+		ctrl.LoggerFrom(ctx).V(5).Info("Waiting for the cache to show the last write of the MachineDeployment")
+		return ctrl.Result{}, nil
+	}
 	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(md.Namespace, md.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)
 
@@ -111,12 +118,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	// The finalizer goes first, so a MachineDeployment deleted right after creation still waits for its
 	// MachineSets.
 	if md.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(md, clusterv1.MachineDeploymentFinalizer) {
-		h := patch.NewHelper(md, r.Client)
+		h := patch.NewHelper(md, r.Client, patch.WithWrites(&r.writes))
 		controllerutil.AddFinalizer(md, clusterv1.MachineDeploymentFinalizer)
 		return ctrl.Result{}, h.Patch(ctx, md)
 	}
 
-	h := patch.NewHelper(md, r.Client)
+	h := patch.NewHelper(md, r.Client, patch.WithWrites(&r.writes))
 	if reconciler.IsPaused(cluster, md) {
 		log.V(4).Info("Reconciliation is paused")
 		setPausedCondition(md, cluster)
@@ -131,7 +138,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 			APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID,
 		})
 		log.Info("Setting the Cluster as owner of the MachineDeployment")
-		return ctrl.Result{}, r.Client.Patch(ctx, md, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+		if err := r.Client.Patch(ctx, md, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+			return ctrl.Result{}, err
+		}
+		r.writes.Record(before.ResourceVersion, md)
+		return ctrl.Result{}, nil
 	}
 
 	s := &scope{md: md, cluster: cluster, now: r.clock()}

@@ -59,6 +59,9 @@ type Reconciler struct {
 
 	// now returns the current time; time.Now when nil. Tests replace it.
 	now func() time.Time
+	// writes are the controller's writes of MachineSets the cache may not show yet; machineWrites those of
+	// Machines.
+	writes, machineWrites patch.Writes
 }
 
 // SetupWithManager adds the controller and the Machine index it needs to mgr.
@@ -102,6 +105,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if err := r.Client.Get(ctx, req.NamespacedName, ms); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if r.writes.Stale(ms) {
+		// Reconciling this copy would redo the last write; its event brings the MachineSet back.
+		ctrl.LoggerFrom(ctx).V(5).Info("Waiting for the cache to show the last write of the MachineSet")
+		return ctrl.Result{}, nil
+	}
 	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(ms.Namespace, ms.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)
 
@@ -117,12 +125,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 
 	// The finalizer goes first, so a MachineSet deleted right after creation still waits for its Machines.
 	if ms.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(ms, clusterv1.MachineSetFinalizer) {
-		h := patch.NewHelper(ms, r.Client)
+		h := patch.NewHelper(ms, r.Client, patch.WithWrites(&r.writes))
 		controllerutil.AddFinalizer(ms, clusterv1.MachineSetFinalizer)
 		return ctrl.Result{}, h.Patch(ctx, ms)
 	}
 
-	h := patch.NewHelper(ms, r.Client)
+	h := patch.NewHelper(ms, r.Client, patch.WithWrites(&r.writes))
 	if reconciler.IsPaused(cluster, ms) {
 		log.V(4).Info("Reconciliation is paused")
 		setPausedCondition(ms, cluster, true)
@@ -137,7 +145,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 			APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID,
 		})
 		log.Info("Setting the Cluster as owner of the MachineSet")
-		return ctrl.Result{}, r.Client.Patch(ctx, ms, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+		if err := r.Client.Patch(ctx, ms, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+			return ctrl.Result{}, err
+		}
+		r.writes.Record(before.ResourceVersion, ms)
+		return ctrl.Result{}, nil
 	}
 
 	s := &scope{ms: ms, cluster: cluster, now: r.clock()}

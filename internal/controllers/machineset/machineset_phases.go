@@ -318,8 +318,17 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, e
 	wantAnnotations := maps.Clone(ms.Spec.Template.Annotations)
 	upToDate := machineUpToDateCondition(ms, s.owningMD, s.now)
 	for _, m := range s.machines {
+		if r.machineWrites.Stale(m) {
+			// The cache has not caught up with the last write of this Machine (or with the write that a
+			// write of it conflicted with): the event of that write brings the MachineSet back.
+			log.V(5).Info("Waiting for the cache to show the last write of the Machine", "Machine", klog.KObj(m))
+			continue
+		}
 		if err := r.syncUpToDate(ctx, m, upToDate); err != nil {
 			return ctrl.Result{}, err
+		}
+		if r.machineWrites.Stale(m) {
+			continue // the write conflicted
 		}
 		before := m.DeepCopy()
 		syncInPlaceSpec(&m.Spec, &ms.Spec.Template.Spec)
@@ -336,6 +345,7 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, e
 				}
 				return ctrl.Result{}, fmt.Errorf("updating Machine %s in place: %w", m.Name, err)
 			}
+			r.machineWrites.Record(before.ResourceVersion, m)
 		}
 		if !m.DeletionTimestamp.IsZero() {
 			continue
@@ -354,22 +364,34 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, e
 }
 
 // syncUpToDate sets a Machine's UpToDate condition, with optimistic locking: conditions are a list, which a
-// merge patch replaces, and the Machine controller writes them too.
+// merge patch replaces, and the Machine controller writes them too. The condition is written when what it
+// says changes; its observedGeneration is the Machine's generation then. A new generation of the Machine
+// alone is no reason to write it again: whether a Machine is up to date follows from its MachineSet and
+// MachineDeployment, not from the Machine's spec.
 func (r *Reconciler) syncUpToDate(ctx context.Context, m *clusterv1.Machine, want *metav1.Condition) error {
 	if want == nil {
 		return nil
 	}
 	if c := conditions.GetV1Beta2(m, want.Type); c != nil && c.Status == want.Status && c.Reason == want.Reason &&
-		c.Message == want.Message && c.ObservedGeneration == m.Generation {
+		c.Message == want.Message {
 		return nil
 	}
 	before := m.DeepCopy()
 	conditions.SetV1Beta2(m, *want)
 	ctrl.LoggerFrom(ctx).V(4).Info("Setting the UpToDate condition of a Machine", "Machine", klog.KObj(m), "status", want.Status)
-	if err := r.Client.Status().Patch(ctx, m, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}),
-		client.FieldOwner(fieldOwner)); err != nil && !apierrors.IsNotFound(err) {
+	err := r.Client.Status().Patch(ctx, m, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}), client.FieldOwner(fieldOwner))
+	switch {
+	case apierrors.IsConflict(err):
+		// The Machine changed since it was read; its event brings the MachineSet back to look again.
+		r.machineWrites.Replaced(m, before.ResourceVersion)
+		*m = *before
+		return nil
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
 		return fmt.Errorf("setting the UpToDate condition of Machine %s: %w", m.Name, err)
 	}
+	r.machineWrites.Record(before.ResourceVersion, m)
 	return nil
 }
 

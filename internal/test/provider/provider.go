@@ -14,6 +14,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -36,10 +37,14 @@ type Provider struct {
 	Client client.Client
 	// Workload is the API server where Nodes are registered and that the kubeconfig Secrets point at.
 	Workload *rest.Config
-	// Concurrency of each of its controllers; 10 when zero.
+	// Concurrency of each of its controllers; 50 when zero, so that the provider does not hold back
+	// benchmarks of the core controllers, which run 50 or more reconciles at once.
 	Concurrency int
 
 	workload client.Client
+	// cache reads the provider's objects: the informers that trigger its reconciles. (The manager's client
+	// reads unstructured objects from the API server.)
+	cache client.Reader
 }
 
 // SetupWithManager adds the provider's controllers to mgr.
@@ -49,8 +54,9 @@ func (p *Provider) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	p.workload = wc
+	p.cache = mgr.GetCache()
 	if p.Concurrency == 0 {
-		p.Concurrency = 10
+		p.Concurrency = 50
 	}
 	for _, v := range []builder.Provider{builder.V1Beta1, builder.V1Beta2} {
 		for _, k := range []struct {
@@ -71,7 +77,7 @@ func (p *Provider) SetupWithManager(mgr ctrl.Manager) error {
 				Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 					u := &unstructured.Unstructured{}
 					u.SetGroupVersionKind(gvk)
-					if err := p.Client.Get(ctx, req.NamespacedName, u); err != nil {
+					if err := p.cache.Get(ctx, req.NamespacedName, u); err != nil {
 						return reconcile.Result{}, client.IgnoreNotFound(err)
 					}
 					if !u.GetDeletionTimestamp().IsZero() {
@@ -104,10 +110,34 @@ func (p *Provider) setReady(v builder.Provider, u *unstructured.Unstructured, fi
 	_ = unstructured.SetNestedField(u.Object, true, "status", "ready")
 }
 
+// isReady reports whether setReady was done.
+func isReady(v builder.Provider, u *unstructured.Unstructured, field string) bool {
+	path := []string{"status", "ready"}
+	if v.Contract == contract.V1Beta2 {
+		path = []string{"status", "initialization", field}
+	}
+	ready, _, _ := unstructured.NestedBool(u.Object, path...)
+	return ready
+}
+
+// patch sends the changes made to u since before, if any; status says whether to the status subresource.
+func (p *Provider) patch(ctx context.Context, u, before *unstructured.Unstructured, status bool) error {
+	if equality.Semantic.DeepEqual(u.Object, before.Object) {
+		return nil
+	}
+	if status {
+		return p.Client.Status().Patch(ctx, u, client.MergeFrom(before))
+	}
+	return p.Client.Patch(ctx, u, client.MergeFrom(before))
+}
+
 func (p *Provider) infraCluster(ctx context.Context, v builder.Provider, u *unstructured.Unstructured) error {
 	owner := ownerOfKind(u, "Cluster")
 	if owner == nil {
 		return nil // as the contract says: wait for the Cluster owner
+	}
+	if isReady(v, u, "provisioned") {
+		return nil // the kubeconfig was written before
 	}
 	server, err := url.Parse(p.Workload.Host)
 	if err != nil {
@@ -121,16 +151,19 @@ func (p *Provider) infraCluster(ctx context.Context, v builder.Provider, u *unst
 	before := u.DeepCopy()
 	_ = unstructured.SetNestedField(u.Object, host, "spec", "controlPlaneEndpoint", "host")
 	_ = unstructured.SetNestedField(u.Object, int64(port), "spec", "controlPlaneEndpoint", "port")
-	if err := p.Client.Patch(ctx, u, client.MergeFrom(before)); err != nil {
+	if err := p.patch(ctx, u, before, false); err != nil {
 		return err
 	}
 	before = u.DeepCopy()
 	p.setReady(v, u, "provisioned")
-	return p.Client.Status().Patch(ctx, u, client.MergeFrom(before))
+	return p.patch(ctx, u, before, true)
 }
 
 func (p *Provider) bootstrapConfig(ctx context.Context, v builder.Provider, u *unstructured.Unstructured) error {
 	if ownerOfKind(u, "Machine") == nil {
+		return nil
+	}
+	if name, _, _ := unstructured.NestedString(u.Object, "status", "dataSecretName"); name != "" && isReady(v, u, "dataSecretCreated") {
 		return nil
 	}
 	secret := &corev1.Secret{
@@ -145,7 +178,7 @@ func (p *Provider) bootstrapConfig(ctx context.Context, v builder.Provider, u *u
 	before := u.DeepCopy()
 	_ = unstructured.SetNestedField(u.Object, secret.Name, "status", "dataSecretName")
 	p.setReady(v, u, "dataSecretCreated")
-	return p.Client.Status().Patch(ctx, u, client.MergeFrom(before))
+	return p.patch(ctx, u, before, true)
 }
 
 // ProviderID returns the providerID the test provider gives an InfraMachine.
@@ -154,6 +187,9 @@ func ProviderID(namespace, name string) string { return "test://" + namespace + 
 func (p *Provider) infraMachine(ctx context.Context, v builder.Provider, u *unstructured.Unstructured) error {
 	if ownerOfKind(u, "Machine") == nil {
 		return nil
+	}
+	if isReady(v, u, "provisioned") {
+		return nil // the Node was registered before
 	}
 	id := ProviderID(u.GetNamespace(), u.GetName())
 	node := &corev1.Node{
@@ -177,13 +213,13 @@ func (p *Provider) infraMachine(ctx context.Context, v builder.Provider, u *unst
 	}
 	before := u.DeepCopy()
 	_ = unstructured.SetNestedField(u.Object, id, "spec", "providerID")
-	if err := p.Client.Patch(ctx, u, client.MergeFrom(before)); err != nil {
+	if err := p.patch(ctx, u, before, false); err != nil {
 		return err
 	}
 	before = u.DeepCopy()
 	p.setReady(v, u, "provisioned")
 	_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"type": "InternalIP", "address": "10.0.0.1"}}, "status", "addresses")
-	return p.Client.Status().Patch(ctx, u, client.MergeFrom(before))
+	return p.patch(ctx, u, before, true)
 }
 
 // writeKubeconfig writes the Cluster's kubeconfig Secret, owned by the Cluster, unless one exists (a test
