@@ -1,24 +1,30 @@
 // Package controllermanager builds a controller-runtime manager from the flags every capstan provider
-// shares (leader election, --namespace, --watch-filter, API client rate limits, sync period, health and
-// metrics addresses, feature gates), with upstream Cluster API's names and defaults.
+// shares (--kubeconfig, leader election, --namespace, --watch-filter, API client rate limits, sync period,
+// health and metrics addresses, feature gates, logging), with upstream Cluster API's names and defaults.
 package controllermanager
 
 import (
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
@@ -26,6 +32,9 @@ import (
 type Options struct {
 	// Name identifies the manager, for example "capi-controller-manager"; it names the leader election lease.
 	Name string
+
+	// Kubeconfig is the path of the management cluster's kubeconfig (see RESTConfig).
+	Kubeconfig string
 
 	LeaderElect              bool
 	LeaderElectionNamespace  string
@@ -40,6 +49,10 @@ type Options struct {
 	HealthAddr               string
 	MetricsBindAddr          string
 	FeatureGates             map[string]bool
+
+	// Verbosity is the log level of -v; Zap the controller-runtime --zap-* flags, which take precedence.
+	Verbosity int
+	Zap       zap.Options
 }
 
 // DefaultOptions returns upstream Cluster API's defaults.
@@ -63,6 +76,7 @@ func DefaultOptions(name string) *Options {
 
 // AddFlags registers the shared flags.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to the management cluster's kubeconfig; in-cluster configuration or $KUBECONFIG when empty.")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Enable leader election, so that only one replica of the manager is active.")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "Namespace of the leader election lease; the namespace the manager runs in when empty.")
 	fs.DurationVar(&o.LeaderElectLeaseDuration, "leader-elect-lease-duration", o.LeaderElectLeaseDuration, "How long non-leaders wait before trying to take over leadership.")
@@ -76,6 +90,29 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "Address of the /healthz and /readyz endpoints.")
 	fs.StringVar(&o.MetricsBindAddr, "metrics-bind-addr", o.MetricsBindAddr, "Address of the /metrics endpoint; 0 disables it.")
 	fs.Var(featureGates{o.FeatureGates}, "feature-gates", "Comma-separated Gate=true|false pairs. capstan defines no feature gates yet: the flag is accepted so that manifests written for upstream Cluster API work.")
+	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Log verbosity: 0 logs the essentials, higher numbers log more.")
+	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
+	o.Zap.BindFlags(zapFlags)
+	fs.AddGoFlagSet(zapFlags)
+}
+
+// SetupLogging sends controller-runtime's and klog's logs to w, at the level of -v unless a --zap-* flag
+// says otherwise.
+func (o *Options) SetupLogging(w io.Writer) {
+	if o.Zap.Level == nil {
+		o.Zap.Level = zapcore.Level(-o.Verbosity)
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.Zap), zap.WriteTo(w)))
+	klog.SetLogger(ctrl.Log)
+}
+
+// RESTConfig loads the management cluster's API server configuration from --kubeconfig, or as
+// controller-runtime does (in-cluster, then $KUBECONFIG, then ~/.kube/config) when it is empty.
+func (o *Options) RESTConfig() (*rest.Config, error) {
+	if o.Kubeconfig == "" {
+		return ctrl.GetConfig()
+	}
+	return clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
 }
 
 // New builds a manager for cfg with the options. Leader election uses a Lease named after o.Name.

@@ -55,12 +55,9 @@ type Options struct {
 // Cluster API and clusterctl types.
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, clusterctlv1.AddToScheme,
-	} {
-		if err := add(scheme); err != nil {
-			return nil, err
-		}
+	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, clusterctlv1.AddToScheme)
+	if err := add.AddToScheme(scheme); err != nil {
+		return nil, err
 	}
 	return scheme, nil
 }

@@ -17,16 +17,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/core"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
-	"github.com/capstan-dev/capstan/internal/test/provider"
+	"github.com/capstan-dev/capstan/internal/test/stack"
 )
 
 var (
@@ -44,38 +40,16 @@ func TestMain(m *testing.M) {
 			panic(err)
 		}
 		workload = w
-		if err := startCore(context.Background(), e.Config, w.Config); err != nil {
+		s, err := stack.Start(context.Background(), e.Config, stack.Options{Workload: w.Config})
+		if err != nil {
 			panic(err)
 		}
+		go func() {
+			if err := s.Wait(); err != nil {
+				panic(err)
+			}
+		}()
 	}))
-}
-
-func startCore(ctx context.Context, mgmt, wl *rest.Config) error {
-	scheme, err := core.NewScheme()
-	if err != nil {
-		return err
-	}
-	mgr, err := ctrl.NewManager(mgmt, ctrl.Options{
-		Scheme:     scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{UsePriorityQueue: ptr.To(true), SkipNameValidation: ptr.To(true)},
-		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
-	})
-	if err != nil {
-		return err
-	}
-	if err := core.Setup(ctx, mgr, core.Options{Concurrency: core.DefaultConcurrency()}); err != nil {
-		return err
-	}
-	if err := (&provider.Provider{Client: mgr.GetClient(), Workload: wl}).SetupWithManager(mgr); err != nil {
-		return err
-	}
-	go func() {
-		if err := mgr.Start(ctx); err != nil {
-			panic(err)
-		}
-	}()
-	return nil
 }
 
 // newCluster creates a Cluster with an InfraCluster and a MachineDeployment of the test provider.

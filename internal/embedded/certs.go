@@ -4,7 +4,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,12 +48,7 @@ func (s State) certificates() (*pki.KeyPair, error) {
 		name string
 		cfg  pki.CertConfig
 	}{
-		{apiServerName, pki.CertConfig{
-			CommonName: "kube-apiserver",
-			DNSNames:   []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
-			IPs:        []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.96.0.1")},
-			Usages:     []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		}},
+		{apiServerName, pki.APIServerCertConfig()},
 		{adminName, pki.CertConfig{CommonName: "kubernetes-admin", Organization: []string{"system:masters"},
 			Usages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}},
 		// kube-controller-manager runs all its controllers under its own identity here (not one service
@@ -77,25 +71,8 @@ func (s State) certificates() (*pki.KeyPair, error) {
 		}
 	}
 
-	if _, err := os.Stat(filepath.Join(dir, saKeyFile)); errors.Is(err, os.ErrNotExist) {
-		key, err := pki.NewKey()
-		if err != nil {
-			return nil, err
-		}
-		priv, err := pki.EncodeKey(key)
-		if err != nil {
-			return nil, err
-		}
-		pub, err := pki.EncodePublicKey(key.Public())
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(dir, saKeyFile), priv, 0o600); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(dir, saPubFile), pub, 0o600); err != nil {
-			return nil, err
-		}
+	if err := pki.EnsureServiceAccountKey(filepath.Join(dir, saKeyFile), filepath.Join(dir, saPubFile)); err != nil {
+		return nil, err
 	}
 	return ca, nil
 }

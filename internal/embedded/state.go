@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/capstan-dev/capstan/internal/loopback"
 )
 
 // State is the directory of one embedded management cluster and the files in it.
@@ -71,10 +72,10 @@ func (s State) LoadOrAllocatePorts() (Ports, error) {
 		}
 	}
 	for _, port := range []*int{&p.APIServer, &p.EtcdClient, &p.EtcdPeer} {
-		if *port != 0 && portFree(*port) {
+		if *port != 0 && loopback.PortFree(*port) {
 			continue
 		}
-		free, err := FreePort()
+		free, err := loopback.FreePort()
 		if err != nil {
 			return Ports{}, err
 		}
@@ -85,25 +86,6 @@ func (s State) LoadOrAllocatePorts() (Ports, error) {
 		return Ports{}, err
 	}
 	return p, nil
-}
-
-// FreePort returns a TCP port on 127.0.0.1 that nothing listens on.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	return port, l.Close()
-}
-
-func portFree(port int) bool {
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		return false
-	}
-	_ = l.Close()
-	return true
 }
 
 // ErrNotRunning says no capstan up is running for a state directory.

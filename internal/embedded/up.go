@@ -19,6 +19,7 @@ import (
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	embeddedruntime "github.com/capstan-dev/capstan/internal/embedded/runtime"
+	"github.com/capstan-dev/capstan/internal/loopback"
 	"github.com/capstan-dev/capstan/internal/release"
 	"github.com/capstan-dev/capstan/internal/supervisor"
 )
@@ -115,7 +116,7 @@ func newRuntime(c *Cluster, o UpOptions) (*embeddedruntime.Runtime, ctrl.Manager
 		Dir:        o.State.RuntimeDir(),
 		Server:     cfg.Host,
 		CAData:     cfg.CAData,
-		FreePort:   FreePort,
+		FreePort:   loopback.FreePort,
 		Supervisor: supervisor.Options{Log: o.Log.WithName("local-runtime")},
 	}
 	if err := rt.SetupWithManager(mgr); err != nil {

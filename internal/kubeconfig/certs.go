@@ -56,9 +56,9 @@ func NewCA(commonName string, now time.Time) (certPEM, keyPEM []byte, err error)
 	return ca.CertPEM(), ca.KeyPEM(), nil
 }
 
-// newClientCertificate returns the PEM of a client certificate for user in groups, signed by ca and valid
+// NewClientCertificate returns the PEM of a client certificate for user in groups, signed by ca and valid
 // for ClientCertificateValidity from now (never beyond the CA), and the PEM of its private key.
-func newClientCertificate(ca *CA, user string, groups []string, now time.Time) (certPEM, keyPEM []byte, err error) {
+func NewClientCertificate(ca *CA, user string, groups []string, now time.Time) (certPEM, keyPEM []byte, err error) {
 	kp, err := ca.Sign(pki.CertConfig{
 		CommonName: user, Organization: groups, Usages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 		Validity: ClientCertificateValidity, Now: now,

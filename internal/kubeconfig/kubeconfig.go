@@ -60,7 +60,7 @@ func CAFromSecret(s *corev1.Secret) (*CA, error) {
 // valid for ClientCertificateValidity. The user is `<cluster>-admin` and the context
 // `<cluster>-admin@<cluster>`, as upstream.
 func Generate(clusterName, server string, ca *CA, now time.Time) ([]byte, error) {
-	certPEM, keyPEM, err := newClientCertificate(ca, AdminUser, []string{AdminGroup}, now)
+	certPEM, keyPEM, err := NewClientCertificate(ca, AdminUser, []string{AdminGroup}, now)
 	if err != nil {
 		return nil, err
 	}

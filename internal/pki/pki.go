@@ -1,5 +1,6 @@
 // Package pki creates the certificate authorities, certificates and keys that capstan's local API servers
-// and kubeconfigs use, and reads and writes them as PEM.
+// and kubeconfigs use, and reads and writes them as PEM; it also keeps the key pair a local API server
+// signs service account tokens with.
 package pki
 
 import (
@@ -14,6 +15,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"os"
 	"time"
 )
 
@@ -120,6 +122,55 @@ func (ca *KeyPair) Sign(cfg CertConfig) (*KeyPair, error) {
 		return nil, err
 	}
 	return &KeyPair{Cert: cert, Key: key}, nil
+}
+
+// APIServerCertConfig describes the serving certificate of a kube-apiserver listening on loopback in a
+// cluster whose service range is 10.96.0.0/12: valid for localhost, 127.0.0.1, the names and the cluster
+// IP of the `kubernetes` Service, and extraNames.
+func APIServerCertConfig(extraNames ...string) CertConfig {
+	return CertConfig{
+		CommonName: "kube-apiserver",
+		DNSNames: append([]string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
+			"kubernetes.default.svc.cluster.local"}, extraNames...),
+		IPs:    []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.96.0.1")},
+		Usages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+}
+
+// EnsureServiceAccountKey writes a new key pair for signing service account tokens to keyFile (the private
+// key, kube-apiserver's --service-account-signing-key-file) and pubFile (the public key,
+// --service-account-key-file), unless both exist: the key is kept across restarts so that tokens stay valid.
+func EnsureServiceAccountKey(keyFile, pubFile string) error {
+	if _, err := os.Stat(keyFile); err == nil {
+		if _, err := os.Stat(pubFile); err == nil {
+			return nil
+		}
+	}
+	key, err := NewKey()
+	if err != nil {
+		return fmt.Errorf("generating the service account key: %w", err)
+	}
+	priv, err := EncodeKey(key)
+	if err != nil {
+		return err
+	}
+	pub, err := EncodePublicKey(key.Public())
+	if err != nil {
+		return err
+	}
+	if err := writeFile(keyFile, priv); err != nil {
+		return err
+	}
+	return writeFile(pubFile, pub)
+}
+
+// writeFile writes data atomically (a reader never sees half a file), readable by the owner only.
+func writeFile(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // CertPEM returns the certificate in PEM.

@@ -3,12 +3,14 @@ package supervisor
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -96,7 +98,7 @@ func TestStopTerminatesTheProcess(t *testing.T) {
 
 func TestStartFailsForAMissingExecutable(t *testing.T) {
 	_, err := Start(context.Background(), Spec{Name: "ghost", Path: "/does/not/exist"}, Options{})
-	NewWithT(t).Expect(err).To(MatchError(ContainSubstring("starting ghost (/does/not/exist)")))
+	NewWithT(t).Expect(err).To(MatchError(And(ContainSubstring("starting ghost: "), ContainSubstring("/does/not/exist"))))
 }
 
 func TestChildrenDieWithTheirSupervisor(t *testing.T) {
@@ -116,4 +118,144 @@ func TestChildrenDieWithTheirSupervisor(t *testing.T) {
 	_ = parent.Wait()
 	g.Eventually(func() bool { return alive(childPid) }, 5*time.Second, 20*time.Millisecond).Should(BeFalse(),
 		"the child must not outlive its supervisor")
+}
+
+func TestRunReportsStartFailuresAndRetries(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "program")
+	changes := make(chan struct{}, 100)
+	p := Run(context.Background(), Spec{Name: "late", Path: path, Env: append(os.Environ(), "SUPERVISOR_TEST_MODE=sleep")}, Options{
+		MinBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond,
+		OnChange: func() {
+			select {
+			case changes <- struct{}{}:
+			default:
+			}
+		},
+	})
+	defer p.Stop()
+	g.Eventually(func() error { return p.State().Err }, 5*time.Second, 10*time.Millisecond).Should(MatchError(ContainSubstring("starting late: ")))
+	g.Expect(p.State().Running).To(BeFalse())
+	g.Expect(changes).To(Receive())
+
+	// Once the executable exists, the next attempt starts it.
+	g.Expect(os.Symlink(os.Args[0], path)).To(Succeed())
+	g.Eventually(func() State { return p.State() }, 10*time.Second, 10*time.Millisecond).Should(And(
+		HaveField("Running", BeTrue()), HaveField("Err", BeNil()), HaveField("Starts", 1)))
+}
+
+func TestReadyDelaysTheStart(t *testing.T) {
+	g := NewWithT(t)
+	notReady := errors.New("port 1234 is in use")
+	var mu sync.Mutex
+	ready := notReady
+	p := Run(context.Background(), Spec{
+		Name: "sleep", Path: os.Args[0], Env: append(os.Environ(), "SUPERVISOR_TEST_MODE=sleep"),
+		Ready: func(context.Context) error { mu.Lock(); defer mu.Unlock(); return ready },
+	}, Options{MinBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond})
+	defer p.Stop()
+	g.Eventually(func() error { return p.State().Err }, 5*time.Second, 10*time.Millisecond).Should(MatchError(notReady))
+	g.Consistently(func() int { return p.State().Starts }, 100*time.Millisecond, 10*time.Millisecond).Should(BeZero())
+
+	mu.Lock()
+	ready = nil
+	mu.Unlock()
+	g.Eventually(func() bool { return p.State().Running }, 5*time.Second, 10*time.Millisecond).Should(BeTrue())
+	g.Expect(p.State().Err).To(BeNil())
+}
+
+func TestPidFileAndStateFollowTheRuns(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "sleep.pid")
+	p, err := Start(context.Background(), Spec{
+		Name: "sleep", Path: os.Args[0], Env: append(os.Environ(), "SUPERVISOR_TEST_MODE=sleep"), PidFile: pidFile,
+	}, Options{MinBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond})
+	g.Expect(err).NotTo(HaveOccurred())
+	defer p.Stop()
+	first := p.Pid()
+	g.Expect(readPid(t, pidFile)).To(Equal(first))
+	g.Expect(p.State()).To(Equal(State{Running: true, Pid: first, Starts: 1}))
+
+	g.Expect(syscall.Kill(first, syscall.SIGKILL)).To(Succeed())
+	g.Eventually(func() int { return p.State().Exits }, 5*time.Second, 10*time.Millisecond).Should(Equal(1))
+	g.Eventually(func() bool { return p.State().Running }, 5*time.Second, 10*time.Millisecond).Should(BeTrue())
+	g.Expect(p.Pid()).NotTo(Equal(first))
+	g.Expect(readPid(t, pidFile)).To(Equal(p.Pid()))
+	g.Expect(p.LastExit()).To(MatchError("signal: killed"))
+
+	p.Stop()
+	g.Expect(pidFile).NotTo(BeAnExistingFile())
+	g.Expect(p.State()).To(HaveField("Running", BeFalse()))
+	g.Expect(p.State().Exits).To(Equal(1), "a stop is not an exit")
+}
+
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+func TestLogIsTruncatedAboveItsLimit(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "logs", "sleep.log")
+	g.Expect(os.MkdirAll(filepath.Dir(logFile), 0o700)).To(Succeed())
+	g.Expect(os.WriteFile(logFile, []byte(strings.Repeat("x", 100)), 0o600)).To(Succeed())
+	spec := Spec{Name: "sleep", Path: os.Args[0], Env: append(os.Environ(), "SUPERVISOR_TEST_MODE=sleep"), LogFile: logFile, MaxLogSize: 1000}
+
+	p, err := Start(context.Background(), spec, Options{})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Eventually(func() (string, error) { data, err := os.ReadFile(logFile); return string(data), err }, 5*time.Second).
+		Should(Equal(strings.Repeat("x", 100)+"sleeping\n"), "below the limit, the log is appended to")
+	p.Stop()
+
+	spec.MaxLogSize = 50
+	p, err = Start(context.Background(), spec, Options{})
+	g.Expect(err).NotTo(HaveOccurred())
+	defer p.Stop()
+	g.Eventually(func() (string, error) { data, err := os.ReadFile(logFile); return string(data), err }, 5*time.Second).
+		Should(Equal("sleeping\n"), "above the limit, the log starts again")
+}
+
+func TestKillStale(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	// A process holding the directory on its command line, as etcd does with --data-dir=<dir>/etcd.
+	stale := exec.Command("sh", "-c", "sleep 60; true", filepath.Join(dir, "etcd"))
+	g.Expect(stale.Start()).To(Succeed())
+	exited := make(chan struct{})
+	go func() { _ = stale.Wait(); close(exited) }()
+	t.Cleanup(func() { _ = stale.Process.Kill() })
+	// An unrelated process whose pid a stale pid file might name.
+	other := exec.Command("sleep", "60")
+	g.Expect(other.Start()).To(Succeed())
+	t.Cleanup(func() { _ = other.Process.Kill(); _ = other.Wait() })
+
+	otherPidFile := filepath.Join(dir, "kube-apiserver.pid")
+	g.Expect(os.WriteFile(otherPidFile, []byte(strconv.Itoa(other.Process.Pid)), 0o600)).To(Succeed())
+	killed, err := KillStale(otherPidFile, dir, 5*time.Second)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(killed).To(BeFalse(), "a process that does not hold the directory is left alone")
+	g.Expect(other.ProcessState).To(BeNil())
+	g.Expect(otherPidFile).NotTo(BeAnExistingFile())
+
+	pidFile := filepath.Join(dir, "etcd.pid")
+	g.Expect(os.WriteFile(pidFile, []byte(strconv.Itoa(stale.Process.Pid)), 0o600)).To(Succeed())
+	killed, err = KillStale(pidFile, dir, 5*time.Second)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(killed).To(BeTrue())
+	g.Eventually(exited, 5*time.Second).Should(BeClosed())
+
+	killed, err = KillStale(pidFile, dir, time.Second)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(killed).To(BeFalse(), "no pid file, nothing to kill")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -68,4 +69,15 @@ func (d *Deps) ClusterNames(ctx context.Context, kubeconfig cluster.Kubeconfig, 
 		names = append(names, item.GetName())
 	}
 	return names
+}
+
+// CompleteClusterName is the ValidArgsFunction of a command whose only argument is a Cluster's name: it
+// offers the Clusters of namespace, read with kubeconfig (both filled in by the command's flags).
+func (d *Deps) CompleteClusterName(kubeconfig *cluster.Kubeconfig, namespace *string) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return d.ClusterNames(cmd.Context(), *kubeconfig, *namespace), cobra.ShellCompDirectiveNoFileComp
+	}
 }

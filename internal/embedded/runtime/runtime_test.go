@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -27,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/capstan-dev/capstan/internal/loopback"
 	"github.com/capstan-dev/capstan/internal/supervisor"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 )
@@ -73,15 +73,6 @@ func fakeManager() {
 	time.Sleep(time.Hour)
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	return port, l.Close()
-}
-
 // startRuntime runs a Runtime against the test API server and returns the directory where the fake
 // manager writes its reports.
 func startRuntime(t *testing.T) (string, *Runtime) {
@@ -96,7 +87,7 @@ func startRuntime(t *testing.T) (string, *Runtime) {
 	}
 	rt := &Runtime{
 		Client: mgr.GetClient(), Capstan: os.Args[0], Images: []string{"ghcr.io/capstan-dev/capstan"},
-		Dir: t.TempDir(), Server: env.Config.Host, CAData: env.Config.CAData, FreePort: freePort,
+		Dir: t.TempDir(), Server: env.Config.Host, CAData: env.Config.CAData, FreePort: loopback.FreePort,
 		Supervisor: supervisor.Options{MinBackoff: 50 * time.Millisecond, StopTimeout: 2 * time.Second},
 	}
 	if err := rt.SetupWithManager(mgr); err != nil {

@@ -5,18 +5,12 @@ package infralocal
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"go.uber.org/zap/zapcore"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
@@ -32,15 +26,12 @@ const ManagerName = "capl-controller-manager"
 type Options struct {
 	Manager     *controllermanager.Options
 	Concurrency local.Concurrency
-	Kubeconfig  string
 	// DataDir holds the workload clusters' data; DefaultDataDir() when empty.
 	DataDir string
 	// Backend is the backend that runs workload clusters; only "process" exists today.
 	Backend string
 	// KubeAPIServerPath and EtcdPath override where the programs are found (see binaries.Find).
 	KubeAPIServerPath, EtcdPath string
-	Verbosity                   int
-	Zap                         zap.Options
 }
 
 // NewCommand returns `capstan infra-local`.
@@ -62,11 +53,7 @@ this binary, else in a bin/ directory of the working directory or a parent, else
 ` + "`make tools`" + ` in the capstan repository to build them into bin/).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.Zap.Level == nil {
-				o.Zap.Level = zapcore.Level(-o.Verbosity)
-			}
-			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.Zap), zap.WriteTo(streams.ErrOut)))
-			klog.SetLogger(ctrl.Log)
+			o.Manager.SetupLogging(streams.ErrOut)
 			return o.Run(ctrl.SetupSignalHandler())
 		},
 	}
@@ -77,11 +64,6 @@ this binary, else in a bin/ directory of the working directory or a parent, else
 	fs.StringVar(&o.Backend, "backend", o.Backend, "What runs the workload clusters: process (etcd and kube-apiserver as local processes).")
 	fs.StringVar(&o.KubeAPIServerPath, "kube-apiserver-path", "", "Path of the kube-apiserver binary; looked up next to capstan, in bin/ directories above the working directory, then in PATH when empty.")
 	fs.StringVar(&o.EtcdPath, "etcd-path", "", "Path of the etcd binary; looked up like kube-apiserver when empty.")
-	fs.IntVarP(&o.Verbosity, "v", "v", 0, "Log verbosity: 0 logs the essentials, higher numbers log more.")
-	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to the management cluster's kubeconfig; in-cluster configuration or $KUBECONFIG when empty.")
-	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
-	o.Zap.BindFlags(zapFlags)
-	fs.AddGoFlagSet(zapFlags)
 	return cmd
 }
 
@@ -120,7 +102,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	defer b.Shutdown()
 
-	cfg, err := restConfig(o.Kubeconfig)
+	cfg, err := o.Manager.RESTConfig()
 	if err != nil {
 		return err
 	}
@@ -143,13 +125,4 @@ func (o *Options) Run(ctx context.Context) error {
 		return fmt.Errorf("running the controller manager: %w", err)
 	}
 	return nil
-}
-
-// restConfig loads the API server configuration from a kubeconfig path, or as controller-runtime does
-// (in-cluster, then $KUBECONFIG, then ~/.kube/config) when the path is empty.
-func restConfig(kubeconfig string) (*rest.Config, error) {
-	if kubeconfig == "" {
-		return ctrl.GetConfig()
-	}
-	return clientcmd.BuildConfigFromFlags("", kubeconfig)
 }

@@ -4,14 +4,10 @@ package manager
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"go.uber.org/zap/zapcore"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
@@ -22,9 +18,6 @@ import (
 type Options struct {
 	Manager     *controllermanager.Options
 	Concurrency core.Concurrency
-	Kubeconfig  string
-	Verbosity   int
-	Zap         zap.Options
 }
 
 // NewCommand returns `capstan manager`.
@@ -38,28 +31,19 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 		Short: "Run the Cluster API core controllers (Cluster, Machine, MachineSet, MachineDeployment)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.Zap.Level == nil {
-				o.Zap.Level = zapcore.Level(-o.Verbosity)
-			}
-			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.Zap), zap.WriteTo(streams.ErrOut)))
-			klog.SetLogger(ctrl.Log)
+			o.Manager.SetupLogging(streams.ErrOut)
 			return o.Run(ctrl.SetupSignalHandler())
 		},
 	}
 	fs := cmd.Flags()
 	o.Manager.AddFlags(fs)
 	o.Concurrency.AddFlags(fs)
-	fs.IntVarP(&o.Verbosity, "v", "v", 0, "Log verbosity: 0 logs the essentials, higher numbers log more.")
-	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig; in-cluster configuration or $KUBECONFIG when empty.")
-	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
-	o.Zap.BindFlags(zapFlags)
-	fs.AddGoFlagSet(zapFlags)
 	return cmd
 }
 
 // Run starts the manager and blocks until ctx is done.
 func (o *Options) Run(ctx context.Context) error {
-	cfg, err := restConfig(o.Kubeconfig)
+	cfg, err := o.Manager.RESTConfig()
 	if err != nil {
 		return err
 	}

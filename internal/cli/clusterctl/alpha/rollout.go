@@ -117,9 +117,8 @@ type action func(r resource, obj *unstructured.Unstructured, now time.Time) (pat
 
 // rolloutOptions are the flags shared by the rollout subcommands.
 type rolloutOptions struct {
-	kubeconfig        string
-	kubeconfigContext string
-	namespace         string
+	kubeconfig cluster.Kubeconfig
+	namespace  string
 }
 
 func newRolloutCommand(streams iostreams.Streams, deps *clusterctlcli.Deps, now func() time.Time) *cobra.Command {
@@ -193,7 +192,7 @@ func newSubcommand(streams iostreams.Streams, deps *clusterctlcli.Deps, now func
 			if err != nil {
 				return err
 			}
-			c, namespace, err := deps.ObjectClient(cmd.Context(), cluster.Kubeconfig{Path: o.kubeconfig, Context: o.kubeconfigContext}, o.namespace)
+			c, namespace, err := deps.ObjectClient(cmd.Context(), o.kubeconfig, o.namespace)
 			if err != nil {
 				return err
 			}
@@ -207,8 +206,7 @@ func newSubcommand(streams iostreams.Streams, deps *clusterctlcli.Deps, now func
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to the kubeconfig file to use for accessing the management cluster. If unspecified, default discovery rules apply.")
-	f.StringVar(&o.kubeconfigContext, "kubeconfig-context", "", "Context to be used within the kubeconfig file. If empty, current context will be used.")
+	clusterctlcli.AddKubeconfigFlags(f, &o.kubeconfig, "")
 	f.StringVarP(&o.namespace, "namespace", "n", "", "Namespace where the resource(s) reside. If unspecified, the current namespace will be used.")
 	return cmd
 }

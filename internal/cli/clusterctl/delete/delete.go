@@ -12,18 +12,17 @@ import (
 
 // options are delete's flags.
 type options struct {
-	kubeconfig        string
-	kubeconfigContext string
-	core              string
-	bootstrap         []string
-	controlPlane      []string
-	infrastructure    []string
-	ipam              []string
-	runtimeExtension  []string
-	addon             []string
-	all               bool
-	includeCRDs       bool
-	includeNamespace  bool
+	kubeconfig       cluster.Kubeconfig
+	core             string
+	bootstrap        []string
+	controlPlane     []string
+	infrastructure   []string
+	ipam             []string
+	runtimeExtension []string
+	addon            []string
+	all              bool
+	includeCRDs      bool
+	includeNamespace bool
 }
 
 func (o *options) deleteOptions() client.DeleteOptions {
@@ -82,7 +81,7 @@ such objects exist, naming them, because nothing would be left to clean up what 
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, c, err := deps.NewClient(cmd.Context(), streams, clusterctlcli.ClientOptions{
-				Kubeconfig: &cluster.Kubeconfig{Path: o.kubeconfig, Context: o.kubeconfigContext},
+				Kubeconfig: &o.kubeconfig,
 			})
 			if err != nil {
 				return err
@@ -91,8 +90,7 @@ such objects exist, naming them, because nothing would be left to clean up what 
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to the kubeconfig file to use for accessing the management cluster. If unspecified, default discovery rules apply.")
-	f.StringVar(&o.kubeconfigContext, "kubeconfig-context", "", "Context to be used within the kubeconfig file. If empty, current context will be used.")
+	clusterctlcli.AddKubeconfigFlags(f, &o.kubeconfig, "")
 	f.BoolVar(&o.includeNamespace, "include-namespace", false, "Forces the deletion of the namespace where the providers are hosted (and of all the contained objects)")
 	f.BoolVar(&o.includeCRDs, "include-crd", false, "Forces the deletion of the provider's CRDs (and of all the related objects)")
 	f.StringVar(&o.core, "core", "", "Core provider version (e.g. cluster-api:v1.1.5) to delete from the management cluster")

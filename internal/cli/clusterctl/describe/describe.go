@@ -38,18 +38,17 @@ func newCommand(streams iostreams.Streams, deps *clusterctlcli.Deps, now func() 
 
 // clusterOptions are the flags of `describe cluster`.
 type clusterOptions struct {
-	kubeconfig        string
-	kubeconfigContext string
-	namespace         string
-	showConditions    string
-	showMachineSets   bool
-	showResourceSets  bool
-	showTemplates     bool
-	echo              bool
-	grouping          bool
-	disableGrouping   bool
-	v1beta2           bool
-	color             bool
+	kubeconfig       cluster.Kubeconfig
+	namespace        string
+	showConditions   string
+	showMachineSets  bool
+	showResourceSets bool
+	showTemplates    bool
+	echo             bool
+	grouping         bool
+	disableGrouping  bool
+	v1beta2          bool
+	color            bool
 }
 
 func newClusterCommand(streams iostreams.Streams, deps *clusterctlcli.Deps, now func() time.Time) *cobra.Command {
@@ -84,13 +83,7 @@ understanding if there are problems and where.`,
 			}
 			return nil
 		},
-		ValidArgsFunction: func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return deps.ClusterNames(cmd.Context(), cluster.Kubeconfig{Path: o.kubeconfig, Context: o.kubeconfigContext}, o.namespace),
-				cobra.ShellCompDirectiveNoFileComp
-		},
+		ValidArgsFunction: deps.CompleteClusterName(&o.kubeconfig, &o.namespace),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("v1beta2") {
 				fmt.Fprintln(streams.ErrOut, "Flag --v1beta2 has been deprecated, the v1beta2 conditions are the default; --v1beta2=false will be removed in a future release")
@@ -103,8 +96,7 @@ understanding if there are problems and where.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig file to use for the management cluster. If empty, default discovery rules apply.")
-	f.StringVar(&o.kubeconfigContext, "kubeconfig-context", "", "Context to be used within the kubeconfig file. If empty, current context will be used.")
+	clusterctlcli.AddKubeconfigFlags(f, &o.kubeconfig, "Path to a kubeconfig file to use for the management cluster. If empty, default discovery rules apply.")
 	f.StringVarP(&o.namespace, "namespace", "n", "", "The namespace where the workload cluster is located. If unspecified, the current namespace will be used.")
 	f.StringVar(&o.showConditions, "show-conditions", "", "list of comma separated kind or kind/name for which the command should show all the object's conditions (use 'all' to show conditions for everything, and a + suffix, e.g. Machine+, to show only the conditions that are not in their normal state or have a message).")
 	f.BoolVar(&o.showMachineSets, "show-machinesets", false, "Show MachineSet objects.")
@@ -125,7 +117,7 @@ func (o *clusterOptions) run(ctx context.Context, out io.Writer, deps *clusterct
 	if err != nil {
 		return err
 	}
-	c, namespace, err := deps.ObjectClient(ctx, cluster.Kubeconfig{Path: o.kubeconfig, Context: o.kubeconfigContext}, o.namespace)
+	c, namespace, err := deps.ObjectClient(ctx, o.kubeconfig, o.namespace)
 	if err != nil {
 		return err
 	}

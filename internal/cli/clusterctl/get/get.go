@@ -35,9 +35,8 @@ func NewCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Comm
 
 // kubeconfigOptions are the flags of `get kubeconfig`.
 type kubeconfigOptions struct {
-	kubeconfig        string
-	kubeconfigContext string
-	namespace         string
+	kubeconfig cluster.Kubeconfig
+	namespace  string
 }
 
 func newKubeconfigCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Command {
@@ -61,26 +60,19 @@ func newKubeconfigCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *
 			}
 			return nil
 		},
-		ValidArgsFunction: func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return deps.ClusterNames(cmd.Context(), cluster.Kubeconfig{Path: o.kubeconfig, Context: o.kubeconfigContext}, o.namespace),
-				cobra.ShellCompDirectiveNoFileComp
-		},
+		ValidArgsFunction: deps.CompleteClusterName(&o.kubeconfig, &o.namespace),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), streams.Out, deps, args[0])
 		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.namespace, "namespace", "n", "", "Namespace where the workload cluster exist.")
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to the kubeconfig file to use for accessing the management cluster. If unspecified, default discovery rules apply.")
-	f.StringVar(&o.kubeconfigContext, "kubeconfig-context", "", "Context to be used within the kubeconfig file. If empty, current context will be used.")
+	clusterctlcli.AddKubeconfigFlags(f, &o.kubeconfig, "")
 	return cmd
 }
 
 func (o *kubeconfigOptions) run(ctx context.Context, out io.Writer, deps *clusterctlcli.Deps, name string) error {
-	c, namespace, err := deps.ObjectClient(ctx, cluster.Kubeconfig{Path: o.kubeconfig, Context: o.kubeconfigContext}, o.namespace)
+	c, namespace, err := deps.ObjectClient(ctx, o.kubeconfig, o.namespace)
 	if err != nil {
 		return err
 	}

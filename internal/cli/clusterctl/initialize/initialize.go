@@ -17,17 +17,16 @@ import (
 
 // options are init's flags.
 type options struct {
-	kubeconfig        string
-	kubeconfigContext string
-	core              string
-	bootstrap         []string
-	controlPlane      []string
-	infrastructure    []string
-	ipam              []string
-	runtimeExtension  []string
-	addon             []string
-	targetNamespace   string
-	waitProviders     bool
+	kubeconfig       cluster.Kubeconfig
+	core             string
+	bootstrap        []string
+	controlPlane     []string
+	infrastructure   []string
+	ipam             []string
+	runtimeExtension []string
+	addon            []string
+	targetNamespace  string
+	waitProviders    bool
 	// waitProviderTimeout is in seconds, as upstream's flag.
 	waitProviderTimeout int
 	validate            bool
@@ -47,10 +46,6 @@ func (o *options) initOptions() client.InitOptions {
 		WaitProviderTimeout:       time.Duration(o.waitProviderTimeout) * time.Second,
 		SkipValidation:            !o.validate,
 	}
-}
-
-func (o *options) kubeconfigFlags() *cluster.Kubeconfig {
-	return &cluster.Kubeconfig{Path: o.kubeconfig, Context: o.kubeconfigContext}
 }
 
 // NewCommand returns the `init` command.
@@ -90,7 +85,7 @@ nothing; a provider installed at another version is an error that points at 'clu
   clusterctl init list-images --infrastructure aws`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, c, err := deps.NewClient(cmd.Context(), streams, clusterctlcli.ClientOptions{Kubeconfig: o.kubeconfigFlags()})
+			ctx, c, err := deps.NewClient(cmd.Context(), streams, clusterctlcli.ClientOptions{Kubeconfig: &o.kubeconfig})
 			if err != nil {
 				return err
 			}
@@ -99,8 +94,7 @@ nothing; a provider installed at another version is an error that points at 'clu
 		},
 	}
 	pf := cmd.PersistentFlags()
-	pf.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to the kubeconfig for the management cluster. If unspecified, default discovery rules apply.")
-	pf.StringVar(&o.kubeconfigContext, "kubeconfig-context", "", "Context to be used within the kubeconfig file. If empty, current context will be used.")
+	clusterctlcli.AddKubeconfigFlags(pf, &o.kubeconfig, "Path to the kubeconfig for the management cluster. If unspecified, default discovery rules apply.")
 	pf.StringVar(&o.core, "core", "", "Core provider version (e.g. cluster-api:v1.1.5) to add to the management cluster. If unspecified, Cluster API's latest release is used.")
 	pf.StringSliceVarP(&o.infrastructure, "infrastructure", "i", nil, "Infrastructure providers and versions (e.g. aws:v0.5.0) to add to the management cluster.")
 	pf.StringSliceVarP(&o.bootstrap, "bootstrap", "b", nil, "Bootstrap providers and versions (e.g. kubeadm:v1.1.5) to add to the management cluster. If unspecified, Kubeadm bootstrap provider's latest release is used.")

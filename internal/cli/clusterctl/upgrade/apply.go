@@ -8,11 +8,12 @@ import (
 	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/clusterctl/client"
+	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 )
 
 // applyOptions are upgrade apply's flags.
 type applyOptions struct {
-	kubeconfigFlags
+	kubeconfig       cluster.Kubeconfig
 	contract         string
 	core             string
 	bootstrap        []string
@@ -62,15 +63,15 @@ finishes it.`,
   clusterctl upgrade apply --infrastructure aws:v2.0.1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, c, err := deps.NewClient(cmd.Context(), streams, clusterctlcli.ClientOptions{Kubeconfig: o.kubeconfig()})
+			ctx, c, err := deps.NewClient(cmd.Context(), streams, clusterctlcli.ClientOptions{Kubeconfig: &o.kubeconfig})
 			if err != nil {
 				return err
 			}
 			return c.ApplyUpgrade(ctx, o.applyUpgradeOptions())
 		},
 	}
-	o.add(cmd)
 	f := cmd.Flags()
+	clusterctlcli.AddKubeconfigFlags(f, &o.kubeconfig, "")
 	f.StringVar(&o.contract, "contract", "", "The API Version of Cluster API (contract, e.g. v1beta1) the management cluster should upgrade to")
 	f.StringVar(&o.core, "core", "", "Core provider instance version (e.g. cluster-api:v1.1.5) to upgrade to. This flag can be used as alternative to --contract.")
 	f.StringSliceVarP(&o.infrastructure, "infrastructure", "i", nil, "Infrastructure providers instance and versions (e.g. aws:v2.0.1) to upgrade to. This flag can be used as alternative to --contract.")

@@ -10,10 +10,11 @@ import (
 	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/clusterctl/client"
+	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 )
 
 func newPlanCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Command {
-	k := &kubeconfigFlags{}
+	k := &cluster.Kubeconfig{}
 	cmd := &cobra.Command{
 		Use:   "plan",
 		Short: "Provide a list of recommended target versions for upgrading Cluster API providers in a management cluster",
@@ -30,7 +31,7 @@ Then, for each provider, the following upgrade options are provided:
   clusterctl upgrade plan`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, c, err := deps.NewClient(cmd.Context(), streams, clusterctlcli.ClientOptions{Kubeconfig: k.kubeconfig()})
+			ctx, c, err := deps.NewClient(cmd.Context(), streams, clusterctlcli.ClientOptions{Kubeconfig: k})
 			if err != nil {
 				return err
 			}
@@ -46,7 +47,7 @@ Then, for each provider, the following upgrade options are provided:
 			return err
 		},
 	}
-	k.add(cmd)
+	clusterctlcli.AddKubeconfigFlags(cmd.Flags(), k, "")
 	return cmd
 }
 

@@ -7,7 +7,6 @@ import (
 
 	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
-	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 )
 
 // NewCommand returns the `upgrade` command and its subcommands.
@@ -21,19 +20,4 @@ func NewCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Comm
 	cmd.AddCommand(newPlanCommand(streams, deps))
 	cmd.AddCommand(newApplyCommand(streams, deps))
 	return cmd
-}
-
-// kubeconfigFlags are the flags that name the management cluster.
-type kubeconfigFlags struct {
-	path    string
-	context string
-}
-
-func (k *kubeconfigFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&k.path, "kubeconfig", "", "Path to the kubeconfig file to use for accessing the management cluster. If unspecified, default discovery rules apply.")
-	cmd.Flags().StringVar(&k.context, "kubeconfig-context", "", "Context to be used within the kubeconfig file. If empty, current context will be used.")
-}
-
-func (k *kubeconfigFlags) kubeconfig() *cluster.Kubeconfig {
-	return &cluster.Kubeconfig{Path: k.path, Context: k.context}
 }

@@ -12,22 +12,17 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clusterctl/move"
 	"github.com/capstan-dev/capstan/internal/clusterctl/move/movetest"
-	"github.com/capstan-dev/capstan/internal/core"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
-	"github.com/capstan-dev/capstan/internal/test/provider"
+	"github.com/capstan-dev/capstan/internal/test/stack"
 )
 
 var source, target, workload *envtest.Environment
@@ -77,37 +72,13 @@ func run(m *testing.M) int {
 			fmt.Fprintf(os.Stderr, "Preparing a management cluster: %v\n", err)
 			return 1
 		}
-		if err := startControllers(ctx, env.Config, workload.Config); err != nil {
+		// The core controllers and the test provider, whose Nodes register in the workload API server.
+		if _, err := stack.Start(ctx, env.Config, stack.Options{Workload: workload.Config}); err != nil {
 			fmt.Fprintf(os.Stderr, "Starting the controllers: %v\n", err)
 			return 1
 		}
 	}
 	return m.Run()
-}
-
-// startControllers runs the core controllers and the test provider against a management cluster.
-func startControllers(ctx context.Context, mgmt, wl *rest.Config) error {
-	scheme, err := core.NewScheme()
-	if err != nil {
-		return err
-	}
-	mgr, err := ctrl.NewManager(mgmt, ctrl.Options{
-		Scheme:     scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{UsePriorityQueue: ptr.To(true), SkipNameValidation: ptr.To(true)},
-		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
-	})
-	if err != nil {
-		return err
-	}
-	if err := core.Setup(ctx, mgr, core.Options{Concurrency: core.DefaultConcurrency()}); err != nil {
-		return err
-	}
-	if err := (&provider.Provider{Client: mgr.GetClient(), Workload: wl}).SetupWithManager(mgr); err != nil {
-		return err
-	}
-	go func() { _ = mgr.Start(ctx) }()
-	return nil
 }
 
 // newCluster creates a Cluster with a control plane Machine and a MachineDeployment of workers.

@@ -22,13 +22,11 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	configlocal "github.com/capstan-dev/capstan/config/local"
-	"github.com/capstan-dev/capstan/internal/binaries"
 	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/root"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
@@ -36,69 +34,14 @@ import (
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 	"github.com/capstan-dev/capstan/internal/clusterctl/golden"
 	"github.com/capstan-dev/capstan/internal/clusterctl/tree"
-	"github.com/capstan-dev/capstan/internal/controllermanager"
-	"github.com/capstan-dev/capstan/internal/core"
-	"github.com/capstan-dev/capstan/internal/providers/local"
-	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
+	"github.com/capstan-dev/capstan/internal/test/stack"
 )
 
 var env *envtest.Environment
 
 func TestMain(m *testing.M) {
 	os.Exit(envtest.Run(m, envtest.Options{SchemeBuilders: []func(*runtime.Scheme) error{infrav1.AddToScheme}}, func(e *envtest.Environment) { env = e }))
-}
-
-// startCoreAndProvider runs the core controllers and the local provider in one manager until the test ends.
-func startCoreAndProvider(t *testing.T) {
-	t.Helper()
-	apiserver, err := binaries.Find("kube-apiserver", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	etcd, err := binaries.Find("etcd", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := process.New(process.Options{DataDir: t.TempDir(), KubeAPIServerPath: apiserver, EtcdPath: etcd, StopTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	scheme, err := core.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := infrav1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	opts := controllermanager.DefaultOptions("test-describe-e2e")
-	opts.MetricsBindAddr, opts.HealthAddr = "0", "0"
-	mgr, err := opts.New(env.Config, scheme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := mgr.Add(b); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(ctrl.LoggerInto(context.Background(), ctrl.Log))
-	if err := core.Setup(ctx, mgr, core.Options{Concurrency: core.DefaultConcurrency()}); err != nil {
-		t.Fatal(err)
-	}
-	if err := local.Setup(ctx, mgr, local.Options{Backend: b}); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		b.Shutdown()
-	})
 }
 
 // renderTemplate renders a cluster template of the local provider as `clusterctl generate cluster` does.
@@ -202,7 +145,7 @@ func TestDescribeProvisionedCluster(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
-	startCoreAndProvider(t)
+	stack.ForTest(t, env.Config, stack.Options{Local: true})
 
 	kubeconfigData, err := envtest.Kubeconfig(env.Config, "envtest")
 	g.Expect(err).NotTo(HaveOccurred())

@@ -24,8 +24,7 @@ import (
 )
 
 type options struct {
-	kubeconfig               string
-	kubeconfigContext        string
+	kubeconfig               clusterctlcluster.Kubeconfig
 	flavor                   string
 	infrastructure           string
 	targetNamespace          string
@@ -91,8 +90,7 @@ KUBERNETES_VERSION, CONTROL_PLANE_MACHINE_COUNT and WORKER_MACHINE_COUNT come fr
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to the kubeconfig file to use for accessing the management cluster. If unspecified, default discovery rules apply.")
-	f.StringVar(&o.kubeconfigContext, "kubeconfig-context", "", "Context to be used within the kubeconfig file. If empty, current context will be used.")
+	clusterctlcli.AddKubeconfigFlags(f, &o.kubeconfig, "")
 	f.StringVarP(&o.targetNamespace, "target-namespace", "n", "", "The namespace to use for the workload cluster. If unspecified, the current namespace will be used.")
 	f.StringVar(&o.kubernetesVersion, "kubernetes-version", "", "The Kubernetes version to use for the workload cluster. If unspecified, the value from OS environment variables or the $XDG_CONFIG_HOME/cluster-api/clusterctl.yaml config file will be used.")
 	f.Int64Var(&o.controlPlaneMachineCount, "control-plane-machine-count", 1, "The number of control plane machines for the workload cluster.")
@@ -117,7 +115,7 @@ KUBERNETES_VERSION, CONTROL_PLANE_MACHINE_COUNT and WORKER_MACHINE_COUNT come fr
 
 func (o *options) run(cmd *cobra.Command, name string, streams iostreams.Streams, deps *clusterctlcli.Deps) error {
 	ctx, c, err := deps.NewClient(cmd.Context(), streams, clusterctlcli.ClientOptions{
-		Kubeconfig: &clusterctlcluster.Kubeconfig{Path: o.kubeconfig, Context: o.kubeconfigContext},
+		Kubeconfig: &o.kubeconfig,
 	})
 	if err != nil {
 		return err

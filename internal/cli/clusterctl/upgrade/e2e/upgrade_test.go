@@ -18,80 +18,22 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
-	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
-	"github.com/capstan-dev/capstan/internal/controllermanager"
-	"github.com/capstan-dev/capstan/internal/core"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
-	"github.com/capstan-dev/capstan/internal/providers/local"
-	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
+	"github.com/capstan-dev/capstan/internal/test/stack"
 )
 
 var env *envtest.Environment
 
 func TestMain(m *testing.M) {
 	os.Exit(envtest.Run(m, envtest.Options{SchemeBuilders: []func(*runtime.Scheme) error{infrav1.AddToScheme}}, func(e *envtest.Environment) { env = e }))
-}
-
-// startCoreAndProvider runs the core controllers and the local provider in one manager until the test
-// ends: what the providers' Deployments would run, which the test API server cannot run.
-func startCoreAndProvider(t *testing.T) {
-	t.Helper()
-	apiserver, err := binaries.Find("kube-apiserver", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	etcd, err := binaries.Find("etcd", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := process.New(process.Options{DataDir: t.TempDir(), KubeAPIServerPath: apiserver, EtcdPath: etcd, StopTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	scheme, err := core.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := infrav1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	opts := controllermanager.DefaultOptions("test-clusterctl-upgrade")
-	opts.MetricsBindAddr, opts.HealthAddr = "0", "0"
-	mgr, err := opts.New(env.Config, scheme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := mgr.Add(b); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(ctrl.LoggerInto(context.Background(), ctrl.Log))
-	if err := core.Setup(ctx, mgr, core.Options{Concurrency: core.DefaultConcurrency()}); err != nil {
-		t.Fatal(err)
-	}
-	if err := local.Setup(ctx, mgr, local.Options{Backend: b}); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		b.Shutdown()
-	})
 }
 
 // TestUpgradeKeepsWorkloadClustersRunning installs the first releases of the core, the local provider and
@@ -114,7 +56,8 @@ func TestUpgradeKeepsWorkloadClustersRunning(t *testing.T) {
 
 	res := run("init", "--core", "cluster-api:v0.1.0", "-i", "local:v0.1.0", "-i", "fixture:v0.1.0")
 	g.Expect(res.Code).To(Equal(0), res.Stderr)
-	startCoreAndProvider(t)
+	// The core and the local provider run in the test, as their Deployments would.
+	stack.ForTest(t, env.Config, stack.Options{Local: true})
 
 	ns := env.NewNamespace(t)
 	res = run("generate", "cluster", "e2e", "--infrastructure", "local", "--kubernetes-version", "v1.37.1", "--worker-machine-count", "2", "--target-namespace", ns)

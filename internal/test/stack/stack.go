@@ -1,0 +1,165 @@
+// Package stack starts capstan's core controllers and, optionally, the local infrastructure provider (with
+// its process backend) or the test provider of package provider, in one controller-runtime manager against
+// an envtest Environment, for end-to-end tests: what the providers' Deployments would run, which the test
+// API server cannot run.
+package stack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/binaries"
+	"github.com/capstan-dev/capstan/internal/core"
+	"github.com/capstan-dev/capstan/internal/providers/local"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
+	"github.com/capstan-dev/capstan/internal/test/provider"
+)
+
+// Options say what runs next to the core controllers.
+type Options struct {
+	// Local runs the local infrastructure provider with a process backend whose data directory is
+	// LocalDataDir (a temporary directory of the test when empty and the stack is started with ForTest).
+	Local        bool
+	LocalDataDir string
+	// Workload, when set, runs the test provider, whose Nodes register in the API server of Workload.
+	Workload *rest.Config
+	// WithoutCore leaves the core controllers out, to run a provider alone as its own Deployment would.
+	WithoutCore bool
+}
+
+// Stack is a running manager.
+type Stack struct {
+	// Manager runs the controllers.
+	Manager ctrl.Manager
+	// Backend is the local provider's backend; nil unless Options.Local.
+	Backend *process.Backend
+
+	done chan struct{}
+	err  error
+}
+
+// Start starts the stack against the API server of cfg; it runs until ctx is done (see Wait).
+func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Stack, error) {
+	if _, err := logr.FromContext(ctx); err != nil {
+		ctx = ctrl.LoggerInto(ctx, ctrl.Log)
+	}
+	scheme, err := core.NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Local {
+		if err := infrav1.AddToScheme(scheme); err != nil {
+			return nil, err
+		}
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:  scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		// Tests may run several stacks in one process, each with controllers of the same names.
+		Controller: config.Controller{UsePriorityQueue: ptr.To(true), SkipNameValidation: ptr.To(true)},
+		// As controllermanager: Secrets and ConfigMaps are read from the API server.
+		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &Stack{Manager: mgr, done: make(chan struct{})}
+	if err := s.setup(ctx, opts); err != nil {
+		if s.Backend != nil {
+			s.Backend.Shutdown()
+		}
+		return nil, err
+	}
+	go func() {
+		defer close(s.done)
+		s.err = mgr.Start(ctx)
+		if s.Backend != nil {
+			s.Backend.Shutdown()
+		}
+	}()
+	return s, nil
+}
+
+func (s *Stack) setup(ctx context.Context, opts Options) error {
+	if !opts.WithoutCore {
+		if err := core.Setup(ctx, s.Manager, core.Options{Concurrency: core.DefaultConcurrency()}); err != nil {
+			return err
+		}
+	}
+	if opts.Workload != nil {
+		if err := (&provider.Provider{Client: s.Manager.GetClient(), Workload: opts.Workload}).SetupWithManager(s.Manager); err != nil {
+			return err
+		}
+	}
+	if opts.Local {
+		if opts.LocalDataDir == "" {
+			return errors.New("the local provider needs a data directory")
+		}
+		b, err := newBackend(opts.LocalDataDir)
+		if err != nil {
+			return err
+		}
+		s.Backend = b
+		// A runnable, so that the workload clusters' processes stop with the manager.
+		if err := s.Manager.Add(b); err != nil {
+			return err
+		}
+		if err := local.Setup(ctx, s.Manager, local.Options{Backend: b}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func newBackend(dataDir string) (*process.Backend, error) {
+	apiserver, err := binaries.Find("kube-apiserver", "")
+	if err != nil {
+		return nil, err
+	}
+	etcd, err := binaries.Find("etcd", "")
+	if err != nil {
+		return nil, err
+	}
+	return process.New(process.Options{DataDir: dataDir, KubeAPIServerPath: apiserver, EtcdPath: etcd, StopTimeout: 5 * time.Second})
+}
+
+// Wait returns once the stack has stopped (its context is done) and the local provider's processes are
+// gone, with the manager's error.
+func (s *Stack) Wait() error {
+	<-s.done
+	return s.err
+}
+
+// ForTest starts the stack for the test t against the API server of cfg and stops it when the test ends.
+func ForTest(t testing.TB, cfg *rest.Config, opts Options) *Stack {
+	t.Helper()
+	if opts.Local && opts.LocalDataDir == "" {
+		opts.LocalDataDir = t.TempDir()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := Start(ctx, cfg, opts)
+	if err != nil {
+		cancel()
+		t.Fatal(fmt.Errorf("starting the controllers: %w", err))
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := s.Wait(); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	return s
+}
