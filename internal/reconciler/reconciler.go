@@ -1,5 +1,6 @@
 // Package reconciler holds what every capstan controller does the same way around its Reconcile: quiet
-// requeues on conflicts, the pause rules, and the --watch-filter and --namespace event filters.
+// requeues on conflicts, the pause rules, deletions by clusterctl move, and the --watch-filter and
+// --namespace event filters.
 package reconciler
 
 import (
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
 
@@ -37,6 +39,17 @@ func IsPaused(cluster *clusterv1.Cluster, obj metav1.Object) bool {
 		return true
 	}
 	_, ok := obj.GetAnnotations()[clusterv1.PausedAnnotation]
+	return ok
+}
+
+// IsDeletedForMove reports whether obj is being deleted by clusterctl move, which took it to another
+// management cluster: it carries the clusterctl.cluster.x-k8s.io/delete-for-move annotation. Its
+// controller must release it without tearing down what it stands for, which now belongs to the target.
+func IsDeletedForMove(obj metav1.Object) bool {
+	if obj.GetDeletionTimestamp().IsZero() {
+		return false
+	}
+	_, ok := obj.GetAnnotations()[clusterctlv1.DeleteForMoveAnnotation]
 	return ok
 }
 

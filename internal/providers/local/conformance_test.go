@@ -9,17 +9,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/config/crd"
-	"github.com/capstan-dev/capstan/internal/binaries"
-	"github.com/capstan-dev/capstan/internal/controllermanager"
-	"github.com/capstan-dev/capstan/internal/providers/local"
-	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
 	"github.com/capstan-dev/capstan/internal/release"
 	"github.com/capstan-dev/capstan/internal/test/conformance"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
+	"github.com/capstan-dev/capstan/internal/test/stack"
 )
 
 var env *envtest.Environment
@@ -72,36 +68,11 @@ func TestConformance(t *testing.T) {
 	}, conformance.Options{Config: env.Config, Timeout: 90 * time.Second})
 }
 
-// runProvider runs the provider as `capstan infra-local` does, until ctx is done.
+// runProvider runs the provider alone, as its Deployment does, until ctx is done.
 func runProvider(ctx context.Context, cfg *rest.Config, dataDir string) error {
-	apiserver, err := binaries.Find("kube-apiserver", "")
+	s, err := stack.Start(ctx, cfg, stack.Options{Local: true, LocalDataDir: dataDir, WithoutCore: true})
 	if err != nil {
 		return err
 	}
-	etcd, err := binaries.Find("etcd", "")
-	if err != nil {
-		return err
-	}
-	b, err := process.New(process.Options{DataDir: dataDir, KubeAPIServerPath: apiserver, EtcdPath: etcd, StopTimeout: 5 * time.Second})
-	if err != nil {
-		return err
-	}
-	defer b.Shutdown()
-	scheme, err := local.NewScheme()
-	if err != nil {
-		return err
-	}
-	opts := controllermanager.DefaultOptions("conformance-infra-local")
-	opts.MetricsBindAddr, opts.HealthAddr = "0", "0"
-	mgr, err := opts.New(cfg, scheme)
-	if err != nil {
-		return err
-	}
-	if err := mgr.Add(b); err != nil {
-		return err
-	}
-	if err := local.Setup(ctx, mgr, local.Options{Backend: b}); err != nil {
-		return err
-	}
-	return mgr.Start(ctrl.LoggerInto(ctx, ctrl.Log))
+	return s.Wait()
 }

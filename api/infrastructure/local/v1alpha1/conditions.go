@@ -20,6 +20,11 @@ const (
 	// provider keeps restarting it with a back-off.
 	ProcessesFailedReason = "ProcessesFailed"
 
+	// DataInUseReason: the cluster's data directory is held by another instance of the provider, which
+	// still runs the cluster: the one a move is handing the cluster over from, or one that runs a
+	// LocalCluster of the same namespace and name over the same data directory.
+	DataInUseReason = "DataInUse"
+
 	// WaitingForCertificateAuthorityReason: the cluster's <cluster>-ca Secret cannot be read or created.
 	WaitingForCertificateAuthorityReason = "WaitingForCertificateAuthority"
 

@@ -9,6 +9,13 @@ import (
 // LocalClusterFinalizer keeps a LocalCluster until its processes are stopped and its data is removed.
 const LocalClusterFinalizer = "localcluster.infrastructure.cluster.x-k8s.io"
 
+// DataDirAnnotation records on a LocalCluster the absolute path of the directory that holds its workload
+// cluster's data (etcd's data, certificates, ports), on the machine of the provider that runs it. The
+// provider writes it. Being metadata, it travels with the LocalCluster when `clusterctl move` moves it to
+// another management cluster: the provider there, when it runs on the same machine, takes the data over
+// from that directory, so the workload cluster keeps its objects, its Nodes and its endpoint.
+const DataDirAnnotation = "local.infrastructure.cluster.x-k8s.io/data-dir"
+
 // LocalClusterSpec is the desired state of a LocalCluster.
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.controlPlaneEndpoint) || size(oldSelf.controlPlaneEndpoint.host) == 0 || oldSelf.controlPlaneEndpoint.port == 0 || (has(self.controlPlaneEndpoint) && self.controlPlaneEndpoint == oldSelf.controlPlaneEndpoint)",message="controlPlaneEndpoint cannot be changed once host and port are set"
 type LocalClusterSpec struct {

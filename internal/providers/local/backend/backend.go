@@ -33,6 +33,11 @@ type Cluster struct {
 	// CA is the cluster's certificate authority (the `<cluster>-ca` Secret): the API server serves with a
 	// certificate it signs and trusts the client certificates it signs.
 	CA *kubeconfig.CA
+	// DataDir is where the cluster's data was kept when the LocalCluster was last run (its
+	// local.infrastructure.cluster.x-k8s.io/data-dir annotation), empty when unknown. When it is not where
+	// this backend keeps the cluster and holds data, the LocalCluster was moved from another management
+	// cluster of this machine: the backend takes the data over from there.
+	DataDir string
 }
 
 // ClusterStatus is what a backend observed of a workload cluster.
@@ -44,6 +49,9 @@ type ClusterStatus struct {
 	Ready bool
 	// Reason and Message explain why the cluster is not ready (CamelCase reason, capitalised message).
 	Reason, Message string
+	// DataDir is the absolute path of the directory that holds the cluster's data, once the backend runs
+	// the cluster from it; the LocalCluster records it.
+	DataDir string
 }
 
 // Node is a simulated machine to register in a workload cluster.
@@ -83,6 +91,10 @@ type Backend interface {
 	StoredCA(key types.NamespacedName) (*kubeconfig.CA, error)
 	// DeleteCluster stops the cluster's processes and removes its data; it is a no-op for an unknown cluster.
 	DeleteCluster(ctx context.Context, key types.NamespacedName) error
+	// ReleaseCluster stops running the cluster without tearing anything down, because its LocalCluster left
+	// this management cluster (clusterctl move): the processes stop, the data and the Nodes stay, for the
+	// provider that runs the LocalCluster now to take over. It is a no-op for an unknown cluster.
+	ReleaseCluster(ctx context.Context, key types.NamespacedName) error
 	// EnsureNode registers a Node in the cluster (or updates it) and keeps it heartbeating. It returns
 	// ErrClusterNotReady while the cluster cannot take it.
 	EnsureNode(ctx context.Context, key types.NamespacedName, n Node) (NodeStatus, error)

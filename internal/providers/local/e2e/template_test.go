@@ -10,70 +10,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
-	"github.com/capstan-dev/capstan/internal/binaries"
-	"github.com/capstan-dev/capstan/internal/controllermanager"
-	"github.com/capstan-dev/capstan/internal/core"
-	"github.com/capstan-dev/capstan/internal/providers/local"
-	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
+	"github.com/capstan-dev/capstan/internal/test/stack"
 )
-
-// startCoreAndProvider runs the core controllers and the local provider in one manager until the test ends.
-func startCoreAndProvider(t *testing.T, dataDir string) *process.Backend {
-	t.Helper()
-	apiserver, err := binaries.Find("kube-apiserver", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	etcd, err := binaries.Find("etcd", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := process.New(process.Options{DataDir: dataDir, KubeAPIServerPath: apiserver, EtcdPath: etcd, StopTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	scheme, err := core.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := infrav1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	opts := controllermanager.DefaultOptions("test-core-and-local")
-	opts.MetricsBindAddr, opts.HealthAddr = "0", "0"
-	mgr, err := opts.New(env.Config, scheme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := mgr.Add(b); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(ctrl.LoggerInto(context.Background(), ctrl.Log))
-	if err := core.Setup(ctx, mgr, core.Options{Concurrency: core.DefaultConcurrency()}); err != nil {
-		t.Fatal(err)
-	}
-	if err := local.Setup(ctx, mgr, local.Options{Backend: b}); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		b.Shutdown()
-	})
-	return b
-}
 
 // TestClusterTemplateProvisions renders the released cluster-template.yaml for a cluster with 2 workers and
 // applies it with the core controllers and the provider running: the Cluster reaches Provisioned, its
@@ -83,7 +24,7 @@ func TestClusterTemplateProvisions(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
-	b := startCoreAndProvider(t, t.TempDir())
+	b := stack.ForTest(t, env.Config, stack.Options{Local: true}).Backend
 
 	objs := renderTemplate(t, "cluster-template.yaml", map[string]string{
 		"CLUSTER_NAME": "e2e", "NAMESPACE": ns, "KUBERNETES_VERSION": "v1.37.1",

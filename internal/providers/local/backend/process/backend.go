@@ -14,6 +14,7 @@ import (
 
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+	"github.com/capstan-dev/capstan/internal/supervisor"
 )
 
 // Options configure the process backend. Zero durations take the defaults.
@@ -131,9 +132,15 @@ func (b *Backend) EnsureCluster(_ context.Context, spec backend.Cluster) (backen
 	}
 	b.mu.Unlock()
 	if err := c.ensure(spec); err != nil {
+		var inUse *dataInUseError
+		if errors.As(err, &inUse) {
+			return inUse.status(), nil
+		}
 		return backend.ClusterStatus{}, fmt.Errorf("starting cluster %s: %w", spec.Key, err)
 	}
-	return c.currentStatus(), nil
+	status := c.currentStatus()
+	status.DataDir = c.dir
+	return status, nil
 }
 
 // StoredCA implements backend.Backend.
@@ -151,8 +158,13 @@ func (b *Backend) DeleteCluster(_ context.Context, key types.NamespacedName) err
 		c.stop()
 	}
 	dir := b.ClusterDir(key)
+	lock, err := b.lockForDeletion(dir)
+	if lock == nil {
+		return err
+	}
+	defer lock.release()
 	for _, name := range []string{"kube-apiserver", "etcd"} {
-		if _, err := killStale(dir, name, b.opts.StopTimeout); err != nil {
+		if _, err := supervisor.KillStale(pidFile(dir, name), dir, b.opts.StopTimeout); err != nil {
 			return err
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -19,7 +18,9 @@ import (
 
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
+	"github.com/capstan-dev/capstan/internal/loopback"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+	"github.com/capstan-dev/capstan/internal/supervisor"
 )
 
 // cluster is one workload cluster: its directory, its two supervised processes, its admin client, its
@@ -34,15 +35,16 @@ type cluster struct {
 	// mu serialises EnsureCluster, DeleteCluster and reconfiguration.
 	mu      sync.Mutex
 	started bool
-	// removed: the cluster was stopped for good (deleted, or the backend shut down); it never starts again.
-	removed     bool
+	// removed: the cluster was stopped for good (deleted, released, or the backend shut down); it never
+	// starts again.
+	removed bool
+	// lock is held on the cluster directory while the cluster runs (see handover.go).
+	lock        *dirLock
 	clusterName string
 	caDER       []byte
 	st          state
-	etcd        *supervisor
-	apiserver   *supervisor
-	stopEtcd    context.CancelFunc
-	stopAPI     context.CancelFunc
+	etcd        *supervisor.Process
+	apiserver   *supervisor.Process
 	stopLoop    context.CancelFunc
 	loopDone    chan struct{}
 
@@ -78,7 +80,12 @@ func (c *cluster) ensure(spec backend.Cluster) error {
 		return errors.New("the cluster was stopped by a deletion or a shutdown")
 	}
 	if !c.started {
-		return c.start(spec)
+		if err := c.start(spec); err != nil {
+			c.lock.release()
+			c.lock = nil
+			return err
+		}
+		return nil
 	}
 	caChanged := spec.ClusterName != c.clusterName || string(spec.CA.Cert.Raw) != string(c.caDER)
 	portChanged := spec.Port != 0 && int(spec.Port) != c.st.APIServerPort
@@ -86,8 +93,7 @@ func (c *cluster) ensure(spec backend.Cluster) error {
 		return nil
 	}
 	// Stop kube-apiserver before changing what it reads (certificates, port), then start it again.
-	c.stopAPI()
-	<-c.apiserver.done
+	c.apiserver.Stop()
 	if caChanged {
 		c.log.Info("Reissuing the API server certificates", "reason", "the cluster CA or name changed")
 		if err := c.writePKI(spec); err != nil {
@@ -109,11 +115,13 @@ func (c *cluster) ensure(spec backend.Cluster) error {
 }
 
 func (c *cluster) start(spec backend.Cluster) error {
-	if err := os.MkdirAll(c.dir, 0o700); err != nil {
-		return fmt.Errorf("creating the cluster directory: %w", err)
+	lock, err := c.claim(spec.DataDir)
+	if err != nil {
+		return err
 	}
+	c.lock = lock
 	for _, name := range []string{"kube-apiserver", "etcd"} {
-		killed, err := killStale(c.dir, name, c.b.opts.StopTimeout)
+		killed, err := supervisor.KillStale(pidFile(c.dir, name), c.dir, c.b.opts.StopTimeout)
 		if err != nil {
 			return err
 		}
@@ -129,12 +137,12 @@ func (c *cluster) start(spec backend.Cluster) error {
 	case spec.Port != 0:
 		st.APIServerPort = int(spec.Port)
 	case st.APIServerPort == 0:
-		if st.APIServerPort, err = freePort(); err != nil {
+		if st.APIServerPort, err = loopback.FreePort(); err != nil {
 			return err
 		}
 	}
-	if st.EtcdPort == 0 || st.EtcdPort == st.APIServerPort || !portFree(st.EtcdPort) {
-		if st.EtcdPort, err = freePort(); err != nil {
+	if st.EtcdPort == 0 || st.EtcdPort == st.APIServerPort || !loopback.PortFree(st.EtcdPort) {
+		if st.EtcdPort, err = loopback.FreePort(); err != nil {
 			return err
 		}
 	}
@@ -153,8 +161,8 @@ func (c *cluster) start(spec backend.Cluster) error {
 	}
 	c.log.Info("Starting etcd and kube-apiserver", "port", c.st.APIServerPort, "dir", c.dir)
 	etcdPort := c.st.EtcdPort
-	etcd := c.newSupervisor("etcd", c.b.opts.EtcdPath, c.etcdArgs, func(context.Context) error {
-		if !portFree(etcdPort) {
+	etcd := c.run("etcd", c.b.opts.EtcdPath, c.etcdArgs(), func(context.Context) error {
+		if !loopback.PortFree(etcdPort) {
 			return &portInUseError{port: etcdPort}
 		}
 		return nil
@@ -162,9 +170,6 @@ func (c *cluster) start(spec backend.Cluster) error {
 	c.statusMu.Lock()
 	c.etcd = etcd
 	c.statusMu.Unlock()
-	etcdCtx, stopEtcd := context.WithCancel(context.Background())
-	c.stopEtcd = stopEtcd
-	go etcd.run(etcdCtx)
 	c.runAPIServer()
 	loopCtx, stopLoop := context.WithCancel(context.Background())
 	c.stopLoop, c.loopDone = stopLoop, make(chan struct{})
@@ -211,21 +216,37 @@ func (c *cluster) newClient(ca *kubeconfig.CA) error {
 }
 
 func (c *cluster) runAPIServer() {
-	s := c.newSupervisor("kube-apiserver", c.b.opts.KubeAPIServerPath, c.apiServerArgs, c.waitForEtcd)
+	s := c.run("kube-apiserver", c.b.opts.KubeAPIServerPath, c.apiServerArgs(), c.waitForEtcd)
 	c.statusMu.Lock()
 	c.apiserver = s
 	c.statusMu.Unlock()
-	ctx, stop := context.WithCancel(context.Background())
-	c.stopAPI = stop
-	go s.run(ctx)
 }
 
-func (c *cluster) newSupervisor(name, path string, args func() []string, ready func(context.Context) error) *supervisor {
-	return &supervisor{
-		name: name, path: path, dir: c.dir, args: args, ready: ready,
-		stopTimeout: c.b.opts.StopTimeout, minBackoff: c.b.opts.MinRestartBackoff, maxBackoff: c.b.opts.MaxRestartBackoff,
-		changed: c.poke, log: c.log, done: make(chan struct{}),
-	}
+// run supervises one of the cluster's processes until it is stopped: its pid file is <dir>/<name>.pid,
+// its log <dir>/logs/<name>.log. Every change of its state pokes the probe loop.
+func (c *cluster) run(name, path string, args []string, ready func(context.Context) error) *supervisor.Process {
+	return supervisor.Run(context.Background(), supervisor.Spec{
+		Name: name, Path: path, Args: args, Dir: c.dir, Ready: ready,
+		LogFile: filepath.Join(c.dir, "logs", name+".log"), MaxLogSize: maxLogSize, PidFile: pidFile(c.dir, name),
+	}, supervisor.Options{
+		MinBackoff: c.b.opts.MinRestartBackoff, MaxBackoff: c.b.opts.MaxRestartBackoff,
+		// A process that ran for a while and exits is a new crash, not a crash loop.
+		StableAfter: 2 * c.b.opts.MaxRestartBackoff,
+		StopTimeout: c.b.opts.StopTimeout, OnChange: c.poke, Log: c.log,
+	})
+}
+
+// maxLogSize is the size above which a process's log file is truncated when the process starts again.
+const maxLogSize = 10 << 20
+
+// pidFile is where a cluster's process records its pid, for KillStale after a provider restart.
+func pidFile(dir, name string) string { return filepath.Join(dir, name+".pid") }
+
+// portInUseError says a process cannot start because its port is taken by another process.
+type portInUseError struct{ port int }
+
+func (e *portInUseError) Error() string {
+	return fmt.Sprintf("port %d is in use by another process", e.port)
 }
 
 func (c *cluster) etcdArgs() []string {
@@ -299,7 +320,7 @@ func (c *cluster) waitForEtcd(ctx context.Context) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	if !portFree(c.st.APIServerPort) {
+	if !loopback.PortFree(c.st.APIServerPort) {
 		return &portInUseError{port: c.st.APIServerPort}
 	}
 	return nil
@@ -314,13 +335,13 @@ func (c *cluster) stop() {
 		return
 	}
 	c.log.Info("Stopping kube-apiserver and etcd")
-	c.stopAPI()
-	<-c.apiserver.done
-	c.stopEtcd()
-	<-c.etcd.done
+	c.apiserver.Stop()
+	c.etcd.Stop()
 	c.stopLoop()
 	<-c.loopDone
 	c.started = false
+	c.lock.release()
+	c.lock = nil
 }
 
 // poke asks the probe loop to re-evaluate the cluster now (a process started or exited).
@@ -384,21 +405,21 @@ func (c *cluster) probe(ctx context.Context) {
 }
 
 // computeStatus derives a cluster's state from its processes and the API server's readiness.
-func computeStatus(etcd, api procState, apiReady bool) backend.ClusterStatus {
+func computeStatus(etcd, api supervisor.State, apiReady bool) backend.ClusterStatus {
 	failed := func(format string, args ...any) backend.ClusterStatus {
 		return backend.ClusterStatus{Reason: infrav1.ProcessesFailedReason, Message: fmt.Sprintf(format, args...)}
 	}
 	switch {
-	case etcd.PortInUse != 0:
-		return failed("Port %d of etcd is in use by another process", etcd.PortInUse)
-	case api.PortInUse != 0:
-		return failed("Port %d of kube-apiserver is in use by another process", api.PortInUse)
-	case !etcd.Running && etcd.LastError != "" && etcd.Restarts > 0:
-		return failed("etcd exited (%s); restarting it", etcd.LastError)
-	case !api.Running && api.LastError != "" && api.Restarts > 0:
-		return failed("kube-apiserver exited (%s); restarting it", api.LastError)
-	case !etcd.Running && etcd.LastError != "":
-		return failed("etcd cannot start: %s", etcd.LastError)
+	case portInUse(etcd) != 0:
+		return failed("Port %d of etcd is in use by another process", portInUse(etcd))
+	case portInUse(api) != 0:
+		return failed("Port %d of kube-apiserver is in use by another process", portInUse(api))
+	case !etcd.Running && etcd.Err != nil && etcd.Exits > 0:
+		return failed("etcd exited (%s); restarting it", etcd.Err)
+	case !api.Running && api.Err != nil && api.Exits > 0:
+		return failed("kube-apiserver exited (%s); restarting it", api.Err)
+	case !etcd.Running && etcd.Err != nil:
+		return failed("etcd cannot start: %s", etcd.Err)
 	case !etcd.Running || !api.Running:
 		return backend.ClusterStatus{Reason: infrav1.ProcessesStartingReason, Message: "Starting etcd and kube-apiserver"}
 	case !apiReady:
@@ -406,6 +427,15 @@ func computeStatus(etcd, api procState, apiReady bool) backend.ClusterStatus {
 	default:
 		return backend.ClusterStatus{Ready: true}
 	}
+}
+
+// portInUse returns the port a process cannot start on because another process holds it, 0 when none.
+func portInUse(s supervisor.State) int {
+	var p *portInUseError
+	if errors.As(s.Err, &p) {
+		return p.port
+	}
+	return 0
 }
 
 func (c *cluster) currentStatus() backend.ClusterStatus {

@@ -1,10 +1,8 @@
 package process
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -14,13 +12,14 @@ import (
 
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+	"github.com/capstan-dev/capstan/internal/supervisor"
 )
 
 func TestComputeStatus(t *testing.T) {
-	running := procState{Running: true, Pid: 1}
+	running := supervisor.State{Running: true, Pid: 1, Starts: 1}
 	tests := []struct {
 		name      string
-		etcd, api procState
+		etcd, api supervisor.State
 		apiReady  bool
 		want      backend.ClusterStatus
 	}{
@@ -28,14 +27,15 @@ func TestComputeStatus(t *testing.T) {
 		{name: "not started yet", want: backend.ClusterStatus{Reason: infrav1.ProcessesStartingReason, Message: "Starting etcd and kube-apiserver"}},
 		{name: "API server not ready", etcd: running, api: running,
 			want: backend.ClusterStatus{Reason: infrav1.ProcessesStartingReason, Message: "Waiting for kube-apiserver to be ready"}},
-		{name: "API server port taken", etcd: running, api: procState{PortInUse: 6443, LastError: "port 6443 is in use by another process"},
+		{name: "API server port taken", etcd: running, api: supervisor.State{Err: &portInUseError{port: 6443}},
 			want: backend.ClusterStatus{Reason: infrav1.ProcessesFailedReason, Message: "Port 6443 of kube-apiserver is in use by another process"}},
-		{name: "etcd port taken", etcd: procState{PortInUse: 2379}, want: backend.ClusterStatus{Reason: infrav1.ProcessesFailedReason, Message: "Port 2379 of etcd is in use by another process"}},
-		{name: "API server crashed", etcd: running, api: procState{Restarts: 1, LastError: "signal: killed"},
+		{name: "etcd port taken", etcd: supervisor.State{Err: fmt.Errorf("checking: %w", &portInUseError{port: 2379})},
+			want: backend.ClusterStatus{Reason: infrav1.ProcessesFailedReason, Message: "Port 2379 of etcd is in use by another process"}},
+		{name: "API server crashed", etcd: running, api: supervisor.State{Starts: 1, Exits: 1, Err: errors.New("signal: killed")},
 			want: backend.ClusterStatus{Reason: infrav1.ProcessesFailedReason, Message: "kube-apiserver exited (signal: killed); restarting it"}},
-		{name: "etcd crashed", etcd: procState{Restarts: 2, LastError: "exit status 1"}, api: running, apiReady: true,
+		{name: "etcd crashed", etcd: supervisor.State{Starts: 2, Exits: 2, Err: errors.New("exit status 1")}, api: running, apiReady: true,
 			want: backend.ClusterStatus{Reason: infrav1.ProcessesFailedReason, Message: "etcd exited (exit status 1); restarting it"}},
-		{name: "etcd cannot start", etcd: procState{LastError: "starting etcd: no such file"},
+		{name: "etcd cannot start", etcd: supervisor.State{Err: errors.New("starting etcd: no such file")},
 			want: backend.ClusterStatus{Reason: infrav1.ProcessesFailedReason, Message: "etcd cannot start: starting etcd: no such file"}},
 	}
 	for _, tt := range tests {
@@ -72,38 +72,6 @@ func TestDesiredNode(t *testing.T) {
 	notReady := cp.Status.DeepCopy()
 	notReady.Conditions[3].Status = corev1.ConditionUnknown
 	g.Expect(statusUpToDate(*notReady, cp.Status)).To(BeFalse())
-}
-
-func TestKillStale(t *testing.T) {
-	g := NewWithT(t)
-	dir := t.TempDir()
-	// A process holding the directory on its command line, as etcd does with --data-dir=<dir>/etcd.
-	stale := exec.Command("sh", "-c", "sleep 60; true", filepath.Join(dir, "etcd"))
-	g.Expect(stale.Start()).To(Succeed())
-	exited := make(chan struct{})
-	go func() { _ = stale.Wait(); close(exited) }()
-	t.Cleanup(func() { _ = stale.Process.Kill() })
-	// An unrelated process whose pid a stale pid file might name.
-	other := exec.Command("sleep", "60")
-	g.Expect(other.Start()).To(Succeed())
-	t.Cleanup(func() { _ = other.Process.Kill(); _ = other.Wait() })
-
-	g.Expect(os.WriteFile(filepath.Join(dir, "kube-apiserver.pid"), []byte(strconv.Itoa(other.Process.Pid)), 0o600)).To(Succeed())
-	killed, err := killStale(dir, "kube-apiserver", 5*time.Second)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(killed).To(BeFalse(), "a process that does not hold the directory is left alone")
-	g.Expect(other.ProcessState).To(BeNil())
-	g.Expect(filepath.Join(dir, "kube-apiserver.pid")).NotTo(BeAnExistingFile())
-
-	g.Expect(os.WriteFile(filepath.Join(dir, "etcd.pid"), []byte(strconv.Itoa(stale.Process.Pid)), 0o600)).To(Succeed())
-	killed, err = killStale(dir, "etcd", 5*time.Second)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(killed).To(BeTrue())
-	g.Eventually(exited, 5*time.Second).Should(BeClosed())
-
-	killed, err = killStale(dir, "etcd", time.Second)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(killed).To(BeFalse(), "no pid file, nothing to kill")
 }
 
 func TestState(t *testing.T) {

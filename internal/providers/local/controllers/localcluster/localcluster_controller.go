@@ -109,7 +109,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	lc := &infrav1.LocalCluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, lc); err != nil {
 		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
+			// Gone without this provider's finalizer: clusterctl move removes the finalizers of what it
+			// moved away before deleting it (and a user may force a deletion). Nothing is torn down: the
+			// cluster's processes stop, its data stays for the provider that runs the LocalCluster now.
+			return ctrl.Result{}, r.Backend.ReleaseCluster(ctx, req.NamespacedName)
 		}
 		return ctrl.Result{}, err
 	}
@@ -139,6 +142,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}()
 
+	// A deletion for a move is honoured even while paused (a move pauses the Cluster first): releasing the
+	// cluster tears nothing down.
+	if reconciler.IsDeletedForMove(lc) {
+		s.facts.paused = reconciler.IsPaused(cluster, lc)
+		return r.reconcileDeleteForMove(ctx, s)
+	}
 	if reconciler.IsPaused(cluster, lc) {
 		s.facts.paused = true
 		log.V(1).Info("Reconciliation is paused")

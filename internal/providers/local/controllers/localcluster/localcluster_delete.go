@@ -25,3 +25,15 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	controllerutil.RemoveFinalizer(s.localCluster, infrav1.LocalClusterFinalizer)
 	return ctrl.Result{}, nil
 }
+
+// reconcileDeleteForMove releases a LocalCluster that clusterctl move took to another management cluster:
+// its processes stop, its data (etcd, with the Nodes) stays for the provider there to take over, and the
+// finalizer goes. clusterctl removes the finalizer itself, so this runs only when something added it back.
+func (r *Reconciler) reconcileDeleteForMove(ctx context.Context, s *scope) (ctrl.Result, error) {
+	ctrl.LoggerFrom(ctx).Info("The LocalCluster was moved to another management cluster: releasing its workload cluster, keeping its data")
+	if err := r.Backend.ReleaseCluster(ctx, s.key()); err != nil {
+		return ctrl.Result{}, err
+	}
+	controllerutil.RemoveFinalizer(s.localCluster, infrav1.LocalClusterFinalizer)
+	return ctrl.Result{}, nil
+}

@@ -55,12 +55,22 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	}
 	status, err := r.Backend.EnsureCluster(ctx, backend.Cluster{
 		Key: s.key(), ClusterName: s.cluster.Name, Port: lc.Spec.ControlPlaneEndpoint.Port, CA: ca,
+		DataDir: lc.Annotations[infrav1.DataDirAnnotation],
 	})
 	if err != nil {
 		s.facts.backendError = true
 		return ctrl.Result{}, err
 	}
 	s.facts.backend = &status
+	// Where the data is travels with the LocalCluster (metadata is moved, status is not), so that a
+	// provider it is moved to on this machine can take the data over.
+	if status.DataDir != "" && lc.Annotations[infrav1.DataDirAnnotation] != status.DataDir {
+		ctrl.LoggerFrom(ctx).Info("Recording the directory of the cluster's data", "dir", status.DataDir)
+		if lc.Annotations == nil {
+			lc.Annotations = map[string]string{}
+		}
+		lc.Annotations[infrav1.DataDirAnnotation] = status.DataDir
+	}
 	// The endpoint is recorded as soon as the port is known, so it stays the same across restarts.
 	if lc.Spec.ControlPlaneEndpoint.Host == "" {
 		lc.Spec.ControlPlaneEndpoint.Host = status.Host

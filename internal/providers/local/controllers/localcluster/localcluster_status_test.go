@@ -53,6 +53,14 @@ func TestSetStatus(t *testing.T) {
 			message: "Starting etcd and kube-apiserver",
 		},
 		{
+			name: "waiting for another instance of the provider to release the data (a move)",
+			facts: facts{backend: &backend.ClusterStatus{Reason: infrav1.DataInUseReason,
+				Message: "Waiting for another instance of the provider to stop running this cluster from /data/ns/c1"}},
+			want: want{running: corev1.ConditionFalse, reason: infrav1.DataInUseReason, severity: clusterv1.ConditionSeverityInfo,
+				paused: metav1.ConditionFalse, readyV1Beta2: metav1.ConditionFalse},
+			message: "Waiting for another instance of the provider to stop running this cluster from /data/ns/c1",
+		},
+		{
 			name:  "ready: status.ready, provisioned and failure domains",
 			facts: facts{backend: &backend.ClusterStatus{Ready: true}},
 			want: want{ready: true, running: corev1.ConditionTrue, paused: metav1.ConditionFalse, failureDoms: fds, provisioned: true,

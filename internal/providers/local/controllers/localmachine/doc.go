@@ -4,7 +4,8 @@
 // spec.startupDelay, it has the backend register a Node named after the Machine in the LocalCluster's
 // kube-apiserver, then sets spec.providerID, status.addresses, status.ready and
 // status.initialization.provisioned. On deletion it removes the Node and its Lease before releasing its
-// finalizer.
+// finalizer, except when clusterctl move deleted the LocalMachine (delete-for-move annotation): the Node
+// then stays, for the management cluster the LocalMachine was moved to.
 //
 // It watches LocalMachines, their Machines, the Clusters they belong to (infrastructure readiness, pause)
 // and the LocalClusters of those Clusters (control plane readiness).

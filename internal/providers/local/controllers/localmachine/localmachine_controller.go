@@ -170,6 +170,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}()
 
+	// A deletion for a move is honoured even while paused (a move pauses the Cluster first): the Node
+	// stays, nothing is torn down.
+	if reconciler.IsDeletedForMove(lm) {
+		s.facts.paused = reconciler.IsPaused(cluster, lm)
+		return r.reconcileDeleteForMove(ctx, s)
+	}
 	if reconciler.IsPaused(cluster, lm) {
 		s.facts.paused = true
 		log.V(1).Info("Reconciliation is paused")

@@ -48,3 +48,13 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	controllerutil.RemoveFinalizer(lm, infrav1.LocalMachineFinalizer)
 	return ctrl.Result{}, nil
 }
+
+// reconcileDeleteForMove releases a LocalMachine that clusterctl move took to another management cluster:
+// its Node stays registered (the provider there goes on with it) and the finalizer goes. clusterctl
+// removes the finalizer itself, so this runs only when something added it back.
+func (r *Reconciler) reconcileDeleteForMove(ctx context.Context, s *scope) (ctrl.Result, error) {
+	if controllerutil.RemoveFinalizer(s.localMachine, infrav1.LocalMachineFinalizer) {
+		ctrl.LoggerFrom(ctx).Info("The LocalMachine was moved to another management cluster: leaving its Node")
+	}
+	return ctrl.Result{}, nil
+}

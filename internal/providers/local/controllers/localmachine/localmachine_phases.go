@@ -69,14 +69,16 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	}
 
 	// The simulated machine boots for spec.startupDelay, counted from the first reconcile that found
-	// everything ready (recorded in status.startupStartTime, so restarts do not reset it).
+	// everything ready (recorded in status.startupStartTime, so restarts do not reset it). A machine whose
+	// Node was registered (spec.providerID is set) has booted: a move, which does not restore the status,
+	// does not make it boot again.
 	now := r.Now()
 	start := now
 	if lm.Status.StartupStartTime != nil {
 		start = lm.Status.StartupStartTime.Time
 	}
 	s.facts.startupStart = ptr.To(metav1.NewTime(start))
-	if lm.Spec.StartupDelay != nil {
+	if lm.Spec.StartupDelay != nil && lm.Spec.ProviderID == nil {
 		if remaining := start.Add(lm.Spec.StartupDelay.Duration).Sub(now); remaining > 0 {
 			s.facts.waiting = infrav1.StartingUpReason
 			return ctrl.Result{RequeueAfter: remaining}, nil

@@ -1,0 +1,73 @@
+package localmachine
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+)
+
+// TestLocalMachineMovedAway deletes a LocalMachine the way clusterctl move deletes what it moved, its
+// Cluster paused and the delete-for-move annotation set, while the provider's finalizer is still on it:
+// the finalizer goes and the Node stays. The copy in the management cluster it was moved to, which has its
+// spec.providerID but not its status, does not boot again: its start-up delay is not waited for.
+func TestLocalMachineMovedAway(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	startProvider(t, t.TempDir())
+	cluster, lc := createCluster(t, ns, "c1", true)
+	g.Eventually(func(g Gomega) {
+		get(g, lc)
+		g.Expect(lc.Status.Ready).To(BeTrue())
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	setInfrastructureReady(g, cluster, lc)
+	wc := workloadClient(g, ns, "c1", lc.Spec.ControlPlaneEndpoint)
+	m, lm := createMachine(t, cluster, "m1", machineOptions{owned: true})
+	g.Eventually(func(g Gomega) string { return nodeRegisteredReason(g, lm) }, 30*time.Second, 100*time.Millisecond).
+		Should(Equal(infrav1.NodeRegisteredReason))
+	node, err := wc.CoreV1().Nodes().Get(ctx, "m1", metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	t.Log("deleted for a move while paused, the LocalMachine goes and its Node stays")
+	get(g, cluster)
+	cluster.Spec.Paused = true
+	g.Expect(env.Client.Update(ctx, cluster)).To(Succeed())
+	get(g, lm)
+	g.Expect(lm.Finalizers).To(ContainElement(infrav1.LocalMachineFinalizer))
+	annotate := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+clusterctlv1.DeleteForMoveAnnotation+`":"true"}}}`))
+	g.Expect(env.Client.Patch(ctx, lm, annotate)).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, lm)).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(lm), &infrav1.LocalMachine{}))
+	}, 30*time.Second, 100*time.Millisecond).Should(BeTrue())
+	g.Consistently(func(g Gomega) {
+		n, err := wc.CoreV1().Nodes().Get(ctx, "m1", metav1.GetOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(n.UID).To(Equal(node.UID))
+	}, 2*time.Second, 200*time.Millisecond).Should(Succeed())
+
+	t.Log("its copy, with spec.providerID and no status, is registered at once despite a start-up delay")
+	moved := &infrav1.LocalMachine{ObjectMeta: metav1.ObjectMeta{
+		Namespace: ns, Name: "m1", Labels: lm.Labels,
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: m.Name, UID: m.UID}},
+	}, Spec: infrav1.LocalMachineSpec{ProviderID: lm.Spec.ProviderID, StartupDelay: &metav1.Duration{Duration: time.Hour}}}
+	g.Expect(env.Client.Create(ctx, moved)).To(Succeed())
+	get(g, cluster)
+	cluster.Spec.Paused = false
+	g.Expect(env.Client.Update(ctx, cluster)).To(Succeed())
+	g.Eventually(func(g Gomega) string { return nodeRegisteredReason(g, moved) }, 30*time.Second, 100*time.Millisecond).
+		Should(Equal(infrav1.NodeRegisteredReason))
+	n, err := wc.CoreV1().Nodes().Get(ctx, "m1", metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(n.UID).To(Equal(node.UID))
+}
