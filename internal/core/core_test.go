@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,7 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/test/builder"
@@ -31,25 +34,37 @@ var (
 )
 
 // TestMain starts the management API server with the core controllers and the test provider, and a second
-// API server that is the workload cluster of every Cluster.
+// API server that is the workload cluster of every Cluster. CAPSTAN_TEST_LOGS=1 shows the controllers' logs.
 func TestMain(m *testing.M) {
-	os.Exit(envtest.Run(m, envtest.Options{CRDs: builder.CRDs()}, func(e *envtest.Environment) {
-		env = e
-		w, err := envtest.Start(envtest.Options{})
-		if err != nil {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if os.Getenv("CAPSTAN_TEST_LOGS") != "" {
+		ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
+	} else {
+		ctrl.SetLogger(logr.Discard())
+	}
+	envs, err := envtest.StartAll(envtest.Options{CRDs: builder.CRDs()}, envtest.Options{})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "Starting the test API servers: %v\n", err)
+		return 1
+	}
+	defer envtest.StopAll(envs)
+	env, workload = envs[0], envs[1]
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := stack.Start(ctx, env.Config, stack.Options{Workload: workload.Config})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "Starting the controllers: %v\n", err)
+		return 1
+	}
+	go func() {
+		if err := s.Wait(); err != nil && ctx.Err() == nil {
 			panic(err)
 		}
-		workload = w
-		s, err := stack.Start(context.Background(), e.Config, stack.Options{Workload: w.Config})
-		if err != nil {
-			panic(err)
-		}
-		go func() {
-			if err := s.Wait(); err != nil {
-				panic(err)
-			}
-		}()
-	}))
+	}()
+	return m.Run()
 }
 
 // newCluster creates a Cluster with an InfraCluster and a MachineDeployment of the test provider.

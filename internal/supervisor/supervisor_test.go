@@ -16,6 +16,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/capstan-dev/capstan/internal/test/procs"
 )
 
 // The test binary doubles as the supervised program: SUPERVISOR_TEST_MODE selects what it does.
@@ -46,19 +48,6 @@ func TestMain(m *testing.M) {
 	os.Exit(0)
 }
 
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	// A zombie still answers signal 0; read its state to tell.
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return syscall.Kill(pid, 0) == nil
-	}
-	fields := strings.Fields(string(data))
-	return len(fields) > 2 && fields[2] != "Z"
-}
-
 func TestRestartsWithBackoffAndLogs(t *testing.T) {
 	g := NewWithT(t)
 	dir := t.TempDir()
@@ -85,9 +74,9 @@ func TestStopTerminatesTheProcess(t *testing.T) {
 	p, err := Start(context.Background(), Spec{Name: "sleep", Path: os.Args[0], Env: append(os.Environ(), "SUPERVISOR_TEST_MODE=sleep")}, Options{})
 	g.Expect(err).NotTo(HaveOccurred())
 	pid := p.Pid()
-	g.Expect(alive(pid)).To(BeTrue())
+	g.Expect(procs.Alive(pid)).To(BeTrue())
 	p.Stop()
-	g.Eventually(func() bool { return alive(pid) }, 5*time.Second).Should(BeFalse())
+	g.Eventually(func() bool { return procs.Alive(pid) }, 5*time.Second).Should(BeFalse())
 	g.Expect(p.Pid()).To(BeZero())
 	select {
 	case <-p.Done():
@@ -112,11 +101,11 @@ func TestChildrenDieWithTheirSupervisor(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	childPid, err := strconv.Atoi(strings.TrimSpace(line))
 	g.Expect(err).NotTo(HaveOccurred(), "parent printed %q", line)
-	g.Expect(alive(childPid)).To(BeTrue())
+	g.Expect(procs.Alive(childPid)).To(BeTrue())
 
 	g.Expect(parent.Process.Kill()).To(Succeed()) // SIGKILL: the parent cannot clean up
 	_ = parent.Wait()
-	g.Eventually(func() bool { return alive(childPid) }, 5*time.Second, 20*time.Millisecond).Should(BeFalse(),
+	g.Eventually(func() bool { return procs.Alive(childPid) }, 5*time.Second, 20*time.Millisecond).Should(BeFalse(),
 		"the child must not outlive its supervisor")
 }
 
@@ -175,33 +164,20 @@ func TestPidFileAndStateFollowTheRuns(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	defer p.Stop()
 	first := p.Pid()
-	g.Expect(readPid(t, pidFile)).To(Equal(first))
+	g.Expect(procs.ReadPidFile(pidFile)).To(Equal(first))
 	g.Expect(p.State()).To(Equal(State{Running: true, Pid: first, Starts: 1}))
 
 	g.Expect(syscall.Kill(first, syscall.SIGKILL)).To(Succeed())
 	g.Eventually(func() int { return p.State().Exits }, 5*time.Second, 10*time.Millisecond).Should(Equal(1))
 	g.Eventually(func() bool { return p.State().Running }, 5*time.Second, 10*time.Millisecond).Should(BeTrue())
 	g.Expect(p.Pid()).NotTo(Equal(first))
-	g.Expect(readPid(t, pidFile)).To(Equal(p.Pid()))
+	g.Expect(procs.ReadPidFile(pidFile)).To(Equal(p.Pid()))
 	g.Expect(p.LastExit()).To(MatchError("signal: killed"))
 
 	p.Stop()
 	g.Expect(pidFile).NotTo(BeAnExistingFile())
 	g.Expect(p.State()).To(HaveField("Running", BeFalse()))
 	g.Expect(p.State().Exits).To(Equal(1), "a stop is not an exit")
-}
-
-func readPid(t *testing.T, path string) int {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pid
 }
 
 func TestLogIsTruncatedAboveItsLimit(t *testing.T) {

@@ -31,32 +31,12 @@ func TestMain(m *testing.M) {
 func run(m *testing.M) int {
 	ctx := context.Background()
 	ctrllog.SetLogger(logr.Discard())
-	var err error
-	envs := make([]*envtest.Environment, 2)
-	errs := make(chan error, 2)
-	for i := range envs {
-		go func() {
-			env, err := envtest.Start(envtest.Options{CRDs: movetest.CRDs()})
-			envs[i] = env
-			errs <- err
-		}()
-	}
-	for range envs {
-		if e := <-errs; e != nil {
-			err = e
-		}
-	}
-	defer func() {
-		for _, env := range envs {
-			if env != nil {
-				_ = env.Stop()
-			}
-		}
-	}()
+	envs, err := envtest.StartAll(envtest.Options{CRDs: movetest.CRDs()}, envtest.Options{CRDs: movetest.CRDs()})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "Starting the test API servers: %v\n", err)
 		return 1
 	}
+	defer envtest.StopAll(envs)
 	source, target = envs[0], envs[1]
 	if err := movetest.PrepareManagementCluster(ctx, source.Client, "v1.0.0"); err != nil {
 		fmt.Fprintf(os.Stderr, "Preparing the source: %v\n", err)

@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 // manager before the API server.
 func run(m *testing.M) int {
 	log := zap.New(zap.WriteTo(io.Discard))
-	if os.Getenv("CAPSTAN_TEST_LOG") != "" {
+	if os.Getenv("CAPSTAN_TEST_LOGS") != "" {
 		log = zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true))
 	}
 	ctrl.SetLogger(log)

@@ -2,7 +2,6 @@ package machine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -52,25 +51,13 @@ func TestMain(m *testing.M) {
 
 func runTests(m *testing.M) int {
 	ctrl.SetLogger(klog.Background())
-	var (
-		wg             sync.WaitGroup
-		mgmt, wl       *envtest.Environment
-		mgmtErr, wlErr error
-	)
-	wg.Add(2)
-	go func() { defer wg.Done(); mgmt, mgmtErr = envtest.Start(envtest.Options{CRDs: builder.CRDs()}) }()
-	go func() { defer wg.Done(); wl, wlErr = envtest.Start(envtest.Options{}) }()
-	wg.Wait()
-	for _, e := range []*envtest.Environment{mgmt, wl} {
-		if e != nil {
-			defer func() { _ = e.Stop() }()
-		}
-	}
-	if mgmtErr != nil || wlErr != nil {
-		fmt.Fprintf(os.Stderr, "Starting the test API servers: %v\n", errors.Join(mgmtErr, wlErr))
+	envs, err := envtest.StartAll(envtest.Options{CRDs: builder.CRDs()}, envtest.Options{})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "Starting the test API servers: %v\n", err)
 		return 1
 	}
-	env, workload = mgmt, wl
+	defer envtest.StopAll(envs)
+	env, workload = envs[0], envs[1]
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done, err := startManager(ctx)

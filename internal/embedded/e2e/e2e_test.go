@@ -31,6 +31,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/core"
 	"github.com/capstan-dev/capstan/internal/embedded"
+	"github.com/capstan-dev/capstan/internal/test/procs"
 )
 
 // build compiles capstan and clusterctl into a temporary directory.
@@ -94,15 +95,6 @@ func descendants(pid int) []int {
 	return out
 }
 
-func alive(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
-}
-
 func cmdline(pid int) string {
 	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	return strings.ReplaceAll(string(data), "\x00", " ")
@@ -162,20 +154,20 @@ func TestMainJob(t *testing.T) {
 	scale(t, c, 0)
 	g.Eventually(func() []int { return managerPids(state) }, 30*time.Second, 200*time.Millisecond).Should(BeEmpty())
 	// An exiting process loses its command line before it is gone.
-	g.Eventually(func() bool { return alive(old) }, 10*time.Second, 100*time.Millisecond).Should(BeFalse())
+	g.Eventually(func() bool { return procs.Alive(old) }, 10*time.Second, 100*time.Millisecond).Should(BeFalse())
 	scale(t, c, 1)
 	g.Eventually(func() []int { return managerPids(state) }, 30*time.Second, 200*time.Millisecond).Should(HaveLen(1))
 
 	// SIGKILL capstan up: none of its processes outlives it.
 	pid, err := state.RunningPid()
 	g.Expect(err).NotTo(HaveOccurred())
-	procs := descendants(pid)
-	g.Expect(len(procs)).To(BeNumerically(">=", 7), "etcd, kube-apiserver, kube-controller-manager, two providers and a workload etcd and kube-apiserver")
+	children := descendants(pid)
+	g.Expect(len(children)).To(BeNumerically(">=", 7), "etcd, kube-apiserver, kube-controller-manager, two providers and a workload etcd and kube-apiserver")
 	g.Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
 	g.Eventually(func() []int {
 		var left []int
-		for _, p := range append(procs, pid) {
-			if alive(p) {
+		for _, p := range append(children, pid) {
+			if procs.Alive(p) {
 				left = append(left, p)
 			}
 		}
@@ -191,10 +183,10 @@ func TestMainJob(t *testing.T) {
 	// capstan down leaves no process behind.
 	pid, err = state.RunningPid()
 	g.Expect(err).NotTo(HaveOccurred())
-	procs = append(descendants(pid), pid)
+	children = append(descendants(pid), pid)
 	run(t, capstan, down...)
-	for _, p := range procs {
-		g.Expect(alive(p)).To(BeFalse(), "process %d (%s) outlived capstan down", p, cmdline(p))
+	for _, p := range children {
+		g.Expect(procs.Alive(p)).To(BeFalse(), "process %d (%s) outlived capstan down", p, cmdline(p))
 	}
 	_, err = state.RunningPid()
 	g.Expect(err).To(MatchError(embedded.ErrNotRunning))

@@ -146,6 +146,43 @@ func Run(m *testing.M, opts Options, setup func(*Environment)) int {
 	return code
 }
 
+// StartAll starts one Environment per Options at once (each API server takes seconds to start). When one
+// fails, the others are stopped and the first error is returned.
+func StartAll(opts ...Options) ([]*Environment, error) {
+	envs := make([]*Environment, len(opts))
+	errs := make(chan error, len(opts))
+	for i := range opts {
+		go func() {
+			env, err := Start(opts[i])
+			envs[i] = env
+			errs <- err
+		}()
+	}
+	var first error
+	for range opts {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		StopAll(envs)
+		return nil, first
+	}
+	return envs, nil
+}
+
+// StopAll stops every Environment that is not nil, reporting failures on stderr.
+func StopAll(envs []*Environment) {
+	for _, env := range envs {
+		if env == nil {
+			continue
+		}
+		if err := env.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "Stopping a test API server: %v\n", err)
+		}
+	}
+}
+
 // AssetsDir returns the directory that holds kube-apiserver and etcd: $CAPSTAN_TEST_ASSETS when set,
 // otherwise bin/ at the root of the repository.
 func AssetsDir() (string, error) {

@@ -35,37 +35,14 @@ func run(m *testing.M) int {
 	ctrllog.SetLogger(logr.Discard())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	envs := make([]*envtest.Environment, 3)
-	errs := make(chan error, len(envs))
-	for i := range envs {
-		go func() {
-			opts := envtest.Options{CRDs: builder.CRDs()}
-			if i == 2 {
-				opts = envtest.Options{}
-			}
-			env, err := envtest.Start(opts)
-			envs[i] = env
-			errs <- err
-		}()
-	}
-	var err error
-	for range envs {
-		if e := <-errs; e != nil {
-			err = e
-		}
-	}
-	defer func() {
-		cancel()
-		for _, env := range envs {
-			if env != nil {
-				_ = env.Stop()
-			}
-		}
-	}()
+	envs, err := envtest.StartAll(envtest.Options{CRDs: builder.CRDs()}, envtest.Options{CRDs: builder.CRDs()}, envtest.Options{})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "Starting the test API servers: %v\n", err)
 		return 1
 	}
+	defer envtest.StopAll(envs)
+	// Stop the controllers before their API servers (deferred calls run last in, first out).
+	defer cancel()
 	source, target, workload = envs[0], envs[1], envs[2]
 	for _, env := range []*envtest.Environment{source, target} {
 		if err := movetest.PrepareManagementCluster(ctx, env.Client, "v1.0.0"); err != nil {

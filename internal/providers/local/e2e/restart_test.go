@@ -23,6 +23,7 @@ import (
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/test/procs"
 )
 
 // BinaryEnv names the environment variable holding a prebuilt capstan binary; when unset the test builds
@@ -172,16 +173,16 @@ func TestProviderKilledAndRestarted(t *testing.T) {
 	}
 	dirOf := func(name string) string { return filepath.Join(dataDir, ns, name) }
 	for _, name := range names {
-		g.Expect(processesOf("etcd", dirOf(name))).To(HaveLen(1))
-		g.Expect(processesOf("kube-apiserver", dirOf(name))).To(HaveLen(1))
+		g.Expect(procs.Find("etcd", dirOf(name))).To(HaveLen(1))
+		g.Expect(procs.Find("kube-apiserver", dirOf(name))).To(HaveLen(1))
 	}
 
 	t.Log("killing the provider: its children die with it")
 	g.Expect(first.Process.Signal(syscall.SIGKILL)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		for _, name := range names {
-			g.Expect(processesOf("etcd", dirOf(name))).To(BeEmpty())
-			g.Expect(processesOf("kube-apiserver", dirOf(name))).To(BeEmpty())
+			g.Expect(procs.Find("etcd", dirOf(name))).To(BeEmpty())
+			g.Expect(procs.Find("kube-apiserver", dirOf(name))).To(BeEmpty())
 		}
 	}, 15*time.Second, 100*time.Millisecond).Should(Succeed())
 
@@ -199,8 +200,8 @@ func TestProviderKilledAndRestarted(t *testing.T) {
 	}
 	g.Consistently(func(g Gomega) {
 		for _, name := range names {
-			g.Expect(processesOf("etcd", dirOf(name))).To(HaveLen(1), "etcd of %s", name)
-			g.Expect(processesOf("kube-apiserver", dirOf(name))).To(HaveLen(1), "kube-apiserver of %s", name)
+			g.Expect(procs.Find("etcd", dirOf(name))).To(HaveLen(1), "etcd of %s", name)
+			g.Expect(procs.Find("kube-apiserver", dirOf(name))).To(HaveLen(1), "kube-apiserver of %s", name)
 		}
 	}, 3*time.Second, 500*time.Millisecond).Should(Succeed())
 
@@ -213,8 +214,8 @@ func TestProviderKilledAndRestarted(t *testing.T) {
 			err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &infrav1.LocalCluster{})
 			return apierrors.IsNotFound(err)
 		}, 60*time.Second, 200*time.Millisecond).Should(BeTrue())
-		g.Expect(processesOf("etcd", dirOf(name))).To(BeEmpty())
-		g.Expect(processesOf("kube-apiserver", dirOf(name))).To(BeEmpty())
+		g.Expect(procs.Find("etcd", dirOf(name))).To(BeEmpty())
+		g.Expect(procs.Find("kube-apiserver", dirOf(name))).To(BeEmpty())
 		_, err := os.Stat(dirOf(name))
 		g.Expect(errors.Is(err, os.ErrNotExist)).To(BeTrue())
 	}

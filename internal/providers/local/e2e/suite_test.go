@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -95,34 +93,6 @@ func workloadClient(g Gomega, ns, clusterName string, kubeconfigSecret bool, end
 	g.Expect(err).NotTo(HaveOccurred())
 	cfg.Timeout = 5 * time.Second
 	return kubernetes.NewForConfigOrDie(cfg)
-}
-
-// processesOf returns the pids of the running (not zombie) processes named program (etcd or
-// kube-apiserver) whose command line holds dir.
-func processesOf(program, dir string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || len(cmdline) == 0 {
-			continue
-		}
-		args := strings.Split(string(cmdline), "\x00")
-		if filepath.Base(args[0]) != program || !strings.Contains(string(cmdline), dir+string(filepath.Separator)) {
-			continue
-		}
-		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
-			if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
-				continue
-			}
-		}
-		pids = append(pids, pid)
-	}
-	return pids
 }
 
 func endpointOf(lc *infrav1.LocalCluster) string {

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/test/procs"
 	"github.com/capstan-dev/capstan/internal/test/stack"
 )
 
@@ -51,14 +52,14 @@ func TestClusterTemplateProvisions(t *testing.T) {
 	}, 2*time.Minute, time.Second).Should(Succeed())
 
 	dir := b.ClusterDir(types.NamespacedName{Namespace: ns, Name: "e2e"})
-	g.Expect(processesOf("etcd", dir)).To(HaveLen(1))
-	g.Expect(processesOf("kube-apiserver", dir)).To(HaveLen(1))
+	g.Expect(procs.Find("etcd", dir)).To(HaveLen(1))
+	g.Expect(procs.Find("kube-apiserver", dir)).To(HaveLen(1))
 
 	g.Expect(env.Client.Delete(ctx, cluster)).To(Succeed())
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster))
 	}, 2*time.Minute, 500*time.Millisecond).Should(BeTrue())
-	g.Expect(processesOf("etcd", dir)).To(BeEmpty())
-	g.Expect(processesOf("kube-apiserver", dir)).To(BeEmpty())
+	g.Expect(procs.Find("etcd", dir)).To(BeEmpty())
+	g.Expect(procs.Find("kube-apiserver", dir)).To(BeEmpty())
 	g.Expect(dir).NotTo(BeAnExistingFile())
 }

@@ -2,10 +2,7 @@ package process
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -22,6 +19,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+	"github.com/capstan-dev/capstan/internal/test/procs"
 )
 
 func newCA(t *testing.T) *kubeconfig.CA {
@@ -86,13 +84,9 @@ func ensureReady(g Gomega, b *Backend, spec backend.Cluster) backend.ClusterStat
 	return status
 }
 
+// pidOf reads the pid file of one of a cluster's processes.
 func pidOf(t *testing.T, dir, name string) int {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, name+".pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	pid, err := procs.ReadPidFile(filepath.Join(dir, name+".pid"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +154,7 @@ func TestClusterLifecycle(t *testing.T) {
 	}, 10*time.Second, 50*time.Millisecond).Should(BeTrue())
 	g.Expect(ensureReady(g, b, spec).Port).To(Equal(status.Port))
 	g.Expect(pidOf(t, dir, "kube-apiserver")).NotTo(Equal(pid))
-	g.Expect(alive(pid)).To(BeFalse())
+	g.Expect(procs.Alive(pid)).To(BeFalse())
 
 	t.Log("deleting a node removes it and its lease")
 	g.Expect(b.DeleteNode(ctx, key, "m2")).To(Succeed())
@@ -172,8 +166,8 @@ func TestClusterLifecycle(t *testing.T) {
 	t.Log("a new backend over the same data directory starts the cluster again, same port, same data")
 	etcdPid, apiPid := pidOf(t, dir, "etcd"), pidOf(t, dir, "kube-apiserver")
 	b.Shutdown()
-	g.Expect(alive(etcdPid)).To(BeFalse())
-	g.Expect(alive(apiPid)).To(BeFalse())
+	g.Expect(procs.Alive(etcdPid)).To(BeFalse())
+	g.Expect(procs.Alive(apiPid)).To(BeFalse())
 	b2 := newBackend(t, dataDir)
 	stored, err := b2.StoredCA(key)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -185,8 +179,8 @@ func TestClusterLifecycle(t *testing.T) {
 	t.Log("deleting the cluster stops its processes and removes its data")
 	etcdPid, apiPid = pidOf(t, dir, "etcd"), pidOf(t, dir, "kube-apiserver")
 	g.Expect(b2.DeleteCluster(ctx, key)).To(Succeed())
-	g.Expect(alive(etcdPid)).To(BeFalse())
-	g.Expect(alive(apiPid)).To(BeFalse())
+	g.Expect(procs.Alive(etcdPid)).To(BeFalse())
+	g.Expect(procs.Alive(apiPid)).To(BeFalse())
 	g.Expect(dir).NotTo(BeADirectory())
 	g.Expect(b2.DeleteNode(ctx, key, "m1")).To(Succeed(), "a node of a deleted cluster is gone with it")
 	_, err = b2.EnsureNode(ctx, key, backend.Node{Name: "m3"})
@@ -200,14 +194,4 @@ func nodeReady(n *corev1.Node) bool {
 		}
 	}
 	return false
-}
-
-// alive reports whether a process exists and is not a zombie.
-func alive(pid int) bool {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(data))
-	return len(fields) > 2 && fields[2] != "Z"
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -14,29 +12,8 @@ import (
 
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+	"github.com/capstan-dev/capstan/internal/test/procs"
 )
-
-// processesIn returns the pids of the running processes named program (etcd or kube-apiserver) whose
-// command line holds a path below dir.
-func processesIn(program, dir string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !alive(pid) {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || len(cmdline) == 0 {
-			continue
-		}
-		args := strings.Split(string(cmdline), "\x00")
-		if filepath.Base(args[0]) == program && strings.Contains(string(cmdline), dir+string(filepath.Separator)) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
 
 // TestHandOver runs a cluster in one backend and hands it over to a second one, as a move between two
 // management clusters on one machine does: the second waits while the first runs the cluster, and once
@@ -85,15 +62,15 @@ func TestHandOver(t *testing.T) {
 				g.Expect(target.DeleteCluster(ctx, key)).To(Succeed())
 				g.Expect(stateFile(status.DataDir)).To(BeAnExistingFile())
 			}
-			g.Expect(processesIn("etcd", root)).To(HaveLen(1))
-			g.Expect(processesIn("kube-apiserver", root)).To(HaveLen(1))
+			g.Expect(procs.Find("etcd", root)).To(HaveLen(1))
+			g.Expect(procs.Find("kube-apiserver", root)).To(HaveLen(1))
 			_, err = client.CoreV1().Nodes().Get(ctx, "m1", metav1.GetOptions{})
 			g.Expect(err).NotTo(HaveOccurred())
 
 			t.Log("the source releases the cluster: its processes stop, its data stays")
 			g.Expect(source.ReleaseCluster(ctx, key)).To(Succeed())
-			g.Expect(processesIn("etcd", root)).To(BeEmpty())
-			g.Expect(processesIn("kube-apiserver", root)).To(BeEmpty())
+			g.Expect(procs.Find("etcd", root)).To(BeEmpty())
+			g.Expect(procs.Find("kube-apiserver", root)).To(BeEmpty())
 			g.Expect(stateFile(status.DataDir)).To(BeAnExistingFile())
 			g.Expect(source.ReleaseCluster(ctx, key)).To(Succeed(), "releasing an unknown cluster is a no-op")
 
@@ -108,8 +85,8 @@ func TestHandOver(t *testing.T) {
 			again, err := client.CoreV1().Nodes().Get(ctx, "m1", metav1.GetOptions{})
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(again.UID).To(Equal(node.UID))
-			g.Expect(processesIn("etcd", root)).To(HaveLen(1))
-			g.Expect(processesIn("kube-apiserver", root)).To(HaveLen(1))
+			g.Expect(procs.Find("etcd", root)).To(HaveLen(1))
+			g.Expect(procs.Find("kube-apiserver", root)).To(HaveLen(1))
 			stored, err := target.StoredCA(key)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(stored.Cert.Equal(ca.Cert)).To(BeTrue())

@@ -2,10 +2,8 @@ package localcluster
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -24,6 +22,7 @@ import (
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
+	"github.com/capstan-dev/capstan/internal/test/procs"
 )
 
 // createCluster creates a Cluster whose infrastructure is the LocalCluster of the same name, and that
@@ -71,21 +70,11 @@ func workloadClient(g Gomega, ns, clusterName string, endpoint clusterv1.APIEndp
 	return kubernetes.NewForConfigOrDie(cfg)
 }
 
+// pidOf reads the pid file of one of a cluster's processes.
 func pidOf(g Gomega, dir, name string) int {
-	data, err := os.ReadFile(filepath.Join(dir, name+".pid"))
-	g.Expect(err).NotTo(HaveOccurred())
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	pid, err := procs.ReadPidFile(filepath.Join(dir, name+".pid"))
 	g.Expect(err).NotTo(HaveOccurred())
 	return pid
-}
-
-func alive(pid int) bool {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(data))
-	return len(fields) > 2 && fields[2] != "Z"
 }
 
 func TestLocalClusterLifecycle(t *testing.T) {
@@ -145,8 +134,8 @@ func TestLocalClusterLifecycle(t *testing.T) {
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(lc), lc))
 	}, 30*time.Second, 100*time.Millisecond).Should(BeTrue())
-	g.Expect(alive(etcdPid)).To(BeFalse())
-	g.Expect(alive(apiPid)).To(BeFalse())
+	g.Expect(procs.Alive(etcdPid)).To(BeFalse())
+	g.Expect(procs.Alive(apiPid)).To(BeFalse())
 	g.Expect(dir).NotTo(BeAnExistingFile())
 }
 
@@ -170,7 +159,7 @@ func TestLocalClusterSurvivesProviderRestart(t *testing.T) {
 	dir := p.backend.ClusterDir(client.ObjectKeyFromObject(lc))
 	apiPid := pidOf(g, dir, "kube-apiserver")
 	p.stop()
-	g.Expect(alive(apiPid)).To(BeFalse())
+	g.Expect(procs.Alive(apiPid)).To(BeFalse())
 
 	t.Log("a new provider starts the cluster again from its data, on the same port")
 	startProvider(t, dataDir)

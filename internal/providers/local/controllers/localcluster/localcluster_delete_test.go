@@ -18,6 +18,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/test/procs"
 )
 
 // TestLocalClusterMovedAway deletes a LocalCluster the way clusterctl move deletes what it moved, its
@@ -54,8 +55,8 @@ func TestLocalClusterMovedAway(t *testing.T) {
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(lc), &infrav1.LocalCluster{}))
 	}, 30*time.Second, 100*time.Millisecond).Should(BeTrue())
-	g.Expect(alive(etcdPid)).To(BeFalse())
-	g.Expect(alive(apiPid)).To(BeFalse())
+	g.Expect(procs.Alive(etcdPid)).To(BeFalse())
+	g.Expect(procs.Alive(apiPid)).To(BeFalse())
 	g.Expect(filepath.Join(dir, "state.json")).To(BeAnExistingFile())
 	first.stop()
 

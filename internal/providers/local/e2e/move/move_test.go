@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +32,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
+	"github.com/capstan-dev/capstan/internal/test/procs"
 	"github.com/capstan-dev/capstan/internal/test/stack"
 )
 
@@ -50,32 +50,13 @@ func run(m *testing.M) int {
 	} else {
 		ctrl.SetLogger(logr.Discard())
 	}
-	envs := make([]*envtest.Environment, 2)
-	errs := make(chan error, len(envs))
-	for i := range envs {
-		go func() {
-			env, err := envtest.Start(envtest.Options{SchemeBuilders: []func(*runtime.Scheme) error{infrav1.AddToScheme}})
-			envs[i] = env
-			errs <- err
-		}()
-	}
-	var err error
-	for range envs {
-		if e := <-errs; e != nil {
-			err = e
-		}
-	}
-	defer func() {
-		for _, env := range envs {
-			if env != nil {
-				_ = env.Stop()
-			}
-		}
-	}()
+	opts := envtest.Options{SchemeBuilders: []func(*runtime.Scheme) error{infrav1.AddToScheme}}
+	envs, err := envtest.StartAll(opts, opts)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "Starting the test API servers: %v\n", err)
 		return 1
 	}
+	defer envtest.StopAll(envs)
 	source, target = envs[0], envs[1]
 	return m.Run()
 }
@@ -176,34 +157,6 @@ func provisioned(ctx context.Context, g Gomega, c client.Client, ns string, clus
 	}
 }
 
-// processesOf returns the pids of the running (not zombie) processes named program (etcd or
-// kube-apiserver) whose command line holds a path below dir.
-func processesOf(program, dir string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || len(cmdline) == 0 {
-			continue
-		}
-		args := strings.Split(string(cmdline), "\x00")
-		if filepath.Base(args[0]) != program || !strings.Contains(string(cmdline), dir+string(filepath.Separator)) {
-			continue
-		}
-		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
-			if f := strings.Fields(string(stat)); len(f) > 2 && f[2] == "Z" {
-				continue
-			}
-		}
-		pids = append(pids, pid)
-	}
-	return pids
-}
-
 // TestMoveLocalClusters is issue 7's move check with the local provider. Two management clusters on one
 // machine, initialized with clusterctl, run the core controllers and each its own instance of the local
 // provider, with its own data directory. Three clusters of the provider's control-plane flavor (a
@@ -277,8 +230,8 @@ func TestMoveLocalClusters(t *testing.T) {
 	for m, id := range machines {
 		g.Expect(id).To(HavePrefix(infrav1.ProviderIDPrefix), m)
 	}
-	g.Expect(processesOf("etcd", sourceData)).To(HaveLen(len(clusters)))
-	g.Expect(processesOf("kube-apiserver", sourceData)).To(HaveLen(len(clusters)))
+	g.Expect(procs.Find("etcd", sourceData)).To(HaveLen(len(clusters)))
+	g.Expect(procs.Find("kube-apiserver", sourceData)).To(HaveLen(len(clusters)))
 
 	t.Log("clusterctl move")
 	start := time.Now()
@@ -321,13 +274,13 @@ func TestMoveLocalClusters(t *testing.T) {
 	}, 3*time.Second, 500*time.Millisecond).Should(Succeed())
 	for _, name := range clusters {
 		dir := filepath.Join(targetData, ns, name)
-		g.Expect(processesOf("etcd", dir)).To(HaveLen(1), "etcd of %s", name)
-		g.Expect(processesOf("kube-apiserver", dir)).To(HaveLen(1), "kube-apiserver of %s", name)
+		g.Expect(procs.Find("etcd", dir)).To(HaveLen(1), "etcd of %s", name)
+		g.Expect(procs.Find("kube-apiserver", dir)).To(HaveLen(1), "kube-apiserver of %s", name)
 		lc := &infrav1.LocalCluster{}
 		g.Expect(target.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, lc)).To(Succeed())
 		g.Expect(lc.Annotations).To(HaveKeyWithValue(infrav1.DataDirAnnotation, dir))
 	}
-	g.Expect(processesOf("etcd", dataRoot)).To(HaveLen(len(clusters)), "no etcd left running for the source")
-	g.Expect(processesOf("kube-apiserver", dataRoot)).To(HaveLen(len(clusters)), "no kube-apiserver left running for the source")
+	g.Expect(procs.Find("etcd", dataRoot)).To(HaveLen(len(clusters)), "no etcd left running for the source")
+	g.Expect(procs.Find("kube-apiserver", dataRoot)).To(HaveLen(len(clusters)), "no kube-apiserver left running for the source")
 	g.Expect(filepath.Join(sourceData, ns)).NotTo(BeADirectory(), "the data moved to the target's data directory")
 }

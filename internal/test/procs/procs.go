@@ -1,0 +1,64 @@
+// Package procs lets tests look at the processes of this machine through /proc (Linux): whether a pid
+// runs, which processes of a program work below a directory, and the pid a pid file names.
+package procs
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Alive reports whether pid is a process that exists and is not a zombie (a zombie has exited; only its
+// parent has not collected it yet).
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The command name, in parentheses, may hold spaces and parentheses: the state follows the last ')'.
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// Find returns the pids of the live processes whose executable is named program (etcd, kube-apiserver,
+// ...) and whose command line holds a path below dir.
+func Find(program, dir string) []int {
+	entries, _ := os.ReadDir("/proc")
+	below := dir + string(filepath.Separator)
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || len(cmdline) == 0 {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if filepath.Base(args[0]) != program || !strings.Contains(string(cmdline), below) || !Alive(pid) {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// ReadPidFile returns the pid written in a pid file.
+func ReadPidFile(path string) (int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		return 0, fmt.Errorf("pid file %s: %w", path, err)
+	}
+	return pid, nil
+}
