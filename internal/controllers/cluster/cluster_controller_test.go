@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"testing"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
@@ -43,11 +41,7 @@ func TestMain(m *testing.M) {
 // run starts the API server and a manager with the Cluster controller, runs the tests, and stops the
 // manager before the API server.
 func run(m *testing.M) int {
-	log := zap.New(zap.WriteTo(io.Discard))
-	if os.Getenv("CAPSTAN_TEST_LOGS") != "" {
-		log = zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true))
-	}
-	ctrl.SetLogger(log)
+	envtest.SetupLogging()
 
 	var err error
 	env, err = envtest.Start(envtest.Options{CRDs: builder.CRDs()})

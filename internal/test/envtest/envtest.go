@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,8 +20,10 @@ import (
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
@@ -144,6 +147,16 @@ func Run(m *testing.M, opts Options, setup func(*Environment)) int {
 		fmt.Fprintf(os.Stderr, "Stopping the test API server: %v\n", err)
 	}
 	return code
+}
+
+// SetupLogging is for TestMain: controller-runtime's logs are discarded, or shown on stderr when
+// CAPSTAN_TEST_LOGS is set (CAPSTAN_TEST_LOGS=1 go test ./internal/core/...).
+func SetupLogging() {
+	if os.Getenv("CAPSTAN_TEST_LOGS") != "" {
+		ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
+		return
+	}
+	ctrl.SetLogger(logr.Discard())
 }
 
 // StartAll starts one Environment per Options at once (each API server takes seconds to start). When one
