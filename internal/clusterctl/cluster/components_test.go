@@ -34,7 +34,7 @@ func TestDeleteComponents(t *testing.T) {
 			g.Expect(c.Apply(t.Context(), objs)).To(Succeed())
 			// A user's object of the provider's kind, and one of another provider.
 			user := parse(t, "apiVersion: %s/v1\nkind: Widget\nmetadata: {name: mine, namespace: %s}\n", group, ns)
-			g.Expect(env.Client.Create(t.Context(), &user[0])).To(Succeed())
+			g.Expect(env.CreateServed(t.Context(), &user[0])).To(Succeed())
 			other := &corev1.ConfigMap{}
 			other.Namespace, other.Name, other.Labels = ns, "other", map[string]string{"cluster.x-k8s.io/provider": "other"}
 			g.Expect(env.Client.Create(t.Context(), other)).To(Succeed())
@@ -77,7 +77,7 @@ func TestCRDObjectCounts(t *testing.T) {
 
 	for _, name := range []string{"a", "b", "c"} {
 		w := parse(t, "apiVersion: %s/v1\nkind: Widget\nmetadata: {name: %s, namespace: %s}\n", group, name, ns)
-		g.Expect(env.Client.Create(t.Context(), &w[0])).To(Succeed())
+		g.Expect(env.CreateServed(t.Context(), &w[0])).To(Succeed())
 	}
 	counts, err = c.CRDObjectCounts(t.Context(), label)
 	g.Expect(err).NotTo(HaveOccurred())

@@ -37,7 +37,7 @@ func TestStorageMigration(t *testing.T) {
 	g.Expect(c.Apply(t.Context(), v1)).To(Succeed())
 	for _, name := range []string{"a", "b", "c"} {
 		w := parse(t, "apiVersion: %s/v1alpha1\nkind: Widget\nmetadata: {name: %s, namespace: %s}\nspec: {size: 1}\n", group, name, ns)
-		g.Expect(env.Client.Create(t.Context(), &w[0])).To(Succeed())
+		g.Expect(env.CreateServed(t.Context(), &w[0])).To(Succeed())
 	}
 	before := resourceVersions()
 
@@ -75,7 +75,7 @@ func TestMigrateBeforeApply(t *testing.T) {
 
 	g.Expect(c.Apply(t.Context(), parse(t, "%s", crdYAML(group, label, [3]any{"v1alpha1", true, true})))).To(Succeed())
 	w := parse(t, "apiVersion: %s/v1alpha1\nkind: Widget\nmetadata: {name: a, namespace: %s}\n", group, ns)
-	g.Expect(env.Client.Create(t.Context(), &w[0])).To(Succeed())
+	g.Expect(env.CreateServed(t.Context(), &w[0])).To(Succeed())
 	// A release that changed the storage version without migrating: storedVersions keeps both.
 	g.Expect(c.Apply(t.Context(), parse(t, "%s", crdYAML(group, label, [3]any{"v1alpha1", true, false}, [3]any{"v1alpha2", true, true})))).To(Succeed())
 

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
@@ -131,6 +132,25 @@ func (e *Environment) NewNamespace(t testing.TB) string {
 		}
 	})
 	return ns.Name
+}
+
+// CreateServed creates obj, an object of a kind whose CRD was just created or updated: the API server may
+// take a moment to serve it, and the client's RESTMapper to discover it, so a create that fails because the
+// kind is unknown is tried again, for up to 30 seconds. Other errors are returned at once.
+func (e *Environment) CreateServed(ctx context.Context, obj client.Object) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		err := e.Client.Create(ctx, obj)
+		if err == nil || (!meta.IsNoMatchError(err) && !apierrors.IsNotFound(err)) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the kind of %s is still not served: %w", obj.GetObjectKind().GroupVersionKind(), err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // Run is for TestMain: it starts an Environment, passes it to setup (which usually stores it in a package

@@ -77,7 +77,7 @@ metadata: {name: two, namespace: ` + ns + `}
 `))
 	g.Expect(err).NotTo(HaveOccurred())
 	for i := range objs {
-		g.Expect(env.Client.Create(t.Context(), &objs[i])).To(Succeed())
+		g.Expect(env.CreateServed(t.Context(), &objs[i])).To(Succeed())
 	}
 
 	t.Run("the CRDs of objects that exist are not deleted", func(t *testing.T) {

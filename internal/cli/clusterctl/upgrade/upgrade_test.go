@@ -80,7 +80,7 @@ spec: {size: 2}
 	g.Expect(err).NotTo(HaveOccurred())
 	uids := map[string]types.UID{}
 	for i := range objs {
-		g.Expect(env.Client.Create(t.Context(), &objs[i])).To(Succeed())
+		g.Expect(env.CreateServed(t.Context(), &objs[i])).To(Succeed())
 		uids[objs[i].GetKind()+"/"+objs[i].GetName()] = objs[i].GetUID()
 	}
 

@@ -66,7 +66,7 @@ func TestUpgradeKeepsWorkloadClustersRunning(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	objs = append(objs, mustParse(g, "apiVersion: infrastructure.fixture.capstan.dev/v1alpha1\nkind: FixtureCluster\nmetadata: {name: e2e, namespace: "+ns+"}\nspec: {size: 3}\n")...)
 	for i := range objs {
-		g.Expect(env.Client.Create(ctx, &objs[i])).To(Succeed(), "creating %s %s", objs[i].GetKind(), objs[i].GetName())
+		g.Expect(env.CreateServed(ctx, &objs[i])).To(Succeed(), "creating %s %s", objs[i].GetKind(), objs[i].GetName())
 	}
 	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "e2e"}}
 	g.Eventually(func(g Gomega) {
