@@ -37,6 +37,8 @@ step "Creating the workload cluster \"$CLUSTER\" with $WORKERS workers"
 step "Waiting until \"$CLUSTER\" is provisioned and its $WORKERS machines are running"
 "$BIN/kubectl" wait "cluster/$CLUSTER" --for=jsonpath='{.status.phase}'=Provisioned --timeout=5m
 "$BIN/kubectl" wait machines -l "cluster.x-k8s.io/cluster-name=$CLUSTER" --for=jsonpath='{.status.phase}'=Running --timeout=5m
+# The Cluster sums its workers up a moment after the Machines change.
+"$BIN/kubectl" wait "cluster/$CLUSTER" --for=jsonpath='{.status.v1beta2.conditions[?(@.type=="WorkersAvailable")].status}'=True --timeout=2m
 
 step "clusterctl describe cluster $CLUSTER"
 "$BIN/clusterctl" describe cluster "$CLUSTER"
