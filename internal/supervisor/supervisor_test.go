@@ -211,6 +211,9 @@ func TestKillStale(t *testing.T) {
 	exited := make(chan struct{})
 	go func() { _ = stale.Wait(); close(exited) }()
 	t.Cleanup(func() { _ = stale.Process.Kill() })
+	// Right after the exec, the kernel may not show the new command line yet; a stale process of a
+	// supervisor that is gone has been running for long.
+	g.Eventually(func() bool { return holdsDir(stale.Process.Pid, dir) }, 5*time.Second, 10*time.Millisecond).Should(BeTrue())
 	// An unrelated process whose pid a stale pid file might name.
 	other := exec.Command("sleep", "60")
 	g.Expect(other.Start()).To(Succeed())
