@@ -3,6 +3,7 @@ package clusterctl
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/capstan-dev/capstan/internal/clusterctl/client"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 )
 
@@ -18,4 +19,22 @@ func AddKubeconfigFlags(fs *pflag.FlagSet, k *cluster.Kubeconfig, usage string) 
 	}
 	fs.StringVar(&k.Path, "kubeconfig", "", usage)
 	fs.StringVar(&k.Context, "kubeconfig-context", "", "Context to be used within the kubeconfig file. If empty, current context will be used.")
+}
+
+// ProviderUsages are the usages of the provider flags; their wording differs from command to command, as
+// upstream's.
+type ProviderUsages struct {
+	Core, Infrastructure, Bootstrap, ControlPlane, IPAM, RuntimeExtension, Addon string
+}
+
+// AddProviderFlags registers the flags that name providers by type, which fill p: --core,
+// --infrastructure (-i), --bootstrap (-b), --control-plane (-c), --ipam, --runtime-extension and --addon.
+func AddProviderFlags(fs *pflag.FlagSet, p *client.Providers, u ProviderUsages) {
+	fs.StringVar(&p.CoreProvider, "core", "", u.Core)
+	fs.StringSliceVarP(&p.InfrastructureProviders, "infrastructure", "i", nil, u.Infrastructure)
+	fs.StringSliceVarP(&p.BootstrapProviders, "bootstrap", "b", nil, u.Bootstrap)
+	fs.StringSliceVarP(&p.ControlPlaneProviders, "control-plane", "c", nil, u.ControlPlane)
+	fs.StringSliceVar(&p.IPAMProviders, "ipam", nil, u.IPAM)
+	fs.StringSliceVar(&p.RuntimeExtensionProviders, "runtime-extension", nil, u.RuntimeExtension)
+	fs.StringSliceVar(&p.AddonProviders, "addon", nil, u.Addon)
 }

@@ -362,29 +362,29 @@ func TestInitImages(t *testing.T) {
 	}{
 		{
 			name: "first run: the core and the infrastructure provider, no cert-manager as none needs it",
-			opts: InitOptions{InfrastructureProviders: []string{"foo"}},
+			opts: InitOptions{Providers: Providers{InfrastructureProviders: []string{"foo"}}},
 			want: []string{"registry.example.com/cluster-api:v1.0.0", "registry.example.com/foo:v1.0.0"},
 		},
 		{
 			name: "a provider that needs cert-manager",
-			opts: InitOptions{InfrastructureProviders: []string{"bar"}},
+			opts: InitOptions{Providers: Providers{InfrastructureProviders: []string{"bar"}}},
 			want: append(certManager, "registry.example.com/bar:v1.0.0", "registry.example.com/cluster-api:v1.0.0"),
 		},
 		{
 			name: "opting out of the defaults",
-			opts: InitOptions{CoreProvider: NoProvider, BootstrapProviders: []string{NoProvider}, ControlPlaneProviders: []string{NoProvider}, InfrastructureProviders: []string{"foo", "bar"}},
+			opts: InitOptions{Providers: Providers{CoreProvider: NoProvider, BootstrapProviders: []string{NoProvider}, ControlPlaneProviders: []string{NoProvider}, InfrastructureProviders: []string{"foo", "bar"}}},
 			want: append(certManager, "registry.example.com/bar:v1.0.0", "registry.example.com/foo:v1.0.0"),
 		},
 		{
 			name:   "externally provisioned cert-manager and image overrides",
 			config: "cert-manager:\n  externallyProvisioned: true\n  url: ${CLUSTERCTL_REPOSITORY_PATH}/cert-manager/latest/cert-manager.yaml\nimages:\n  all: {repository: mirror.example.com}\n",
-			opts:   InitOptions{InfrastructureProviders: []string{"bar"}},
+			opts:   InitOptions{Providers: Providers{InfrastructureProviders: []string{"bar"}}},
 			want:   []string{"mirror.example.com/bar:v1.0.0", "mirror.example.com/cluster-api:v1.0.0"},
 		},
 		{
 			name:    "a management cluster with a core provider: only what is asked for and not installed",
 			cluster: &fakeCluster{providers: []clusterctlv1.Provider{{ProviderName: "cluster-api", Type: "CoreProvider", Version: "v1.0.0"}, {ProviderName: "bar", Type: "InfrastructureProvider", Version: "v2.0.0"}}},
-			opts:    InitOptions{InfrastructureProviders: []string{"foo", "bar"}},
+			opts:    InitOptions{Providers: Providers{InfrastructureProviders: []string{"foo", "bar"}}},
 			want:    []string{"registry.example.com/foo:v1.0.0"},
 		},
 	}

@@ -16,15 +16,8 @@ import (
 
 // DeleteOptions say which providers to delete and how far.
 type DeleteOptions struct {
-	// CoreProvider and the other lists name providers as "name[:version]"; a version, when given, must
-	// be the installed one.
-	CoreProvider              string
-	BootstrapProviders        []string
-	ControlPlaneProviders     []string
-	InfrastructureProviders   []string
-	IPAMProviders             []string
-	RuntimeExtensionProviders []string
-	AddonProviders            []string
+	// Providers names the providers to delete; a version, when given, must be the installed one.
+	Providers
 	// All deletes every installed provider.
 	All bool
 	// IncludeCRDs deletes the providers' CRDs too; refused while objects of those CRDs exist.
@@ -82,23 +75,7 @@ func selectForDelete(installed []clusterctlv1.Provider, o DeleteOptions) ([]clus
 	if o.All {
 		selected = slices.Clone(installed)
 	} else {
-		var core []string
-		if o.CoreProvider != "" {
-			core = []string{o.CoreProvider}
-		}
-		byType := []struct {
-			t     clusterctlv1.ProviderType
-			names []string
-		}{
-			{clusterctlv1.CoreProviderType, core},
-			{clusterctlv1.BootstrapProviderType, o.BootstrapProviders},
-			{clusterctlv1.ControlPlaneProviderType, o.ControlPlaneProviders},
-			{clusterctlv1.InfrastructureProviderType, o.InfrastructureProviders},
-			{clusterctlv1.IPAMProviderType, o.IPAMProviders},
-			{clusterctlv1.RuntimeExtensionProviderType, o.RuntimeExtensionProviders},
-			{clusterctlv1.AddonProviderType, o.AddonProviders},
-		}
-		for _, group := range byType {
+		for _, group := range o.list() {
 			for _, n := range group.names {
 				name, version, err := ParseProviderName(n)
 				if err != nil {

@@ -28,13 +28,8 @@ func firstRunProviders() map[clusterctlv1.ProviderType]string {
 
 // InitOptions say what init installs: providers as "name[:version]" each, and how.
 type InitOptions struct {
-	CoreProvider              string
-	BootstrapProviders        []string
-	ControlPlaneProviders     []string
-	InfrastructureProviders   []string
-	IPAMProviders             []string
-	RuntimeExtensionProviders []string
-	AddonProviders            []string
+	// Providers names the providers to install.
+	Providers
 
 	// TargetNamespace installs the providers in this namespace instead of their components' own.
 	TargetNamespace string
@@ -53,27 +48,17 @@ type InitOptions struct {
 func (o InitOptions) providers(firstRun bool) []typedProvider {
 	var out []typedProvider
 	defaults := firstRunProviders()
-	add := func(t clusterctlv1.ProviderType, names []string) {
-		if len(names) == 0 && firstRun && defaults[t] != "" {
-			names = []string{defaults[t]}
+	for _, group := range o.list() {
+		names := group.names
+		if len(names) == 0 && firstRun && defaults[group.t] != "" {
+			names = []string{defaults[group.t]}
 		}
 		for _, n := range names {
 			if n != NoProvider && n != "" {
-				out = append(out, typedProvider{t, n})
+				out = append(out, typedProvider{group.t, n})
 			}
 		}
 	}
-	var core []string
-	if o.CoreProvider != "" {
-		core = []string{o.CoreProvider}
-	}
-	add(clusterctlv1.CoreProviderType, core)
-	add(clusterctlv1.BootstrapProviderType, o.BootstrapProviders)
-	add(clusterctlv1.ControlPlaneProviderType, o.ControlPlaneProviders)
-	add(clusterctlv1.InfrastructureProviderType, o.InfrastructureProviders)
-	add(clusterctlv1.IPAMProviderType, o.IPAMProviders)
-	add(clusterctlv1.RuntimeExtensionProviderType, o.RuntimeExtensionProviders)
-	add(clusterctlv1.AddonProviderType, o.AddonProviders)
 	return out
 }
 

@@ -22,13 +22,8 @@ type ApplyUpgradeOptions struct {
 	// Contract upgrades every provider to its newest release that follows the contract.
 	Contract string
 
-	CoreProvider              string
-	BootstrapProviders        []string
-	ControlPlaneProviders     []string
-	InfrastructureProviders   []string
-	IPAMProviders             []string
-	RuntimeExtensionProviders []string
-	AddonProviders            []string
+	// Providers names the providers to upgrade and the versions to upgrade them to.
+	Providers
 
 	// WaitProviders waits until the Deployments of the upgraded providers are available.
 	WaitProviders bool
@@ -38,20 +33,13 @@ type ApplyUpgradeOptions struct {
 
 func (o ApplyUpgradeOptions) byType() []typedProvider {
 	var out []typedProvider
-	add := func(t clusterctlv1.ProviderType, names ...string) {
-		for _, n := range names {
+	for _, group := range o.list() {
+		for _, n := range group.names {
 			if n != "" {
-				out = append(out, typedProvider{t, n})
+				out = append(out, typedProvider{group.t, n})
 			}
 		}
 	}
-	add(clusterctlv1.CoreProviderType, o.CoreProvider)
-	add(clusterctlv1.BootstrapProviderType, o.BootstrapProviders...)
-	add(clusterctlv1.ControlPlaneProviderType, o.ControlPlaneProviders...)
-	add(clusterctlv1.InfrastructureProviderType, o.InfrastructureProviders...)
-	add(clusterctlv1.IPAMProviderType, o.IPAMProviders...)
-	add(clusterctlv1.RuntimeExtensionProviderType, o.RuntimeExtensionProviders...)
-	add(clusterctlv1.AddonProviderType, o.AddonProviders...)
 	return out
 }
 

@@ -156,11 +156,11 @@ func TestSelectForDelete(t *testing.T) {
 		wantErr string
 	}{
 		{name: "all, dependents first", opts: DeleteOptions{All: true}, want: []string{"infrastructure-foo", "infrastructure-bar", "cluster-api"}},
-		{name: "by name and version", opts: DeleteOptions{InfrastructureProviders: []string{"foo:v1.0.0"}, CoreProvider: "cluster-api"}, want: []string{"infrastructure-foo", "cluster-api"}},
+		{name: "by name and version", opts: DeleteOptions{Providers: Providers{InfrastructureProviders: []string{"foo:v1.0.0"}, CoreProvider: "cluster-api"}}, want: []string{"infrastructure-foo", "cluster-api"}},
 		{name: "nothing named", wantErr: "no provider to delete: name at least one with --core, --bootstrap, --control-plane, --infrastructure, --ipam, --runtime-extension or --addon, or use --all"},
-		{name: "not installed", opts: DeleteOptions{InfrastructureProviders: []string{"baz"}},
+		{name: "not installed", opts: DeleteOptions{Providers: Providers{InfrastructureProviders: []string{"baz"}}},
 			wantErr: "infrastructure-baz is not installed in the management cluster; installed are: cluster-api v1.0.0, infrastructure-foo v1.0.0, infrastructure-bar v2.0.0"},
-		{name: "another version", opts: DeleteOptions{InfrastructureProviders: []string{"bar:v1.0.0"}},
+		{name: "another version", opts: DeleteOptions{Providers: Providers{InfrastructureProviders: []string{"bar:v1.0.0"}}},
 			wantErr: "infrastructure-bar is installed at version v2.0.0, not v1.0.0: give the installed version, or none"},
 	}
 	for _, tt := range tests {

@@ -13,13 +13,7 @@ import (
 // options are delete's flags.
 type options struct {
 	kubeconfig       cluster.Kubeconfig
-	core             string
-	bootstrap        []string
-	controlPlane     []string
-	infrastructure   []string
-	ipam             []string
-	runtimeExtension []string
-	addon            []string
+	providers        client.Providers
 	all              bool
 	includeCRDs      bool
 	includeNamespace bool
@@ -27,16 +21,10 @@ type options struct {
 
 func (o *options) deleteOptions() client.DeleteOptions {
 	return client.DeleteOptions{
-		CoreProvider:              o.core,
-		BootstrapProviders:        o.bootstrap,
-		ControlPlaneProviders:     o.controlPlane,
-		InfrastructureProviders:   o.infrastructure,
-		IPAMProviders:             o.ipam,
-		RuntimeExtensionProviders: o.runtimeExtension,
-		AddonProviders:            o.addon,
-		All:                       o.all,
-		IncludeCRDs:               o.includeCRDs,
-		IncludeNamespace:          o.includeNamespace,
+		Providers:        o.providers,
+		All:              o.all,
+		IncludeCRDs:      o.includeCRDs,
+		IncludeNamespace: o.includeNamespace,
 	}
 }
 
@@ -93,13 +81,15 @@ such objects exist, naming them, because nothing would be left to clean up what 
 	clusterctlcli.AddKubeconfigFlags(f, &o.kubeconfig, "")
 	f.BoolVar(&o.includeNamespace, "include-namespace", false, "Forces the deletion of the namespace where the providers are hosted (and of all the contained objects)")
 	f.BoolVar(&o.includeCRDs, "include-crd", false, "Forces the deletion of the provider's CRDs (and of all the related objects)")
-	f.StringVar(&o.core, "core", "", "Core provider version (e.g. cluster-api:v1.1.5) to delete from the management cluster")
-	f.StringSliceVarP(&o.infrastructure, "infrastructure", "i", nil, "Infrastructure providers and versions (e.g. aws:v0.5.0) to delete from the management cluster")
-	f.StringSliceVarP(&o.bootstrap, "bootstrap", "b", nil, "Bootstrap providers and versions (e.g. kubeadm:v1.1.5) to delete from the management cluster")
-	f.StringSliceVarP(&o.controlPlane, "control-plane", "c", nil, "ControlPlane providers and versions (e.g. kubeadm:v1.1.5) to delete from the management cluster")
-	f.StringSliceVar(&o.ipam, "ipam", nil, "IPAM providers and versions (e.g. infoblox:v0.0.1) to delete from the management cluster")
-	f.StringSliceVar(&o.runtimeExtension, "runtime-extension", nil, "Runtime extension providers and versions (e.g. my-extension:v0.0.1) to delete from the management cluster")
-	f.StringSliceVar(&o.addon, "addon", nil, "Add-on providers and versions (e.g. helm:v0.1.0) to delete from the management cluster")
+	clusterctlcli.AddProviderFlags(f, &o.providers, clusterctlcli.ProviderUsages{
+		Core:             "Core provider version (e.g. cluster-api:v1.1.5) to delete from the management cluster",
+		Infrastructure:   "Infrastructure providers and versions (e.g. aws:v0.5.0) to delete from the management cluster",
+		Bootstrap:        "Bootstrap providers and versions (e.g. kubeadm:v1.1.5) to delete from the management cluster",
+		ControlPlane:     "ControlPlane providers and versions (e.g. kubeadm:v1.1.5) to delete from the management cluster",
+		IPAM:             "IPAM providers and versions (e.g. infoblox:v0.0.1) to delete from the management cluster",
+		RuntimeExtension: "Runtime extension providers and versions (e.g. my-extension:v0.0.1) to delete from the management cluster",
+		Addon:            "Add-on providers and versions (e.g. helm:v0.1.0) to delete from the management cluster",
+	})
 	f.BoolVar(&o.all, "all", false, "Force deletion of all the providers")
 	return cmd
 }

@@ -17,16 +17,10 @@ import (
 
 // options are init's flags.
 type options struct {
-	kubeconfig       cluster.Kubeconfig
-	core             string
-	bootstrap        []string
-	controlPlane     []string
-	infrastructure   []string
-	ipam             []string
-	runtimeExtension []string
-	addon            []string
-	targetNamespace  string
-	waitProviders    bool
+	kubeconfig      cluster.Kubeconfig
+	providers       client.Providers
+	targetNamespace string
+	waitProviders   bool
 	// waitProviderTimeout is in seconds, as upstream's flag.
 	waitProviderTimeout int
 	validate            bool
@@ -34,17 +28,11 @@ type options struct {
 
 func (o *options) initOptions() client.InitOptions {
 	return client.InitOptions{
-		CoreProvider:              o.core,
-		BootstrapProviders:        o.bootstrap,
-		ControlPlaneProviders:     o.controlPlane,
-		InfrastructureProviders:   o.infrastructure,
-		IPAMProviders:             o.ipam,
-		RuntimeExtensionProviders: o.runtimeExtension,
-		AddonProviders:            o.addon,
-		TargetNamespace:           o.targetNamespace,
-		WaitProviders:             o.waitProviders,
-		WaitProviderTimeout:       time.Duration(o.waitProviderTimeout) * time.Second,
-		SkipValidation:            !o.validate,
+		Providers:           o.providers,
+		TargetNamespace:     o.targetNamespace,
+		WaitProviders:       o.waitProviders,
+		WaitProviderTimeout: time.Duration(o.waitProviderTimeout) * time.Second,
+		SkipValidation:      !o.validate,
 	}
 }
 
@@ -95,13 +83,15 @@ nothing; a provider installed at another version is an error that points at 'clu
 	}
 	pf := cmd.PersistentFlags()
 	clusterctlcli.AddKubeconfigFlags(pf, &o.kubeconfig, "Path to the kubeconfig for the management cluster. If unspecified, default discovery rules apply.")
-	pf.StringVar(&o.core, "core", "", "Core provider version (e.g. cluster-api:v1.1.5) to add to the management cluster. If unspecified, Cluster API's latest release is used.")
-	pf.StringSliceVarP(&o.infrastructure, "infrastructure", "i", nil, "Infrastructure providers and versions (e.g. aws:v0.5.0) to add to the management cluster.")
-	pf.StringSliceVarP(&o.bootstrap, "bootstrap", "b", nil, "Bootstrap providers and versions (e.g. kubeadm:v1.1.5) to add to the management cluster. If unspecified, Kubeadm bootstrap provider's latest release is used.")
-	pf.StringSliceVarP(&o.controlPlane, "control-plane", "c", nil, "Control plane providers and versions (e.g. kubeadm:v1.1.5) to add to the management cluster. If unspecified, the Kubeadm control plane provider's latest release is used.")
-	pf.StringSliceVar(&o.ipam, "ipam", nil, "IPAM providers and versions (e.g. infoblox:v0.0.1) to add to the management cluster.")
-	pf.StringSliceVar(&o.runtimeExtension, "runtime-extension", nil, "Runtime extension providers and versions (e.g. my-extension:v0.0.1) to add to the management cluster.")
-	pf.StringSliceVar(&o.addon, "addon", nil, "Add-on providers and versions (e.g. helm:v0.1.0) to add to the management cluster.")
+	clusterctlcli.AddProviderFlags(pf, &o.providers, clusterctlcli.ProviderUsages{
+		Core:             "Core provider version (e.g. cluster-api:v1.1.5) to add to the management cluster. If unspecified, Cluster API's latest release is used.",
+		Infrastructure:   "Infrastructure providers and versions (e.g. aws:v0.5.0) to add to the management cluster.",
+		Bootstrap:        "Bootstrap providers and versions (e.g. kubeadm:v1.1.5) to add to the management cluster. If unspecified, Kubeadm bootstrap provider's latest release is used.",
+		ControlPlane:     "Control plane providers and versions (e.g. kubeadm:v1.1.5) to add to the management cluster. If unspecified, the Kubeadm control plane provider's latest release is used.",
+		IPAM:             "IPAM providers and versions (e.g. infoblox:v0.0.1) to add to the management cluster.",
+		RuntimeExtension: "Runtime extension providers and versions (e.g. my-extension:v0.0.1) to add to the management cluster.",
+		Addon:            "Add-on providers and versions (e.g. helm:v0.1.0) to add to the management cluster.",
+	})
 	f := cmd.Flags()
 	f.StringVarP(&o.targetNamespace, "target-namespace", "n", "", "The target namespace where the providers should be deployed. If unspecified, the provider components' default namespace is used.")
 	f.BoolVar(&o.waitProviders, "wait-providers", false, "Wait for providers to be installed.")

@@ -13,32 +13,20 @@ import (
 
 // applyOptions are upgrade apply's flags.
 type applyOptions struct {
-	kubeconfig       cluster.Kubeconfig
-	contract         string
-	core             string
-	bootstrap        []string
-	controlPlane     []string
-	infrastructure   []string
-	ipam             []string
-	runtimeExtension []string
-	addon            []string
-	waitProviders    bool
+	kubeconfig    cluster.Kubeconfig
+	providers     client.Providers
+	contract      string
+	waitProviders bool
 	// waitProviderTimeout is in seconds, as upstream's flag.
 	waitProviderTimeout int
 }
 
 func (o *applyOptions) applyUpgradeOptions() client.ApplyUpgradeOptions {
 	return client.ApplyUpgradeOptions{
-		Contract:                  o.contract,
-		CoreProvider:              o.core,
-		BootstrapProviders:        o.bootstrap,
-		ControlPlaneProviders:     o.controlPlane,
-		InfrastructureProviders:   o.infrastructure,
-		IPAMProviders:             o.ipam,
-		RuntimeExtensionProviders: o.runtimeExtension,
-		AddonProviders:            o.addon,
-		WaitProviders:             o.waitProviders,
-		WaitProviderTimeout:       time.Duration(o.waitProviderTimeout) * time.Second,
+		Providers:           o.providers,
+		Contract:            o.contract,
+		WaitProviders:       o.waitProviders,
+		WaitProviderTimeout: time.Duration(o.waitProviderTimeout) * time.Second,
 	}
 }
 
@@ -73,13 +61,15 @@ finishes it.`,
 	f := cmd.Flags()
 	clusterctlcli.AddKubeconfigFlags(f, &o.kubeconfig, "")
 	f.StringVar(&o.contract, "contract", "", "The API Version of Cluster API (contract, e.g. v1beta1) the management cluster should upgrade to")
-	f.StringVar(&o.core, "core", "", "Core provider instance version (e.g. cluster-api:v1.1.5) to upgrade to. This flag can be used as alternative to --contract.")
-	f.StringSliceVarP(&o.infrastructure, "infrastructure", "i", nil, "Infrastructure providers instance and versions (e.g. aws:v2.0.1) to upgrade to. This flag can be used as alternative to --contract.")
-	f.StringSliceVarP(&o.bootstrap, "bootstrap", "b", nil, "Bootstrap providers instance and versions (e.g. kubeadm:v1.1.5) to upgrade to. This flag can be used as alternative to --contract.")
-	f.StringSliceVarP(&o.controlPlane, "control-plane", "c", nil, "ControlPlane providers instance and versions (e.g. kubeadm:v1.1.5) to upgrade to. This flag can be used as alternative to --contract.")
-	f.StringSliceVar(&o.ipam, "ipam", nil, "IPAM providers and versions (e.g. infoblox:v0.0.1) to upgrade to. This flag can be used as alternative to --contract.")
-	f.StringSliceVar(&o.runtimeExtension, "runtime-extension", nil, "Runtime extension providers and versions (e.g. my-extension:v0.0.1) to upgrade to. This flag can be used as alternative to --contract.")
-	f.StringSliceVar(&o.addon, "addon", nil, "Add-on providers and versions (e.g. helm:v0.1.0) to upgrade to. This flag can be used as alternative to --contract.")
+	clusterctlcli.AddProviderFlags(f, &o.providers, clusterctlcli.ProviderUsages{
+		Core:             "Core provider instance version (e.g. cluster-api:v1.1.5) to upgrade to. This flag can be used as alternative to --contract.",
+		Infrastructure:   "Infrastructure providers instance and versions (e.g. aws:v2.0.1) to upgrade to. This flag can be used as alternative to --contract.",
+		Bootstrap:        "Bootstrap providers instance and versions (e.g. kubeadm:v1.1.5) to upgrade to. This flag can be used as alternative to --contract.",
+		ControlPlane:     "ControlPlane providers instance and versions (e.g. kubeadm:v1.1.5) to upgrade to. This flag can be used as alternative to --contract.",
+		IPAM:             "IPAM providers and versions (e.g. infoblox:v0.0.1) to upgrade to. This flag can be used as alternative to --contract.",
+		RuntimeExtension: "Runtime extension providers and versions (e.g. my-extension:v0.0.1) to upgrade to. This flag can be used as alternative to --contract.",
+		Addon:            "Add-on providers and versions (e.g. helm:v0.1.0) to upgrade to. This flag can be used as alternative to --contract.",
+	})
 	f.BoolVar(&o.waitProviders, "wait-providers", false, "Wait for providers to be upgraded.")
 	f.IntVar(&o.waitProviderTimeout, "wait-provider-timeout", 5*60, "Wait timeout per provider upgrade in seconds. This value is ignored if --wait-providers is false")
 	return cmd
