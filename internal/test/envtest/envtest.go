@@ -147,7 +147,8 @@ func (e *Environment) CreateServed(ctx context.Context, obj client.Object) error
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("the kind of %s is still not served: %w", obj.GetObjectKind().GroupVersionKind(), err)
+			return fmt.Errorf("creating %s %s, retried for 30s while the kind might not be served yet: %w",
+				obj.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(obj), err)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
