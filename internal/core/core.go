@@ -82,18 +82,18 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		}},
 		{"Machine", func() error {
 			return (&machinecontroller.Reconciler{
-				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
+				Client: mgr.GetClient(), Contracts: contracts, WatchFilter: o.WatchFilter,
 				ClusterCache: cache,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.Machine})
 		}},
 		{"MachineSet", func() error {
 			return (&mscontroller.Reconciler{
-				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
+				Client: mgr.GetClient(), Contracts: contracts, WatchFilter: o.WatchFilter,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.MachineSet})
 		}},
 		{"MachineDeployment", func() error {
 			return (&mdcontroller.Reconciler{
-				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
+				Client: mgr.GetClient(), Contracts: contracts, WatchFilter: o.WatchFilter,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.MachineDeployment})
 		}},
 	}

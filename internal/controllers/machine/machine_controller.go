@@ -55,8 +55,6 @@ type Reconciler struct {
 	// Client is the manager's (cached) client. Provider objects are read from the manager's cache whatever
 	// the client's Cache.Unstructured says, from the informers the Tracker starts.
 	Client client.Client
-	// APIReader is an uncached reader, for the rare read that must not be stale.
-	APIReader client.Reader
 	// Contracts resolves the contract of provider kinds.
 	Contracts *contract.Resolver
 	// WatchFilter is the value of --watch-filter; "" reconciles every Machine.
@@ -113,9 +111,6 @@ func orDefault(d, def time.Duration) time.Duration {
 func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil || r.Contracts == nil || r.ClusterCache == nil {
 		return errors.New("the Machine controller needs a Client, Contracts and a ClusterCache")
-	}
-	if r.APIReader == nil {
-		r.APIReader = mgr.GetAPIReader()
 	}
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("machine").

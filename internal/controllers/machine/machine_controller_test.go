@@ -91,7 +91,6 @@ func startManager(ctx context.Context) (<-chan struct{}, error) {
 	}
 	machines = &Reconciler{
 		Client:                      mgr.GetClient(),
-		APIReader:                   mgr.GetAPIReader(),
 		Contracts:                   &contract.Resolver{Client: mgr.GetClient()},
 		ClusterCache:                clusterCache,
 		DrainRetryInterval:          500 * time.Millisecond,

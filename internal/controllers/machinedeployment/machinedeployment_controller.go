@@ -46,8 +46,6 @@ const (
 type Reconciler struct {
 	// Client is the manager's (cached) client.
 	Client client.Client
-	// APIReader reads from the API server directly; unused today, kept for reads that must not be stale.
-	APIReader client.Reader
 	// Contracts resolves the contract of provider kinds.
 	Contracts *contract.Resolver
 	// WatchFilter is the value of --watch-filter; "" reconciles everything.

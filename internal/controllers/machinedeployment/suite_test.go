@@ -55,11 +55,11 @@ func startManager(t *testing.T, namespace string) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	contracts := &contract.Resolver{Client: mgr.GetClient()}
-	if err := (&Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts}).
+	if err := (&Reconciler{Client: mgr.GetClient(), Contracts: contracts}).
 		SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 5}); err != nil {
 		t.Fatalf("setting up the MachineDeployment controller: %v", err)
 	}
-	if err := (&machineset.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts}).
+	if err := (&machineset.Reconciler{Client: mgr.GetClient(), Contracts: contracts}).
 		SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 5}); err != nil {
 		t.Fatalf("setting up the MachineSet controller: %v", err)
 	}

@@ -47,7 +47,7 @@ func startManager(t *testing.T, namespace string) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Reconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: &contract.Resolver{Client: mgr.GetClient()},
+		Client: mgr.GetClient(), Contracts: &contract.Resolver{Client: mgr.GetClient()},
 	}
 	if err := r.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 5}); err != nil {
 		t.Fatalf("setting up the controller: %v", err)

@@ -75,7 +75,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		return fmt.Errorf("setting up the LocalCluster controller: %w", err)
 	}
 	if err := (&localmachine.Reconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
+		Client: mgr.GetClient(), Contracts: contracts, WatchFilter: o.WatchFilter,
 		Backend: o.Backend,
 	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.LocalMachine}); err != nil {
 		return fmt.Errorf("setting up the LocalMachine controller: %w", err)

@@ -30,7 +30,6 @@ import (
 // Reconciler reconciles LocalMachines.
 type Reconciler struct {
 	Client      client.Client      // the manager's (cached) client
-	APIReader   client.Reader      // uncached reader, for the rare read that must not be stale
 	Contracts   *contract.Resolver // shared
 	WatchFilter string             // value of --watch-filter; "" = everything
 

@@ -66,7 +66,7 @@ func startProvider(t *testing.T, dataDir string) *provider {
 	if err := lcr.SetupWithManager(ctx, mgr, opts2); err != nil {
 		t.Fatal(err)
 	}
-	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Backend: b, RetryInterval: time.Second}
+	r := &Reconciler{Client: mgr.GetClient(), Backend: b, RetryInterval: time.Second}
 	if err := r.SetupWithManager(ctx, mgr, opts2); err != nil {
 		t.Fatal(err)
 	}
