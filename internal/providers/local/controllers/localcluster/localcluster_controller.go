@@ -3,7 +3,6 @@ package localcluster
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -160,20 +159,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 }
 
 // ownerCluster returns the Cluster that owns lc, or nil when it has none (or it is gone).
-func (r *Reconciler) ownerCluster(ctx context.Context, lc *infrav1.LocalCluster) (*clusterv1.Cluster, error) {
-	for _, ref := range lc.OwnerReferences {
-		gv, err := schema.ParseGroupVersion(ref.APIVersion)
-		if err != nil || gv.Group != clusterv1.GroupVersion.Group || ref.Kind != "Cluster" {
-			continue
-		}
-		cluster := &clusterv1.Cluster{}
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: lc.Namespace, Name: ref.Name}, cluster); err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil, nil
-			}
-			return nil, fmt.Errorf("getting the owner Cluster %s: %w", ref.Name, err)
-		}
-		return cluster, nil
+func (r *Reconciler) ownerCluster(ctx context.Context, lc client.Object) (*clusterv1.Cluster, error) {
+	owner := &clusterv1.Cluster{}
+	if found, err := reconciler.GetOwner(ctx, r.Client, lc, "Cluster", owner); !found || err != nil {
+		return nil, err
 	}
-	return nil, nil
+	return owner, nil
 }

@@ -187,22 +187,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 }
 
 // ownerMachine returns the Machine that owns lm, or nil when it has none (or it is gone).
-func (r *Reconciler) ownerMachine(ctx context.Context, lm *infrav1.LocalMachine) (*clusterv1.Machine, error) {
-	for _, ref := range lm.OwnerReferences {
-		gv, err := schema.ParseGroupVersion(ref.APIVersion)
-		if err != nil || gv.Group != clusterv1.GroupVersion.Group || ref.Kind != "Machine" {
-			continue
-		}
-		m := &clusterv1.Machine{}
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: lm.Namespace, Name: ref.Name}, m); err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil, nil
-			}
-			return nil, fmt.Errorf("getting the owner Machine %s: %w", ref.Name, err)
-		}
-		return m, nil
+func (r *Reconciler) ownerMachine(ctx context.Context, lm client.Object) (*clusterv1.Machine, error) {
+	owner := &clusterv1.Machine{}
+	if found, err := reconciler.GetOwner(ctx, r.Client, lm, "Machine", owner); !found || err != nil {
+		return nil, err
 	}
-	return nil, nil
+	return owner, nil
 }
 
 func (r *Reconciler) getCluster(ctx context.Context, namespace, name string) (*clusterv1.Cluster, error) {

@@ -1,0 +1,32 @@
+package reconciler
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+)
+
+// GetOwner reads into the Cluster API object of kind (Cluster, Machine, ...) that owns obj, as a
+// provider's object must wait for: it reports false when obj has no owner of that kind in the
+// cluster.x-k8s.io group (whatever its version), or when that owner is gone.
+func GetOwner(ctx context.Context, c client.Reader, obj client.Object, kind string, into client.Object) (bool, error) {
+	for _, ref := range obj.GetOwnerReferences() {
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err != nil || gv.Group != clusterv1.GroupVersion.Group || ref.Kind != kind {
+			continue
+		}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: ref.Name}, into); err != nil {
+			if apierrors.IsNotFound(err) {
+				return false, nil
+			}
+			return false, fmt.Errorf("getting the owner %s %s: %w", kind, ref.Name, err)
+		}
+		return true, nil
+	}
+	return false, nil
+}
