@@ -30,12 +30,21 @@ if [ "$pinned" != "$version" ]; then
   exit 1
 fi
 
-if [ -x "$bin/$tool" ]; then
+# first_version_line prints the first line of the tool's version output. The output is captured whole
+# before it is cut: piping into `head` would close the pipe early, and with pipefail the tool's SIGPIPE
+# (exit 141) would fail the build.
+first_version_line() {
+  local out
   if [ "$tool" = kubectl ]; then
-    current=$("$bin/$tool" version --client 2>/dev/null | head -n 1 || true)
+    out=$("$bin/$tool" version --client 2>/dev/null) || return 1
   else
-    current=$("$bin/$tool" --version 2>/dev/null | head -n 1 || true)
+    out=$("$bin/$tool" --version 2>/dev/null) || return 1
   fi
+  printf '%s\n' "${out%%$'\n'*}"
+}
+
+if [ -x "$bin/$tool" ]; then
+  current=$(first_version_line || true)
   if [[ "$current" == *"$want"* ]]; then
     exit 0
   fi
@@ -60,4 +69,4 @@ case "$tool" in
   golangci-lint)
     go build -trimpath -ldflags "-X main.version=${version#v}" -o "$bin/golangci-lint" github.com/golangci/golangci-lint/v2/cmd/golangci-lint ;;
 esac
-if [ "$tool" = kubectl ]; then "$bin/$tool" version --client | head -n 1 >&2; else "$bin/$tool" --version | head -n 1 >&2; fi
+first_version_line >&2 || { echo "$bin/$tool was built but does not report its version" >&2; exit 1; }
