@@ -12,7 +12,10 @@ K8S_VERSION=${KUBERNETES_VERSION:-v1.31.0}
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 
 step "Starting the embedded management cluster \"$NAME\""
-if "$BIN/capstan" status --name "$NAME" | grep -q 'is running'; then
+# The status is read whole before it is matched: `status | grep -q` would close the pipe at the first
+# match, and with pipefail a SIGPIPE in `capstan status` would read as "not running".
+status=$("$BIN/capstan" status --name "$NAME" || true)
+if [[ "$status" == *"is running"* ]]; then
   echo "Already running; reusing it."
 else
   "$BIN/capstan" up --name "$NAME" --detach
