@@ -3,7 +3,6 @@ package cluster
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -23,15 +22,7 @@ func TestMain(m *testing.M) {
 // newClient returns a Client of the test API server through a kubeconfig file, as clusterctl makes it.
 func newClient(t *testing.T) *Client {
 	t.Helper()
-	data, err := env.Kubeconfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return New(Kubeconfig{Path: path}, WithPollInterval(20*time.Millisecond))
+	return New(Kubeconfig{Path: env.KubeconfigFile(t, "")}, WithPollInterval(20*time.Millisecond))
 }
 
 // parse decodes YAML documents, with fmt.Sprintf arguments.

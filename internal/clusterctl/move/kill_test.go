@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,7 +20,6 @@ import (
 
 	"github.com/capstan-dev/capstan/internal/clusterctl/move"
 	"github.com/capstan-dev/capstan/internal/clusterctl/move/movetest"
-	"github.com/capstan-dev/capstan/internal/test/envtest"
 )
 
 // The child process: the test binary run again with these variables moves a namespace and kills itself
@@ -80,19 +78,6 @@ func runChild() int {
 	return 2
 }
 
-func writeKubeconfig(t *testing.T, env *envtest.Environment, name string) string {
-	t.Helper()
-	data, err := env.Kubeconfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // killPoints picks n checkpoints spread evenly over a move, from the first to the last, plus the
 // boundaries between its phases.
 func killPoints(names []string, n int) []string {
@@ -141,8 +126,8 @@ func TestMoveKilledAndRunAgain(t *testing.T) {
 	g.Expect(names[0]).To(Equal("preflight"))
 	g.Expect(names[len(names)-1]).To(Equal("done"))
 
-	sourceKubeconfig := writeKubeconfig(t, source, "source")
-	targetKubeconfig := writeKubeconfig(t, target, "target")
+	sourceKubeconfig := source.KubeconfigFile(t, "")
+	targetKubeconfig := target.KubeconfigFile(t, "")
 	points := killPoints(names, 6)
 	g.Expect(len(points)).To(BeNumerically(">=", 10))
 	for _, point := range points {

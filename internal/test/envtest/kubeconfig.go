@@ -3,6 +3,8 @@ package envtest
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,6 +21,27 @@ import (
 // the workload cluster of a Cluster.
 func (e *Environment) Kubeconfig() ([]byte, error) {
 	return Kubeconfig(e.Config, "envtest")
+}
+
+// KubeconfigFile writes the Environment's kubeconfig (context "envtest", with namespace as its default
+// namespace when not empty) to a file in a temporary directory of the test, and returns its path: what a
+// command under test gets as --kubeconfig or $KUBECONFIG.
+func (e *Environment) KubeconfigFile(t testing.TB, namespace string) string {
+	t.Helper()
+	data, err := e.Kubeconfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := clientcmd.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc.Contexts["envtest"].Namespace = namespace
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // Kubeconfig renders a rest.Config (server, CA, client certificate or token) as a kubeconfig whose cluster,

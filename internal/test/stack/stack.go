@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -21,7 +22,10 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	configlocal "github.com/capstan-dev/capstan/config/local"
 	"github.com/capstan-dev/capstan/internal/binaries"
+	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/clusterctl/yamlprocessor"
 	"github.com/capstan-dev/capstan/internal/core"
 	"github.com/capstan-dev/capstan/internal/providers/local"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
@@ -162,4 +166,32 @@ func ForTest(t testing.TB, cfg *rest.Config, opts Options) *Stack {
 		}
 	})
 	return s
+}
+
+// LocalTemplate renders the local provider's cluster template name (from config/local) with vars, through
+// clusterctl's YAML processor as `clusterctl generate cluster` renders it, and decodes its objects. A
+// required variable missing from vars fails the test.
+func LocalTemplate(t testing.TB, name string, vars map[string]string) []*unstructured.Unstructured {
+	t.Helper()
+	data, err := configlocal.Files.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := yamlprocessor.Parse(data)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	text, err := tmpl.Execute(func(v string) (string, bool) { value, ok := vars[v]; return value, ok })
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	objs, err := manifest.Parse(text)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	out := make([]*unstructured.Unstructured, len(objs))
+	for i := range objs {
+		out[i] = &objs[i]
+	}
+	return out
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +12,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -67,25 +65,6 @@ func TestParseResources(t *testing.T) {
 	}
 }
 
-// kubeconfigFile writes a kubeconfig of the test API server whose context has namespace ns.
-func kubeconfigFile(t *testing.T, ns string) string {
-	t.Helper()
-	data, err := envtest.Kubeconfig(env.Config, "envtest")
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := clientcmd.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc.Contexts["envtest"].Namespace = ns
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // rollout runs `clusterctl alpha rollout args...` at now.
 func rollout(t *testing.T, kubeconfig string, args ...string) (string, error) {
 	t.Helper()
@@ -136,7 +115,7 @@ func getMachineDeployment(g Gomega, ns, name string) *clusterv1.MachineDeploymen
 
 func TestRestart(t *testing.T) {
 	ns := env.NewNamespace(t)
-	kubeconfig := kubeconfigFile(t, ns)
+	kubeconfig := env.KubeconfigFile(t, ns)
 	createMachineDeployment(t, ns, "md-0", nil)
 	createMachineDeployment(t, ns, "md-1", nil)
 	createMachineDeployment(t, ns, "paused", func(md *clusterv1.MachineDeployment) { md.Spec.Paused = true })
@@ -193,7 +172,7 @@ func TestRestart(t *testing.T) {
 func TestPauseResume(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.NewNamespace(t)
-	kubeconfig := kubeconfigFile(t, ns)
+	kubeconfig := env.KubeconfigFile(t, ns)
 	createMachineDeployment(t, ns, "md-0", nil)
 
 	out, err := rollout(t, kubeconfig, "pause", "machinedeployment/md-0")

@@ -249,24 +249,6 @@ func ownerRef(kind string, owner client.Object) metav1.OwnerReference {
 		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}
 }
 
-// kubeconfigFile writes a kubeconfig of the test API server whose context has namespace ns, and returns
-// its path.
-func kubeconfigFile(t *testing.T, ns string) string {
-	t.Helper()
-	data, err := envtest.Kubeconfig(env.Config, "envtest")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ns != "" {
-		data = []byte(strings.Replace(string(data), "    cluster: envtest\n", "    cluster: envtest\n    namespace: "+ns+"\n", 1))
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 type result struct {
 	stdout, stderr string
 	err            error
@@ -296,7 +278,7 @@ func TestDescribeGolden(t *testing.T) {
 	ns := env.NewNamespace(t)
 	createProvisioned(t, ns)
 	createBinding(t, ns, "cni", "csi")
-	kubeconfig := kubeconfigFile(t, "")
+	kubeconfig := env.KubeconfigFile(t, "")
 	tests := []struct {
 		golden string
 		args   []string
@@ -328,7 +310,7 @@ func TestDescribeNamespaceOfTheContext(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.NewNamespace(t)
 	createProvisioned(t, ns)
-	res := run(t, nil, "cluster", "demo", "--kubeconfig", kubeconfigFile(t, ns))
+	res := run(t, nil, "cluster", "demo", "--kubeconfig", env.KubeconfigFile(t, ns))
 	g.Expect(res.err).NotTo(HaveOccurred())
 	g.Expect(res.stdout).To(HavePrefix("NAME "))
 	g.Expect(res.stdout).To(ContainSubstring("└─2 Machines..."))
@@ -337,7 +319,7 @@ func TestDescribeNamespaceOfTheContext(t *testing.T) {
 func TestDescribeColor(t *testing.T) {
 	ns := env.NewNamespace(t)
 	createProvisioned(t, ns)
-	kubeconfig := kubeconfigFile(t, ns)
+	kubeconfig := env.KubeconfigFile(t, ns)
 	tests := []struct {
 		name  string
 		vars  map[string]string
@@ -362,7 +344,7 @@ func TestDescribeColor(t *testing.T) {
 
 func TestDescribeErrors(t *testing.T) {
 	ns := env.NewNamespace(t)
-	kubeconfig := kubeconfigFile(t, ns)
+	kubeconfig := env.KubeconfigFile(t, ns)
 	tests := []struct {
 		name string
 		args []string
@@ -395,7 +377,7 @@ func TestDescribeMissingProviderObjects(t *testing.T) {
 	// The LocalCluster and a LocalMachine are gone (deleted, or not created yet): the tree shows the rest.
 	g.Expect(env.Client.Delete(ctx, &infrav1.LocalCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "demo"}})).To(Succeed())
 	g.Expect(env.Client.Delete(ctx, &infrav1.LocalMachine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "demo-md-0-7f9c4-k8mzp"}})).To(Succeed())
-	res := run(t, nil, "cluster", "demo", "--kubeconfig", kubeconfigFile(t, ns), "--grouping=false", "--echo")
+	res := run(t, nil, "cluster", "demo", "--kubeconfig", env.KubeconfigFile(t, ns), "--grouping=false", "--echo")
 	g.Expect(res.err).NotTo(HaveOccurred())
 	g.Expect(res.stdout).NotTo(ContainSubstring("ClusterInfrastructure"))
 	g.Expect(res.stdout).NotTo(ContainSubstring("LocalMachine/demo-md-0-7f9c4-k8mzp"))
@@ -406,7 +388,7 @@ func TestDescribeCompletion(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.NewNamespace(t)
 	createProvisioned(t, ns)
-	res := run(t, nil, "__complete", "cluster", "--kubeconfig", kubeconfigFile(t, ns), "")
+	res := run(t, nil, "__complete", "cluster", "--kubeconfig", env.KubeconfigFile(t, ns), "")
 	g.Expect(res.err).NotTo(HaveOccurred())
 	g.Expect(res.stdout).To(Equal("demo\n:4\n"))
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -34,19 +33,14 @@ func TestMain(m *testing.M) {
 // and "unreachable", the current one, a server that does not answer.
 func kubeconfigFile(t *testing.T, ns string) string {
 	t.Helper()
-	data, err := envtest.Kubeconfig(env.Config, "envtest")
+	path := env.KubeconfigFile(t, ns)
+	kc, err := clientcmd.LoadFromFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kc, err := clientcmd.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc.Contexts["envtest"].Namespace = ns
 	kc.Clusters["unreachable"] = &clientcmdapi.Cluster{Server: "https://127.0.0.1:1"}
 	kc.Contexts["unreachable"] = &clientcmdapi.Context{Cluster: "unreachable", AuthInfo: "envtest"}
 	kc.CurrentContext = "unreachable"
-	path := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := clientcmd.WriteToFile(*kc, path); err != nil {
 		t.Fatal(err)
 	}

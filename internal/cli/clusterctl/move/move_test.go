@@ -48,19 +48,6 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-func kubeconfig(t *testing.T, env *envtest.Environment) string {
-	t.Helper()
-	data, err := env.Kubeconfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // namespace creates a namespace with a fixed name (the output names it) holding the fixture's clusters.
 func namespace(t *testing.T, name string, clusters ...string) {
 	t.Helper()
@@ -127,7 +114,7 @@ func TestMove(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	namespace(t, "team-a", "alpha", "bravo")
-	from, to := kubeconfig(t, source), kubeconfig(t, target)
+	from, to := source.KubeconfigFile(t, ""), target.KubeconfigFile(t, "")
 	before, err := movetest.Take(ctx, source.Client, "team-a")
 	g.Expect(err).NotTo(HaveOccurred())
 
@@ -191,7 +178,7 @@ func TestToAndFromDirectory(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	namespace(t, "team-b", "charlie")
-	from, to := kubeconfig(t, source), kubeconfig(t, target)
+	from, to := source.KubeconfigFile(t, ""), target.KubeconfigFile(t, "")
 	before, err := movetest.Take(ctx, source.Client, "team-b")
 	g.Expect(err).NotTo(HaveOccurred())
 	dir := filepath.Join(t.TempDir(), "backup")

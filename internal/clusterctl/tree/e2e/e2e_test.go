@@ -4,29 +4,23 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/drone/envsubst"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
-	configlocal "github.com/capstan-dev/capstan/config/local"
 	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/root"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
@@ -42,33 +36,6 @@ var env *envtest.Environment
 
 func TestMain(m *testing.M) {
 	os.Exit(envtest.Run(m, envtest.Options{SchemeBuilders: []func(*runtime.Scheme) error{infrav1.AddToScheme}}, func(e *envtest.Environment) { env = e }))
-}
-
-// renderTemplate renders a cluster template of the local provider as `clusterctl generate cluster` does.
-func renderTemplate(t *testing.T, name string, vars map[string]string) []*unstructured.Unstructured {
-	t.Helper()
-	data, err := configlocal.Files.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := envsubst.Eval(string(data), func(v string) string { return vars[v] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	var objs []*unstructured.Unstructured
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader([]byte(text)), 4096)
-	for {
-		u := &unstructured.Unstructured{}
-		if err := dec.Decode(&u.Object); err != nil {
-			if errors.Is(err, io.EOF) {
-				return objs
-			}
-			t.Fatal(err)
-		}
-		if len(u.Object) > 0 {
-			objs = append(objs, u)
-		}
-	}
 }
 
 // clusterctl runs clusterctl as the binary does, against the test API server.
@@ -147,12 +114,9 @@ func TestDescribeProvisionedCluster(t *testing.T) {
 	ns := env.NewNamespace(t)
 	stack.ForTest(t, env.Config, stack.Options{Local: true})
 
-	kubeconfigData, err := envtest.Kubeconfig(env.Config, "envtest")
-	g.Expect(err).NotTo(HaveOccurred())
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	g.Expect(os.WriteFile(kubeconfig, kubeconfigData, 0o600)).To(Succeed())
+	kubeconfig := env.KubeconfigFile(t, "")
 
-	for _, o := range renderTemplate(t, "cluster-template.yaml", map[string]string{
+	for _, o := range stack.LocalTemplate(t, "cluster-template.yaml", map[string]string{
 		"CLUSTER_NAME": "e2e", "NAMESPACE": ns, "KUBERNETES_VERSION": "v1.37.1", "WORKER_MACHINE_COUNT": "2",
 	}) {
 		g.Expect(env.Client.Create(ctx, o)).To(Succeed(), "creating %s %s", o.GetKind(), o.GetName())

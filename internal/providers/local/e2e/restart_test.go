@@ -15,8 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
@@ -61,22 +59,6 @@ func capstanBinary(t *testing.T) string {
 		t.Fatalf("building capstan: %v\n%s", err, data)
 	}
 	return out
-}
-
-// writeKubeconfig writes a kubeconfig of the test API server.
-func writeKubeconfig(t *testing.T) string {
-	t.Helper()
-	cfg := env.Config
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
-	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin"}
-	kc.CurrentContext = "envtest"
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // startProviderProcess runs `capstan infra-local` as its own process; it is stopped (SIGTERM) when the
@@ -142,7 +124,7 @@ func TestProviderKilledAndRestarted(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	binary := capstanBinary(t)
-	kubeconfigPath := writeKubeconfig(t)
+	kubeconfigPath := env.KubeconfigFile(t, "")
 	dataDir := t.TempDir()
 	ns := env.NewNamespace(t)
 	first := startProviderProcess(t, binary, kubeconfigPath, dataDir)
@@ -162,14 +144,14 @@ func TestProviderKilledAndRestarted(t *testing.T) {
 		}}
 		g.Expect(env.Client.Create(ctx, lc)).To(Succeed())
 	}
-	endpoints := map[string]string{}
+	endpoints := map[string]clusterv1.APIEndpoint{}
 	for _, name := range names {
 		lc := &infrav1.LocalCluster{}
 		g.Eventually(func(g Gomega) {
 			g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, lc)).To(Succeed())
 			g.Expect(conditions.IsTrue(lc, clusterv1.ReadyCondition)).To(BeTrue())
 		}, 90*time.Second, 500*time.Millisecond).Should(Succeed())
-		endpoints[name] = endpointOf(lc)
+		endpoints[name] = lc.Spec.ControlPlaneEndpoint
 	}
 	dirOf := func(name string) string { return filepath.Join(dataDir, ns, name) }
 	for _, name := range names {
@@ -196,7 +178,7 @@ func TestProviderKilledAndRestarted(t *testing.T) {
 		}, 90*time.Second, 500*time.Millisecond).Should(Succeed())
 		lc := &infrav1.LocalCluster{}
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, lc)).To(Succeed())
-		g.Expect(endpointOf(lc)).To(Equal(endpoints[name]))
+		g.Expect(lc.Spec.ControlPlaneEndpoint).To(Equal(endpoints[name]))
 	}
 	g.Consistently(func(g Gomega) {
 		for _, name := range names {

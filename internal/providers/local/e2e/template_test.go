@@ -27,7 +27,7 @@ func TestClusterTemplateProvisions(t *testing.T) {
 	ns := env.NewNamespace(t)
 	b := stack.ForTest(t, env.Config, stack.Options{Local: true}).Backend
 
-	objs := renderTemplate(t, "cluster-template.yaml", map[string]string{
+	objs := stack.LocalTemplate(t, "cluster-template.yaml", map[string]string{
 		"CLUSTER_NAME": "e2e", "NAMESPACE": ns, "KUBERNETES_VERSION": "v1.37.1",
 		"CONTROL_PLANE_MACHINE_COUNT": "1", "WORKER_MACHINE_COUNT": "2",
 	})
@@ -42,7 +42,7 @@ func TestClusterTemplateProvisions(t *testing.T) {
 	}, 2*time.Minute, 500*time.Millisecond).Should(Succeed())
 
 	g.Eventually(func(g Gomega) {
-		wc := workloadClient(g, ns, "e2e", true, "")
+		wc := workloadClient(g, ns, "e2e", true, clusterv1.APIEndpoint{})
 		nodes, err := wc.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(nodes.Items).To(HaveLen(2))

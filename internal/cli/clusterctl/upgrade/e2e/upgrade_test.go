@@ -16,8 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
@@ -25,9 +23,9 @@ import (
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
-	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 	"github.com/capstan-dev/capstan/internal/test/stack"
+	"github.com/capstan-dev/capstan/internal/test/workload"
 )
 
 var env *envtest.Environment
@@ -154,22 +152,11 @@ func providerIDs(g Gomega, ns string) []string {
 
 // readyNodes returns the Ready nodes of the workload cluster "e2e", asking its kube-apiserver.
 func readyNodes(g Gomega, ns string) []string {
-	secret := &corev1.Secret{}
-	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: kubeconfig.SecretName("e2e")}, secret)).To(Succeed())
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(secret.Data[kubeconfig.ValueKey])
+	cfg, err := workload.FromKubeconfigSecret(context.Background(), env.Client, ns, "e2e")
 	g.Expect(err).NotTo(HaveOccurred())
-	cfg.Timeout = 5 * time.Second
-	nodes, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	nodes, err := workload.ReadyNodes(context.Background(), cfg)
 	g.Expect(err).NotTo(HaveOccurred())
-	var ready []string
-	for _, n := range nodes.Items {
-		for _, c := range n.Status.Conditions {
-			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
-				ready = append(ready, n.Name)
-			}
-		}
-	}
-	return ready
+	return workload.Names(nodes)
 }
 
 func inventory(g Gomega) []string {

@@ -13,13 +13,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 	"github.com/capstan-dev/capstan/internal/test/procs"
+	"github.com/capstan-dev/capstan/internal/test/workload"
 )
 
 func newCA(t *testing.T) *kubeconfig.CA {
@@ -62,11 +62,7 @@ func newBackend(t *testing.T, dir string) *Backend {
 // adminClient is a client of the workload cluster built the way the core builds the <cluster>-kubeconfig.
 func adminClient(t *testing.T, ca *kubeconfig.CA, port int32) kubernetes.Interface {
 	t.Helper()
-	data, err := kubeconfig.Generate("c1", kubeconfig.Server(clusterv1.APIEndpoint{Host: "127.0.0.1", Port: port}), ca, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
+	cfg, err := workload.FromCAData("c1", clusterv1.APIEndpoint{Host: "127.0.0.1", Port: port}, ca)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/test/procs"
+	"github.com/capstan-dev/capstan/internal/test/workload"
 )
 
 // createCluster creates a Cluster whose infrastructure is the LocalCluster of the same name, and that
@@ -59,13 +59,7 @@ func get(g Gomega, obj client.Object) {
 // workloadClient builds the workload cluster's client the way the core writes `<cluster>-kubeconfig`:
 // from the `<cluster>-ca` Secret, with an admin client certificate.
 func workloadClient(g Gomega, ns, clusterName string, endpoint clusterv1.APIEndpoint) kubernetes.Interface {
-	secret := &corev1.Secret{}
-	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: clusterName + "-ca"}, secret)).To(Succeed())
-	ca, err := kubeconfig.CAFromSecret(secret)
-	g.Expect(err).NotTo(HaveOccurred())
-	data, err := kubeconfig.Generate(clusterName, kubeconfig.Server(endpoint), ca, time.Now())
-	g.Expect(err).NotTo(HaveOccurred())
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
+	cfg, err := workload.FromCA(context.Background(), env.Client, ns, clusterName, endpoint)
 	g.Expect(err).NotTo(HaveOccurred())
 	return kubernetes.NewForConfigOrDie(cfg)
 }

@@ -11,14 +11,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
-	"github.com/capstan-dev/capstan/internal/kubeconfig"
+	"github.com/capstan-dev/capstan/internal/test/workload"
 )
 
 func get(g Gomega, obj client.Object) {
@@ -110,14 +109,10 @@ func createMachine(t *testing.T, cluster *clusterv1.Cluster, name string, o mach
 	return m, lm
 }
 
+// workloadClient builds the workload cluster's client the way the core writes `<cluster>-kubeconfig`:
+// from the `<cluster>-ca` Secret, with an admin client certificate.
 func workloadClient(g Gomega, ns, clusterName string, endpoint clusterv1.APIEndpoint) kubernetes.Interface {
-	secret := &corev1.Secret{}
-	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: clusterName + "-ca"}, secret)).To(Succeed())
-	ca, err := kubeconfig.CAFromSecret(secret)
-	g.Expect(err).NotTo(HaveOccurred())
-	data, err := kubeconfig.Generate(clusterName, kubeconfig.Server(endpoint), ca, time.Now())
-	g.Expect(err).NotTo(HaveOccurred())
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
+	cfg, err := workload.FromCA(context.Background(), env.Client, ns, clusterName, endpoint)
 	g.Expect(err).NotTo(HaveOccurred())
 	return kubernetes.NewForConfigOrDie(cfg)
 }

@@ -16,8 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -27,10 +25,10 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/conditions"
-	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 	"github.com/capstan-dev/capstan/internal/test/procs"
 	"github.com/capstan-dev/capstan/internal/test/stack"
+	"github.com/capstan-dev/capstan/internal/test/workload"
 )
 
 // source and target are the two management clusters.
@@ -84,9 +82,9 @@ func objectsOf(ctx context.Context, g Gomega, c client.Client, ns string) map[st
 	return out
 }
 
-// workload is what a move must not change in a workload cluster: where its API server answers, and its
+// workloadState is what a move must not change in a workload cluster: where its API server answers, and its
 // Nodes (name -> UID, Ready).
-type workload struct {
+type workloadState struct {
 	endpoint clusterv1.APIEndpoint
 	server   string
 	nodes    map[string]types.UID
@@ -94,23 +92,16 @@ type workload struct {
 
 // workloadOf reads a workload cluster through the management cluster c: the LocalCluster's endpoint, and
 // the Nodes its API server lists with the `<cluster>-kubeconfig` the core wrote; only Ready Nodes count.
-func workloadOf(ctx context.Context, g Gomega, c client.Client, ns, name string) workload {
+func workloadOf(ctx context.Context, g Gomega, c client.Client, ns, name string) workloadState {
 	lc := &infrav1.LocalCluster{}
 	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, lc)).To(Succeed())
-	secret := &corev1.Secret{}
-	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: kubeconfig.SecretName(name)}, secret)).To(Succeed())
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(secret.Data[kubeconfig.ValueKey])
+	cfg, err := workload.FromKubeconfigSecret(ctx, c, ns, name)
 	g.Expect(err).NotTo(HaveOccurred())
-	cfg.Timeout = 5 * time.Second
-	nodes, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	nodes, err := workload.ReadyNodes(ctx, cfg)
 	g.Expect(err).NotTo(HaveOccurred())
-	w := workload{endpoint: lc.Spec.ControlPlaneEndpoint, server: cfg.Host, nodes: map[string]types.UID{}}
-	for _, n := range nodes.Items {
-		for _, cond := range n.Status.Conditions {
-			if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
-				w.nodes[n.Name] = n.UID
-			}
-		}
+	w := workloadState{endpoint: lc.Spec.ControlPlaneEndpoint, server: cfg.Host, nodes: map[string]types.UID{}}
+	for _, n := range nodes {
+		w.nodes[n.Name] = n.UID
 	}
 	return w
 }
@@ -204,7 +195,7 @@ func TestMoveLocalClusters(t *testing.T) {
 	g.Expect(source.Client.Create(ctx, cm)).To(Succeed())
 
 	t.Log("the clusters are provisioned in the source")
-	before := map[string]workload{}
+	before := map[string]workloadState{}
 	g.Eventually(func(g Gomega) {
 		provisioned(ctx, g, source.Client, ns, clusters, machinesPerCluster)
 		for _, name := range clusters {
