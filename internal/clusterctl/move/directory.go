@@ -50,12 +50,8 @@ func ToDirectory(ctx context.Context, from *Cluster, dir string, o Options) (*Re
 	if len(problems) > 0 {
 		return nil, &PreflightError{Problems: problems}
 	}
-	m.checkpoint("preflight")
-	res := &Result{Plan: d.plan()}
-	if j != nil {
-		res.Resumed = j.Phase
-	}
-	if err := m.startJournal(ctx, d, j, dest); err != nil {
+	res, err := m.begin(ctx, d, j, dest)
+	if err != nil {
 		return nil, err
 	}
 	if err := m.writeDirectory(ctx, d, abs); err != nil {

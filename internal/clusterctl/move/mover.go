@@ -156,12 +156,8 @@ func Move(ctx context.Context, from, to *Cluster, o Options) (*Result, error) {
 	if problems := m.preflight(ctx, d, checks{from: from, to: to, provisioning: true, journal: j}); len(problems) > 0 {
 		return nil, &PreflightError{Problems: problems}
 	}
-	m.checkpoint("preflight")
-	res := &Result{Plan: d.plan()}
-	if j != nil {
-		res.Resumed = j.Phase
-	}
-	if err := m.startJournal(ctx, d, j, dest); err != nil {
+	res, err := m.begin(ctx, d, j, dest)
+	if err != nil {
 		return nil, err
 	}
 	if err := m.copyToTarget(ctx, d); err != nil {
@@ -177,6 +173,20 @@ func Move(ctx context.Context, from, to *Cluster, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Warnings = fin.Warnings
+	return res, nil
+}
+
+// begin follows a passed preflight: it starts the journal of a move to dest, or takes over j, the journal
+// of an interrupted one, and returns the Result the move will fill.
+func (m *mover) begin(ctx context.Context, d *discovered, j *journal, dest string) (*Result, error) {
+	m.checkpoint("preflight")
+	res := &Result{Plan: d.plan()}
+	if j != nil {
+		res.Resumed = j.Phase
+	}
+	if err := m.startJournal(ctx, d, j, dest); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
