@@ -103,24 +103,7 @@ func ConfigPath(t testing.TB) string { return filepath.Join(testdata(t), "cluste
 func CopyRepository(t testing.TB, changes map[string]string) string {
 	t.Helper()
 	dst := t.TempDir()
-	src := RepositoryPath(t)
-	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return write(filepath.Join(dst, rel), data)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	copyTree(t, RepositoryPath(t), dst)
 	for rel, content := range changes {
 		p := filepath.Join(dst, filepath.FromSlash(rel))
 		if content == "" {
@@ -144,6 +127,28 @@ func ReadRepositoryFile(t testing.TB, rel string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// copyTree copies the files below src to the same paths below dst.
+func copyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return write(filepath.Join(dst, rel), data)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func write(path string, data []byte) error {

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 // previous one left.
 func TestDelete(t *testing.T) {
 	repo := clusterctltest.NewManagementRepository(t, clusterctltest.ManagementRepositoryOptions{})
-	kubeconfig := clusterctltest.KubeconfigFile(t, env.Config)
+	kubeconfig := env.KubeconfigFile(t, "")
 	run := func(t *testing.T, args ...string) clusterctltest.Result {
 		t.Helper()
 		args = append([]string{"--config", repo.Config}, args...)

@@ -23,7 +23,7 @@ import (
 // the previous one left.
 func TestInit(t *testing.T) {
 	repo := clusterctltest.NewManagementRepository(t, clusterctltest.ManagementRepositoryOptions{})
-	kubeconfig := clusterctltest.KubeconfigFile(t, env.Config)
+	kubeconfig := env.KubeconfigFile(t, "")
 	run := func(t *testing.T, args ...string) clusterctltest.Result {
 		t.Helper()
 		args = append([]string{"--config", repo.Config}, args...)

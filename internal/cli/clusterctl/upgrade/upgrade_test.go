@@ -35,7 +35,7 @@ func TestUpgrade(t *testing.T) {
 	// The first releases are installed with the default cert-manager; the upgrade configures a newer one.
 	before := clusterctltest.NewManagementRepository(t, clusterctltest.ManagementRepositoryOptions{})
 	repo := clusterctltest.NewManagementRepository(t, clusterctltest.ManagementRepositoryOptions{CertManagerVersion: "v1.22.0"})
-	kubeconfig := clusterctltest.KubeconfigFile(t, env.Config)
+	kubeconfig := env.KubeconfigFile(t, "")
 	runWith := func(t *testing.T, r clusterctltest.ManagementRepository, args ...string) clusterctltest.Result {
 		t.Helper()
 		args = append([]string{"--config", r.Config}, args...)

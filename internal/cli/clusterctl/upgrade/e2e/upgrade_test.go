@@ -43,7 +43,7 @@ func TestUpgradeKeepsWorkloadClustersRunning(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	repo := clusterctltest.NewManagementRepository(t, clusterctltest.ManagementRepositoryOptions{})
-	kc := clusterctltest.KubeconfigFile(t, env.Config)
+	kc := env.KubeconfigFile(t, "")
 	run := func(args ...string) clusterctltest.Result {
 		t.Helper()
 		args = append([]string{"--config", repo.Config}, args...)

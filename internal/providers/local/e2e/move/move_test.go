@@ -156,7 +156,7 @@ func TestMoveLocalClusters(t *testing.T) {
 	defer cancel()
 
 	repo := clusterctltest.NewManagementRepository(t, clusterctltest.ManagementRepositoryOptions{})
-	sourceKC, targetKC := clusterctltest.KubeconfigFile(t, source.Config), clusterctltest.KubeconfigFile(t, target.Config)
+	sourceKC, targetKC := source.KubeconfigFile(t, ""), target.KubeconfigFile(t, "")
 	clusterctl := func(kc string, args ...string) clusterctltest.Result {
 		t.Helper()
 		args = append([]string{"--config", repo.Config}, args...)
