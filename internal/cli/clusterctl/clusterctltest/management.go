@@ -37,6 +37,14 @@ func (r ManagementRepository) Env() map[string]string {
 	return map[string]string{"CLUSTERCTL_REPOSITORY_PATH": r.Path}
 }
 
+// Run runs clusterctl args with the repository's configuration and environment against the management
+// cluster of the kubeconfig file.
+func (r ManagementRepository) Run(t testing.TB, kubeconfig string, args ...string) Result {
+	t.Helper()
+	args = append([]string{"--config", r.Config}, args...)
+	return Run(t, append(args, "--kubeconfig", kubeconfig), Options{Env: r.Env(), Cluster: ManagementCluster(kubeconfig)})
+}
+
 // ManagementRepositoryOptions tune a ManagementRepository.
 type ManagementRepositoryOptions struct {
 	// CertManagerVersion is the cert-manager version of the config; the default when empty.

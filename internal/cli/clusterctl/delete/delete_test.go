@@ -32,10 +32,7 @@ func TestDelete(t *testing.T) {
 	kubeconfig := env.KubeconfigFile(t, "")
 	run := func(t *testing.T, args ...string) clusterctltest.Result {
 		t.Helper()
-		args = append([]string{"--config", repo.Config}, args...)
-		return clusterctltest.Run(t, append(args, "--kubeconfig", kubeconfig), clusterctltest.Options{
-			Env: repo.Env(), Cluster: clusterctltest.ManagementCluster(kubeconfig),
-		})
+		return repo.Run(t, kubeconfig, args...)
 	}
 	inventory := func(g Gomega) []string {
 		list := &clusterctlv1.ProviderList{}

@@ -38,10 +38,7 @@ func TestUpgrade(t *testing.T) {
 	kubeconfig := env.KubeconfigFile(t, "")
 	runWith := func(t *testing.T, r clusterctltest.ManagementRepository, args ...string) clusterctltest.Result {
 		t.Helper()
-		args = append([]string{"--config", r.Config}, args...)
-		return clusterctltest.Run(t, append(args, "--kubeconfig", kubeconfig), clusterctltest.Options{
-			Env: r.Env(), Cluster: clusterctltest.ManagementCluster(kubeconfig),
-		})
+		return r.Run(t, kubeconfig, args...)
 	}
 	run := func(t *testing.T, args ...string) clusterctltest.Result { t.Helper(); return runWith(t, repo, args...) }
 	inventory := func(g Gomega) map[string]string {

@@ -46,10 +46,7 @@ func TestUpgradeKeepsWorkloadClustersRunning(t *testing.T) {
 	kc := env.KubeconfigFile(t, "")
 	run := func(args ...string) clusterctltest.Result {
 		t.Helper()
-		args = append([]string{"--config", repo.Config}, args...)
-		return clusterctltest.Run(t, append(args, "--kubeconfig", kc), clusterctltest.Options{
-			Env: repo.Env(), Cluster: clusterctltest.ManagementCluster(kc),
-		})
+		return repo.Run(t, kc, args...)
 	}
 
 	res := run("init", "--core", "cluster-api:v0.1.0", "-i", "local:v0.1.0", "-i", "fixture:v0.1.0")

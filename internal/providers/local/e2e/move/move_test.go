@@ -159,10 +159,7 @@ func TestMoveLocalClusters(t *testing.T) {
 	sourceKC, targetKC := source.KubeconfigFile(t, ""), target.KubeconfigFile(t, "")
 	clusterctl := func(kc string, args ...string) clusterctltest.Result {
 		t.Helper()
-		args = append([]string{"--config", repo.Config}, args...)
-		res := clusterctltest.Run(t, append(args, "--kubeconfig", kc), clusterctltest.Options{
-			Env: repo.Env(), Cluster: clusterctltest.ManagementCluster(kc),
-		})
+		res := repo.Run(t, kc, args...)
 		g.Expect(res.Code).To(Equal(0), "clusterctl %s\n%s%s", strings.Join(args, " "), res.Stdout, res.Stderr)
 		return res
 	}
