@@ -33,6 +33,18 @@ func Local() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return load(func(name string) bool { return strings.HasPrefix(name, "infrastructure.cluster.x-k8s.io_local") })
 }
 
+// Bootstrap returns the CRDs of the kubeadm bootstrap provider (KubeadmConfig, KubeadmConfigTemplate),
+// sorted by name.
+func Bootstrap() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return load(func(name string) bool { return strings.HasPrefix(name, "bootstrap.cluster.x-k8s.io_kubeadm") })
+}
+
+// ControlPlane returns the CRDs of the kubeadm control plane provider (KubeadmControlPlane,
+// KubeadmControlPlaneTemplate), sorted by name.
+func ControlPlane() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return load(func(name string) bool { return strings.HasPrefix(name, "controlplane.cluster.x-k8s.io_kubeadm") })
+}
+
 // All returns every generated CRD, sorted by name.
 func All() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return load(func(string) bool { return true })
