@@ -65,11 +65,10 @@ func (r *Reconciler) rollout(ctx context.Context, s *scope) (ctrl.Result, error)
 	}
 
 	desired := s.replicas()
-	rolling := s.strategy.kind == clusterv1.RollingUpdateMachineDeploymentStrategyType
-	if md.Spec.Paused || (rolling && isScalingEvent(desired, s.machineSets)) {
-		if md.Spec.Paused {
-			log.V(4).Info("Not rolling out: spec.paused is set")
-		}
+	if md.Spec.Paused {
+		// Only a paused MachineDeployment resizes its MachineSets proportionally; otherwise a new
+		// spec.replicas is taken up by the rollout step, which grows the new MachineSet (as upstream).
+		log.V(4).Info("Not rolling out: spec.paused is set")
 		return res, r.applyPlan(ctx, s, planScale(md, desired, s.strategy, s.newMS, s.oldMSs))
 	}
 
@@ -85,10 +84,17 @@ func (r *Reconciler) rollout(ctx context.Context, s *scope) (ctrl.Result, error)
 	if err := r.setMachineCreation(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	if rolling {
-		return res, r.applyPlan(ctx, s, planRollingUpdate(desired, s.strategy, s.newMS, s.oldMSs))
+	return res, r.applyPlan(ctx, s, planStep(desired, s.strategy, s.newMS, s.oldMSs, s.liveMachines()))
+}
+
+// planStep is one step of the rollout of an unpaused MachineDeployment towards desired replicas, by its
+// strategy. A change of spec.replicas during a rollout is part of the step: the new MachineSet grows (or
+// shrinks) and old ones only ever shrink, as upstream does.
+func planStep(desired int32, s strategy, newMS *clusterv1.MachineSet, oldMSs []*clusterv1.MachineSet, live map[string]int32) plan {
+	if s.kind == clusterv1.RollingUpdateMachineDeploymentStrategyType {
+		return planRollingUpdate(desired, s, newMS, oldMSs)
 	}
-	return res, r.applyPlan(ctx, s, planOnDelete(desired, s.newMS, s.oldMSs, s.liveMachines()))
+	return planOnDelete(desired, newMS, oldMSs, live)
 }
 
 // oldMachineSets returns the MachineSets other than newMS.
