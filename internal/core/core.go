@@ -97,7 +97,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		}},
 		{"Machine", func() error {
 			return (&machinecontroller.Reconciler{
-				Client: mgr.GetClient(), Contracts: contracts, WatchFilter: o.WatchFilter,
+				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
 				ClusterCache: cache,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.Machine})
 		}},

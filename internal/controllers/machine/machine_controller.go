@@ -61,6 +61,9 @@ type Reconciler struct {
 	WatchFilter string
 	// ClusterCache reaches the workload clusters.
 	ClusterCache *clustercache.ClusterCache
+	// APIReader reads provider objects from the API server when the cache cannot (an informer that RBAC
+	// keeps from syncing), so that the Machine says why; optional.
+	APIReader client.Reader
 
 	// AdditionalSyncMachineLabels are regular expressions of more Machine label keys to sync to the Node
 	// (--additional-sync-machine-labels).
@@ -229,6 +232,9 @@ type providerFacts struct {
 	// notFound is true when the reference points at nothing; getErr is set on other read errors.
 	notFound bool
 	getErr   bool
+	// problem, with getErr, says why the object cannot be read in a way the user must fix (a reference to
+	// another namespace, RBAC).
+	problem string
 }
 
 // Reconcile drives one Machine.

@@ -201,9 +201,10 @@ func (r *Reconciler) isDeleteNodeAllowed(ctx context.Context, s *scope) (bool, s
 		return false, "the Machine has no Node", nil
 	}
 	if ref := cluster.Spec.ControlPlaneRef; ref != nil {
-		cp, err := external.Get(ctx, r.providers(), ref, cluster.Namespace)
+		cp, err := external.GetCached(ctx, r.providers(), r.APIReader, ref, cluster.Namespace)
+		var cross *external.CrossNamespaceError
 		switch {
-		case apierrors.IsNotFound(err):
+		case apierrors.IsNotFound(err), errors.As(err, &cross):
 			log.Info("The control plane object of the Cluster does not exist", ref.Kind, klog.KRef(cluster.Namespace, ref.Name))
 		case err != nil:
 			return false, "", err
@@ -336,8 +337,14 @@ func volumesMessage(volumes []string) string {
 
 // deleteExternal deletes the object a reference points at and reports whether it is gone.
 func (r *Reconciler) deleteExternal(ctx context.Context, m *clusterv1.Machine, ref *corev1.ObjectReference) (bool, error) {
-	obj, err := external.Get(ctx, r.providers(), ref, m.Namespace)
+	obj, err := external.GetCached(ctx, r.providers(), r.APIReader, ref, m.Namespace)
 	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	var cross *external.CrossNamespaceError
+	if errors.As(err, &cross) {
+		// Never delete another namespace's object: it is not this Machine's to delete.
+		ctrl.LoggerFrom(ctx).Info("Not deleting the object of another namespace that the Machine references", ref.Kind, klog.KRef(ref.Namespace, ref.Name))
 		return true, nil
 	}
 	if err != nil {
