@@ -99,6 +99,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 			case err != nil:
 				d.drain = stepFailed
 				d.at(clusterv1.MachineDeletingDrainingNodeV1Beta2Reason, "Error draining Node, please check controller logs for errors")
+				r.event(m, corev1.EventTypeWarning, "FailedDrainNode", "error draining Machine's node %q: %v", m.Status.NodeRef.Name, err)
 				return ctrl.Result{}, err
 			case !done:
 				d.drain = stepWaiting
@@ -107,6 +108,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 				return ctrl.Result{RequeueAfter: orDefault(r.DrainRetryInterval, defaultDrainRetryInterval)}, nil
 			}
 			d.drain = stepDone
+			r.event(m, corev1.EventTypeNormal, "SuccessfulDrainNode", "success draining Machine's node %q", m.Status.NodeRef.Name)
 		}
 
 		if volumeDetachWaitAllowed(m, now) {
@@ -129,6 +131,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 				return ctrl.Result{RequeueAfter: orDefault(r.VolumeDetachRetryInterval, defaultVolumeDetachRetryInterval)}, nil
 			}
 			d.volumeDetach = stepDone
+			r.event(m, corev1.EventTypeNormal, "NodeVolumesDetached", "success waiting for node volumes detaching Machine's node %q", m.Status.NodeRef.Name)
 		}
 	}
 
@@ -169,6 +172,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	if nodeAllowed {
 		if err := r.deleteNode(ctx, s); err != nil {
 			d.nodeDeletionFailed = true
+			r.event(m, corev1.EventTypeWarning, "FailedDeleteNode", "error deleting Machine's node: %v", err)
 			if !nodeDeletionTimedOut(m, now) {
 				d.at(clusterv1.MachineDeletingDeletingNodeV1Beta2Reason, "Error deleting Node, please check controller logs for errors")
 				log.Error(err, "Deleting the Node failed, retrying", "Node", klog.KRef("", m.Status.NodeRef.Name))
@@ -182,6 +186,13 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	log.Info("Removing the finalizer")
 	controllerutil.RemoveFinalizer(m, clusterv1.MachineFinalizer)
 	return ctrl.Result{}, nil
+}
+
+// event records an event on the Machine, when the controller has a recorder.
+func (r *Reconciler) event(m *clusterv1.Machine, eventType, reason, format string, args ...any) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(m, eventType, reason, format, args...)
+	}
 }
 
 // isDeleteNodeAllowed reports whether the deletion drains and deletes the Node, and why not: not while the
