@@ -56,6 +56,28 @@ func makeNodeNotReady(ctx context.Context, g Gomega, name string) {
 	}, 30*time.Second, 250*time.Millisecond).Should(Succeed())
 }
 
+// newClusterWithControlPlane creates a Cluster as newCluster does, plus a control plane Machine, whose
+// Node makes the Cluster's control plane initialized: only then are worker Nodes health checked.
+func newClusterWithControlPlane(ctx context.Context, g Gomega, ns, name string, replicas int32) (*clusterv1.Cluster, *clusterv1.MachineDeployment) {
+	cluster, md := newCluster(ctx, g, ns, name, replicas)
+	p := builder.V1Beta1
+	infra := p.InfraMachine(ns, name+"-cp")
+	g.Expect(env.Client.Create(ctx, infra)).To(Succeed())
+	bootstrap := p.BootstrapConfig(ns, name+"-cp")
+	g.Expect(env.Client.Create(ctx, bootstrap)).To(Succeed())
+	cp := builder.Machine(ns, name+"-cp", name, infra, bootstrap)
+	cp.Labels[clusterv1.MachineControlPlaneLabel] = ""
+	g.Expect(env.Client.Create(ctx, cp)).To(Succeed())
+	return cluster, md
+}
+
+// workers returns the Machines of a MachineDeployment.
+func workers(ctx context.Context, g Gomega, md *clusterv1.MachineDeployment) []clusterv1.Machine {
+	list := &clusterv1.MachineList{}
+	g.Expect(env.Client.List(ctx, list, client.InNamespace(md.Namespace), client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: md.Name})).To(Succeed())
+	return list.Items
+}
+
 func waitForRunning(ctx context.Context, g Gomega, ns, cluster string, n int) []clusterv1.Machine {
 	var machines []clusterv1.Machine
 	g.Eventually(func(g Gomega) {
@@ -73,8 +95,9 @@ func TestMachineHealthCheckReplacesAnUnhealthyMachine(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
-	_, md := newCluster(ctx, g, ns, "mhc", 3)
-	machines := waitForRunning(ctx, g, ns, "mhc", 3)
+	_, md := newClusterWithControlPlane(ctx, g, ns, "mhc", 3)
+	waitForRunning(ctx, g, ns, "mhc", 4)
+	machines := workers(ctx, g, md)
 	mhc := machineHealthCheck(ns, "mhc", md, nil)
 	g.Expect(env.Client.Create(ctx, mhc)).To(Succeed())
 	g.Eventually(func(g Gomega) {
@@ -99,8 +122,8 @@ func TestMachineHealthCheckReplacesAnUnhealthyMachine(t *testing.T) {
 	}, 60*time.Second, 250*time.Millisecond).Should(Succeed())
 
 	g.Eventually(func(g Gomega) {
-		machines := waitForRunning(ctx, g, ns, "mhc", 3)
-		for _, m := range machines {
+		waitForRunning(ctx, g, ns, "mhc", 4)
+		for _, m := range workers(ctx, g, md) {
 			g.Expect(m.Name).NotTo(Equal(victim.Name))
 		}
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mhc), mhc)).To(Succeed())
@@ -119,8 +142,9 @@ func TestMaxUnhealthyShortCircuitsRemediation(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
-	_, md := newCluster(ctx, g, ns, "short", 3)
-	machines := waitForRunning(ctx, g, ns, "short", 3)
+	_, md := newClusterWithControlPlane(ctx, g, ns, "short", 3)
+	waitForRunning(ctx, g, ns, "short", 4)
+	machines := workers(ctx, g, md)
 	mhc := machineHealthCheck(ns, "short", md, ptr.To(intstr.FromString("40%")))
 	g.Expect(env.Client.Create(ctx, mhc)).To(Succeed())
 	g.Eventually(func(g Gomega) {
@@ -145,7 +169,7 @@ func TestMaxUnhealthyShortCircuitsRemediation(t *testing.T) {
 
 	// Nothing is handed over for remediation, for as long as it lasts.
 	g.Consistently(func(g Gomega) {
-		for _, m := range machinesOf(ctx, g, ns, "short") {
+		for _, m := range workers(ctx, g, md) {
 			g.Expect(m.DeletionTimestamp).To(BeNil())
 			g.Expect(conditions.Get(&m, clusterv1.MachineOwnerRemediatedCondition)).To(BeNil())
 		}

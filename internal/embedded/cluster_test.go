@@ -97,7 +97,7 @@ func checkEtcdRefusesClientsWithoutCertificate(t *testing.T, state State, port i
 		if err != nil {
 			return err
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		if resp.StatusCode >= 500 {
 			return fmt.Errorf("status %s", resp.Status)
 		}

@@ -2,6 +2,7 @@ package yamlprocessor
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -72,17 +73,9 @@ func FuzzParse(f *testing.F) {
 		_ = tmpl.VariableMap()
 		if _, err := tmpl.Execute(func(string) (string, bool) { return "v", true }); err != nil {
 			var syntax *SyntaxError
-			if !asSyntaxError(err, &syntax) {
+			if !errors.As(err, &syntax) {
 				t.Fatalf("a parsed template failed to execute with every variable set: %v", err)
 			}
 		}
 	})
-}
-
-func asSyntaxError(err error, target **SyntaxError) bool {
-	s, ok := err.(*SyntaxError)
-	if ok {
-		*target = s
-	}
-	return ok
 }

@@ -133,7 +133,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	}
 	r.controller = c
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorderFor("machine-controller")
+		r.Recorder = mgr.GetEventRecorderFor("machine-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
 	}
 	r.providerReader = mgr.GetCache()
 	r.tracker = &external.Tracker{

@@ -71,7 +71,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		return errors.New("the MachineDeployment controller needs a Client and a contract Resolver")
 	}
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorderFor("machinedeployment-controller")
+		r.Recorder = mgr.GetEventRecorderFor("machinedeployment-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
 	}
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.MachineSet{}, MachineSetControllerIndex, machineset.ControllerUID); err != nil {
 		return fmt.Errorf("indexing MachineSets by controller: %w", err)

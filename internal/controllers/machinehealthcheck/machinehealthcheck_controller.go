@@ -72,7 +72,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 		return errors.New("the MachineHealthCheck controller needs a Client and a ClusterCache")
 	}
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorderFor("machinehealthcheck-controller")
+		r.Recorder = mgr.GetEventRecorderFor("machinehealthcheck-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
 	}
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("machinehealthcheck").

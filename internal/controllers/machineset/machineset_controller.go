@@ -78,7 +78,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		return errors.New("the MachineSet controller needs a Client and a contract Resolver")
 	}
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorderFor("machineset-controller")
+		r.Recorder = mgr.GetEventRecorderFor("machineset-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
 	}
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.Machine{}, MachineControllerIndex, ControllerUID); err != nil {
 		return fmt.Errorf("indexing Machines by controller: %w", err)
