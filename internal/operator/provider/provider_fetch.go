@@ -50,7 +50,7 @@ func (r *Reconciler) fetch(ctx context.Context, s *scope) (bool, error) {
 	}
 
 	cache := r.cacheFor()
-	rel, err := cache.Get(ctx, p, version)
+	rel, err := cache.Get(ctx, p, src, version)
 	if err != nil {
 		return true, err
 	}
@@ -77,9 +77,9 @@ func explainFetch(label, version string, src source.Source, err error) error {
 	var vnf *repository.VersionNotFoundError
 	switch {
 	case errors.As(err, &vnf):
-		return fmt.Errorf("%w: set spec.version to one of them", err)
+		return err
 	case errors.Is(err, repository.ErrNotFound):
-		return fmt.Errorf("version %s of %s not found in %s: %w; check spec.version and spec.fetchConfig", version, label, src, err)
+		return fmt.Errorf("%w; check spec.version and spec.fetchConfig", err)
 	}
 	return fmt.Errorf("fetching version %s of %s from %s: %w; the operator tries again", version, label, src, err)
 }
@@ -90,7 +90,7 @@ func (r *Reconciler) source(s *scope) (source.Source, error) {
 	spec := p.GetProviderSpec()
 	fc := spec.FetchConfig
 	if fc != nil && fc.Selector != nil {
-		return &source.ConfigMaps{Reader: r.APIReader, Namespace: p.GetNamespace(), Selector: fc.Selector}, nil
+		return &source.ConfigMaps{Label: s.label, Reader: r.APIReader, Namespace: p.GetNamespace(), Selector: fc.Selector}, nil
 	}
 	hc := r.HTTPClient
 	if hc == nil {

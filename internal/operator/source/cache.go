@@ -32,8 +32,8 @@ func CacheName(label, version string) string {
 	return name
 }
 
-// Get returns the cached release of a version, nil when there is none.
-func (c *Cache) Get(ctx context.Context, p operatorv1.GenericProvider, version string) (*Release, error) {
+// Get returns the release of a version cached from src, nil when there is none.
+func (c *Cache) Get(ctx context.Context, p operatorv1.GenericProvider, src Source, version string) (*Release, error) {
 	cm := &corev1.ConfigMap{}
 	key := client.ObjectKey{Namespace: p.GetNamespace(), Name: CacheName(operatorv1.ManifestLabel(p), version)}
 	if err := c.Reader.Get(ctx, key, cm); err != nil {
@@ -42,13 +42,13 @@ func (c *Cache) Get(ctx context.Context, p operatorv1.GenericProvider, version s
 		}
 		return nil, fmt.Errorf("reading the cached release %s: %w", key, err)
 	}
-	if cm.Labels[operatorv1.ManagedByLabel] != operatorv1.TrueValue || VersionOf(cm) != version {
+	if cm.Labels[operatorv1.ManagedByLabel] != operatorv1.TrueValue || VersionOf(cm) != version || cm.Annotations[SourceAnnotation] != src.String() {
 		return nil, nil
 	}
 	return ReleaseFromConfigMap(cm)
 }
 
-// Put caches a release fetched from src.
+// Put caches a release fetched from src, replacing one cached from another source.
 func (c *Cache) Put(ctx context.Context, p operatorv1.GenericProvider, src Source, r *Release) error {
 	label := operatorv1.ManifestLabel(p)
 	cm, err := ConfigMapFor(p.GetNamespace(), CacheName(label, r.Version), r)
@@ -64,7 +64,16 @@ func (c *Cache) Put(ctx context.Context, p operatorv1.GenericProvider, src Sourc
 	cm.Annotations[SourceAnnotation] = src.String()
 	gvk := p.GetObjectKind().GroupVersionKind()
 	cm.OwnerReferences = []metav1.OwnerReference{{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: p.GetName(), UID: p.GetUID()}}
-	if err := c.Client.Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
+	err = c.Client.Create(ctx, cm)
+	if apierrors.IsAlreadyExists(err) {
+		// Cached from another source: replace it.
+		existing := &corev1.ConfigMap{}
+		if err = c.Reader.Get(ctx, client.ObjectKeyFromObject(cm), existing); err == nil {
+			cm.ResourceVersion = existing.ResourceVersion
+			err = c.Client.Update(ctx, cm)
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("caching %s %s in ConfigMap %s/%s: %w", label, r.Version, cm.Namespace, cm.Name, err)
 	}
 	return nil

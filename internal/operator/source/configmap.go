@@ -21,6 +21,8 @@ import (
 // name; the "metadata" key holds metadata.yaml and the "components" key the components, gzip-compressed in
 // binaryData when the ConfigMap has the annotation provider.cluster.x-k8s.io/compressed: "true".
 type ConfigMaps struct {
+	// Label is the provider's label, for messages.
+	Label     string
 	Reader    client.Reader
 	Namespace string
 	Selector  *metav1.LabelSelector
@@ -90,7 +92,7 @@ func (c *ConfigMaps) Release(ctx context.Context, version string) (*Release, err
 		return nil, &repository.NotFoundError{What: fmt.Sprintf("version %s: no ConfigMap in namespace %s matches the selector %s; create them, or check fetchConfig.selector",
 			version, c.Namespace, metav1.FormatLabelSelector(c.Selector))}
 	}
-	return nil, &repository.NotFoundError{What: fmt.Sprintf("version %s in %s (they hold %s)", version, c, strings.Join(sortVersions(found), ", "))}
+	return nil, &repository.VersionNotFoundError{Label: c.Label, Version: version, URL: c.String(), Available: found}
 }
 
 // ReleaseFromConfigMap reads a ConfigMap of provider artifacts.
