@@ -8,6 +8,7 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
@@ -98,7 +99,8 @@ func apply(objs []unstructured.Unstructured, sel *operatorv1.PatchSelector, patc
 			return fmt.Errorf("patching %s %s: %w", o.GetKind(), o.GetName(), err)
 		}
 		patched := map[string]any{}
-		if err := json.Unmarshal(out, &patched); err != nil {
+		// apimachinery's decoder keeps integers int64, as unstructured objects hold them.
+		if err := utiljson.Unmarshal(out, &patched); err != nil {
 			return err
 		}
 		o.Object = patched
