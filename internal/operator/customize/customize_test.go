@@ -90,7 +90,7 @@ func TestDeployments(t *testing.T) {
 			name: "manager flags go to the manager container of the controller manager, merged into existing flags",
 			spec: operatorv1.ProviderSpec{Manager: &operatorv1.ManagerSpec{
 				ControllerManagerConfiguration: operatorv1.ControllerManagerConfiguration{
-					SyncPeriod: &metav1.Duration{Duration: 5 * time.Minute},
+					SyncPeriod:     &metav1.Duration{Duration: 5 * time.Minute},
 					LeaderElection: &operatorv1.LeaderElectionConfiguration{LeaderElect: ptr.To(true), LeaseDuration: metav1.Duration{Duration: 20 * time.Second}},
 					Controller:     &operatorv1.ControllerConfigurationSpec{GroupKindConcurrency: map[string]int{"AWSCluster.infrastructure.cluster.x-k8s.io": 5}},
 					Health:         operatorv1.ControllerHealth{HealthProbeBindAddress: ":9441", LivenessEndpointName: "live"},

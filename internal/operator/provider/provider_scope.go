@@ -17,8 +17,8 @@ type scope struct {
 	result   reconcile.Result
 
 	// Set by preflight.
-	preflight *fact
-	config    *config.Config
+	preflight    *fact
+	config       *config.Config
 	coreContract string
 	secretData   map[string][]byte
 
