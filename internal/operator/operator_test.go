@@ -221,7 +221,7 @@ func TestOperator(t *testing.T) {
 
 	t.Run("bad input is a condition that says what to do, and installs nothing", func(t *testing.T) {
 		ns := env.NewNamespace(t)
-		noMeta := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "v0.1.0", Labels: map[string]string{"p": "nometa"}},
+		noMeta := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nometa", Labels: map[string]string{"p": "nometa", operatorv1.ConfigMapVersionLabelName: "v0.1.0"}},
 			Data: map[string]string{"components": string(local[operatortest.V1].Components())}}
 		create(t, noMeta, operatortest.ConfigMap(t, ns, map[string]string{"p": "missing"}, local[operatortest.V1], false))
 		tests := []struct {
@@ -236,7 +236,7 @@ func TestOperator(t *testing.T) {
 				message: "Fetching version v0.1.0 of infrastructure-unreachable from http://127.0.0.1:1/releases/infrastructure-unreachable/latest/infrastructure-components.yaml: "},
 			{name: "nometa", version: "v0.1.0", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "nometa"}}},
 				condition: operatorv1.ProviderInstalledCondition, reason: operatorv1.ComponentsFetchErrorReason,
-				message: `ConfigMap ` + ns + `/v0.1.0 has no "metadata" key: it must hold the release's metadata.yaml under "metadata" and its components under "components"`},
+				message: `ConfigMap ` + ns + `/nometa has no "metadata" key: it must hold the release's metadata.yaml under "metadata" and its components under "components"`},
 			{name: "missing", version: "v9.9.9", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "missing"}}},
 				condition: operatorv1.ProviderInstalledCondition, reason: operatorv1.ComponentsFetchErrorReason,
 				message: "Version v9.9.9 of infrastructure-missing not found in the ConfigMaps of namespace " + ns + " selected by p=missing: use one of v0.1.0"},

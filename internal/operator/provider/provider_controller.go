@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -10,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -126,11 +126,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ re
 	s := &scope{provider: p, label: operatorv1.ManifestLabel(p)}
 	defer func() {
 		if err := r.observeDeployments(ctx, s); err != nil {
-			retErr = kerrors.NewAggregate([]error{retErr, err})
+			retErr = errors.Join(retErr, err)
 		}
 		setStatus(s)
 		if err := helper.Patch(ctx, p); err != nil && !apierrors.IsNotFound(err) {
-			retErr = kerrors.NewAggregate([]error{retErr, err})
+			retErr = errors.Join(retErr, err)
 		}
 	}()
 

@@ -55,7 +55,9 @@ func (r *Reconciler) fetch(ctx context.Context, s *scope) (bool, error) {
 		return true, err
 	}
 	if rel == nil {
-		ctrl.LoggerFrom(ctx).Info("Fetching the release", "version", version, "source", src.String())
+		if src.Remote() {
+			ctrl.LoggerFrom(ctx).Info("Fetching the release", "version", version, "source", src.String())
+		}
 		if rel, err = src.Release(ctx, version); err != nil {
 			return fail(explainFetch(s.label, version, src, err))
 		}
@@ -76,6 +78,9 @@ func (r *Reconciler) fetch(ctx context.Context, s *scope) (bool, error) {
 func explainFetch(label, version string, src source.Source, err error) error {
 	var vnf *repository.VersionNotFoundError
 	switch {
+	case !src.Remote():
+		// ConfigMaps: the error names the ConfigMap and what it lacks; retrying cannot fix it.
+		return err
 	case errors.As(err, &vnf):
 		return err
 	case errors.Is(err, repository.ErrNotFound):
