@@ -30,6 +30,7 @@ const chartDir = "../../../charts/capstan-operator"
 var env *envtest.Environment
 
 func TestMain(m *testing.M) {
+	envtest.SetupLogging()
 	os.Exit(envtest.Run(m, envtest.Options{SchemeBuilders: []func(*runtime.Scheme) error{operatorv1.AddToScheme}}, func(e *envtest.Environment) { env = e }))
 }
 
@@ -132,9 +133,8 @@ func TestRender(t *testing.T) {
 	for _, o := range objs {
 		switch o.GetKind() {
 		case "Deployment":
-			image, _, _ := unstructured.NestedString(o.Object, "spec", "template", "spec", "containers", "0", "image")
 			cs, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
-			g.Expect(cs[0]).To(HaveKeyWithValue("image", "ghcr.io/capstan-dev/capstan:v0.1.0"), image)
+			g.Expect(cs[0]).To(HaveKeyWithValue("image", "ghcr.io/capstan-dev/capstan:v0.1.0"))
 		case "InfrastructureProvider":
 			spec, _, _ := unstructured.NestedMap(o.Object, "spec")
 			g.Expect(spec).To(HaveKeyWithValue("deployment", map[string]any{"replicas": int64(2)}))
@@ -152,7 +152,8 @@ func TestRender(t *testing.T) {
 		g.Expect(replicas).To(BeEquivalentTo(3))
 		cs, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
 		g.Expect(cs[0]).To(HaveKeyWithValue("image", "mirror.example/capstan:v9.9.9"))
-		g.Expect(cs[0]).To(HaveKeyWithValue("resources", map[string]any{"requests": map[string]any{"cpu": int64(1)}}))
+		// Helm merges the values into the defaults.
+		g.Expect(cs[0]).To(HaveKeyWithValue("resources", map[string]any{"requests": map[string]any{"cpu": int64(1), "memory": "128Mi"}, "limits": map[string]any{"memory": "512Mi"}}))
 	}
 }
 
