@@ -54,7 +54,7 @@ func Deployments(objs []unstructured.Unstructured, spec *operatorv1.ProviderSpec
 			dSpec, mSpec = extra.Deployment, extra.Manager
 		}
 		if err := deployment(d, dSpec, mSpec); err != nil {
-			return fmt.Errorf("Deployment %s: %w", d.Name, err)
+			return fmt.Errorf("the Deployment %s: %w", d.Name, err)
 		}
 		if spec.Paused {
 			pause(d)

@@ -152,7 +152,7 @@ func TestDeployments(t *testing.T) {
 		{
 			name:    "a container that does not exist",
 			spec:    operatorv1.ProviderSpec{Deployment: &operatorv1.DeploymentSpec{Containers: []operatorv1.ContainerSpec{{Name: "nope"}}}},
-			wantErr: `Deployment capx-controller-manager: spec.deployment.containers names the container "nope", which the Deployment has not (it has manager, sidecar)`,
+			wantErr: `the Deployment capx-controller-manager: spec.deployment.containers names the container "nope", which the Deployment has not (it has manager, sidecar)`,
 		},
 		{
 			name:    "an additional deployment that does not exist",

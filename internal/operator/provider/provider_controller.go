@@ -138,8 +138,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ re
 		return r.reconcileDelete(ctx, s)
 	}
 	if controllerutil.AddFinalizer(p, operatorv1.ProviderFinalizer) {
-		// Written by the deferred patch before anything is installed, so that a deletion always finds it.
-		return reconcile.Result{Requeue: true}, nil
+		// Written by the deferred patch before anything is installed, so that a deletion always finds it;
+		// the write brings the provider back.
+		return reconcile.Result{}, nil
 	}
 
 	for _, phase := range []func(context.Context, *scope) (bool, error){

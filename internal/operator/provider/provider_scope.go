@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
@@ -37,7 +36,6 @@ type scope struct {
 	components *components.Components
 	hash       string
 	renderErr  *fact
-	extra      []unstructured.Unstructured
 
 	// Set by install.
 	installed *fact
