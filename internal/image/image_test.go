@@ -247,4 +247,3 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
-
