@@ -39,15 +39,23 @@ func Local() (Provider, error) {
 	return Provider{Name: "local", Type: clusterctlv1.InfrastructureProviderType, CRDs: crds, Manifests: local.Files}, nil
 }
 
+// all lists capstan's providers, the core first. Adding a provider to every release — the GitHub
+// release directory of `make release`, the local repository of `capstan up`, the tests' repositories —
+// is one entry here (a function like Core that returns its Provider).
+var all = []func() (Provider, error){
+	Core,
+	Local,
+}
+
 // Providers returns every provider of capstan.
 func Providers() ([]Provider, error) {
-	c, err := Core()
-	if err != nil {
-		return nil, err
+	out := make([]Provider, 0, len(all))
+	for _, get := range all {
+		p, err := get()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
 	}
-	l, err := Local()
-	if err != nil {
-		return nil, err
-	}
-	return []Provider{c, l}, nil
+	return out, nil
 }
