@@ -1,6 +1,8 @@
 package dist
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -30,6 +32,10 @@ func WriteDirectory(o DirectoryOptions) (map[string][]byte, error) {
 	if o.Digest == (v1.Hash{}) {
 		return nil, fmt.Errorf("no image digest to pin the manifests to")
 	}
+	var sbom bytes.Buffer
+	if err := json.Indent(&sbom, o.SBOM, "", "  "); err != nil {
+		return nil, fmt.Errorf("the SBOM is not JSON: %w", err)
+	}
 	providers, err := release.Providers()
 	if err != nil {
 		return nil, err
@@ -40,7 +46,7 @@ func WriteDirectory(o DirectoryOptions) (map[string][]byte, error) {
 			Image:   release.ImageReference(o.Repository, o.Version, o.Digest.String()),
 		},
 		Repository: o.GitHubRepository,
-		Extra:      map[string][]byte{SBOMFile: o.SBOM},
+		Extra:      map[string][]byte{SBOMFile: append(sbom.Bytes(), '\n')},
 	}, providers...)
 	if err != nil {
 		return nil, err
