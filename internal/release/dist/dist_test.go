@@ -284,4 +284,3 @@ func extract(t *testing.T, img v1.Image, root string) {
 		}
 	}
 }
-
