@@ -28,7 +28,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/signature"
 )
 
-const usage = `Usage: release image|directory|verify [flags]; see docs/release.md`
+const usage = "usage: release image|directory|verify [flags]; see docs/release.md"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

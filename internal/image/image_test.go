@@ -55,7 +55,7 @@ func build(t *testing.T) *image.Built {
 func files(t *testing.T, img v1.Image) map[string]*tarEntry {
 	t.Helper()
 	rc := mutate.Extract(img)
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	out := map[string]*tarEntry{}
 	tr := tar.NewReader(rc)
 	for {

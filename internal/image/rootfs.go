@@ -98,7 +98,7 @@ func rootfs(files []file, modTime time.Time) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			defer fh.Close()
+			defer func() { _ = fh.Close() }()
 			st, err := fh.Stat()
 			if err != nil {
 				return nil, err

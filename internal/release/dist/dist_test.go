@@ -248,7 +248,7 @@ func replace(entries image.Entries, e image.Entry) image.Entries {
 func extract(t *testing.T, img v1.Image, root string) {
 	t.Helper()
 	rc := mutate.Extract(img)
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	tr := tar.NewReader(rc)
 	for {
 		hdr, err := tr.Next()
