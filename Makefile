@@ -91,6 +91,23 @@ RELEASE_VERSION ?= v0.1.0
 release-manifests: ## Render the providers' release artifacts into out/ as a clusterctl local repository (RELEASE_VERSION=v0.1.0)
 	go run ./hack/release-manifests -version $(RELEASE_VERSION) -out out
 
+##@ Release (docs/release.md)
+
+IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
+IMAGE_REPO ?=
+COSIGN_KEY ?= out/cosign.key
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+RELEASE_FLAGS = -version $(RELEASE_VERSION) -out out $(if $(IMAGE_REPO),-repo $(IMAGE_REPO))
+
+.PHONY: image
+image: ## Build the capstan image (IMAGE_PLATFORMS) without Docker into out/image (OCI layout), with its SBOM, signed with COSIGN_KEY (made when missing); push it when IMAGE_REPO is set
+	go run ./hack/release image $(RELEASE_FLAGS) -platforms $(IMAGE_PLATFORMS) -key $(COSIGN_KEY) \
+		-revision $(shell git rev-parse HEAD 2>/dev/null) -created $(SOURCE_DATE_EPOCH) $(if $(IMAGE_REPO),-push)
+
+.PHONY: release
+release: image ## Build the image, then write out/release: every provider's GitHub release assets with the image pinned by digest, checksums.txt, the SBOM
+	go run ./hack/release directory $(RELEASE_FLAGS)
+
 ##@ Test
 
 .PHONY: test

@@ -50,10 +50,19 @@ func KubeadmBootstrap() (Provider, error) {
 	return Provider{Name: "kubeadm", Type: clusterctlv1.BootstrapProviderType, CRDs: crds, Manifests: kubeadmbootstrap.Files}, nil
 }
 
+// all lists capstan's providers, the core first. Adding a provider to every release — the GitHub
+// release directory of `make release`, the local repository of `capstan up`, the tests' repositories —
+// is one entry here (a function like Core that returns its Provider).
+var all = []func() (Provider, error){
+	Core,
+	KubeadmBootstrap,
+	Local,
+}
+
 // Providers returns every provider of capstan.
 func Providers() ([]Provider, error) {
-	var out []Provider
-	for _, get := range []func() (Provider, error){Core, KubeadmBootstrap, Local} {
+	out := make([]Provider, 0, len(all))
+	for _, get := range all {
 		p, err := get()
 		if err != nil {
 			return nil, err
