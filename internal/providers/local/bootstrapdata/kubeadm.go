@@ -266,3 +266,38 @@ func parseTaint(s string) (corev1.Taint, error) {
 	}
 	return t, nil
 }
+
+// ParseClusterConfiguration reads a kubeadm ClusterConfiguration document, as the kube-system/kubeadm-config
+// ConfigMap holds it.
+func ParseClusterConfiguration(data []byte) (*ClusterConfiguration, error) {
+	cfg, err := parseKubeadm(data)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Cluster == nil {
+		return nil, fmt.Errorf("no %s ClusterConfiguration found", kubeadmGroup)
+	}
+	return cfg.Cluster, nil
+}
+
+// ClusterConfigurationDocument returns the ClusterConfiguration document of the kubeadm configuration the
+// data's command reads, as written, nil when there is none.
+func (d *Data) ClusterConfigurationDocument() []byte {
+	if d.Kubeadm == nil || d.Kubeadm.Cluster == nil {
+		return nil
+	}
+	f, ok := d.File(d.ConfigPath)
+	if !ok {
+		return nil
+	}
+	for _, doc := range splitYAML(f.Content) {
+		var meta struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+		}
+		if yaml.Unmarshal(doc, &meta) == nil && meta.Kind == "ClusterConfiguration" && strings.HasPrefix(meta.APIVersion, kubeadmGroup+"/") {
+			return []byte(strings.TrimSpace(string(doc)) + "\n")
+		}
+	}
+	return nil
+}
