@@ -49,8 +49,8 @@ type machine struct {
 
 func machineDir(clusterDir, name string) string { return filepath.Join(clusterDir, "machines", name) }
 
-func (m *machine) pki() machinePKI      { return machinePKI{dir: filepath.Join(m.dir, "pki")} }
-func (m *machine) filesRoot() string    { return filepath.Join(m.dir, "files") }
+func (m *machine) pki() machinePKI   { return machinePKI{dir: filepath.Join(m.dir, "pki")} }
+func (m *machine) filesRoot() string { return filepath.Join(m.dir, "files") }
 func (m *machine) logFile(name string) string {
 	return filepath.Join(m.dir, "logs", name+".log")
 }
@@ -300,9 +300,9 @@ func (m *machine) apiServerArgsFor(cp *backend.ControlPlane) []string {
 		"allow-privileged":          "true",
 		// The API servers listen on loopback only, which the `kubernetes` Service's endpoints may not
 		// hold; nothing in the cluster runs pods that would use them.
-		"endpoint-reconciler-type":    "none",
+		"endpoint-reconciler-type":     "none",
 		"enable-priority-and-fairness": "false",
-		"profiling":                   "false",
+		"profiling":                    "false",
 	}
 	for _, a := range cp.APIServerArgs {
 		args[a.Name] = m.nodePath(a.Value, cp.APIServerVolumes)
