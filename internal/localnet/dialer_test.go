@@ -1,6 +1,7 @@
-package servicedialer
+package localnet
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net"
@@ -37,8 +38,9 @@ func TestDialsServicesThroughTheirEndpointSlices(t *testing.T) {
 			Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To(int32(1))}}},
 		&discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "ext", Name: "hooks-ready", Labels: map[string]string{discoveryv1.LabelServiceName: "hooks"}},
 			AddressType: discoveryv1.AddressTypeIPv4,
-			Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"127.0.0.1"}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
-			Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To(int32(port))}}},
+			// An address of the pod network stands for 127.0.0.1.
+			Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.244.0.7"}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
+			Ports:     []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To(int32(port))}}},
 	).Build()
 	d := &Dialer{Client: c}
 	hc := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
@@ -77,4 +79,46 @@ func TestServiceName(t *testing.T) {
 		s, n, ok := ServiceName(tt.host)
 		g.Expect([]any{s, n, ok}).To(Equal([]any{tt.service, tt.namespace, tt.ok}), tt.host)
 	}
+}
+
+func TestProxyConnectsToThePodNetworkOnly(t *testing.T) {
+	g := NewWithT(t)
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "hello through the proxy") }))
+	defer server.Close()
+	_, port, _ := net.SplitHostPort(server.Listener.Addr().String())
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	g.Expect(err).NotTo(HaveOccurred())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = ServeProxy(ctx, l) }()
+	// Tunnel by hand, as kube-apiserver does.
+	conn, err := net.Dial("tcp", l.Addr().String())
+	g.Expect(err).NotTo(HaveOccurred())
+	_, _ = io.WriteString(conn, "CONNECT 10.244.3.9:"+port+" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	body, err := io.ReadAll(conn)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(string(body)).To(And(HavePrefix("HTTP/1.1 200 Connection established"), ContainSubstring("hello through the proxy")))
+
+	conn, err = net.Dial("tcp", l.Addr().String())
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = conn.Close() }()
+	_, _ = io.WriteString(conn, "CONNECT 192.0.2.1:443 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(resp.StatusCode).To(Equal(http.StatusForbidden), "other destinations are refused")
+}
+
+func TestAllocator(t *testing.T) {
+	g := NewWithT(t)
+	a := &Allocator{}
+	g.Expect(a.Next()).To(Equal("10.244.0.1"))
+	g.Expect(a.Next()).To(Equal("10.244.0.2"))
+	a.next = 65533
+	g.Expect(a.Next()).To(Equal("10.244.255.254"))
+	g.Expect(a.Next()).To(Equal("10.244.0.1"), "the range is reused")
+	local, ok := Loopback("10.244.9.9:8443")
+	g.Expect(ok).To(BeTrue())
+	g.Expect(local).To(Equal("127.0.0.1:8443"))
+	_, ok = Loopback("10.96.0.1:443")
+	g.Expect(ok).To(BeFalse())
 }

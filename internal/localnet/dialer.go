@@ -1,11 +1,4 @@
-// Package servicedialer lets capstan's components reach a Service by its cluster DNS name
-// (<service>.<namespace>.svc, optionally followed by .cluster.local) where there is no cluster DNS and no
-// kube-proxy: in the embedded management cluster, whose local runtime runs the Pods as processes on
-// loopback and writes EndpointSlices pointing at their ports. The Dialer resolves the name through the
-// Service and its EndpointSlices, as the API server does for webhooks with --enable-aggregator-routing;
-// other addresses are dialled as usual. Clients that call Services themselves (the Runtime SDK client)
-// use it as their transport's DialContext.
-package servicedialer
+package localnet
 
 import (
 	"context"
@@ -71,6 +64,9 @@ func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	endpoint, err := d.Resolve(ctx, namespace, service, int32(port))
 	if err != nil {
 		return nil, err
+	}
+	if local, ok := Loopback(endpoint); ok {
+		endpoint = local
 	}
 	return direct(ctx, network, endpoint)
 }
