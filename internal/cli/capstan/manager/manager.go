@@ -12,12 +12,15 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/core"
+	"github.com/capstan-dev/capstan/internal/webhooks"
+	corewebhooks "github.com/capstan-dev/capstan/internal/webhooks/core"
 )
 
 // Options are the flags of `capstan manager`.
 type Options struct {
 	Manager     *controllermanager.Options
 	Concurrency core.Concurrency
+	Webhooks    webhooks.Options
 }
 
 // NewCommand returns `capstan manager`.
@@ -25,6 +28,7 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 	o := &Options{
 		Manager:     controllermanager.DefaultOptions("capi-controller-manager"),
 		Concurrency: core.DefaultConcurrency(),
+		Webhooks:    webhooks.DefaultOptions(),
 	}
 	cmd := &cobra.Command{
 		Use:   "manager",
@@ -38,6 +42,7 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 	fs := cmd.Flags()
 	o.Manager.AddFlags(fs)
 	o.Concurrency.AddFlags(fs)
+	o.Webhooks.AddFlags(fs)
 	return cmd
 }
 
@@ -57,6 +62,15 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	if err := core.Setup(ctx, mgr, core.Options{WatchFilter: o.Manager.WatchFilter, Concurrency: o.Concurrency}); err != nil {
 		return err
+	}
+	if o.Webhooks.Port >= 0 {
+		namespace, err := webhooks.Namespace()
+		if err != nil {
+			return err
+		}
+		if err := corewebhooks.Webhooks().Setup(mgr, o.Webhooks, namespace); err != nil {
+			return fmt.Errorf("setting up the webhooks: %w", err)
+		}
 	}
 	ctrl.Log.WithName("setup").Info("Starting the core controller manager")
 	if err := mgr.Start(ctx); err != nil {
