@@ -141,7 +141,7 @@ func (r *Rotator) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile
 	if err != nil {
 		if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
 			// Another replica wrote the Secret in between: look again.
-			return reconcile.Result{Requeue: true}, nil
+			return reconcile.Result{RequeueAfter: 100 * time.Millisecond}, nil
 		}
 		return reconcile.Result{}, err
 	}
@@ -153,7 +153,7 @@ func (r *Rotator) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile
 	r.mu.Unlock()
 	if err := r.inject(ctx, m.bundlePEM()); err != nil {
 		if apierrors.IsConflict(err) {
-			return reconcile.Result{Requeue: true}, nil
+			return reconcile.Result{RequeueAfter: 100 * time.Millisecond}, nil
 		}
 		return reconcile.Result{}, err
 	}
