@@ -97,7 +97,7 @@ func Namespace() (string, error) {
 		return strings.TrimSpace(string(data)), nil
 	}
 	return "", errors.New("cannot tell which namespace the manager runs in, which holds its webhook Service and certificates: " +
-		"set POD_NAMESPACE (the provider's manifests set it from metadata.namespace)")
+		"set POD_NAMESPACE (the provider's manifests set it from metadata.namespace), or disable the webhooks with --webhook-port=-1")
 }
 
 // Setup adds the webhook server to mgr with every hook of the Set, the certificate rotator (unless
