@@ -97,6 +97,18 @@ test: test-tools ## Run every test, including integration tests against a real k
 	go test -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) ./...
 	cd api && go test $(GO_TEST_FLAGS) ./...
 
+FUZZTIME ?= 1m
+FUZZ_TARGETS := ./internal/clusterctl/yamlprocessor:FuzzSubstitution ./internal/clusterctl/yamlprocessor:FuzzParse \
+	./internal/clusterctl/repository:FuzzParseMetadata ./internal/clusterctl/components:FuzzNew
+
+.PHONY: fuzz
+fuzz: ## Run each Go fuzz test for FUZZTIME (default 1m); `make test` runs only their seed corpus
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "go test $$pkg -fuzz $$name -fuzztime $(FUZZTIME)"; \
+		go test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
+
 .PHONY: bench
 bench: test-tools ## Run the Go benchmarks
 	go test -run '^$$' -bench . -benchmem -timeout $(GO_TEST_TIMEOUT) ./...

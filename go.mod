@@ -5,7 +5,7 @@ go 1.26.0
 require (
 	github.com/blang/semver/v4 v4.0.0
 	github.com/capstan-dev/capstan/api v0.0.0-00010101000000-000000000000
-	github.com/drone/envsubst v1.0.3
+	github.com/drone/envsubst/v2 v2.0.0-20210730161058-179042472c46
 	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/go-logr/logr v1.4.3
 	github.com/gobuffalo/flect v1.0.3

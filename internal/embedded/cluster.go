@@ -102,13 +102,18 @@ func Start(ctx context.Context, name string, state State, o StartOptions) (*Clus
 		return nil
 	}
 
-	etcdClient := fmt.Sprintf("http://127.0.0.1:%d", ports.EtcdClient)
-	etcdPeer := fmt.Sprintf("http://127.0.0.1:%d", ports.EtcdPeer)
+	// etcd serves TLS on loopback and only accepts clients with a certificate of its own CA (mTLS).
+	etcdClient := fmt.Sprintf("https://127.0.0.1:%d", ports.EtcdClient)
+	etcdPeer := fmt.Sprintf("https://127.0.0.1:%d", ports.EtcdPeer)
 	etcdArgs := []string{
 		"--name=capstan", "--data-dir=" + state.EtcdDir(),
 		"--listen-client-urls=" + etcdClient, "--advertise-client-urls=" + etcdClient,
 		"--listen-peer-urls=" + etcdPeer, "--initial-advertise-peer-urls=" + etcdPeer,
 		"--initial-cluster=capstan=" + etcdPeer,
+		"--cert-file=" + state.certFile(etcdServerName), "--key-file=" + state.keyFile(etcdServerName),
+		"--client-cert-auth=true", "--trusted-ca-file=" + state.certFile(etcdCAName),
+		"--peer-cert-file=" + state.certFile(etcdPeerName), "--peer-key-file=" + state.keyFile(etcdPeerName),
+		"--peer-client-cert-auth=true", "--peer-trusted-ca-file=" + state.certFile(etcdCAName),
 		"--auto-compaction-mode=periodic", "--auto-compaction-retention=1h",
 		"--log-level=warn",
 	}
@@ -120,6 +125,8 @@ func Start(ctx context.Context, name string, state State, o StartOptions) (*Clus
 	if err == nil {
 		err = start(supervisor.Spec{Name: "kube-apiserver", Path: bins.KubeAPIServer, LogFile: filepath.Join(state.LogDir(), "kube-apiserver.log"), Args: []string{
 			"--etcd-servers=" + etcdClient,
+			"--etcd-cafile=" + state.certFile(etcdCAName),
+			"--etcd-certfile=" + state.certFile(apiServerEtcdName), "--etcd-keyfile=" + state.keyFile(apiServerEtcdName),
 			"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", ports.APIServer),
 			"--tls-cert-file=" + state.certFile(apiServerName), "--tls-private-key-file=" + state.keyFile(apiServerName),
 			"--client-ca-file=" + state.certFile(caName),

@@ -12,6 +12,13 @@ const LocalMachineFinalizer = "localmachine.infrastructure.cluster.x-k8s.io"
 // ProviderIDPrefix starts the provider ID of every LocalMachine: local://<namespace>/<cluster>/<machine>.
 const ProviderIDPrefix = "local://"
 
+// NodeReadyAnnotation on a LocalMachine sets the Ready condition its simulated Node reports, to make the
+// Node unhealthy in tests and demonstrations (for example of MachineHealthCheck): "False" makes the
+// simulated kubelet report NotReady; "Unknown" makes it stop reporting (no status updates, no lease
+// renewals) with Ready Unknown, as the node lifecycle controller marks a Node whose kubelet is gone.
+// Without the annotation, or with "True", the Node is Ready.
+const NodeReadyAnnotation = "local.infrastructure.cluster.x-k8s.io/node-ready"
+
 // LocalMachineSpec is the desired state of a LocalMachine.
 type LocalMachineSpec struct {
 	// providerID is the ID of the machine's Node, local://<namespace>/<cluster>/<machine>; the provider sets

@@ -68,6 +68,9 @@ type Node struct {
 	FailureDomain string
 	// Labels are extra labels for the Node.
 	Labels map[string]string
+	// Ready is the status of the Node's Ready condition: "" or "True" (healthy), "False" (the kubelet
+	// reports NotReady) or "Unknown" (the kubelet stopped reporting: no heartbeat).
+	Ready string
 }
 
 // NodeStatus is what a backend observed of a registered Node.

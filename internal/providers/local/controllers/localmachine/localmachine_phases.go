@@ -91,6 +91,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 		KubeletVersion: ptr.Deref(m.Spec.Version, ""),
 		ControlPlane:   isControlPlane(m),
 		FailureDomain:  ptr.Deref(m.Spec.FailureDomain, ""),
+		Ready:          lm.Annotations[infrav1.NodeReadyAnnotation],
 	}
 	status, err := r.Backend.EnsureNode(ctx, key, node)
 	if errors.Is(err, backend.ErrClusterNotReady) {
