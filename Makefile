@@ -43,6 +43,8 @@ generate: $(BIN)/controller-gen ## Generate deepcopy code and CRDs from api/, an
 	cd api && $(BIN)/controller-gen crd paths=./... output:crd:dir=../config/crd/bases
 	@# metadata.yaml is a file format, not a served resource.
 	rm -f config/crd/bases/clusterctl.cluster.x-k8s.io_metadata.yaml
+	@# The operator's Helm chart carries its CRDs.
+	cp config/crd/bases/operator.cluster.x-k8s.io_*.yaml charts/capstan-operator/crds/
 	go run ./hack/webhook-manifests
 
 .PHONY: fmt
@@ -61,7 +63,7 @@ verify: generate lint ## Check that generated code, formatting and go.mod files 
 	cd api && go mod tidy
 	@for d in hack/tools/*/; do (cd $$d && go mod tidy) || exit 1; done
 	@git diff --exit-code -- . || { echo "The tree changed: run 'make generate', 'gofmt' and 'go mod tidy' and commit the result."; exit 1; }
-	@test -z "$$(git status --porcelain --untracked-files=all -- api config)" || { echo "Untracked generated files:"; git status --porcelain -- api config; exit 1; }
+	@test -z "$$(git status --porcelain --untracked-files=all -- api config charts)" || { echo "Untracked generated files:"; git status --porcelain -- api config charts; exit 1; }
 
 .PHONY: sync-compat
 sync-compat: ## Refresh the copy of ../shared compatibility material under internal/test/compat/testdata

@@ -33,6 +33,18 @@ func Local() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return load(func(name string) bool { return strings.HasPrefix(name, "infrastructure.cluster.x-k8s.io_local") })
 }
 
+// Bootstrap returns the CRDs of the kubeadm bootstrap provider (KubeadmConfig, KubeadmConfigTemplate),
+// sorted by name.
+func Bootstrap() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return load(func(name string) bool { return strings.HasPrefix(name, "bootstrap.cluster.x-k8s.io_kubeadm") })
+}
+
+// ControlPlane returns the CRDs of the kubeadm control plane provider (KubeadmControlPlane,
+// KubeadmControlPlaneTemplate), sorted by name.
+func ControlPlane() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return load(func(name string) bool { return strings.HasPrefix(name, "controlplane.cluster.x-k8s.io_kubeadm") })
+}
+
 // All returns every generated CRD, sorted by name.
 func All() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return load(func(string) bool { return true })
@@ -60,4 +72,9 @@ func load(keep func(string) bool) ([]*apiextensionsv1.CustomResourceDefinition, 
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// Operator returns the CRDs of the provider operator (operator.cluster.x-k8s.io), sorted by name.
+func Operator() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return load(func(name string) bool { return strings.HasPrefix(name, "operator.cluster.x-k8s.io_") })
 }

@@ -4,7 +4,9 @@ import (
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	"github.com/capstan-dev/capstan/config/core"
 	"github.com/capstan-dev/capstan/config/crd"
+	kubeadmbootstrap "github.com/capstan-dev/capstan/config/kubeadm-bootstrap"
 	"github.com/capstan-dev/capstan/config/local"
+	"github.com/capstan-dev/capstan/config/operator"
 	"github.com/capstan-dev/capstan/internal/version"
 )
 
@@ -39,15 +41,40 @@ func Local() (Provider, error) {
 	return Provider{Name: "local", Type: clusterctlv1.InfrastructureProviderType, CRDs: crds, Manifests: local.Files}, nil
 }
 
+// KubeadmBootstrap returns capstan's kubeadm bootstrap provider, "kubeadm" (label bootstrap-kubeadm).
+func KubeadmBootstrap() (Provider, error) {
+	crds, err := crd.Bootstrap()
+	if err != nil {
+		return Provider{}, err
+	}
+	return Provider{Name: "kubeadm", Type: clusterctlv1.BootstrapProviderType, CRDs: crds, Manifests: kubeadmbootstrap.Files}, nil
+}
+
 // Providers returns every provider of capstan.
 func Providers() ([]Provider, error) {
-	c, err := Core()
+	var out []Provider
+	for _, get := range []func() (Provider, error){Core, KubeadmBootstrap, Local} {
+		p, err := get()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// OperatorComponentsFile is the release file holding the provider operator's manifests.
+const OperatorComponentsFile = "operator-components.yaml"
+
+// OperatorComponents renders the provider operator's manifests for `kubectl apply`: its CRDs (the
+// operator.cluster.x-k8s.io kinds), Namespace, RBAC and Deployment, image tag set to version. It is not a
+// clusterctl provider: its objects are labelled cluster.x-k8s.io/provider=capi-operator only to tell them
+// apart.
+func OperatorComponents(version string) ([]byte, error) {
+	crds, err := crd.Operator()
 	if err != nil {
 		return nil, err
 	}
-	l, err := Local()
-	if err != nil {
-		return nil, err
-	}
-	return []Provider{c, l}, nil
+	p := Provider{Name: "capi-operator", Type: clusterctlv1.CoreProviderType, CRDs: crds, Manifests: operator.Files}
+	return p.Components(version)
 }

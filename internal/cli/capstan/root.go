@@ -8,10 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/capstan-dev/capstan/internal/cli/capstan/bootstrapkubeadm"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/down"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/infralocal"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/manager"
+	"github.com/capstan-dev/capstan/internal/cli/capstan/operator"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/status"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/up"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
@@ -30,6 +32,8 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 	cmd.SetErr(streams.ErrOut)
 	cmd.AddCommand(manager.NewCommand(streams))
 	cmd.AddCommand(infralocal.NewCommand(streams))
+	cmd.AddCommand(bootstrapkubeadm.NewCommand(streams))
+	cmd.AddCommand(operator.NewCommand(streams))
 	cmd.AddCommand(up.NewCommand(streams), down.NewCommand(streams), status.NewCommand(streams), kubeconfig.NewCommand(streams))
 	cmd.AddCommand(newVersionCommand(streams.Out))
 	return cmd
