@@ -39,13 +39,14 @@ $(BIN)/golangci-lint:
 ##@ Development
 
 .PHONY: generate
-generate: $(BIN)/controller-gen ## Generate deepcopy code and CRDs from api/
+generate: $(BIN)/controller-gen ## Generate deepcopy code and CRDs from api/, and the webhook manifests from internal/webhooks
 	cd api && $(BIN)/controller-gen object paths=./...
 	cd api && $(BIN)/controller-gen crd paths=./... output:crd:dir=../config/crd/bases
 	@# metadata.yaml is a file format, not a served resource.
 	rm -f config/crd/bases/clusterctl.cluster.x-k8s.io_metadata.yaml
 	@# The operator's Helm chart carries its CRDs.
 	cp config/crd/bases/operator.cluster.x-k8s.io_*.yaml charts/capstan-operator/crds/
+	go run ./hack/webhook-manifests
 
 .PHONY: fmt
 fmt: ## Format Go code
