@@ -6,7 +6,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 )
 
 // TestNodeReadyFollowsTheNodeReadyAnnotation: the simulated Node reports the Ready status the LocalMachine
