@@ -45,9 +45,13 @@ func TestMetricsThatMatter(t *testing.T) {
 	}
 
 	// Scaling down: one Machine is deleted, the count follows.
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(md), md)).To(Succeed())
-	md.Spec.Replicas = ptr.To[int32](1)
-	g.Expect(env.Client.Update(ctx, md)).To(Succeed())
+	g.Eventually(func() error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(md), md); err != nil {
+			return err
+		}
+		md.Spec.Replicas = ptr.To[int32](1)
+		return env.Client.Update(ctx, md)
+	}, 30*time.Second, 250*time.Millisecond).Should(Succeed())
 	g.Eventually(func() (float64, error) {
 		return scrape.Sum("capstan_machines", ofCluster)
 	}, 90*time.Second, 250*time.Millisecond).Should(Equal(1.0))
