@@ -21,7 +21,9 @@ type fixed struct {
 	err error
 }
 
-func (f fixed) Reconcile(context.Context, reconcile.Request) (reconcile.Result, error) { return f.res, f.err }
+func (f fixed) Reconcile(context.Context, reconcile.Request) (reconcile.Result, error) {
+	return f.res, f.err
+}
 
 // TestReconcileResultsByReason: every reconcile counts in capstan_reconcile_results_total under the
 // controller's name, its result and why; a conflict counts as a requeue with reason Conflict and is
