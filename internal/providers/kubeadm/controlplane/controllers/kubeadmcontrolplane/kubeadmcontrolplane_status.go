@@ -47,7 +47,7 @@ func setStatus(s *scope) {
 	st := &kcp.Status
 	setPausedCondition(s, false)
 	st.Selector = selector(s.cluster.Name)
-	st.Replicas = int32(len(s.machines)) //nolint:gosec // A handful of Machines.
+	st.Replicas = int32(len(s.machines))                             //nolint:gosec // A handful of Machines.
 	st.UpdatedReplicas = int32(len(s.machines) - len(s.notUpToDate)) //nolint:gosec // A handful of Machines.
 	if s.workloadStatus != nil {
 		st.ReadyReplicas = s.workloadStatus.ReadyNodes
