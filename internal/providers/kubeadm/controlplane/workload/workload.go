@@ -42,7 +42,7 @@ func StaticPodName(component, node string) string { return component + "-" + nod
 type Cluster struct {
 	// Client reads and writes the workload cluster.
 	Client client.Client
-	// Etcd makes clients of the etcd members.
+	// Etcd makes clients of the etcd members; nil with an external etcd.
 	Etcd *etcd.Generator
 }
 
@@ -58,8 +58,12 @@ type EtcdOptions struct {
 	Logger                   *zap.Logger
 }
 
-// New returns the workload cluster whose API server cfg reaches, through c.
+// New returns the workload cluster whose API server cfg reaches, through c. Without o.CA (external etcd)
+// the workload cluster has no etcd client.
 func New(c client.Client, cfg *rest.Config, o EtcdOptions) (*Cluster, error) {
+	if len(o.CA) == 0 {
+		return &Cluster{Client: c}, nil
+	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.Timeout = 30 * time.Second
 	dialer, err := portforward.NewDialer(cfg, o.DialTimeout)

@@ -70,7 +70,7 @@ func (r *Reconciler) adoptSecret(ctx context.Context, s *scope, secret *corev1.S
 	if current != nil && current.UID == s.kcp.UID {
 		return nil
 	}
-	if current != nil && current.Kind != kubeadmControlPlaneKind && secret.Type != clusterv1.ClusterSecretType {
+	if (current == nil || current.Kind != kubeadmControlPlaneKind) && secret.Type != clusterv1.ClusterSecretType {
 		return nil
 	}
 	h := patch.NewHelper(secret, r.Client)

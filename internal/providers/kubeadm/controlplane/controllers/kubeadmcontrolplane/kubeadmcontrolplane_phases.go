@@ -130,12 +130,14 @@ func (r *Reconciler) connect(ctx context.Context, s *scope) {
 	if err != nil {
 		return
 	}
-	caCert, clientCert, err := r.etcdTLS(ctx, s.cluster)
-	if err != nil {
-		log.Error(err, "Failed to get the etcd client certificate")
-		return
+	etcdOpts := workload.EtcdOptions{DialTimeout: r.EtcdDialTimeout, CallTimeout: r.EtcdCallTimeout, Logger: r.EtcdLogger}
+	if s.isEtcdManaged() {
+		if etcdOpts.CA, etcdOpts.ClientCert, err = r.etcdTLS(ctx, s.cluster); err != nil {
+			log.Error(err, "Failed to get the etcd client certificate")
+			return
+		}
 	}
-	w, err := workload.New(c, cfg, workload.EtcdOptions{CA: caCert, ClientCert: clientCert, DialTimeout: r.EtcdDialTimeout, CallTimeout: r.EtcdCallTimeout, Logger: r.EtcdLogger})
+	w, err := workload.New(c, cfg, etcdOpts)
 	if err != nil {
 		log.Error(err, "Failed to reach the workload cluster")
 		return
