@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/blang/semver/v4"
-
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"

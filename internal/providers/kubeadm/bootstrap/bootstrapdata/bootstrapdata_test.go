@@ -86,9 +86,9 @@ func TestCloudConfig(t *testing.T) {
 			g.Expect(string(data)).To(HavePrefix("## template: jinja\n#cloud-config\n"))
 			var doc struct {
 				WriteFiles []struct{ Path, Content, Owner, Permissions, Encoding string } `json:"write_files"`
-				RunCmd     []string                                                        `json:"runcmd"`
-				Users      []map[string]any                                                `json:"users"`
-				NTP        map[string]any                                                  `json:"ntp"`
+				RunCmd     []string                                                       `json:"runcmd"`
+				Users      []map[string]any                                               `json:"users"`
+				NTP        map[string]any                                                 `json:"ntp"`
 			}
 			g.Expect(yaml.Unmarshal(data, &doc)).To(Succeed())
 			g.Expect(doc.RunCmd).To(HaveLen(4))

@@ -1,0 +1,75 @@
+// Package bootstrapkubeadm is the `capstan bootstrap-kubeadm` command: the controller manager of capstan's
+// kubeadm bootstrap provider (bootstrap-kubeadm), compatible with upstream's
+// capi-kubeadm-bootstrap-controller-manager.
+package bootstrapkubeadm
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+	"github.com/capstan-dev/capstan/internal/controllermanager"
+	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap"
+)
+
+// ManagerName names the provider's manager (and its leader election lease), as its Deployment is named.
+const ManagerName = "capi-kubeadm-bootstrap-controller-manager"
+
+// Options are the flags of `capstan bootstrap-kubeadm`.
+type Options struct {
+	Manager  *controllermanager.Options
+	Provider bootstrap.Options
+}
+
+// NewCommand returns `capstan bootstrap-kubeadm`.
+func NewCommand(streams iostreams.Streams) *cobra.Command {
+	o := &Options{Manager: controllermanager.DefaultOptions(ManagerName), Provider: bootstrap.DefaultOptions()}
+	cmd := &cobra.Command{
+		Use:   "bootstrap-kubeadm",
+		Short: "Run the kubeadm bootstrap provider (KubeadmConfig): bootstrap data for kubeadm init and join",
+		Long: `Run the controllers of capstan's kubeadm bootstrap provider, bootstrap-kubeadm.
+
+For each Machine whose bootstrap configRef is a KubeadmConfig, it renders the machine's bootstrap data, as
+cloud-init #cloud-config or Ignition v3, into the Secret named by the KubeadmConfig's
+status.dataSecretName: ` + "`kubeadm init`" + ` for the first control plane Machine, ` + "`kubeadm join`" + ` for the others once
+the control plane is initialized, with bootstrap tokens created in the workload cluster.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.Manager.SetupLogging(streams.ErrOut)
+			return o.Run(ctrl.SetupSignalHandler())
+		},
+	}
+	fs := cmd.Flags()
+	o.Manager.AddFlags(fs)
+	o.Provider.AddFlags(fs)
+	return cmd
+}
+
+// Run starts the provider and blocks until ctx is done.
+func (o *Options) Run(ctx context.Context) error {
+	cfg, err := o.Manager.RESTConfig()
+	if err != nil {
+		return err
+	}
+	scheme, err := bootstrap.NewScheme()
+	if err != nil {
+		return err
+	}
+	mgr, err := o.Manager.New(cfg, scheme)
+	if err != nil {
+		return err
+	}
+	opts := o.Provider
+	opts.WatchFilter = o.Manager.WatchFilter
+	if err := bootstrap.Setup(ctx, mgr, opts); err != nil {
+		return err
+	}
+	ctrl.Log.WithName("setup").Info("Starting the kubeadm bootstrap provider", "bootstrapTokenTTL", opts.TokenTTL.String())
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running the controller manager: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+// Package bootstrap wires the kubeadm bootstrap provider (bootstrap-kubeadm) into a controller-runtime
+// manager: the KubeadmConfig controller and its workload cluster cache. `capstan bootstrap-kubeadm` runs
+// it; tests run it in-process.
+package bootstrap
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustercache"
+	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/controllers/kubeadmconfig"
+)
+
+// Options configure the provider; their flags are upstream's capi-kubeadm-bootstrap-controller-manager's.
+type Options struct {
+	// WatchFilter restricts the provider to objects with this cluster.x-k8s.io/watch-filter label value.
+	WatchFilter string
+	// KubeadmConfigConcurrency is how many KubeadmConfigs are reconciled at once (10).
+	KubeadmConfigConcurrency int
+	// ClusterConcurrency is accepted for compatibility; upstream deprecated it and it has no effect.
+	ClusterConcurrency int
+	// TokenTTL is how long bootstrap tokens are valid; they are refreshed until the Machine's Node joins
+	// (15m).
+	TokenTTL time.Duration
+	// ClusterCache tunes the workload cluster cache.
+	ClusterCache clustercache.Options
+}
+
+// DefaultOptions returns upstream's defaults.
+func DefaultOptions() Options {
+	return Options{KubeadmConfigConcurrency: 10, ClusterConcurrency: 10, TokenTTL: kubeadmconfig.DefaultTokenTTL,
+		ClusterCache: clustercache.Options{Concurrency: 100, ClientQPS: 20, ClientBurst: 30}}
+}
+
+// AddFlags registers the provider's own flags.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&o.KubeadmConfigConcurrency, "kubeadmconfig-concurrency", o.KubeadmConfigConcurrency, "Number of KubeadmConfigs to reconcile at the same time.")
+	fs.IntVar(&o.ClusterConcurrency, "cluster-concurrency", o.ClusterConcurrency, "Number of Clusters to process at the same time.")
+	_ = fs.MarkDeprecated("cluster-concurrency", "it has no effect; use --clustercache-concurrency instead")
+	fs.IntVar(&o.ClusterCache.Concurrency, "clustercache-concurrency", o.ClusterCache.Concurrency, "Number of Clusters whose workload cluster connection is reconciled at the same time.")
+	fs.Float32Var(&o.ClusterCache.ClientQPS, "clustercache-client-qps", o.ClusterCache.ClientQPS, "Maximum queries per second from the workload cluster clients to each workload API server.")
+	fs.IntVar(&o.ClusterCache.ClientBurst, "clustercache-client-burst", o.ClusterCache.ClientBurst, "Maximum burst of queries from the workload cluster clients to each workload API server.")
+	fs.DurationVar(&o.TokenTTL, "bootstrap-token-ttl", o.TokenTTL, "How long the bootstrap token of a joining Machine is valid; it is refreshed until the Machine's Node joins.")
+}
+
+// NewScheme returns the provider's scheme: Kubernetes built-in types, the Cluster API types and the
+// kubeadm bootstrap types.
+func NewScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme)
+	if err := add.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	return scheme, nil
+}
+
+// Setup adds the provider's controllers to mgr.
+func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
+	if o.TokenTTL <= 0 {
+		return fmt.Errorf("--bootstrap-token-ttl must be positive, got %s", o.TokenTTL)
+	}
+	cacheOpts := o.ClusterCache
+	cacheOpts.WatchFilter = o.WatchFilter
+	cache, err := clustercache.New(mgr, cacheOpts)
+	if err != nil {
+		return fmt.Errorf("creating the workload cluster cache: %w", err)
+	}
+	r := &kubeadmconfig.Reconciler{Client: mgr.GetClient(), ClusterCache: cache, WatchFilter: o.WatchFilter, TokenTTL: o.TokenTTL}
+	if err := r.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.KubeadmConfigConcurrency}); err != nil {
+		return fmt.Errorf("setting up the KubeadmConfig controller: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,201 @@
+package kubeadmconfig
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustercache"
+	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/patch"
+	"github.com/capstan-dev/capstan/internal/reconciler"
+)
+
+// DefaultTokenTTL is how long a bootstrap token is valid (--bootstrap-token-ttl), as upstream's.
+const DefaultTokenTTL = 15 * time.Minute
+
+// Defaults of the Reconciler's intervals.
+const (
+	defaultWaitInterval   = 30 * time.Second
+	defaultConfigInterval = 20 * time.Second
+)
+
+// +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=kubeadmconfigs;kubeadmconfigs/status;kubeadmconfigs/finalizers,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status;machines;machines/status,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets;configmaps,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
+// Reconciler reconciles KubeadmConfigs.
+type Reconciler struct {
+	// Client is the manager's client (Secrets and ConfigMaps are read from the API server).
+	Client client.Client
+	// ClusterCache reaches the workload clusters, where bootstrap tokens are created.
+	ClusterCache *clustercache.ClusterCache
+	// WatchFilter is the value of --watch-filter; "" reconciles every KubeadmConfig.
+	WatchFilter string
+	// TokenTTL is how long the bootstrap tokens of joining Machines are valid (DefaultTokenTTL when zero);
+	// they are refreshed until the Machine has a Node.
+	TokenTTL time.Duration
+	// WaitInterval is how soon a KubeadmConfig waiting for the control plane is looked at again (30s).
+	WaitInterval time.Duration
+	// ConfigInterval is how soon a KubeadmConfig whose bootstrap data cannot be generated because of its
+	// configuration (a missing Secret...) is looked at again (20s).
+	ConfigInterval time.Duration
+	// Now is the clock of token expirations; time.Now when nil.
+	Now func() time.Time
+}
+
+// SetupWithManager adds the controller to mgr.
+func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.Client == nil || r.ClusterCache == nil {
+		return errors.New("the KubeadmConfig controller needs a Client and a ClusterCache")
+	}
+	if r.TokenTTL == 0 {
+		r.TokenTTL = DefaultTokenTTL
+	}
+	if r.WaitInterval == 0 {
+		r.WaitInterval = defaultWaitInterval
+	}
+	if r.ConfigInterval == 0 {
+		r.ConfigInterval = defaultConfigInterval
+	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	_, err := ctrl.NewControllerManagedBy(mgr).
+		Named("kubeadmconfig").
+		For(&bootstrapv1.KubeadmConfig{}).
+		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToConfig)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToConfigs),
+			builder.WithPredicates(clusterChangesForConfigs())).
+		WatchesRawSource(r.ClusterCache.ClusterSource(r.clusterToConfigs)).
+		WithOptions(options).
+		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
+		Build(reconciler.RequeueOnConflict(r))
+	if err != nil {
+		return fmt.Errorf("creating the KubeadmConfig controller: %w", err)
+	}
+	return nil
+}
+
+// isKubeadmConfig reports whether a bootstrap configRef points at a KubeadmConfig.
+func isKubeadmConfig(apiVersion, kind string) bool {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	return err == nil && gv.Group == bootstrapv1.GroupVersion.Group && kind == "KubeadmConfig"
+}
+
+// machineToConfig maps a Machine to its KubeadmConfig.
+func machineToConfig(_ context.Context, obj client.Object) []reconcile.Request {
+	m, ok := obj.(*clusterv1.Machine)
+	if !ok || m.Spec.Bootstrap.ConfigRef == nil || !isKubeadmConfig(m.Spec.Bootstrap.ConfigRef.APIVersion, m.Spec.Bootstrap.ConfigRef.Kind) {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: m.Namespace, Name: m.Spec.Bootstrap.ConfigRef.Name}}}
+}
+
+// clusterToConfigs maps a Cluster to the KubeadmConfigs of its Machines.
+func (r *Reconciler) clusterToConfigs(ctx context.Context, obj client.Object) []reconcile.Request {
+	machines := &clusterv1.MachineList{}
+	if err := r.Client.List(ctx, machines, client.InNamespace(obj.GetNamespace()), client.MatchingLabels{clusterv1.ClusterNameLabel: obj.GetName()}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the Machines of a Cluster", "Cluster", klog.KObj(obj))
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range machines.Items {
+		out = append(out, machineToConfig(ctx, &machines.Items[i])...)
+	}
+	return out
+}
+
+// clusterChangesForConfigs lets through the Cluster events a KubeadmConfig reacts to: creation, pause and
+// resume, infrastructure readiness, control plane initialization and the control plane endpoint.
+func clusterChangesForConfigs() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			old, okOld := e.ObjectOld.(*clusterv1.Cluster)
+			updated, okNew := e.ObjectNew.(*clusterv1.Cluster)
+			if !okOld || !okNew {
+				return false
+			}
+			return old.Spec.Paused != updated.Spec.Paused ||
+				old.Status.InfrastructureReady != updated.Status.InfrastructureReady ||
+				controlPlaneInitialized(old) != controlPlaneInitialized(updated) ||
+				old.Spec.ControlPlaneEndpoint != updated.Spec.ControlPlaneEndpoint
+		},
+		DeleteFunc: func(event.DeleteEvent) bool { return false },
+	}
+}
+
+// controlPlaneInitialized reports whether the Cluster's control plane accepts requests, so that Machines
+// may join it.
+func controlPlaneInitialized(c *clusterv1.Cluster) bool {
+	return c.Status.ControlPlaneReady || conditions.IsTrue(c, clusterv1.ControlPlaneInitializedCondition)
+}
+
+// Reconcile renders a KubeadmConfig's bootstrap data once its Machine and Cluster allow it.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+	log := ctrl.LoggerFrom(ctx)
+	config := &bootstrapv1.KubeadmConfig{}
+	if err := r.Client.Get(ctx, req.NamespacedName, config); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	machine := &clusterv1.Machine{}
+	found, err := reconciler.GetOwner(ctx, r.Client, config, "Machine", machine)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !found {
+		log.V(1).Info("Waiting for a Machine to own the KubeadmConfig")
+		return ctrl.Result{}, nil
+	}
+	log = log.WithValues("Machine", klog.KObj(machine), "Cluster", klog.KRef(machine.Namespace, machine.Spec.ClusterName))
+	ctx = ctrl.LoggerInto(ctx, log)
+	cluster := &clusterv1.Cluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: machine.Namespace, Name: machine.Spec.ClusterName}, cluster); err != nil {
+		if apierrors.IsNotFound(err) {
+			log.Info("Waiting for the Machine's Cluster to exist")
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+
+	s := &scope{config: config, machine: machine, cluster: cluster}
+	helper := patch.NewHelper(config, r.Client)
+	defer func() {
+		setStatus(config, s.facts)
+		if reterr == nil && !s.facts.paused {
+			config.Status.ObservedGeneration = config.Generation
+		}
+		if err := helper.Patch(ctx, config); err != nil {
+			reterr = errors.Join(reterr, err)
+		}
+	}()
+
+	if reconciler.IsPaused(cluster, config) {
+		s.facts.paused = true
+		log.V(1).Info("Reconciliation is paused")
+		return ctrl.Result{}, nil
+	}
+	if !config.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	return r.reconcile(ctx, s)
+}

@@ -1,0 +1,298 @@
+package kubeadmconfig
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/providers/kubeadm/certs"
+)
+
+const timeout = 60 * time.Second
+
+// dataSecret returns the bootstrap data Secret of a KubeadmConfig, or nil.
+func dataSecret(g Gomega, config *bootstrapv1.KubeadmConfig) *corev1.Secret {
+	s := &corev1.Secret{}
+	err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: config.Namespace, Name: config.Name}, s)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	g.Expect(err).NotTo(HaveOccurred())
+	return s
+}
+
+// writtenFiles returns the files of cloud-config user data, by path.
+func writtenFiles(g Gomega, data []byte) map[string]string {
+	var doc struct {
+		WriteFiles []struct{ Path, Content string } `json:"write_files"`
+	}
+	g.Expect(yaml.Unmarshal(data, &doc)).To(Succeed())
+	out := map[string]string{}
+	for _, f := range doc.WriteFiles {
+		out[f.Path] = f.Content
+	}
+	return out
+}
+
+func tokenExpiration(g Gomega, token string) time.Time {
+	s := &corev1.Secret{}
+	g.Expect(workload.Client.Get(context.Background(), client.ObjectKey{Namespace: metav1.NamespaceSystem, Name: tokenSecretName(token)}, s)).To(Succeed())
+	exp, err := time.Parse(time.RFC3339, string(s.Data["expiration"]))
+	g.Expect(err).NotTo(HaveOccurred())
+	return exp
+}
+
+// createClusterCA creates the Cluster's <cluster>-ca Secret, as the first control plane Machine's
+// KubeadmConfig (or a control plane provider) would have.
+func createClusterCA(t *testing.T, cluster *clusterv1.Cluster) {
+	t.Helper()
+	owner := metav1.OwnerReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID}
+	err := certs.ForWorker("").LookupOrGenerate(context.Background(), env.Client, client.ObjectKeyFromObject(cluster), owner)
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+}
+
+// updateConfig changes a KubeadmConfig, retrying on the conflicts with the controller's own writes.
+func updateConfig(g Gomega, config *bootstrapv1.KubeadmConfig, mutate func(*bootstrapv1.KubeadmConfig)) {
+	g.Eventually(func(g Gomega) {
+		get(g, config)
+		mutate(config)
+		g.Expect(env.Client.Update(context.Background(), config)).To(Succeed())
+	}, timeout).Should(Succeed())
+}
+
+func TestFirstControlPlaneInitsAndWorkersJoinOnceInitialized(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	cluster := createCluster(t, ns, "demo")
+	g.Expect(env.Client.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "audit"},
+		Data:       map[string][]byte{"policy": []byte("apiVersion: audit.k8s.io/v1\nkind: Policy\n")},
+	})).To(Succeed())
+
+	_, cp := createMachine(t, cluster, "cp-0", true, bootstrapv1.KubeadmConfigSpec{
+		ClusterConfiguration: &bootstrapv1.ClusterConfiguration{},
+		InitConfiguration: &bootstrapv1.InitConfiguration{NodeRegistration: bootstrapv1.NodeRegistrationOptions{
+			KubeletExtraArgs: map[string]string{"node-labels": "tier=control"},
+		}},
+		Files: []bootstrapv1.File{{Path: "/etc/kubernetes/audit.yaml", ContentFrom: &bootstrapv1.FileSource{
+			Secret: bootstrapv1.SecretFileSource{Name: "audit", Key: "policy"},
+		}}},
+		PreKubeadmCommands: []string{"echo before init"},
+	})
+	worker, wc := createMachine(t, cluster, "worker-0", false, bootstrapv1.KubeadmConfigSpec{
+		JoinConfiguration: &bootstrapv1.JoinConfiguration{NodeRegistration: bootstrapv1.NodeRegistrationOptions{
+			KubeletExtraArgs: map[string]string{"node-labels": "tier=web"},
+			Taints:           []corev1.Taint{{Key: "dedicated", Value: "web", Effect: corev1.TaintEffectNoSchedule}},
+		}},
+	})
+
+	// The first control plane Machine gets `kubeadm init` data with the cluster certificates, generated
+	// and owned by its KubeadmConfig.
+	g.Eventually(func(g Gomega) {
+		get(g, cp)
+		g.Expect(cp.Status.Ready).To(BeTrue())
+		g.Expect(cp.Status.DataSecretName).To(Equal(ptr.To("cp-0")))
+		g.Expect(cp.Status.Initialization).NotTo(BeNil())
+		g.Expect(cp.Status.Initialization.DataSecretCreated).To(Equal(ptr.To(true)))
+		g.Expect(conditions.IsV1Beta2True(cp, bootstrapv1.KubeadmConfigReadyV1Beta2Condition)).To(BeTrue())
+	}, timeout).Should(Succeed())
+	s := dataSecret(g, cp)
+	g.Expect(s).NotTo(BeNil())
+	g.Expect(s.Type).To(Equal(clusterv1.ClusterSecretType))
+	g.Expect(s.Labels).To(HaveKeyWithValue(clusterv1.ClusterNameLabel, "demo"))
+	g.Expect(metav1.IsControlledBy(s, cp)).To(BeTrue())
+	g.Expect(string(s.Data["format"])).To(Equal("cloud-config"))
+	files := writtenFiles(g, s.Data["value"])
+	g.Expect(files).To(HaveKey("/etc/kubernetes/pki/ca.key"))
+	g.Expect(files).To(HaveKey("/etc/kubernetes/pki/etcd/ca.crt"))
+	g.Expect(files).To(HaveKey("/etc/kubernetes/pki/sa.pub"))
+	g.Expect(files).To(HaveKeyWithValue("/etc/kubernetes/audit.yaml", "apiVersion: audit.k8s.io/v1\nkind: Policy\n"))
+	g.Expect(files["/run/kubeadm/kubeadm.yaml"]).To(ContainSubstring("kind: ClusterConfiguration"))
+	g.Expect(files["/run/kubeadm/kubeadm.yaml"]).To(ContainSubstring("controlPlaneEndpoint: " + cluster.Spec.ControlPlaneEndpoint.String()))
+	g.Expect(files["/run/kubeadm/kubeadm.yaml"]).To(ContainSubstring("podSubnet: 192.168.0.0/16"))
+	g.Expect(files["/run/kubeadm/kubeadm.yaml"]).To(ContainSubstring("value: tier=control"))
+	g.Expect(string(s.Data["value"])).To(ContainSubstring("kubeadm init --config /run/kubeadm/kubeadm.yaml"))
+	for _, p := range []certs.Purpose{certs.ClusterCA, certs.EtcdCA, certs.FrontProxyCA, certs.ServiceAccount} {
+		cert := &corev1.Secret{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: certs.SecretName("demo", p)}, cert)).To(Succeed())
+		g.Expect(metav1.IsControlledBy(cert, cp)).To(BeTrue(), "certificate %s", p)
+	}
+	// The files were resolved into the data, not into the KubeadmConfig.
+	get(g, cp)
+	g.Expect(cp.Spec.Files[0].ContentFrom).NotTo(BeNil())
+
+	// The worker waits for the control plane: no data, no token.
+	g.Consistently(func(g Gomega) {
+		get(g, wc)
+		g.Expect(wc.Status.Ready).To(BeFalse())
+		g.Expect(dataSecret(g, wc)).To(BeNil())
+		c := conditions.Get(wc, bootstrapv1.DataSecretAvailableCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Reason).To(Equal(bootstrapv1.WaitingForControlPlaneAvailableReason))
+	}, 3*time.Second, 500*time.Millisecond).Should(Succeed())
+
+	initializeControlPlane(t, cluster)
+
+	// Now the worker joins: a token in the workload cluster, the discovery filled in, join data.
+	g.Eventually(func(g Gomega) {
+		get(g, wc)
+		g.Expect(wc.Status.Ready).To(BeTrue())
+	}, timeout).Should(Succeed())
+	bt := wc.Spec.JoinConfiguration.Discovery.BootstrapToken
+	g.Expect(bt).NotTo(BeNil())
+	g.Expect(bt.APIServerEndpoint).To(Equal(cluster.Spec.ControlPlaneEndpoint.String()))
+	g.Expect(bt.CACertHashes).To(HaveLen(1))
+	g.Expect(bt.CACertHashes[0]).To(HavePrefix("sha256:"))
+	token := bt.Token
+	g.Expect(tokenSecretName(token)).NotTo(BeEmpty())
+	first := tokenExpiration(g, token)
+
+	files = writtenFiles(g, dataSecret(g, wc).Data["value"])
+	join := files["/run/kubeadm/kubeadm-join-config.yaml"]
+	g.Expect(join).To(ContainSubstring("kind: JoinConfiguration"))
+	g.Expect(join).To(ContainSubstring("token: " + token))
+	g.Expect(join).To(ContainSubstring("key: node.cluster.x-k8s.io/uninitialized"))
+	g.Expect(join).To(ContainSubstring("value: tier=web"))
+	g.Expect(files).NotTo(HaveKey("/etc/kubernetes/pki/ca.key"), "a worker gets no cluster certificate: discovery fetches the CA")
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "demo-lock"}, &corev1.ConfigMap{})).To(
+		MatchError(apierrors.IsNotFound, "the init lock is released once the control plane is initialized"))
+
+	// The token is refreshed while the Machine has no Node...
+	g.Eventually(func(g Gomega) {
+		g.Expect(tokenExpiration(g, token)).To(BeTemporally(">", first))
+	}, timeout).Should(Succeed())
+
+	// ...and left to expire once it has one.
+	get(g, worker)
+	worker.Status.NodeRef = &corev1.ObjectReference{Kind: "Node", Name: "worker-0"}
+	g.Expect(env.Client.Status().Update(ctx, worker)).To(Succeed())
+	time.Sleep(time.Second) // let a reconcile that started before see the Node
+	last := tokenExpiration(g, token)
+	g.Consistently(func(g Gomega) {
+		g.Expect(tokenExpiration(g, token)).To(Equal(last))
+	}, testTokenTTL, time.Second).Should(Succeed())
+}
+
+func TestBadInputIsReportedAndOtherConfigsKeepReconciling(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	cluster := createCluster(t, ns, "bad")
+	initializeControlPlane(t, cluster)
+	createClusterCA(t, cluster)
+
+	_, missing := createMachine(t, cluster, "missing-secret", false, bootstrapv1.KubeadmConfigSpec{
+		Files: []bootstrapv1.File{{Path: "/etc/app.conf", ContentFrom: &bootstrapv1.FileSource{
+			Secret: bootstrapv1.SecretFileSource{Name: "app-config", Key: "app.conf"},
+		}}},
+	})
+	_, invalid := createMachine(t, cluster, "invalid-ignition", false, bootstrapv1.KubeadmConfigSpec{
+		Format: bootstrapv1.Ignition,
+		Ignition: &bootstrapv1.IgnitionSpec{ContainerLinuxConfig: &bootstrapv1.ContainerLinuxConfig{
+			AdditionalConfig: "systemd:\n  units:\n  - name: foo.service\n    enable: true\n",
+		}},
+	})
+	_, good := createMachine(t, cluster, "good", false, bootstrapv1.KubeadmConfigSpec{Format: bootstrapv1.Ignition})
+
+	failed := func(config *bootstrapv1.KubeadmConfig, want string) func(g Gomega) {
+		return func(g Gomega) {
+			get(g, config)
+			g.Expect(config.Status.Ready).To(BeFalse())
+			c := conditions.Get(config, bootstrapv1.DataSecretAvailableCondition)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Reason).To(Equal(bootstrapv1.DataSecretGenerationFailedReason))
+			g.Expect(c.Message).To(ContainSubstring(want))
+			v2 := conditions.GetV1Beta2(config, bootstrapv1.KubeadmConfigDataSecretAvailableV1Beta2Condition)
+			g.Expect(v2).NotTo(BeNil())
+			g.Expect(v2.Message).To(ContainSubstring(want))
+		}
+	}
+	g.Eventually(failed(missing, "Secret "+ns+"/app-config referenced by spec.files[0].contentFrom (path /etc/app.conf) is not found"), timeout).Should(Succeed())
+	g.Eventually(failed(invalid, "invalid spec.ignition.containerLinuxConfig.additionalConfig"), timeout).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		get(g, good)
+		g.Expect(good.Status.Ready).To(BeTrue())
+		g.Expect(string(dataSecret(g, good).Data["format"])).To(Equal("ignition"))
+	}, timeout).Should(Succeed())
+
+	// Fixing the input fixes the config.
+	g.Expect(env.Client.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app-config"},
+		Data:       map[string][]byte{"app.conf": []byte("key=value\n")},
+	})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		get(g, missing)
+		g.Expect(missing.Status.Ready).To(BeTrue())
+		g.Expect(conditions.IsTrue(missing, bootstrapv1.DataSecretAvailableCondition)).To(BeTrue())
+	}, timeout).Should(Succeed())
+	g.Expect(writtenFiles(g, dataSecret(g, missing).Data["value"])).To(HaveKeyWithValue("/etc/app.conf", "key=value\n"))
+}
+
+func TestDataIsRenderedAgainUntilTheMachineIsProvisioned(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	cluster := createCluster(t, ns, "regen")
+	initializeControlPlane(t, cluster)
+	createClusterCA(t, cluster)
+	machine, config := createMachine(t, cluster, "w", false, bootstrapv1.KubeadmConfigSpec{PreKubeadmCommands: []string{"echo one"}})
+
+	runcmd := func(g Gomega) string {
+		s := dataSecret(g, config)
+		g.Expect(s).NotTo(BeNil())
+		return string(s.Data["value"])
+	}
+	g.Eventually(runcmd, timeout).Should(ContainSubstring("echo one"))
+
+	updateConfig(g, config, func(c *bootstrapv1.KubeadmConfig) { c.Spec.PreKubeadmCommands = []string{"echo two"} })
+	g.Eventually(runcmd, timeout).Should(ContainSubstring("echo two"))
+
+	// Once the Machine's infrastructure is provisioned, the data it consumed stays.
+	get(g, machine)
+	machine.Status.InfrastructureReady = true
+	g.Expect(env.Client.Status().Update(ctx, machine)).To(Succeed())
+	time.Sleep(time.Second)
+	updateConfig(g, config, func(c *bootstrapv1.KubeadmConfig) { c.Spec.PreKubeadmCommands = []string{"echo three"} })
+	g.Consistently(runcmd, 3*time.Second, 500*time.Millisecond).Should(And(ContainSubstring("echo two"), Not(ContainSubstring("echo three"))))
+}
+
+func TestPausedClusterIsLeftAlone(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	cluster := createCluster(t, ns, "paused")
+	get(g, cluster)
+	cluster.Spec.Paused = true
+	g.Expect(env.Client.Update(ctx, cluster)).To(Succeed())
+	_, config := createMachine(t, cluster, "cp", true, bootstrapv1.KubeadmConfigSpec{ClusterConfiguration: &bootstrapv1.ClusterConfiguration{}})
+
+	g.Eventually(func(g Gomega) {
+		get(g, config)
+		g.Expect(conditions.IsV1Beta2True(config, clusterv1.PausedV1Beta2Condition)).To(BeTrue())
+	}, timeout).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		g.Expect(dataSecret(g, config)).To(BeNil())
+	}, 2*time.Second, 500*time.Millisecond).Should(Succeed())
+
+	cluster.Spec.Paused = false
+	g.Expect(env.Client.Update(ctx, cluster)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		get(g, config)
+		g.Expect(config.Status.Ready).To(BeTrue())
+		g.Expect(conditions.IsV1Beta2True(config, clusterv1.PausedV1Beta2Condition)).To(BeFalse())
+	}, timeout).Should(Succeed())
+	g.Expect(strings.Contains(string(dataSecret(g, config).Data["value"]), "kubeadm init")).To(BeTrue())
+}

@@ -1,0 +1,159 @@
+package kubeadmconfig
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustercache"
+	"github.com/capstan-dev/capstan/internal/test/envtest"
+)
+
+// env is the management cluster; workload the workload cluster every test Cluster points at.
+var env, workload *envtest.Environment
+
+// testTokenTTL is the bootstrap token TTL of the tests: short, so that refreshes are seen.
+const testTokenTTL = 9 * time.Second
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	envtest.SetupLogging()
+	envs, err := envtest.StartAll(envtest.Options{}, envtest.Options{})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "Starting the test API servers: %v\n", err)
+		return 1
+	}
+	defer envtest.StopAll(envs)
+	env, workload = envs[0], envs[1]
+
+	ctx, cancel := context.WithCancel(context.Background())
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:                 env.Scheme,
+		Metrics:                server.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		// As the provider's manager: Secrets and ConfigMaps are read from the API server.
+		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
+		Controller: config.Controller{UsePriorityQueue: ptr.To(true)},
+	})
+	if err != nil {
+		cancel()
+		fmt.Fprintf(os.Stderr, "Creating the manager: %v\n", err)
+		return 1
+	}
+	cache, err := clustercache.New(mgr, clustercache.Options{ConnectionRetryInterval: time.Second})
+	if err == nil {
+		err = (&Reconciler{
+			Client: mgr.GetClient(), ClusterCache: cache, TokenTTL: testTokenTTL,
+			WaitInterval: time.Second, ConfigInterval: time.Second,
+		}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 5})
+	}
+	if err != nil {
+		cancel()
+		fmt.Fprintf(os.Stderr, "Setting up the controller: %v\n", err)
+		return 1
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "Manager: %v\n", err)
+		}
+	}()
+	code := m.Run()
+	cancel()
+	<-done
+	return code
+}
+
+// createCluster creates a Cluster whose infrastructure is ready, whose endpoint and kubeconfig point at the
+// workload API server, and whose control plane is not initialized yet.
+func createCluster(t *testing.T, ns, name string) *clusterv1.Cluster {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := context.Background()
+	u, err := url.Parse(workload.Config.Host)
+	g.Expect(err).NotTo(HaveOccurred())
+	host, portText, _ := net.SplitHostPort(u.Host)
+	port, _ := strconv.Atoi(portText)
+	cluster := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: clusterv1.ClusterSpec{
+			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: host, Port: int32(port)},
+			ClusterNetwork:       &clusterv1.ClusterNetwork{Pods: &clusterv1.NetworkRanges{CIDRBlocks: []string{"192.168.0.0/16"}}},
+		},
+	}
+	g.Expect(env.Client.Create(ctx, cluster)).To(Succeed())
+	cluster.Status.InfrastructureReady = true
+	g.Expect(env.Client.Status().Update(ctx, cluster)).To(Succeed())
+	g.Expect(envtest.WriteKubeconfigSecret(ctx, env.Client, ns, name, workload.Config)).To(Succeed())
+	return cluster
+}
+
+// initializeControlPlane marks the Cluster's control plane initialized, as the core does once the first
+// control plane Machine has a Node.
+func initializeControlPlane(t *testing.T, cluster *clusterv1.Cluster) {
+	t.Helper()
+	g := NewWithT(t)
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKeyFromObject(cluster), cluster)).To(Succeed())
+	cluster.Status.Conditions = append(cluster.Status.Conditions, clusterv1.Condition{
+		Type: clusterv1.ControlPlaneInitializedCondition, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now(),
+	})
+	g.Expect(env.Client.Status().Update(context.Background(), cluster)).To(Succeed())
+}
+
+// createMachine creates a Machine of the Cluster with a KubeadmConfig of spec, owned by the Machine as the
+// Machine controller would set it.
+func createMachine(t *testing.T, cluster *clusterv1.Cluster, name string, controlPlane bool, spec bootstrapv1.KubeadmConfigSpec) (*clusterv1.Machine, *bootstrapv1.KubeadmConfig) {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := context.Background()
+	config := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: cluster.Namespace, Name: name}, Spec: spec}
+	g.Expect(env.Client.Create(ctx, config)).To(Succeed())
+	labels := map[string]string{clusterv1.ClusterNameLabel: cluster.Name}
+	if controlPlane {
+		labels[clusterv1.MachineControlPlaneLabel] = ""
+	}
+	machine := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Namespace: cluster.Namespace, Name: name, Labels: labels},
+		Spec: clusterv1.MachineSpec{
+			ClusterName: cluster.Name,
+			Version:     ptr.To("v1.36.2"),
+			Bootstrap: clusterv1.Bootstrap{ConfigRef: &corev1.ObjectReference{
+				APIVersion: bootstrapv1.GroupVersion.String(), Kind: "KubeadmConfig", Name: name, Namespace: cluster.Namespace,
+			}},
+			InfrastructureRef: corev1.ObjectReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta1", Kind: "GenericInfrastructureMachine", Name: name},
+		},
+	}
+	g.Expect(env.Client.Create(ctx, machine)).To(Succeed())
+	before := config.DeepCopy()
+	config.OwnerReferences = []metav1.OwnerReference{{
+		APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: machine.Name, UID: machine.UID, Controller: ptr.To(true),
+	}}
+	g.Expect(env.Client.Patch(ctx, config, client.MergeFrom(before))).To(Succeed())
+	return machine, config
+}
+
+// get reads obj again.
+func get(g Gomega, obj client.Object) {
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+}
