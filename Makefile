@@ -25,6 +25,7 @@ tools: test-tools $(BIN)/controller-gen $(BIN)/golangci-lint ## Build every pinn
 .PHONY: test-tools
 test-tools: ## Build the Kubernetes binaries and etcd that tests and `capstan up` run (does nothing when bin/ has the pinned versions)
 	@hack/tools/build.sh kube-apiserver $(KUBERNETES_VERSION)
+	@hack/tools/build.sh kube-apiserver-v$(word 1,$(subst ., ,$(KUBERNETES_PREVIOUS_VERSION:v%=%))).$(word 2,$(subst ., ,$(KUBERNETES_PREVIOUS_VERSION))) $(KUBERNETES_PREVIOUS_VERSION)
 	@hack/tools/build.sh kube-controller-manager $(KUBERNETES_VERSION)
 	@hack/tools/build.sh kubectl $(KUBERNETES_VERSION)
 	@hack/tools/build.sh etcd $(ETCD_VERSION)

@@ -209,8 +209,8 @@ func newClient(t *testing.T, state embedded.State) client.Client {
 	return c
 }
 
-// waitProvisioned waits until the demo Cluster is Provisioned, its two Machines are Running and its
-// workload API server lists two Ready Nodes.
+// waitProvisioned waits until the demo Cluster is Provisioned, its three Machines (a control plane
+// Machine and two workers) are Running and its workload API server lists three Ready Nodes.
 func waitProvisioned(t *testing.T, c client.Client, state embedded.State) {
 	t.Helper()
 	g := NewWithT(t)
@@ -221,7 +221,7 @@ func waitProvisioned(t *testing.T, c client.Client, state embedded.State) {
 		g.Expect(cluster.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
 		machines := &clusterv1.MachineList{}
 		g.Expect(c.List(ctx, machines, client.MatchingLabels{clusterv1.ClusterNameLabel: "demo"})).To(Succeed())
-		g.Expect(machines.Items).To(HaveLen(2))
+		g.Expect(machines.Items).To(HaveLen(3))
 		for _, m := range machines.Items {
 			g.Expect(m.Status.Phase).To(Equal(string(clusterv1.MachinePhaseRunning)))
 		}
@@ -243,9 +243,9 @@ func waitProvisioned(t *testing.T, c client.Client, state embedded.State) {
 				}
 			}
 		}
-		g.Expect(ready).To(Equal(2))
+		g.Expect(ready).To(Equal(3))
 	}, 3*time.Minute, time.Second).Should(Succeed())
-	t.Logf("%s: demo is provisioned with 2 Ready nodes", state.Dir)
+	t.Logf("%s: demo is provisioned with 3 Ready nodes", state.Dir)
 }
 
 // snapshot returns the UIDs of the Cluster API and provider objects of the demo cluster.

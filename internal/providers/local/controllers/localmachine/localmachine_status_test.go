@@ -134,8 +134,6 @@ func TestProviderID(t *testing.T) {
 	g := NewWithT(t)
 	id := ProviderID("ns", "c1", "m-1")
 	g.Expect(id).To(Equal("local://ns/c1/m-1"))
-	g.Expect(nodeNameFromProviderID(id)).To(Equal("m-1"))
-	g.Expect(nodeNameFromProviderID("aws:///us-east-1/i-1")).To(BeEmpty())
 }
 
 func TestLocalClusterKey(t *testing.T) {
