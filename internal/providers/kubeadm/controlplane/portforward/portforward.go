@@ -43,7 +43,8 @@ func NewDialer(cfg *rest.Config, timeout time.Duration) (*Dialer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the stream transport to %s: %w", cfg.Host, err)
 	}
-	host, apiPath, err := rest.DefaultServerURL(cfg.Host, cfg.APIPath, corev1.SchemeGroupVersion, strings.HasPrefix(cfg.Host, "https"))
+	// Pods are in the core group, served under /api whatever cfg.APIPath says.
+	host, apiPath, err := rest.DefaultServerURL(cfg.Host, "/api", corev1.SchemeGroupVersion, rest.IsConfigTransportTLS(*cfg))
 	if err != nil {
 		return nil, fmt.Errorf("reading the API server address %q: %w", cfg.Host, err)
 	}
