@@ -246,4 +246,3 @@ func watchMachineCount(ctx context.Context, t *testing.T, ns, cluster string) fu
 	t.Cleanup(cancel)
 	return func() int { cancel(); return <-done }
 }
-

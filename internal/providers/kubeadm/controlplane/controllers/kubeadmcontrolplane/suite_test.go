@@ -213,4 +213,3 @@ func staticPod(ctx context.Context, component, node string, ready bool) error {
 	}
 	return workloadClient.Status().Update(ctx, pod)
 }
-
