@@ -4,6 +4,7 @@ import (
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	"github.com/capstan-dev/capstan/config/core"
 	"github.com/capstan-dev/capstan/config/crd"
+	kubeadmcontrolplane "github.com/capstan-dev/capstan/config/kubeadm-control-plane"
 	"github.com/capstan-dev/capstan/config/local"
 	"github.com/capstan-dev/capstan/internal/version"
 )
@@ -39,15 +40,25 @@ func Local() (Provider, error) {
 	return Provider{Name: "local", Type: clusterctlv1.InfrastructureProviderType, CRDs: crds, Manifests: local.Files}, nil
 }
 
+// KubeadmControlPlane returns capstan's kubeadm control plane provider, "kubeadm" (label
+// control-plane-kubeadm).
+func KubeadmControlPlane() (Provider, error) {
+	crds, err := crd.ControlPlane()
+	if err != nil {
+		return Provider{}, err
+	}
+	return Provider{Name: "kubeadm", Type: clusterctlv1.ControlPlaneProviderType, CRDs: crds, Manifests: kubeadmcontrolplane.Files}, nil
+}
+
 // Providers returns every provider of capstan.
 func Providers() ([]Provider, error) {
-	c, err := Core()
-	if err != nil {
-		return nil, err
+	var out []Provider
+	for _, get := range []func() (Provider, error){Core, KubeadmControlPlane, Local} {
+		p, err := get()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
 	}
-	l, err := Local()
-	if err != nil {
-		return nil, err
-	}
-	return []Provider{c, l}, nil
+	return out, nil
 }
