@@ -4,6 +4,7 @@ import (
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	"github.com/capstan-dev/capstan/config/core"
 	"github.com/capstan-dev/capstan/config/crd"
+	kubeadmbootstrap "github.com/capstan-dev/capstan/config/kubeadm-bootstrap"
 	kubeadmcontrolplane "github.com/capstan-dev/capstan/config/kubeadm-control-plane"
 	"github.com/capstan-dev/capstan/config/local"
 	"github.com/capstan-dev/capstan/internal/version"
@@ -40,6 +41,15 @@ func Local() (Provider, error) {
 	return Provider{Name: "local", Type: clusterctlv1.InfrastructureProviderType, CRDs: crds, Manifests: local.Files}, nil
 }
 
+// KubeadmBootstrap returns capstan's kubeadm bootstrap provider, "kubeadm" (label bootstrap-kubeadm).
+func KubeadmBootstrap() (Provider, error) {
+	crds, err := crd.Bootstrap()
+	if err != nil {
+		return Provider{}, err
+	}
+	return Provider{Name: "kubeadm", Type: clusterctlv1.BootstrapProviderType, CRDs: crds, Manifests: kubeadmbootstrap.Files}, nil
+}
+
 // KubeadmControlPlane returns capstan's kubeadm control plane provider, "kubeadm" (label
 // control-plane-kubeadm).
 func KubeadmControlPlane() (Provider, error) {
@@ -53,7 +63,7 @@ func KubeadmControlPlane() (Provider, error) {
 // Providers returns every provider of capstan.
 func Providers() ([]Provider, error) {
 	var out []Provider
-	for _, get := range []func() (Provider, error){Core, KubeadmControlPlane, Local} {
+	for _, get := range []func() (Provider, error){Core, KubeadmBootstrap, KubeadmControlPlane, Local} {
 		p, err := get()
 		if err != nil {
 			return nil, err

@@ -20,10 +20,14 @@ import (
 const NoProvider = "-"
 
 // firstRunProviders returns the providers init adds on a first run (no core provider in the management
-// cluster) unless they are given or opted out of with "-", by type. Upstream also adds the kubeadm
-// bootstrap and control plane providers; capstan adds them here once it ships them.
+// cluster) unless they are given or opted out of with "-", by type: the core provider and, as upstream, the
+// kubeadm bootstrap provider. (Upstream also adds the kubeadm control plane provider; capstan adds it here
+// once it ships it.)
 func firstRunProviders() map[clusterctlv1.ProviderType]string {
-	return map[clusterctlv1.ProviderType]string{clusterctlv1.CoreProviderType: config.CoreProviderName}
+	return map[clusterctlv1.ProviderType]string{
+		clusterctlv1.CoreProviderType:      config.CoreProviderName,
+		clusterctlv1.BootstrapProviderType: config.KubeadmProviderName,
+	}
 }
 
 // InitOptions say what init installs: providers as "name[:version]" each, and how.

@@ -15,6 +15,9 @@ import (
 // CoreProviderName is the name of the core provider; it is the only name a CoreProvider may have.
 const CoreProviderName = "cluster-api"
 
+// KubeadmProviderName is the name of the kubeadm bootstrap and control plane providers.
+const KubeadmProviderName = "kubeadm"
+
 // capstanReleases is where capstan publishes the release assets of its own providers.
 const capstanReleases = "https://github.com/capstan-dev/capstan/releases/latest/"
 

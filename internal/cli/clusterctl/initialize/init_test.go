@@ -38,19 +38,22 @@ func TestInit(t *testing.T) {
 		return out
 	}
 
-	t.Run("an empty cluster gets the core provider and the provider asked for", func(t *testing.T) {
+	t.Run("an empty cluster gets the core and kubeadm bootstrap providers and the provider asked for", func(t *testing.T) {
 		g := NewWithT(t)
 		res := run(t, "init", "--infrastructure", "local")
 		g.Expect(res.Code).To(Equal(0), res.Stderr)
 		g.Expect(res.Stdout).To(BeEmpty())
 		golden.Assert(t, "init-first-run.golden.txt", []byte(res.Stderr))
 
-		g.Expect(inventory(g)).To(ConsistOf("capi-system/cluster-api v0.2.0", "capl-system/infrastructure-local v0.2.0"))
+		g.Expect(inventory(g)).To(ConsistOf("capi-system/cluster-api v0.2.0", "capi-kubeadm-bootstrap-system/bootstrap-kubeadm v0.2.0",
+			"capl-system/infrastructure-local v0.2.0"))
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		g.Expect(env.Client.Get(t.Context(), client.ObjectKey{Name: "clusters.cluster.x-k8s.io"}, crd)).To(Succeed())
 		g.Expect(crd.Labels).To(HaveKeyWithValue("cluster.x-k8s.io/provider", "cluster-api"))
 		g.Expect(crd.Labels).To(HaveKey("clusterctl.cluster.x-k8s.io"))
 		g.Expect(env.Client.Get(t.Context(), client.ObjectKey{Name: "localclusters.infrastructure.cluster.x-k8s.io"}, crd)).To(Succeed())
+		g.Expect(env.Client.Get(t.Context(), client.ObjectKey{Name: "kubeadmconfigs.bootstrap.cluster.x-k8s.io"}, crd)).To(Succeed())
+		g.Expect(crd.Labels).To(HaveKeyWithValue("cluster.x-k8s.io/provider", "bootstrap-kubeadm"))
 		g.Expect(env.Client.Get(t.Context(), client.ObjectKey{Name: "providers.clusterctl.cluster.x-k8s.io"}, crd)).To(Succeed())
 		g.Expect(crd.Labels).To(HaveKeyWithValue("clusterctl.cluster.x-k8s.io/core", "inventory"))
 		d := &appsv1.Deployment{}
