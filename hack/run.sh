@@ -31,7 +31,7 @@ stop() {
 }
 trap 'stop; exit 0' INT TERM
 
-step "Installing the core, the kubeadm bootstrap and the local infrastructure providers (clusterctl init)"
+step "Installing the core, the kubeadm bootstrap and control plane and the local infrastructure providers (clusterctl init)"
 "$BIN/clusterctl" init --config "$CONFIG" --infrastructure local --wait-providers
 
 step "Creating the workload cluster \"$CLUSTER\" with a control plane machine and $WORKERS workers"

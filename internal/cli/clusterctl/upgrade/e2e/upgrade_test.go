@@ -49,8 +49,8 @@ func TestUpgradeKeepsWorkloadClustersRunning(t *testing.T) {
 		return repo.Run(t, kc, args...)
 	}
 
-	// Without the kubeadm bootstrap provider a first init adds (the init tests cover it).
-	res := run("init", "-b", "-", "--core", "cluster-api:v0.1.0", "-i", "local:v0.1.0", "-i", "fixture:v0.1.0")
+	// Without the kubeadm bootstrap and control plane providers a first init adds (the init tests cover it).
+	res := run("init", "-b", "-", "-c", "-", "--core", "cluster-api:v0.1.0", "-i", "local:v0.1.0", "-i", "fixture:v0.1.0")
 	g.Expect(res.Code).To(Equal(0), res.Stderr)
 	// The core and the local provider run in the test, as their Deployments would.
 	stack.ForTest(t, env.Config, stack.Options{Local: true})
