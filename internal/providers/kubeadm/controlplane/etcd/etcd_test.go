@@ -77,7 +77,7 @@ func TestMembersLeadershipAndRemoval(t *testing.T) {
 		}
 		return err
 	}, 60*time.Second, 500*time.Millisecond).Should(Succeed())
-	defer leader.Close()
+	defer func() { _ = leader.Close() }()
 	g.Expect(leader.MemberID).To(Equal(leader.LeaderID), "ForLeader returns a client of the leader")
 
 	members, err := leader.Members(ctx)
@@ -120,13 +120,13 @@ func TestMembersLeadershipAndRemoval(t *testing.T) {
 		if err != nil {
 			return 0, err
 		}
-		defer c.Close()
+		defer func() { _ = c.Close() }()
 		return c.LeaderID, nil
 	}, 30*time.Second, 200*time.Millisecond).Should(Equal(names[target]))
 
 	c, err := gen.ForFirstAvailableNode(ctx, rest)
 	g.Expect(err).NotTo(HaveOccurred())
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	// etcd refuses to remove a member until the others have been connected for a few seconds.
 	g.Eventually(func() error { return c.RemoveMember(ctx, names[oldLeader]) }, 30*time.Second, time.Second).Should(Succeed())
 	g.Expect(c.RemoveMember(ctx, names[oldLeader])).To(Succeed(), "removing a removed member is not an error")
@@ -146,7 +146,7 @@ func TestForFirstAvailableNodeSkipsDeadMembers(t *testing.T) {
 		c, err = gen.ForFirstAvailableNode(t.Context(), []string{"missing", "node-0"})
 		return err
 	}, 60*time.Second, 500*time.Millisecond).Should(Succeed())
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	g.Expect(c.Endpoint).To(Equal("etcd-node-0"))
 	_, err = gen.ForFirstAvailableNode(t.Context(), nil)
 	g.Expect(err).To(MatchError(ContainSubstring("no control plane Node")))

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/httpstream"
+	"k8s.io/apimachinery/pkg/util/httpstream" //nolint:staticcheck // client-go's spdy transport still returns this package's types.
 	"k8s.io/client-go/rest"
 
 	"k8s.io/client-go/transport/spdy"

@@ -28,7 +28,7 @@ func (w *Cluster) EtcdState(ctx context.Context, nodes []string) (*EtcdState, er
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	s := &EtcdState{Endpoint: c.Endpoint, LeaderID: c.LeaderID, Errors: c.Errors}
 	if s.Members, err = c.Members(ctx); err != nil {
 		return s, err
@@ -68,7 +68,7 @@ func (w *Cluster) ForwardLeadership(ctx context.Context, nodes []string, from, t
 	if err != nil {
 		return fmt.Errorf("reaching the etcd leader: %w", err)
 	}
-	defer leader.Close()
+	defer func() { _ = leader.Close() }()
 	members, err := leader.Members(ctx)
 	if err != nil {
 		return err
@@ -95,7 +95,7 @@ func (w *Cluster) RemoveMember(ctx context.Context, nodes []string, node string)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	members, err := c.Members(ctx)
 	if err != nil {
 		return err
@@ -117,7 +117,7 @@ func (w *Cluster) RemoveMembersWithoutNodes(ctx context.Context, nodes []string)
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	members, err := c.Members(ctx)
 	if err != nil {
 		return nil, err

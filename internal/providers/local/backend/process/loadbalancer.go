@@ -28,8 +28,8 @@ type loadBalancer struct {
 	// server that stops being ready are closed (as a load balancer's shutdown-sessions does): an API
 	// server whose etcd member was removed keeps its connections open but answers no request.
 	upstreams map[net.Conn]int
-	closed   bool
-	done     chan struct{}
+	closed    bool
+	done      chan struct{}
 }
 
 // listenLoadBalancer starts a load balancer on port; it forwards nothing until setBackends.

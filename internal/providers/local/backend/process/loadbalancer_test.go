@@ -19,7 +19,7 @@ func TestLoadBalancerClosesConnectionsToDroppedBackends(t *testing.T) {
 	g := NewWithT(t)
 	backend, err := net.Listen("tcp", "127.0.0.1:0")
 	g.Expect(err).NotTo(HaveOccurred())
-	defer backend.Close()
+	defer func() { _ = backend.Close() }()
 	go func() {
 		for {
 			c, err := backend.Accept()
@@ -38,7 +38,7 @@ func TestLoadBalancerClosesConnectionsToDroppedBackends(t *testing.T) {
 
 	conn, err := net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	g.Expect(err).NotTo(HaveOccurred())
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	_, err = conn.Write([]byte("ping"))
 	g.Expect(err).NotTo(HaveOccurred())
 	buf := make([]byte, 4)

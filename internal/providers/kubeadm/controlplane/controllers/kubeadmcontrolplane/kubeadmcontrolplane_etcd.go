@@ -168,7 +168,7 @@ func apiServerCertificateExpiry(ctx context.Context, dialer *portforward.Dialer,
 	if err != nil {
 		return time.Time{}, err
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	tc := tls.Client(conn, &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}) //nolint:gosec // Only the certificate's expiry is read.
 	if err := tc.HandshakeContext(ctx); err != nil {
 		return time.Time{}, err

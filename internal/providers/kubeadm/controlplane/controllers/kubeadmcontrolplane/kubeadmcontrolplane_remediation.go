@@ -27,12 +27,6 @@ const (
 	remediationInProgressReason                           = "RemediationInProgress"
 )
 
-// remediationFacts is what the remediation phase found, for the status.
-type remediationFacts struct {
-	// last is the remediation recorded by the KubeadmControlPlane or its Machines, if any.
-	last *remediationData
-}
-
 // remediationData is the value of the remediation-in-progress and remediation-for annotations.
 type remediationData struct {
 	Machine    string      `json:"machine"`
@@ -152,38 +146,38 @@ func (r *Reconciler) reconcileUnhealthyMachines(ctx context.Context, s *scope) (
 // remediate checks the limits and the safety of deleting m, and deletes it when both allow it.
 func (r *Reconciler) remediate(ctx context.Context, s *scope, m *clusterv1.Machine) (bool, error) {
 	log := ctrl.LoggerFrom(ctx)
-	defer_ := func(v1beta2Reason, message string) (bool, error) {
+	deferred := func(v1beta2Reason, message string) (bool, error) {
 		log.Info("A control plane Machine needs remediation, skipping it: " + message)
 		markOwnerRemediated(m, waitingForRemediationReason, clusterv1.ConditionSeverityWarning, v1beta2Reason, message)
 		return false, nil
 	}
 	if t := s.cluster.Spec.Topology; t != nil && t.Version != "" && t.Version != s.kcp.Spec.Version {
-		return defer_(controlplanev1.KubeadmControlPlaneMachineRemediationDeferredV1Beta2Reason,
+		return deferred(controlplanev1.KubeadmControlPlaneMachineRemediationDeferredV1Beta2Reason,
 			fmt.Sprintf("KubeadmControlPlane can't remediate while waiting for a version upgrade to %s to be propagated from Cluster.spec.topology", t.Version))
 	}
 	data, ok, reason, message := checkRetryLimits(s, m)
 	if !ok {
-		return defer_(reason, message)
+		return deferred(reason, message)
 	}
 
 	if s.kcp.Status.Initialized {
 		if len(s.machines) <= 1 {
-			return defer_(controlplanev1.KubeadmControlPlaneMachineCannotBeRemediatedV1Beta2Reason, "KubeadmControlPlane can't remediate if current replicas are less or equal to 1")
+			return deferred(controlplanev1.KubeadmControlPlaneMachineCannotBeRemediatedV1Beta2Reason, "KubeadmControlPlane can't remediate if current replicas are less or equal to 1")
 		}
 		for _, other := range s.all() {
 			if !isUnhealthy(other) && other.Status.NodeRef == nil {
-				return defer_(controlplanev1.KubeadmControlPlaneMachineRemediationDeferredV1Beta2Reason, "KubeadmControlPlane waiting for control plane Machine provisioning to complete before triggering remediation")
+				return deferred(controlplanev1.KubeadmControlPlaneMachineRemediationDeferredV1Beta2Reason, "KubeadmControlPlane waiting for control plane Machine provisioning to complete before triggering remediation")
 			}
 		}
 		if len(s.deleting()) > 0 {
-			return defer_(controlplanev1.KubeadmControlPlaneMachineRemediationDeferredV1Beta2Reason, "KubeadmControlPlane waiting for control plane Machine deletion to complete before triggering remediation")
+			return deferred(controlplanev1.KubeadmControlPlaneMachineRemediationDeferredV1Beta2Reason, "KubeadmControlPlane waiting for control plane Machine deletion to complete before triggering remediation")
 		}
 		if s.isEtcdManaged() {
 			if s.etcdMembers == nil || s.workload == nil {
-				return defer_(controlplanev1.KubeadmControlPlaneMachineRemediationDeferredV1Beta2Reason, "KubeadmControlPlane can't remediate this Machine because the etcd members could not be read")
+				return deferred(controlplanev1.KubeadmControlPlaneMachineRemediationDeferredV1Beta2Reason, "KubeadmControlPlane can't remediate this Machine because the etcd members could not be read")
 			}
 			if !canSafelyRemoveEtcdMember(s, m) {
-				return defer_(controlplanev1.KubeadmControlPlaneMachineCannotBeRemediatedV1Beta2Reason, "KubeadmControlPlane can't remediate this Machine because this could result in etcd loosing quorum")
+				return deferred(controlplanev1.KubeadmControlPlaneMachineCannotBeRemediatedV1Beta2Reason, "KubeadmControlPlane can't remediate this Machine because this could result in etcd loosing quorum")
 			}
 			var healthy []*clusterv1.Machine
 			for _, other := range s.active() {

@@ -47,7 +47,6 @@ type scope struct {
 	infraTemplateNotFound  bool
 	machinesCreatedFailure *machinesCreatedFailure
 	preflight              preflightResults
-	remediation            remediationFacts
 	deletingReason         string
 	deletingMessage        string
 	healthInspected        bool
@@ -71,10 +70,6 @@ type preflightResults struct {
 	controlPlaneComponentsNotHealthy bool
 	etcdClusterNotHealthy            bool
 	topologyVersionMismatch          bool
-}
-
-func (p preflightResults) any() bool {
-	return p.hasDeletingMachine || p.controlPlaneComponentsNotHealthy || p.etcdClusterNotHealthy || p.topologyVersionMismatch
 }
 
 // replicas returns spec.replicas, 1 when unset (upstream's webhook default).

@@ -55,10 +55,8 @@ func setStatus(s *scope) {
 	if len(s.machines) == 0 {
 		st.ReadyReplicas = 0
 	}
-	st.UnavailableReplicas = max(s.replicas(), st.Replicas) - st.ReadyReplicas
-	if st.UnavailableReplicas < 0 {
-		st.UnavailableReplicas = 0
-	}
+	// Deprecated upstream in v1beta2, still part of the v1beta1 API and its printer columns.
+	st.UnavailableReplicas = max(max(s.replicas(), st.Replicas)-st.ReadyReplicas, 0) //nolint:staticcheck // See above.
 	if st.ReadyReplicas > 0 {
 		st.Ready = true
 	}
