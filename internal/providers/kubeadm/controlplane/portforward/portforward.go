@@ -66,30 +66,29 @@ func (d *Dialer) URL(namespace, pod string) *url.URL {
 }
 
 // Dial opens a connection to port of the Pod namespace/pod. The connection is a stream of a new stream
-// connection to the API server; closing it closes both.
+// connection to the API server; closing it closes both. The upgrade and the creation of the streams are
+// bounded by ctx and the Dialer's timeout: a server that does not answer never blocks the caller.
 func (d *Dialer) Dial(ctx context.Context, namespace, pod string, port int) (net.Conn, error) {
-	type result struct {
-		conn httpstream.Connection
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		dialer := spdy.NewDialer(d.upgrader, d.client, http.MethodPost, d.URL(namespace, pod))
-		conn, _, err := dialer.Dial(protocolV1)
-		done <- result{conn, err}
-	}()
 	if d.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d.timeout)
 		defer cancel()
 	}
-	var conn httpstream.Connection
+	type result struct {
+		conn *streamConn
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, err := d.dial(namespace, pod, port)
+		done <- result{c, err}
+	}()
 	select {
 	case r := <-done:
 		if r.err != nil {
 			return nil, fmt.Errorf("opening a port-forward to pod %s/%s: %w", namespace, pod, r.err)
 		}
-		conn = r.conn
+		return r.conn, nil
 	case <-ctx.Done():
 		go func() {
 			if r := <-done; r.conn != nil {
@@ -98,7 +97,14 @@ func (d *Dialer) Dial(ctx context.Context, namespace, pod string, port int) (net
 		}()
 		return nil, fmt.Errorf("opening a port-forward to pod %s/%s: %w", namespace, pod, ctx.Err())
 	}
+}
 
+func (d *Dialer) dial(namespace, pod string, port int) (*streamConn, error) {
+	dialer := spdy.NewDialer(d.upgrader, d.client, http.MethodPost, d.URL(namespace, pod))
+	conn, _, err := dialer.Dial(protocolV1)
+	if err != nil {
+		return nil, err
+	}
 	id := strconv.FormatInt(d.ids.Add(1), 10)
 	headers := http.Header{}
 	headers.Set(corev1.StreamType, corev1.StreamTypeError)
@@ -107,7 +113,7 @@ func (d *Dialer) Dial(ctx context.Context, namespace, pod string, port int) (net
 	errorStream, err := conn.CreateStream(headers)
 	if err != nil {
 		_ = conn.Close()
-		return nil, fmt.Errorf("creating the error stream of a port-forward to pod %s/%s: %w", namespace, pod, err)
+		return nil, fmt.Errorf("creating the error stream: %w", err)
 	}
 	// Nothing is ever written to the error stream: half-close it so the server sees that.
 	_ = errorStream.Close()
@@ -115,7 +121,7 @@ func (d *Dialer) Dial(ctx context.Context, namespace, pod string, port int) (net
 	dataStream, err := conn.CreateStream(headers)
 	if err != nil {
 		_ = conn.Close()
-		return nil, fmt.Errorf("creating the data stream of a port-forward to pod %s/%s: %w", namespace, pod, err)
+		return nil, fmt.Errorf("creating the data stream: %w", err)
 	}
 	c := &streamConn{conn: conn, data: dataStream, addr: addr(fmt.Sprintf("%s/%s:%d", namespace, pod, port))}
 	go c.watchErrors(errorStream)
@@ -167,14 +173,17 @@ func (c *streamConn) Write(b []byte) (int, error) {
 	return n, c.err(err)
 }
 
+// Close closes the stream and its connection. It does not wait for the server: a server that stopped
+// answering never blocks the caller.
 func (c *streamConn) Close() error {
-	var err error
 	c.closeOnce.Do(func() {
-		c.conn.RemoveStreams(c.data)
-		_ = c.data.Reset()
-		err = c.conn.Close()
+		go func() {
+			c.conn.RemoveStreams(c.data)
+			_ = c.data.Reset()
+			_ = c.conn.Close()
+		}()
 	})
-	return err
+	return nil
 }
 
 func (c *streamConn) LocalAddr() net.Addr  { return c.addr }
