@@ -38,6 +38,9 @@ const (
 	preflightFailedRequeueAfter = 15 * time.Second
 	dependentCertRequeueAfter   = 30 * time.Second
 	notReadyRequeueAfter        = 20 * time.Second
+	// healthRequeueAfter is how often the health of a healthy control plane is read again: the workload
+	// cluster's Pods are not watched (upstream reads them again on Machine events and at the sync period).
+	healthRequeueAfter = 30 * time.Second
 )
 
 // Reconciler reconciles KubeadmControlPlanes.
@@ -170,6 +173,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		if reterr == nil && res.IsZero() && kcp.DeletionTimestamp.IsZero() && !paused {
 			// Pod and Node changes in the workload cluster are not watched: look again while the control plane
 			// is not ready or a component is unhealthy.
+			res = ctrl.Result{RequeueAfter: healthRequeueAfter}
 			if !kcp.Status.Ready || !componentsHealthy(kcp) {
 				res = ctrl.Result{RequeueAfter: notReadyRequeueAfter}
 			}

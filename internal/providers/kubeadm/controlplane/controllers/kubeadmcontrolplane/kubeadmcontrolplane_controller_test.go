@@ -36,6 +36,9 @@ const (
 // API server; its CA is the user's too, which the provider adopts.
 func newControlPlane(ctx context.Context, g Gomega, ns, name string, replicas int32, fds ...string) (*clusterv1.Cluster, *controlplanev1.KubeadmControlPlane) {
 	key := client.ObjectKey{Namespace: ns, Name: name}
+	// The tests share the workload API server: the control plane Nodes of an earlier test would count as
+	// this control plane's (status.readyReplicas counts the Ready control plane Nodes).
+	g.Expect(workloadClient.DeleteAllOf(ctx, &corev1.Node{})).To(Succeed())
 	kc, err := envtest.Kubeconfig(workloadEnv.Config, name)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(env.Client.Create(ctx, &corev1.Secret{
