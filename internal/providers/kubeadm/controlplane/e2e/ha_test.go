@@ -95,6 +95,16 @@ func TestHighlyAvailableControlPlane(t *testing.T) {
 		g.Expect(env.Client.Create(ctx, o)).To(Succeed(), "creating %s %s", o.GetKind(), o.GetName())
 	}
 	kcpKey := client.ObjectKey{Namespace: ns, Name: "ha-control-plane"}
+	// Delete the cluster before the providers stop (cleanups run last in, first out), so that its
+	// processes stop with it.
+	t.Cleanup(func() {
+		c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ha"}}
+		g := NewWithT(t)
+		g.Expect(client.IgnoreNotFound(env.Client.Delete(ctx, c))).To(Succeed())
+		g.Eventually(func() bool {
+			return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(c), c))
+		}, wait, interval).Should(BeTrue(), "the Cluster is deleted")
+	})
 
 	t.Log("3 control plane Machines become available")
 	start := time.Now()
@@ -150,7 +160,7 @@ func TestHighlyAvailableControlPlane(t *testing.T) {
 // 100 ms (the API answers, etcd keeps 2 of 3 or 3 of 4 healthy members, the worker untouched), a control
 // plane Machine deleted by hand and replaced, then a scale down to 1 that removes the etcd members before
 // their Machines and keeps the data. It takes many minutes on a loaded machine, so it runs only with
-// CAPSTAN_E2E_ROLLOUT=1.
+// CAPSTAN_E2E_ROLLOUT=1 (make test-e2e-rollout).
 func rollout(ctx context.Context, t *testing.T, g Gomega, ns string, kcpKey client.ObjectKey, cfg *rest.Config, wc kubernetes.Interface, w *workload.Cluster, has136 bool) {
 	kept := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "kept"}, Data: map[string]string{"written": "before"}}
 	_, err := wc.CoreV1().ConfigMaps("default").Create(ctx, kept, metav1.CreateOptions{})
