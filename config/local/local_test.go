@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/drone/envsubst"
+	"github.com/drone/envsubst/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"

@@ -19,9 +19,9 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
 
-// ErrClusterNotConnected is returned (wrapped) when there is no healthy connection to a workload cluster:
-// it has not been made yet, is being made, failed, or its health probe fails. Callers requeue; a
-// ClusterSource tells them when the connection comes up.
+// ErrClusterNotConnected is returned (wrapped) when there is no connection to a workload cluster: it has
+// not been made yet, is being made, failed, or was dropped because its health probe failed too often.
+// Callers requeue; a ClusterSource tells them when the connection comes up.
 var ErrClusterNotConnected = errors.New("connection to the workload cluster is down")
 
 // NodeProviderIDField indexes the Nodes of every workload cluster's cache by spec.providerID, for
@@ -181,8 +181,8 @@ func (cc *ClusterCache) Health(cluster client.ObjectKey) Health {
 
 // GetClient returns a client of a Cluster's workload cluster whose Node reads (Get and List) come from
 // the connection's cache, with the NodeProviderIDField index; every other read and every write goes to
-// the API server, bounded by Options.ClientTimeout. Without a healthy connection it returns
-// ErrClusterNotConnected at once.
+// the API server, bounded by Options.ClientTimeout. Without a connection (none made yet, or dropped after
+// HealthProbeFailureThreshold failed probes) it returns ErrClusterNotConnected at once.
 func (cc *ClusterCache) GetClient(_ context.Context, cluster client.ObjectKey) (client.Client, error) {
 	conn, err := cc.connection(cluster)
 	if err != nil {
@@ -334,14 +334,16 @@ func (cc *ClusterCache) forget(cluster client.ObjectKey) bool {
 	return dropped
 }
 
-// connection returns the healthy connection of a Cluster, or ErrClusterNotConnected.
+// connection returns the connection of a Cluster, or ErrClusterNotConnected. A connection whose health
+// probe fails keeps being served until HealthProbeFailureThreshold failures in a row drop it, as upstream
+// does: one lost probe does not cut every controller off the workload cluster.
 func (cc *ClusterCache) connection(cluster client.ObjectKey) (*connection, error) {
 	acc := cc.lookup(cluster)
 	if acc != nil {
 		acc.mu.RLock()
-		conn, healthy := acc.conn, acc.consecutiveFailures == 0
+		conn := acc.conn
 		acc.mu.RUnlock()
-		if conn != nil && healthy {
+		if conn != nil {
 			return conn, nil
 		}
 	}

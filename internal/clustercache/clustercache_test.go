@@ -414,7 +414,7 @@ func TestHealthProbeDropsAndRecreatesTheConnection(t *testing.T) {
 	g.Eventually(func() bool {
 		_, err := cc.GetClient(ctx, key)
 		return errors.Is(err, ErrClusterNotConnected)
-	}, 10*time.Second, 50*time.Millisecond).Should(BeTrue(), "a failing probe makes the cluster unavailable")
+	}, 10*time.Second, 50*time.Millisecond).Should(BeTrue(), "enough failing probes make the cluster unavailable")
 	g.Eventually(func() bool {
 		acc := cc.lookup(key)
 		acc.mu.RLock()
@@ -428,6 +428,41 @@ func TestHealthProbeDropsAndRecreatesTheConnection(t *testing.T) {
 		return err == nil && after != before
 	}, 30*time.Second, 50*time.Millisecond).Should(BeTrue(), "a new connection is made once the cluster answers again")
 	g.Expect(cc.Health(key).LastProbeSuccess).NotTo(BeZero())
+}
+
+// TestKeepsServingUntilTheFailureThreshold: a connection whose health probe fails is still served until
+// HealthProbeFailureThreshold failures in a row, as upstream does, rather than being withheld from every
+// controller on the first lost probe.
+func TestKeepsServingUntilTheFailureThreshold(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	cc := startClusterCache(t, ns, Options{
+		HealthProbeInterval:         100 * time.Millisecond,
+		HealthProbeTimeout:          200 * time.Millisecond,
+		HealthProbeFailureThreshold: 1000,
+		ConnectionTimeout:           5 * time.Second,
+	})
+	server, err := url.Parse(env.Config.Host)
+	g.Expect(err).NotTo(HaveOccurred())
+	p := newProxy(t, server.Host, false)
+	key := createCluster(t, ns, "blip", p.config(env.Config))
+	g.Eventually(func() bool { return cc.Health(key).Connected }, 30*time.Second, 50*time.Millisecond).Should(BeTrue())
+	before, err := cc.GetClient(ctx, key)
+	g.Expect(err).NotTo(HaveOccurred())
+
+	p.setCut(true)
+	g.Eventually(func() int { return cc.Health(key).ConsecutiveFailures }, 10*time.Second, 20*time.Millisecond).Should(BeNumerically(">=", 2))
+	during, err := cc.GetClient(ctx, key)
+	g.Expect(err).NotTo(HaveOccurred(), "a failing probe below the threshold does not withhold the client")
+	g.Expect(during).To(BeIdenticalTo(before))
+	g.Expect(cc.Health(key).Connected).To(BeFalse(), "Health says the probe fails")
+
+	p.setCut(false)
+	g.Eventually(func() int { return cc.Health(key).ConsecutiveFailures }, 10*time.Second, 20*time.Millisecond).Should(BeZero())
+	after, err := cc.GetClient(ctx, key)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(after).To(BeIdenticalTo(before), "the same connection is kept")
 }
 
 func TestSecretToCluster(t *testing.T) {

@@ -26,6 +26,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/capstan-dev/capstan/internal/feature"
 )
 
 // Options are the flags shared by capstan's controller managers.
@@ -48,7 +50,7 @@ type Options struct {
 	SyncPeriod               time.Duration
 	HealthAddr               string
 	MetricsBindAddr          string
-	FeatureGates             map[string]bool
+	FeatureGates             *feature.Gates
 
 	// Verbosity is the log level of -v; Zap the controller-runtime --zap-* flags, which take precedence.
 	Verbosity int
@@ -70,7 +72,7 @@ func DefaultOptions(name string) *Options {
 		SyncPeriod:               10 * time.Minute,
 		HealthAddr:               ":9440",
 		MetricsBindAddr:          "localhost:8080",
-		FeatureGates:             map[string]bool{},
+		FeatureGates:             &feature.Gates{},
 	}
 }
 
@@ -89,7 +91,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.SyncPeriod, "sync-period", o.SyncPeriod, "How often every watched object is reconciled even without changes.")
 	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "Address of the /healthz and /readyz endpoints.")
 	fs.StringVar(&o.MetricsBindAddr, "metrics-bind-addr", o.MetricsBindAddr, "Address of the /metrics endpoint; 0 disables it.")
-	fs.Var(featureGates{o.FeatureGates}, "feature-gates", "Comma-separated Gate=true|false pairs. capstan defines no feature gates yet: the flag is accepted so that manifests written for upstream Cluster API work.")
+	fs.Var(o.FeatureGates, "feature-gates", "Comma-separated Gate=true|false pairs of upstream Cluster API's feature gates ("+strings.Join(feature.Known(), ", ")+"); an unknown gate is an error.")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Log verbosity: 0 logs the essentials, higher numbers log more.")
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	o.Zap.BindFlags(zapFlags)
@@ -156,38 +158,3 @@ func (o *Options) New(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, e
 	}
 	return mgr, nil
 }
-
-// featureGates is the --feature-gates flag value.
-type featureGates struct{ gates map[string]bool }
-
-func (f featureGates) String() string {
-	var parts []string
-	for k, v := range f.gates {
-		parts = append(parts, fmt.Sprintf("%s=%t", k, v))
-	}
-	return strings.Join(parts, ",")
-}
-
-func (f featureGates) Set(value string) error {
-	for _, pair := range strings.Split(value, ",") {
-		pair = strings.TrimSpace(pair)
-		if pair == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(pair, "=")
-		if !ok {
-			return fmt.Errorf("feature gate %q: want Gate=true or Gate=false", pair)
-		}
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "true":
-			f.gates[strings.TrimSpace(k)] = true
-		case "false":
-			f.gates[strings.TrimSpace(k)] = false
-		default:
-			return fmt.Errorf("feature gate %q: %q is not true or false", k, v)
-		}
-	}
-	return nil
-}
-
-func (f featureGates) Type() string { return "mapStringBool" }

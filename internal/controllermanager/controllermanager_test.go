@@ -7,7 +7,34 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/spf13/pflag"
+
+	"github.com/capstan-dev/capstan/internal/feature"
 )
+
+// TestFeatureGatesRefuseUnknownGates: upstream's gate names are accepted, an unknown name or value is
+// refused with a message naming the known gates, as upstream's managers refuse them.
+func TestFeatureGatesRefuseUnknownGates(t *testing.T) {
+	tests := []struct {
+		name, value, wantErr string
+	}{
+		{name: "upstream gates", value: "MachinePool=true,ClusterResourceSet=false,MachineSetPreflightChecks=false"},
+		{name: "unknown gate", value: "MachinePool=true,NoSuchGate=true", wantErr: `unrecognized feature gate "NoSuchGate": known gates are ClusterResourceSet, ClusterTopology`},
+		{name: "not a boolean", value: "ClusterTopology=yes", wantErr: `feature gate ClusterTopology: "yes" is not true or false`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+			DefaultOptions("test-manager").AddFlags(fs)
+			err := fs.Parse([]string{"--feature-gates", tt.value})
+			if tt.wantErr == "" {
+				g.Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			g.Expect(err).To(MatchError(ContainSubstring(tt.wantErr)))
+		})
+	}
+}
 
 func TestSharedFlags(t *testing.T) {
 	g := NewWithT(t)
@@ -23,10 +50,12 @@ current-context: mgmt
 	o := DefaultOptions("test-manager")
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	o.AddFlags(fs)
-	g.Expect(fs.Parse([]string{"--kubeconfig", kubeconfig, "-v", "2", "--zap-log-level", "debug", "--feature-gates", "A=true"})).To(Succeed())
+	g.Expect(fs.Parse([]string{"--kubeconfig", kubeconfig, "-v", "2", "--zap-log-level", "debug", "--feature-gates", "MachinePool=false,ClusterTopology=true"})).To(Succeed())
 	g.Expect(o.Verbosity).To(Equal(2))
 	g.Expect(o.Zap.Level).NotTo(BeNil(), "the zap flags are registered")
-	g.Expect(o.FeatureGates).To(HaveKeyWithValue("A", true))
+	g.Expect(o.FeatureGates.Enabled(feature.MachinePool)).To(BeFalse())
+	g.Expect(o.FeatureGates.Enabled(feature.ClusterTopology)).To(BeTrue())
+	g.Expect(o.FeatureGates.Enabled(feature.RuntimeSDK)).To(BeTrue(), "capstan has RuntimeSDK on by default")
 
 	cfg, err := o.RESTConfig()
 	g.Expect(err).NotTo(HaveOccurred())

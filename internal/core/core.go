@@ -1,4 +1,5 @@
-// Package core wires the Cluster API core controllers — Cluster, Machine, MachineSet, MachineDeployment —
+// Package core wires the Cluster API core controllers — Cluster, Machine, MachineSet, MachineDeployment,
+// MachineHealthCheck —
 // and the workload cluster cache into a controller-runtime manager. `capstan manager` runs it; tests and
 // benchmarks use it to run the core in-process.
 package core
@@ -21,17 +22,19 @@ import (
 	clustercontroller "github.com/capstan-dev/capstan/internal/controllers/cluster"
 	machinecontroller "github.com/capstan-dev/capstan/internal/controllers/machine"
 	mdcontroller "github.com/capstan-dev/capstan/internal/controllers/machinedeployment"
+	mhccontroller "github.com/capstan-dev/capstan/internal/controllers/machinehealthcheck"
 	mscontroller "github.com/capstan-dev/capstan/internal/controllers/machineset"
+	"github.com/capstan-dev/capstan/internal/feature"
 )
 
 // Concurrency is how many objects of each kind are reconciled at the same time.
 type Concurrency struct {
-	Cluster, Machine, MachineSet, MachineDeployment int
+	Cluster, Machine, MachineSet, MachineDeployment, MachineHealthCheck int
 }
 
 // DefaultConcurrency returns upstream's current defaults.
 func DefaultConcurrency() Concurrency {
-	return Concurrency{Cluster: 50, Machine: 100, MachineSet: 50, MachineDeployment: 50}
+	return Concurrency{Cluster: 50, Machine: 100, MachineSet: 50, MachineDeployment: 50, MachineHealthCheck: 10}
 }
 
 // AddFlags registers the --<kind>-concurrency flags.
@@ -40,6 +43,14 @@ func (c *Concurrency) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.Machine, "machine-concurrency", c.Machine, "Number of Machines to reconcile at the same time.")
 	fs.IntVar(&c.MachineSet, "machineset-concurrency", c.MachineSet, "Number of MachineSets to reconcile at the same time.")
 	fs.IntVar(&c.MachineDeployment, "machinedeployment-concurrency", c.MachineDeployment, "Number of MachineDeployments to reconcile at the same time.")
+	fs.IntVar(&c.MachineHealthCheck, "machinehealthcheck-concurrency", c.MachineHealthCheck, "Number of MachineHealthChecks to reconcile at the same time.")
+}
+
+func concurrency(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
 }
 
 // Options configure the core controllers.
@@ -47,6 +58,10 @@ type Options struct {
 	// WatchFilter restricts the controllers to objects with this cluster.x-k8s.io/watch-filter label value.
 	WatchFilter string
 	Concurrency Concurrency
+	// FeatureGates are the manager's --feature-gates; the defaults when nil.
+	FeatureGates *feature.Gates
+	// MachineSetPreflightChecks are the checks of --machineset-preflight-checks; every check when nil.
+	MachineSetPreflightChecks []clusterv1.MachineSetPreflightCheck
 	// ClusterCache tunes the workload cluster cache; zero values take its defaults.
 	ClusterCache clustercache.Options
 }
@@ -82,19 +97,25 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		}},
 		{"Machine", func() error {
 			return (&machinecontroller.Reconciler{
-				Client: mgr.GetClient(), Contracts: contracts, WatchFilter: o.WatchFilter,
+				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
 				ClusterCache: cache,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.Machine})
 		}},
 		{"MachineSet", func() error {
 			return (&mscontroller.Reconciler{
 				Client: mgr.GetClient(), Contracts: contracts, WatchFilter: o.WatchFilter,
+				FeatureGates: o.FeatureGates, PreflightChecks: o.MachineSetPreflightChecks,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.MachineSet})
 		}},
 		{"MachineDeployment", func() error {
 			return (&mdcontroller.Reconciler{
 				Client: mgr.GetClient(), Contracts: contracts, WatchFilter: o.WatchFilter,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.MachineDeployment})
+		}},
+		{"MachineHealthCheck", func() error {
+			return (&mhccontroller.Reconciler{
+				Client: mgr.GetClient(), ClusterCache: cache, WatchFilter: o.WatchFilter,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.MachineHealthCheck, 10)})
 		}},
 	}
 	for _, s := range steps {

@@ -47,6 +47,7 @@ type Cluster struct {
 	// Processes are etcd, kube-apiserver and kube-controller-manager, in start order.
 	Processes []*supervisor.Process
 	log       logr.Logger
+	stopProxy func()
 }
 
 // StartOptions tune Start.
@@ -86,7 +87,11 @@ func Start(ctx context.Context, name string, state State, o StartOptions) (*Clus
 		return nil, err
 	}
 
-	c := &Cluster{Name: name, State: state, Ports: ports, log: o.Log}
+	egressConfig, stopProxy, err := startEgressProxy(ctx, state)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{Name: name, State: state, Ports: ports, log: o.Log, stopProxy: stopProxy}
 	sopts := supervisor.Options{Log: o.Log}
 	start := func(spec supervisor.Spec) error {
 		p, err := supervisor.Start(ctx, spec, sopts)
@@ -97,13 +102,18 @@ func Start(ctx context.Context, name string, state State, o StartOptions) (*Clus
 		return nil
 	}
 
-	etcdClient := fmt.Sprintf("http://127.0.0.1:%d", ports.EtcdClient)
-	etcdPeer := fmt.Sprintf("http://127.0.0.1:%d", ports.EtcdPeer)
+	// etcd serves TLS on loopback and only accepts clients with a certificate of its own CA (mTLS).
+	etcdClient := fmt.Sprintf("https://127.0.0.1:%d", ports.EtcdClient)
+	etcdPeer := fmt.Sprintf("https://127.0.0.1:%d", ports.EtcdPeer)
 	etcdArgs := []string{
 		"--name=capstan", "--data-dir=" + state.EtcdDir(),
 		"--listen-client-urls=" + etcdClient, "--advertise-client-urls=" + etcdClient,
 		"--listen-peer-urls=" + etcdPeer, "--initial-advertise-peer-urls=" + etcdPeer,
 		"--initial-cluster=capstan=" + etcdPeer,
+		"--cert-file=" + state.certFile(etcdServerName), "--key-file=" + state.keyFile(etcdServerName),
+		"--client-cert-auth=true", "--trusted-ca-file=" + state.certFile(etcdCAName),
+		"--peer-cert-file=" + state.certFile(etcdPeerName), "--peer-key-file=" + state.keyFile(etcdPeerName),
+		"--peer-client-cert-auth=true", "--peer-trusted-ca-file=" + state.certFile(etcdCAName),
 		"--auto-compaction-mode=periodic", "--auto-compaction-retention=1h",
 		"--log-level=warn",
 	}
@@ -115,6 +125,8 @@ func Start(ctx context.Context, name string, state State, o StartOptions) (*Clus
 	if err == nil {
 		err = start(supervisor.Spec{Name: "kube-apiserver", Path: bins.KubeAPIServer, LogFile: filepath.Join(state.LogDir(), "kube-apiserver.log"), Args: []string{
 			"--etcd-servers=" + etcdClient,
+			"--etcd-cafile=" + state.certFile(etcdCAName),
+			"--etcd-certfile=" + state.certFile(apiServerEtcdName), "--etcd-keyfile=" + state.keyFile(apiServerEtcdName),
 			"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", ports.APIServer),
 			"--tls-cert-file=" + state.certFile(apiServerName), "--tls-private-key-file=" + state.keyFile(apiServerName),
 			"--client-ca-file=" + state.certFile(caName),
@@ -126,6 +138,10 @@ func Start(ctx context.Context, name string, state State, o StartOptions) (*Clus
 			"--allow-privileged=true",
 			// The kubernetes Service would point at 127.0.0.1, which the endpoint reconciler rejects.
 			"--endpoint-reconciler-type=none",
+			// Webhooks, conversion webhooks and aggregated APIs are called through the EndpointSlices of their
+			// Service, which the local runtime writes, and the egress proxy to its pod network.
+			"--enable-aggregator-routing=true",
+			"--egress-selector-config-file=" + egressConfig,
 			"--cert-dir=" + filepath.Join(pkiDir, "generated"),
 			"--v=1",
 		}})
@@ -161,10 +177,13 @@ func (c *Cluster) RESTConfig() (*rest.Config, error) {
 	return clientcmd.BuildConfigFromFlags("", c.State.Kubeconfig())
 }
 
-// Stop stops the processes in reverse start order.
+// Stop stops the processes in reverse start order, then the egress proxy.
 func (c *Cluster) Stop() {
 	for i := len(c.Processes) - 1; i >= 0; i-- {
 		c.Processes[i].Stop()
+	}
+	if c.stopProxy != nil {
+		c.stopProxy()
 	}
 }
 

@@ -2,6 +2,11 @@ package embedded
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"os"
 	"testing"
 	"time"
 
@@ -27,6 +32,7 @@ func TestClusterKeepsObjectsAcrossRestartsAndRunsControllers(t *testing.T) {
 	cfg, err := c.RESTConfig()
 	g.Expect(err).NotTo(HaveOccurred())
 	cs := kubernetes.NewForConfigOrDie(cfg)
+	checkEtcdRefusesClientsWithoutCertificate(t, state, c.Ports.EtcdClient)
 
 	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kept"}}, metav1.CreateOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -71,4 +77,35 @@ func TestClusterKeepsObjectsAcrossRestartsAndRunsControllers(t *testing.T) {
 	got, err := cs.CoreV1().Namespaces().Get(ctx, "kept", metav1.GetOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(got.UID).To(Equal(ns.UID))
+}
+
+// checkEtcdRefusesClientsWithoutCertificate: etcd answers only clients with a certificate of its CA (the
+// API server's), neither plain HTTP nor TLS clients without one, so other local users cannot read Secrets.
+func checkEtcdRefusesClientsWithoutCertificate(t *testing.T, state State, port int) {
+	t.Helper()
+	g := NewWithT(t)
+	etcdURL := fmt.Sprintf("127.0.0.1:%d", port)
+	caPEM, err := os.ReadFile(state.certFile(etcdCAName))
+	g.Expect(err).NotTo(HaveOccurred())
+	roots := x509.NewCertPool()
+	g.Expect(roots.AppendCertsFromPEM(caPEM)).To(BeTrue())
+	get := func(scheme string, certs []tls.Certificate) error {
+		hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+			TLSClientConfig: &tls.Config{RootCAs: roots, Certificates: certs, MinVersion: tls.VersionTLS12},
+		}}
+		resp, err := hc.Get(scheme + "://" + etcdURL + "/health")
+		if err != nil {
+			return err
+		}
+		defer func() { _ = resp.Body.Close() }()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("status %s", resp.Status)
+		}
+		return nil
+	}
+	g.Expect(get("http", nil)).NotTo(Succeed(), "plain HTTP is refused")
+	g.Expect(get("https", nil)).NotTo(Succeed(), "TLS without a client certificate is refused")
+	cert, err := tls.LoadX509KeyPair(state.certFile(apiServerEtcdName), state.keyFile(apiServerEtcdName))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(get("https", []tls.Certificate{cert})).To(Succeed(), "the API server's client certificate is accepted")
 }

@@ -5,10 +5,13 @@ package external
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -18,22 +21,83 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
 
-// Get reads the object a reference points at. A reference without a namespace is read in namespace.
+// CrossNamespaceError says that a reference names another namespace than the referring object's:
+// Cluster API objects only ever reference objects of their own namespace, and capstan never reads, changes
+// or deletes an object of another namespace for them, so that a user of one namespace cannot reach
+// another's objects through the controllers.
+type CrossNamespaceError struct {
+	Kind, Name, Namespace string
+	// Want is the namespace of the referring object.
+	Want string
+}
+
+func (e *CrossNamespaceError) Error() string {
+	return fmt.Sprintf("the reference to %s %s names namespace %s: references must stay in the namespace %s of the object that holds them",
+		e.Kind, e.Name, e.Namespace, e.Want)
+}
+
+// Get reads the object a reference points at, in namespace: a reference without a namespace is read
+// there, and a reference to another namespace is refused with a *CrossNamespaceError.
 func Get(ctx context.Context, c client.Reader, ref *corev1.ObjectReference, namespace string) (*unstructured.Unstructured, error) {
 	if ref == nil {
 		return nil, fmt.Errorf("reference is not set")
 	}
+	if ref.Namespace != "" && ref.Namespace != namespace {
+		return nil, &CrossNamespaceError{Kind: ref.Kind, Name: ref.Name, Namespace: ref.Namespace, Want: namespace}
+	}
 	obj := &unstructured.Unstructured{}
 	obj.SetAPIVersion(ref.APIVersion)
 	obj.SetKind(ref.Kind)
-	ns := ref.Namespace
-	if ns == "" {
-		ns = namespace
-	}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, obj); err != nil {
-		return nil, fmt.Errorf("getting %s %s/%s: %w", ref.Kind, ns, ref.Name, err)
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, obj); err != nil {
+		return nil, fmt.Errorf("getting %s %s/%s: %w", ref.Kind, namespace, ref.Name, err)
 	}
 	return obj, nil
+}
+
+// CacheReadTimeout bounds a read of a provider object from the manager's cache in GetCached: an informer
+// that cannot list its kind (RBAC forbids it, the CRD went away) never syncs, and the read would wait for
+// it forever.
+const CacheReadTimeout = 15 * time.Second
+
+// GetCached reads the object a reference points at from cached (the manager's cache) as Get does; when the
+// cache does not answer within CacheReadTimeout, it reads from live (the API server) instead, so that the
+// caller learns why (for example that the manager is forbidden to read the kind) rather than waiting.
+func GetCached(ctx context.Context, cached, live client.Reader, ref *corev1.ObjectReference, namespace string) (*unstructured.Unstructured, error) {
+	if live == nil {
+		return Get(ctx, cached, ref, namespace)
+	}
+	cacheCtx, cancel := context.WithTimeout(ctx, CacheReadTimeout)
+	defer cancel()
+	obj, err := Get(cacheCtx, cached, ref, namespace)
+	if err == nil || ctx.Err() != nil || cacheCtx.Err() == nil {
+		return obj, err
+	}
+	return Get(ctx, live, ref, namespace)
+}
+
+// ReadProblem says, in a condition message, why a provider object could not be read, when the cause is
+// one the user must fix and that stays until they do: a reference to another namespace, or RBAC that
+// forbids the manager to read the kind. It returns "" for other errors.
+func ReadProblem(err error, ref *corev1.ObjectReference) string {
+	var cross *CrossNamespaceError
+	switch {
+	case errors.As(err, &cross):
+		return fmt.Sprintf("Refusing %s %s in namespace %s: references must stay in the namespace of the object that holds them", ref.Kind, ref.Name, cross.Namespace)
+	case apierrors.IsForbidden(err):
+		return fmt.Sprintf("Cannot read %s %s: the controller is forbidden to get %s; grant it with a ClusterRole labelled %s: \"true\"",
+			ref.Kind, ref.Name, resourceOf(ref), clusterv1.AggregateToManagerLabel)
+	}
+	return ""
+}
+
+// resourceOf guesses the resource of a kind for messages: lower case, plural, with its group.
+func resourceOf(ref *corev1.ObjectReference) string {
+	gv, _ := schema.ParseGroupVersion(ref.APIVersion)
+	name := strings.ToLower(ref.Kind) + "s"
+	if gv.Group == "" {
+		return name
+	}
+	return name + "." + gv.Group
 }
 
 // RefFor returns a reference to obj.

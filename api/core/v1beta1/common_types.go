@@ -298,3 +298,7 @@ func (in FailureDomains) GetIDs() []*string {
 	}
 	return ids
 }
+
+// AggregateToManagerLabel on a ClusterRole adds its rules to the core manager's permissions (the
+// capi-aggregated-manager-role): a provider grants the core access to its kinds with it.
+const AggregateToManagerLabel = "cluster.x-k8s.io/aggregate-to-manager"

@@ -25,6 +25,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&MachineSet{}, &MachineSetList{},
 		&MachineDeployment{}, &MachineDeploymentList{},
 		&MachineHealthCheck{}, &MachineHealthCheckList{},
+		&MachineDrainRule{}, &MachineDrainRuleList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil

@@ -12,8 +12,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/drone/envsubst"
-	"github.com/drone/envsubst/parse"
+	"github.com/drone/envsubst/v2"
+	"github.com/drone/envsubst/v2/parse"
 )
 
 // Template is a text with clusterctl variables.

@@ -66,6 +66,12 @@ func TestExecute(t *testing.T) {
 		{name: "shell variables without braces are left alone", text: "run: echo $HOME $$", want: "run: echo $HOME $$"},
 		{name: "functions", text: "a: ${A^^}", vars: map[string]string{"A": "up"}, want: "a: UP"},
 		{
+			name: "backslashes are kept as written, as upstream clusterctl keeps them",
+			text: "name: ${NAME}\nother: 'C:\\\\Windows'\nplain: C:\\\\Windows\\System32\ndouble: \"a\\\\b\"\nescaped: \\$x\n",
+			vars: map[string]string{"NAME": "win"},
+			want: "name: win\nother: 'C:\\\\Windows'\nplain: C:\\\\Windows\\System32\ndouble: \"a\\\\b\"\nescaped: \\$x\n",
+		},
+		{
 			name:    "every missing variable is named at once",
 			text:    "a: ${ZED}\nb: ${ALPHA}\nc: ${WITH_DEFAULT:=ok}\nd: ${MIDDLE}",
 			vars:    map[string]string{},

@@ -137,6 +137,9 @@ type externalObject struct {
 	obj *unstructured.Unstructured
 	// notFound is set when the object does not exist.
 	notFound bool
+	// problem says why the object cannot be read in a way the user must fix (a reference to another
+	// namespace, RBAC that forbids reading its kind).
+	problem string
 	// contract is the contract the object was read by.
 	contract contract.Version
 

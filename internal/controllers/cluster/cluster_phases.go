@@ -2,9 +2,11 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -47,6 +49,10 @@ func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (ctr
 
 	obj, c, notFound, err := r.reconcileExternal(ctx, cluster, ref)
 	if err != nil {
+		if s.infra.problem = external.ReadProblem(err, ref); s.infra.problem != "" {
+			log.Info("Cannot use "+ref.Kind, "problem", s.infra.problem)
+			return ctrl.Result{RequeueAfter: externalProblemRequeue}, nil
+		}
 		return ctrl.Result{}, err
 	}
 	if notFound {
@@ -94,6 +100,10 @@ func (r *Reconciler) reconcileControlPlane(ctx context.Context, s *scope) (ctrl.
 
 	obj, c, notFound, err := r.reconcileExternal(ctx, cluster, ref)
 	if err != nil {
+		if s.controlPlane.problem = external.ReadProblem(err, ref); s.controlPlane.problem != "" {
+			log.Info("Cannot use "+ref.Kind, "problem", s.controlPlane.problem)
+			return ctrl.Result{RequeueAfter: externalProblemRequeue}, nil
+		}
 		return ctrl.Result{}, err
 	}
 	if notFound {
@@ -131,6 +141,10 @@ func (r *Reconciler) reconcileControlPlane(ctx context.Context, s *scope) (ctrl.
 	return ctrl.Result{}, r.adoptEndpoint(ctx, cluster, obj)
 }
 
+// externalProblemRequeue is when a Cluster whose provider object cannot be read for a reason the user
+// must fix (RBAC) looks again.
+const externalProblemRequeue = 30 * time.Second
+
 // reconcileExternal brings a reference's apiVersion to the newest of its provider's contract, reads the
 // object it points at, watches its kind, and makes the Cluster its controller owner and sets the
 // cluster-name label (the only changes the Cluster makes to provider objects). notFound is true when the
@@ -152,9 +166,14 @@ func (r *Reconciler) reconcileExternal(ctx context.Context, cluster *clusterv1.C
 		log.Info("Updating the apiVersion of a reference to the newest of its contract", "kind", ref.Kind, "from", before, "to", ref.APIVersion)
 	}
 
-	obj, err := external.Get(ctx, r.externalObjects(), ref, cluster.Namespace)
+	obj, err := external.GetCached(ctx, r.externalObjects(), r.APIReader, ref, cluster.Namespace)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
+			return nil, "", true, nil
+		}
+		var cross *external.CrossNamespaceError
+		if deleting && errors.As(err, &cross) {
+			// Another namespace's object is not the Cluster's: the deletion goes on without it.
 			return nil, "", true, nil
 		}
 		return nil, "", false, err

@@ -139,8 +139,10 @@ func setV1Beta1InfrastructureReadyCondition(c *clusterv1.Cluster, infra external
 			fallbackV1Beta1(c, infra.ready, clusterv1.WaitingForInfrastructureFallbackReason))
 	case infra.notFound:
 		setV1Beta1Missing(c, clusterv1.InfrastructureReadyCondition, ref, c.Status.InfrastructureReady, clusterv1.WaitingForInfrastructureFallbackReason)
+	case infra.problem != "":
+		conditions.MarkFalse(c, clusterv1.InfrastructureReadyCondition, clusterv1.WaitingForInfrastructureFallbackReason, clusterv1.ConditionSeverityWarning, "%s", infra.problem)
 	}
-	// When the InfraCluster could not be read the condition keeps its last value.
+	// When the InfraCluster could not be read for another reason the condition keeps its last value.
 }
 
 // setV1Beta1ControlPlaneReadyCondition mirrors the control plane object's Ready condition, or says whether
@@ -155,6 +157,8 @@ func setV1Beta1ControlPlaneReadyCondition(c *clusterv1.Cluster, cp externalObjec
 			fallbackV1Beta1(c, cp.ready, clusterv1.WaitingForControlPlaneFallbackReason))
 	case cp.notFound:
 		setV1Beta1Missing(c, clusterv1.ControlPlaneReadyCondition, ref, c.Status.ControlPlaneReady, clusterv1.WaitingForControlPlaneFallbackReason)
+	case cp.problem != "":
+		conditions.MarkFalse(c, clusterv1.ControlPlaneReadyCondition, clusterv1.WaitingForControlPlaneFallbackReason, clusterv1.ConditionSeverityWarning, "%s", cp.problem)
 	}
 }
 
@@ -342,6 +346,8 @@ func setInfrastructureReadyCondition(c *clusterv1.Cluster, infra externalObject)
 				Message: fmt.Sprintf("%s %s is false", ref.Kind, field)}
 		}
 		conditions.SetV1Beta2(c, mirrorV1Beta2(t, infra.v1beta2Condition, fallback, clusterv1.ClusterInfrastructureReadyV1Beta2Reason))
+	case infra.problem != "":
+		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterInfrastructureInternalErrorV1Beta2Reason, infra.problem)
 	case !infra.notFound:
 		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterInfrastructureInternalErrorV1Beta2Reason, internalErrorMessage)
 	default:
@@ -374,6 +380,8 @@ func setControlPlaneAvailableCondition(c *clusterv1.Cluster, cp externalObject) 
 				Message: fmt.Sprintf("%s %s is false", ref.Kind, field)}
 		}
 		conditions.SetV1Beta2(c, mirrorV1Beta2(t, cp.v1beta2Condition, fallback, clusterv1.ClusterControlPlaneAvailableV1Beta2Reason))
+	case cp.problem != "":
+		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterControlPlaneAvailableInternalErrorV1Beta2Reason, cp.problem)
 	case !cp.notFound:
 		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterControlPlaneAvailableInternalErrorV1Beta2Reason, internalErrorMessage)
 	default:

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -61,6 +62,12 @@ type Reconciler struct {
 	WatchFilter string
 	// ClusterCache reaches the workload clusters.
 	ClusterCache *clustercache.ClusterCache
+	// APIReader reads provider objects from the API server when the cache cannot (an informer that RBAC
+	// keeps from syncing), so that the Machine says why; optional.
+	APIReader client.Reader
+
+	// Recorder records events; the manager's recorder for "machine-controller" when nil.
+	Recorder record.EventRecorder
 
 	// AdditionalSyncMachineLabels are regular expressions of more Machine label keys to sync to the Node
 	// (--additional-sync-machine-labels).
@@ -125,6 +132,9 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 		return fmt.Errorf("creating the Machine controller: %w", err)
 	}
 	r.controller = c
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorderFor("machine-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
+	}
 	r.providerReader = mgr.GetCache()
 	r.tracker = &external.Tracker{
 		Controller: c,
@@ -229,6 +239,9 @@ type providerFacts struct {
 	// notFound is true when the reference points at nothing; getErr is set on other read errors.
 	notFound bool
 	getErr   bool
+	// problem, with getErr, says why the object cannot be read in a way the user must fix (a reference to
+	// another namespace, RBAC).
+	problem string
 }
 
 // Reconcile drives one Machine.
@@ -265,11 +278,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	helper := patch.NewHelper(m, r.Client, patch.WithWrites(&r.writes))
 	s := &scope{cluster: cluster, machine: m}
 	paused := reconciler.IsPaused(cluster, m)
+	phase := m.Status.Phase
 	defer func() {
 		if paused {
 			setPausedCondition(m, cluster, true)
 		} else {
 			updateStatus(s, time.Now(), orDefault(r.RemoteConditionsGracePeriod, defaultRemoteConditionsGracePeriod))
+			r.recordPhase(m, phase)
 		}
 		if err := helper.Patch(ctx, m); err != nil {
 			reterr = errors.Join(reterr, err)
@@ -295,6 +310,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		phases = append(phases[1:], r.reconcileDelete)
 	}
 	return r.runPhases(ctx, phases, s)
+}
+
+// recordPhase records an event when the Machine's phase changed from before: a user sees in
+// `kubectl describe` and `kubectl get events` how the Machine went through its life.
+func (r *Reconciler) recordPhase(m *clusterv1.Machine, before string) {
+	if r.Recorder == nil || m.Status.Phase == before || m.Status.Phase == "" {
+		return
+	}
+	if m.Status.Phase == string(clusterv1.MachinePhaseFailed) {
+		msg := "unknown"
+		if m.Status.FailureMessage != nil {
+			msg = *m.Status.FailureMessage
+		}
+		r.Recorder.Eventf(m, corev1.EventTypeWarning, m.Status.Phase, "Machine %s is %s: %s", m.Name, m.Status.Phase, msg)
+		return
+	}
+	r.Recorder.Eventf(m, corev1.EventTypeNormal, m.Status.Phase, "Machine %s is %s", m.Name, m.Status.Phase)
 }
 
 // runPhases runs every phase, even after one fails, so that the status reflects all that could be

@@ -99,6 +99,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 			case err != nil:
 				d.drain = stepFailed
 				d.at(clusterv1.MachineDeletingDrainingNodeV1Beta2Reason, "Error draining Node, please check controller logs for errors")
+				r.event(m, corev1.EventTypeWarning, "FailedDrainNode", "error draining Machine's node %q: %v", m.Status.NodeRef.Name, err)
 				return ctrl.Result{}, err
 			case !done:
 				d.drain = stepWaiting
@@ -107,6 +108,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 				return ctrl.Result{RequeueAfter: orDefault(r.DrainRetryInterval, defaultDrainRetryInterval)}, nil
 			}
 			d.drain = stepDone
+			r.event(m, corev1.EventTypeNormal, "SuccessfulDrainNode", "success draining Machine's node %q", m.Status.NodeRef.Name)
 		}
 
 		if volumeDetachWaitAllowed(m, now) {
@@ -129,6 +131,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 				return ctrl.Result{RequeueAfter: orDefault(r.VolumeDetachRetryInterval, defaultVolumeDetachRetryInterval)}, nil
 			}
 			d.volumeDetach = stepDone
+			r.event(m, corev1.EventTypeNormal, "NodeVolumesDetached", "success waiting for node volumes detaching Machine's node %q", m.Status.NodeRef.Name)
 		}
 	}
 
@@ -169,6 +172,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	if nodeAllowed {
 		if err := r.deleteNode(ctx, s); err != nil {
 			d.nodeDeletionFailed = true
+			r.event(m, corev1.EventTypeWarning, "FailedDeleteNode", "error deleting Machine's node: %v", err)
 			if !nodeDeletionTimedOut(m, now) {
 				d.at(clusterv1.MachineDeletingDeletingNodeV1Beta2Reason, "Error deleting Node, please check controller logs for errors")
 				log.Error(err, "Deleting the Node failed, retrying", "Node", klog.KRef("", m.Status.NodeRef.Name))
@@ -182,6 +186,13 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	log.Info("Removing the finalizer")
 	controllerutil.RemoveFinalizer(m, clusterv1.MachineFinalizer)
 	return ctrl.Result{}, nil
+}
+
+// event records an event on the Machine, when the controller has a recorder.
+func (r *Reconciler) event(m *clusterv1.Machine, eventType, reason, format string, args ...any) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(m, eventType, reason, format, args...)
+	}
 }
 
 // isDeleteNodeAllowed reports whether the deletion drains and deletes the Node, and why not: not while the
@@ -201,9 +212,10 @@ func (r *Reconciler) isDeleteNodeAllowed(ctx context.Context, s *scope) (bool, s
 		return false, "the Machine has no Node", nil
 	}
 	if ref := cluster.Spec.ControlPlaneRef; ref != nil {
-		cp, err := external.Get(ctx, r.providers(), ref, cluster.Namespace)
+		cp, err := external.GetCached(ctx, r.providers(), r.APIReader, ref, cluster.Namespace)
+		var cross *external.CrossNamespaceError
 		switch {
-		case apierrors.IsNotFound(err):
+		case apierrors.IsNotFound(err), errors.As(err, &cross):
 			log.Info("The control plane object of the Cluster does not exist", ref.Kind, klog.KRef(cluster.Namespace, ref.Name))
 		case err != nil:
 			return false, "", err
@@ -336,8 +348,14 @@ func volumesMessage(volumes []string) string {
 
 // deleteExternal deletes the object a reference points at and reports whether it is gone.
 func (r *Reconciler) deleteExternal(ctx context.Context, m *clusterv1.Machine, ref *corev1.ObjectReference) (bool, error) {
-	obj, err := external.Get(ctx, r.providers(), ref, m.Namespace)
+	obj, err := external.GetCached(ctx, r.providers(), r.APIReader, ref, m.Namespace)
 	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	var cross *external.CrossNamespaceError
+	if errors.As(err, &cross) {
+		// Never delete another namespace's object: it is not this Machine's to delete.
+		ctrl.LoggerFrom(ctx).Info("Not deleting the object of another namespace that the Machine references", ref.Kind, klog.KRef(ref.Namespace, ref.Name))
 		return true, nil
 	}
 	if err != nil {

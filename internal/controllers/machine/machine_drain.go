@@ -60,13 +60,22 @@ func (r *Reconciler) drainNode(ctx context.Context, s *scope) (done bool, messag
 		skipWaitAfter = time.Second
 	}
 	toDrain := podsToDrain(pods.Items, time.Now(), skipWaitAfter)
-	if len(toDrain) == 0 {
+	rules, err := r.machineDrainRules(ctx, s)
+	if err != nil {
+		return false, "", err
+	}
+	namespaces, err := namespacesFor(ctx, remote, rules)
+	if err != nil {
+		return false, "", err
+	}
+	plan := planDrain(toDrain, rules, namespaces)
+	if plan.empty() {
 		log.Info("Drain completed")
 		return true, "", nil
 	}
 
-	result := evictionResult{failed: map[string][]*corev1.Pod{}}
-	for _, pod := range toDrain {
+	result := evictionResult{failed: map[string][]*corev1.Pod{}, waitCompleted: plan.waitCompleted, later: plan.later}
+	for _, pod := range plan.evictNow {
 		if !pod.DeletionTimestamp.IsZero() {
 			result.terminating = append(result.terminating, pod)
 			continue
@@ -168,9 +177,16 @@ type evictionResult struct {
 	terminating []*corev1.Pod
 	// failed Pods could not be evicted, by message.
 	failed map[string][]*corev1.Pod
+	// waitCompleted Pods are not evicted: a MachineDrainRule (or their cluster.x-k8s.io/drain label) says to
+	// wait for them to complete.
+	waitCompleted []*corev1.Pod
+	// later Pods are evicted once the Pods of a lower MachineDrainRule order are gone.
+	later []*corev1.Pod
 }
 
-func (e evictionResult) completed() bool { return len(e.terminating) == 0 && len(e.failed) == 0 }
+func (e evictionResult) completed() bool {
+	return len(e.terminating) == 0 && len(e.failed) == 0 && len(e.waitCompleted) == 0 && len(e.later) == 0
+}
 
 func (e evictionResult) failedCount() int {
 	n := 0
@@ -189,6 +205,12 @@ func (e evictionResult) message() string {
 	}
 	for _, msg := range slices.Sorted(maps.Keys(e.failed)) {
 		lines = append(lines, fmt.Sprintf("* %s: %s", podList(e.failed[msg]), msg))
+	}
+	if len(e.waitCompleted) > 0 {
+		lines = append(lines, fmt.Sprintf("* %s: waiting for completion", podList(e.waitCompleted)))
+	}
+	if len(e.later) > 0 {
+		lines = append(lines, fmt.Sprintf("* After above Pods have been removed from the Node, the following Pods will be evicted: %s", podList(e.later)))
 	}
 	return strings.Join(lines, "\n")
 }

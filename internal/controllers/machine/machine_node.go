@@ -68,6 +68,7 @@ func (r *Reconciler) reconcileNode(ctx context.Context, s *scope) (ctrl.Result, 
 	if m.Status.NodeRef == nil {
 		log.Info("Linking the Machine to its Node", "Node", klog.KObj(node))
 		m.Status.NodeRef = &corev1.ObjectReference{APIVersion: corev1.SchemeGroupVersion.String(), Kind: "Node", Name: node.Name, UID: node.UID}
+		r.event(m, corev1.EventTypeNormal, "SuccessfulSetNodeRef", "%s", node.Name)
 	}
 	info := node.Status.NodeInfo
 	m.Status.NodeInfo = &info

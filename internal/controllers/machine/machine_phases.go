@@ -84,6 +84,10 @@ func (r *Reconciler) reconcileBootstrap(ctx context.Context, s *scope) (ctrl.Res
 			return ctrl.Result{RequeueAfter: orDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
 		}
 		s.bootstrap.getErr = true
+		if s.bootstrap.problem = external.ReadProblem(err, ref); s.bootstrap.problem != "" {
+			log.Info("Cannot use the bootstrap config", "problem", s.bootstrap.problem)
+			return ctrl.Result{RequeueAfter: orDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
+		}
 		return ctrl.Result{}, err
 	}
 	s.bootstrap.obj, s.bootstrap.contract = obj, info.Contract
@@ -147,6 +151,10 @@ func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (ctr
 			return ctrl.Result{RequeueAfter: orDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
 		}
 		s.infra.getErr = true
+		if s.infra.problem = external.ReadProblem(err, ref); s.infra.problem != "" {
+			log.Info("Cannot use the InfraMachine", "problem", s.infra.problem)
+			return ctrl.Result{RequeueAfter: orDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
+		}
 		return ctrl.Result{}, err
 	}
 	s.infra.obj, s.infra.contract = obj, info.Contract
@@ -229,7 +237,7 @@ func (r *Reconciler) ensureExternal(ctx context.Context, s *scope, ref *corev1.O
 		}
 		return nil, contract.Info{}, err
 	}
-	obj, err := external.Get(ctx, r.providers(), ref, m.Namespace)
+	obj, err := external.GetCached(ctx, r.providers(), r.APIReader, ref, m.Namespace)
 	if err != nil {
 		return nil, info, err
 	}

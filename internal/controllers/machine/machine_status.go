@@ -75,6 +75,9 @@ func setBootstrapConditions(m *clusterv1.Machine, f providerFacts) {
 			ready: clusterv1.MachineBootstrapConfigReadyV1Beta2Reason, notReady: clusterv1.MachineBootstrapConfigNotReadyV1Beta2Reason,
 			invalid: clusterv1.MachineBootstrapConfigInvalidConditionReportedV1Beta2Reason,
 		}, fmt.Sprintf("%s %s is false", ref.Kind, field))
+	case f.getErr && f.problem != "":
+		conditions.MarkFalse(m, clusterv1.BootstrapReadyCondition, clusterv1.WaitingForDataSecretFallbackReason, clusterv1.ConditionSeverityWarning, "%s", f.problem)
+		setV1Beta2(m, t, metav1.ConditionUnknown, clusterv1.MachineBootstrapConfigInternalErrorV1Beta2Reason, f.problem)
 	case f.getErr:
 		setV1Beta2(m, t, metav1.ConditionUnknown, clusterv1.MachineBootstrapConfigInternalErrorV1Beta2Reason, "Please check controller logs for errors")
 	case f.notFound:
@@ -105,6 +108,9 @@ func setInfrastructureConditions(m *clusterv1.Machine, f providerFacts) {
 			ready: clusterv1.MachineInfrastructureReadyV1Beta2Reason, notReady: clusterv1.MachineInfrastructureNotReadyV1Beta2Reason,
 			invalid: clusterv1.MachineInfrastructureInvalidConditionReportedV1Beta2Reason,
 		}, fmt.Sprintf("%s %s is false", kind, field))
+	case f.getErr && f.problem != "":
+		conditions.MarkFalse(m, clusterv1.InfrastructureReadyCondition, clusterv1.WaitingForInfrastructureFallbackReason, clusterv1.ConditionSeverityWarning, "%s", f.problem)
+		setV1Beta2(m, t, metav1.ConditionUnknown, clusterv1.MachineInfrastructureInternalErrorV1Beta2Reason, f.problem)
 	case f.getErr:
 		setV1Beta2(m, t, metav1.ConditionUnknown, clusterv1.MachineInfrastructureInternalErrorV1Beta2Reason, "Please check controller logs for errors")
 	case f.notFound:

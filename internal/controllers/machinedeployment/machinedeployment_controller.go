@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -51,6 +52,9 @@ type Reconciler struct {
 	// WatchFilter is the value of --watch-filter; "" reconciles everything.
 	WatchFilter string
 
+	// Recorder records events; the manager's recorder for "machinedeployment-controller" when nil.
+	Recorder record.EventRecorder
+
 	// CacheSyncTimeout bounds how long a reconcile waits for the cache to show a MachineSet it created, so
 	// that the next reconcile does not create it again; 10s when zero.
 	CacheSyncTimeout time.Duration
@@ -65,6 +69,9 @@ type Reconciler struct {
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil || r.Contracts == nil {
 		return errors.New("the MachineDeployment controller needs a Client and a contract Resolver")
+	}
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorderFor("machinedeployment-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
 	}
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.MachineSet{}, MachineSetControllerIndex, machineset.ControllerUID); err != nil {
 		return fmt.Errorf("indexing MachineSets by controller: %w", err)
@@ -171,6 +178,13 @@ func ownedBy(obj metav1.Object, owner metav1.Object) bool {
 		}
 	}
 	return false
+}
+
+// event records an event on the MachineDeployment, when the controller has a recorder.
+func (r *Reconciler) event(md *clusterv1.MachineDeployment, eventType, reason, format string, args ...any) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(md, eventType, reason, format, args...)
+	}
 }
 
 // phase is one step of a reconcile; it records what it found in the scope.

@@ -59,7 +59,7 @@ func validate(md *clusterv1.MachineDeployment) string {
 	if !selector.Matches(labels.Set(effectiveTemplateLabels(md))) {
 		return "Spec.selector does not match the labels of spec.template.metadata"
 	}
-	return machineset.TemplateRefsProblem(&md.Spec.Template.Spec)
+	return machineset.TemplateRefsProblem(&md.Spec.Template.Spec, md.Namespace)
 }
 
 // effectiveSelectorLabels is the MachineDeployment's selector restricted to its Cluster and to itself, as

@@ -249,25 +249,11 @@ func planOnDelete(desired int32, newMS *clusterv1.MachineSet, oldMSs []*clusterv
 	return p
 }
 
-// isScalingEvent reports whether spec.replicas changed since the active MachineSets were last scaled: one of
-// them was told a different number of desired replicas.
-func isScalingEvent(desired int32, machineSets []*clusterv1.MachineSet) bool {
-	for _, ms := range machineSets {
-		if specReplicas(ms) == 0 {
-			continue
-		}
-		if annotated, ok := intAnnotation(ms, clusterv1.DesiredReplicasAnnotation); ok && annotated != desired {
-			return true
-		}
-	}
-	return false
-}
-
-// planScale resizes the MachineSets to a new spec.replicas without rolling out: the only active (or else the
-// newest) MachineSet takes all replicas; with a saturated new MachineSet old ones go to 0; otherwise, for
-// RollingUpdate, the change is spread over the active MachineSets in proportion to their size (largest
-// first; leftovers go to the largest). Every active MachineSet is in the plan, so that its desired-replicas
-// annotation is refreshed and the scaling event ends.
+// planScale resizes the MachineSets of a paused MachineDeployment to a new spec.replicas without rolling
+// out: the only active (or else the newest) MachineSet takes all replicas; with a saturated new MachineSet
+// old ones go to 0; otherwise, for RollingUpdate, the change is spread over the active MachineSets in
+// proportion to their size (largest first; leftovers go to the largest). Every active MachineSet is in the
+// plan, so that its desired-replicas annotation is refreshed.
 func planScale(md *clusterv1.MachineDeployment, desired int32, s strategy, newMS *clusterv1.MachineSet, oldMSs []*clusterv1.MachineSet) plan {
 	p := plan{}
 	touch := func(ms *clusterv1.MachineSet, replicas int32) { p[ms.Name] = replicas }

@@ -351,12 +351,46 @@ func TestPlanScale(t *testing.T) {
 	}
 }
 
-func TestIsScalingEvent(t *testing.T) {
-	g := NewWithT(t)
-	g.Expect(isScalingEvent(3, []*clusterv1.MachineSet{testMS("a", 1, 3, 3, 3, clusterv1.DesiredReplicasAnnotation, "3")})).To(BeFalse())
-	g.Expect(isScalingEvent(4, []*clusterv1.MachineSet{testMS("a", 1, 3, 3, 3, clusterv1.DesiredReplicasAnnotation, "3")})).To(BeTrue())
-	g.Expect(isScalingEvent(4, []*clusterv1.MachineSet{testMS("a", 1, 0, 0, 0, clusterv1.DesiredReplicasAnnotation, "3")})).To(BeFalse(), "inactive")
-	g.Expect(isScalingEvent(4, []*clusterv1.MachineSet{testMS("a", 1, 3, 3, 3)})).To(BeFalse(), "not annotated")
+// TestScalingDuringARolloutGrowsTheNewMachineSet: raising spec.replicas while a RollingUpdate is under way
+// grows the new MachineSet within maxSurge and never grows an old one, as upstream does (a Kubernetes
+// Deployment would spread the new replicas over old and new MachineSets in proportion to their size).
+func TestScalingDuringARolloutGrowsTheNewMachineSet(t *testing.T) {
+	tests := []struct {
+		name                 string
+		desired              int32
+		maxSurge, maxUnavail string
+		oldMS, newMS         *clusterv1.MachineSet
+		want                 plan
+	}{
+		{
+			name: "3 to 5, maxSurge 1", desired: 5, maxSurge: "1", maxUnavail: "0",
+			oldMS: testMS("old", 10, 3, 3, 3, clusterv1.DesiredReplicasAnnotation, "3"),
+			newMS: testMS("new", 1, 1, 1, 0, clusterv1.DesiredReplicasAnnotation, "3"),
+			want:  plan{"new": 3},
+		},
+		{
+			name: "3 to 6, maxSurge 2, maxUnavailable 1", desired: 6, maxSurge: "2", maxUnavail: "1",
+			oldMS: testMS("old", 10, 2, 2, 2, clusterv1.DesiredReplicasAnnotation, "3"),
+			newMS: testMS("new", 1, 2, 2, 2, clusterv1.DesiredReplicasAnnotation, "3"),
+			want:  plan{"new": 6},
+		},
+		{
+			name: "5 to 2 shrinks the new MachineSet and scales old ones down only", desired: 2, maxSurge: "1", maxUnavail: "0",
+			oldMS: testMS("old", 10, 3, 3, 3, clusterv1.DesiredReplicasAnnotation, "5"),
+			newMS: testMS("new", 1, 3, 3, 3, clusterv1.DesiredReplicasAnnotation, "5"),
+			want:  plan{"new": 2, "old": 0},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			s, err := resolveStrategy(rollingMD(tt.desired, tt.maxSurge, tt.maxUnavail), tt.desired)
+			g.Expect(err).NotTo(HaveOccurred())
+			got := planStep(tt.desired, s, tt.newMS, []*clusterv1.MachineSet{tt.oldMS}, nil)
+			g.Expect(got).To(Equal(tt.want), cmp.Diff(tt.want, got))
+			g.Expect(got.replicas(tt.oldMS)).To(BeNumerically("<=", *tt.oldMS.Spec.Replicas), "an old MachineSet never grows")
+		})
+	}
 }
 
 func TestMachineSetAnnotations(t *testing.T) {

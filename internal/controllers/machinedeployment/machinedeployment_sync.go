@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -65,11 +66,10 @@ func (r *Reconciler) rollout(ctx context.Context, s *scope) (ctrl.Result, error)
 	}
 
 	desired := s.replicas()
-	rolling := s.strategy.kind == clusterv1.RollingUpdateMachineDeploymentStrategyType
-	if md.Spec.Paused || (rolling && isScalingEvent(desired, s.machineSets)) {
-		if md.Spec.Paused {
-			log.V(4).Info("Not rolling out: spec.paused is set")
-		}
+	if md.Spec.Paused {
+		// Only a paused MachineDeployment resizes its MachineSets proportionally; otherwise a new
+		// spec.replicas is taken up by the rollout step, which grows the new MachineSet (as upstream).
+		log.V(4).Info("Not rolling out: spec.paused is set")
 		return res, r.applyPlan(ctx, s, planScale(md, desired, s.strategy, s.newMS, s.oldMSs))
 	}
 
@@ -85,10 +85,17 @@ func (r *Reconciler) rollout(ctx context.Context, s *scope) (ctrl.Result, error)
 	if err := r.setMachineCreation(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	if rolling {
-		return res, r.applyPlan(ctx, s, planRollingUpdate(desired, s.strategy, s.newMS, s.oldMSs))
+	return res, r.applyPlan(ctx, s, planStep(desired, s.strategy, s.newMS, s.oldMSs, s.liveMachines()))
+}
+
+// planStep is one step of the rollout of an unpaused MachineDeployment towards desired replicas, by its
+// strategy. A change of spec.replicas during a rollout is part of the step: the new MachineSet grows (or
+// shrinks) and old ones only ever shrink, as upstream does.
+func planStep(desired int32, s strategy, newMS *clusterv1.MachineSet, oldMSs []*clusterv1.MachineSet, live map[string]int32) plan {
+	if s.kind == clusterv1.RollingUpdateMachineDeploymentStrategyType {
+		return planRollingUpdate(desired, s, newMS, oldMSs)
 	}
-	return res, r.applyPlan(ctx, s, planOnDelete(desired, s.newMS, s.oldMSs, s.liveMachines()))
+	return planOnDelete(desired, newMS, oldMSs, live)
 }
 
 // oldMachineSets returns the MachineSets other than newMS.
@@ -223,8 +230,10 @@ func (r *Reconciler) createMachineSet(ctx context.Context, s *scope) (*clusterv1
 	log.Info("Creating MachineSet", "MachineSet", klog.KObj(ms), "replicas", ptr.Deref(ms.Spec.Replicas, 0),
 		"reason", newMachineSetReason(s))
 	if err := r.Client.Create(ctx, ms, client.FieldOwner(fieldOwner)); err != nil {
+		r.event(s.md, corev1.EventTypeWarning, "FailedCreate", "Failed to create MachineSet %s: %v", klog.KObj(ms), err)
 		return nil, fmt.Errorf("creating MachineSet %s: %w", ms.Name, err)
 	}
+	r.event(s.md, corev1.EventTypeNormal, "SuccessfulCreate", "Created MachineSet %s", klog.KObj(ms))
 	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, r.cacheSyncTimeout(), true, func(ctx context.Context) (bool, error) {
 		return r.Client.Get(ctx, client.ObjectKeyFromObject(ms), &clusterv1.MachineSet{}) == nil, nil
 	})
@@ -317,11 +326,21 @@ func (r *Reconciler) scaleMachineSet(ctx context.Context, s *scope, ms *clusterv
 	desired := s.replicas()
 	want.Annotations = setAnnotation(want.Annotations, clusterv1.DesiredReplicasAnnotation, strconv.Itoa(int(desired)))
 	want.Annotations = setAnnotation(want.Annotations, clusterv1.MaxReplicasAnnotation, strconv.Itoa(int(desired+s.strategy.maxSurge)))
-	msg := fmt.Sprintf("Scaling MachineSet from %d to %d replicas", specReplicas(ms), replicas)
-	if specReplicas(ms) == replicas {
+	from := specReplicas(ms)
+	msg := fmt.Sprintf("Scaling MachineSet from %d to %d replicas", from, replicas)
+	if from == replicas {
 		msg = "Updating the replicas annotations of a MachineSet"
 	}
-	return r.patchMachineSet(ctx, ms, want, msg)
+	if err := r.patchMachineSet(ctx, ms, want, msg); err != nil {
+		if from != replicas {
+			r.event(s.md, corev1.EventTypeWarning, "FailedScale", "Failed to scale MachineSet %s: %v", klog.KObj(ms), err)
+		}
+		return err
+	}
+	if from != replicas {
+		r.event(s.md, corev1.EventTypeNormal, "SuccessfulScale", "Scaled MachineSet %s: %d -> %d", klog.KObj(ms), from, replicas)
+	}
+	return nil
 }
 
 // setMachineCreation lets only the new MachineSet create Machines under OnDelete: old MachineSets get the
@@ -367,8 +386,10 @@ func (r *Reconciler) cleanupOldMachineSets(ctx context.Context, s *scope) (ctrl.
 		}
 		ctrl.LoggerFrom(ctx).Info("Deleting old MachineSet", "MachineSet", klog.KObj(ms))
 		if err := r.Client.Delete(ctx, ms); err != nil && !apierrors.IsNotFound(err) {
+			r.event(s.md, corev1.EventTypeWarning, "FailedDelete", "Failed to delete MachineSet %q: %v", ms.Name, err)
 			return ctrl.Result{}, fmt.Errorf("deleting old MachineSet %s: %w", ms.Name, err)
 		}
+		r.event(s.md, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted MachineSet %q", ms.Name)
 	}
 	return ctrl.Result{}, nil
 }

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -22,6 +23,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/contract"
+	"github.com/capstan-dev/capstan/internal/feature"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
@@ -51,6 +53,14 @@ type Reconciler struct {
 	// WatchFilter is the value of --watch-filter; "" reconciles everything.
 	WatchFilter string
 
+	// FeatureGates are the manager's --feature-gates (MachineSetPreflightChecks, ClusterTopology); the
+	// defaults when nil.
+	FeatureGates *feature.Gates
+	// PreflightChecks are the checks of --machineset-preflight-checks; every check when nil.
+	PreflightChecks []clusterv1.MachineSetPreflightCheck
+	// Recorder records events; the manager's recorder for "machineset-controller" when nil.
+	Recorder record.EventRecorder
+
 	// CacheSyncTimeout bounds how long a reconcile waits for the cache to show the Machines it created or
 	// deleted, so that the next reconcile does not act on them twice; 10s when zero.
 	CacheSyncTimeout time.Duration
@@ -66,6 +76,9 @@ type Reconciler struct {
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil || r.Contracts == nil {
 		return errors.New("the MachineSet controller needs a Client and a contract Resolver")
+	}
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorderFor("machineset-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
 	}
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.Machine{}, MachineControllerIndex, ControllerUID); err != nil {
 		return fmt.Errorf("indexing Machines by controller: %w", err)
@@ -87,6 +100,22 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		return fmt.Errorf("creating the MachineSet controller: %w", err)
 	}
 	return nil
+}
+
+// Events the controller records, with upstream's reasons.
+const (
+	EventSuccessfulCreate = "SuccessfulCreate"
+	EventFailedCreate     = "FailedCreate"
+	EventSuccessfulDelete = "SuccessfulDelete"
+	EventFailedDelete     = "FailedDelete"
+)
+
+// recorder returns the event recorder; one that drops events when the controller was not set up.
+func (r *Reconciler) recorder() record.EventRecorder {
+	if r.Recorder == nil {
+		return &record.FakeRecorder{}
+	}
+	return r.Recorder
 }
 
 // ControllerUID is an index function returning the UID of an object's controller, if any.
@@ -171,6 +200,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		r.reconcileTemplates,
 		r.getAndAdoptMachines,
 		r.syncMachines,
+		r.reconcileUnhealthyMachines,
 		r.syncReplicas,
 	)
 }

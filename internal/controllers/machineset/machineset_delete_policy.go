@@ -4,16 +4,9 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
-)
-
-// The HealthCheckSucceeded condition MachineHealthCheck sets on Machines, in both condition flavours.
-const (
-	machineHealthCheckSucceededCondition = "HealthCheckSucceeded"
-	machineHealthCheckV1Beta1Condition   = clusterv1.ConditionType("HealthCheckSucceeded")
 )
 
 // Deletion priorities: Machines with a higher one are deleted first.
@@ -72,19 +65,16 @@ func hasAnnotation(m *clusterv1.Machine, key string) bool {
 	return ok
 }
 
-// isHealthy reports whether a Machine has a Node and no sign of trouble: no terminal failure, a Ready
-// condition that is not False, and no failed node or MachineHealthCheck condition.
+// isHealthy reports whether a Machine has a Node and no sign of trouble, as upstream decides it for the
+// delete policy: no terminal failure, and neither NodeHealthy nor HealthCheckSucceeded False. A condition
+// that is Unknown (for example while the workload cluster cannot be reached) says nothing either way: the
+// Machine counts as healthy.
 func isHealthy(m *clusterv1.Machine) bool {
 	if m.Status.NodeRef == nil || m.Status.FailureReason != nil || m.Status.FailureMessage != nil {
 		return false
 	}
-	for _, t := range []clusterv1.ConditionType{clusterv1.MachineNodeHealthyCondition, machineHealthCheckV1Beta1Condition} {
-		if c := conditions.Get(m, t); c != nil && c.Status != corev1.ConditionTrue {
-			return false
-		}
-	}
-	for _, t := range []string{clusterv1.MachineReadyV1Beta2Condition, machineHealthCheckSucceededCondition} {
-		if c := conditions.GetV1Beta2(m, t); c != nil && c.Status == metav1.ConditionFalse {
+	for _, t := range []clusterv1.ConditionType{clusterv1.MachineNodeHealthyCondition, clusterv1.MachineHealthCheckSucceededCondition} {
+		if c := conditions.Get(m, t); c != nil && c.Status == corev1.ConditionFalse {
 			return false
 		}
 	}

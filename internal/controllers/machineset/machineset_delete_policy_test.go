@@ -75,13 +75,28 @@ func TestMachinesToDelete(t *testing.T) {
 			machines: machines(testMachine("old", 2*time.Hour), testMachine("no-node", time.Minute, withoutNode),
 				testMachine("failed", time.Minute, func(m *clusterv1.Machine) { m.Status.FailureMessage = ptr.To("boom") }),
 				testMachine("not-ready", time.Minute, func(m *clusterv1.Machine) {
-					m.Status.V1Beta2 = &clusterv1.MachineV1Beta2Status{Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse}}}
+					m.Status.Conditions = clusterv1.Conditions{{Type: "HealthCheckSucceeded", Status: corev1.ConditionFalse}}
 				}),
 				testMachine("node-unhealthy", time.Minute, func(m *clusterv1.Machine) {
 					m.Status.Conditions = clusterv1.Conditions{{Type: "NodeHealthy", Status: corev1.ConditionFalse}}
 				})),
 			count: 4, policy: clusterv1.OldestMachineSetDeletePolicy,
 			want: []string{"failed", "no-node", "node-unhealthy", "not-ready"},
+		},
+		{
+			name: "Unknown NodeHealthy or HealthCheckSucceeded counts as healthy, as upstream",
+			machines: machines(testMachine("old", 2*time.Hour),
+				testMachine("node-unknown", time.Minute, func(m *clusterv1.Machine) {
+					m.Status.Conditions = clusterv1.Conditions{{Type: "NodeHealthy", Status: corev1.ConditionUnknown}}
+				}),
+				testMachine("check-unknown", time.Minute, func(m *clusterv1.Machine) {
+					m.Status.Conditions = clusterv1.Conditions{{Type: "HealthCheckSucceeded", Status: corev1.ConditionUnknown}}
+				}),
+				testMachine("v1beta2-not-ready", time.Minute, func(m *clusterv1.Machine) {
+					m.Status.V1Beta2 = &clusterv1.MachineV1Beta2Status{Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse}}}
+				})),
+			count: 1, policy: clusterv1.OldestMachineSetDeletePolicy,
+			want: []string{"old"},
 		},
 		{
 			name: "annotated before unhealthy, deleting before all",

@@ -62,6 +62,9 @@ func (r *Reconciler) syncReplicas(ctx context.Context, s *scope) (ctrl.Result, e
 			log.Info("Not creating Machines: a template does not exist")
 			return ctrl.Result{RequeueAfter: missingTemplateRequeue}, nil
 		}
+		if s.preflightProblems = r.preflightProblems(ctx, s, "Scale up"); len(s.preflightProblems) > 0 {
+			return ctrl.Result{RequeueAfter: preflightFailedRequeueAfter}, nil
+		}
 		return ctrl.Result{}, r.createMachines(ctx, s, -diff)
 	case diff > 0:
 		return ctrl.Result{}, r.deleteMachines(ctx, s, diff)
@@ -135,8 +138,10 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, n, count int) 
 	if err := r.Client.Create(ctx, m, client.FieldOwner(fieldOwner)); err != nil {
 		cleanup()
 		s.createFailure = &failure{clusterv1.MachineSetMachineCreationFailedReason, "Creating a Machine failed"}
+		r.recorder().Eventf(ms, corev1.EventTypeWarning, EventFailedCreate, "Failed to create machine: %v", err)
 		return nil, fmt.Errorf("creating Machine %s: %w", m.Name, err)
 	}
+	r.recorder().Eventf(ms, corev1.EventTypeNormal, EventSuccessfulCreate, "Created machine %q", m.Name)
 	return m, nil
 }
 
@@ -235,8 +240,10 @@ func (r *Reconciler) deleteMachines(ctx context.Context, s *scope, count int) er
 		}
 		log.Info(fmt.Sprintf("Deleting Machine (scaling down, %d of %d)", i+1, count), "Machine", klog.KObj(m), "deletePolicy", policy)
 		if err := r.Client.Delete(ctx, m); err != nil && !apierrors.IsNotFound(err) {
+			r.recorder().Eventf(s.ms, corev1.EventTypeWarning, EventFailedDelete, "Failed to delete machine %q: %v", m.Name, err)
 			return fmt.Errorf("deleting Machine %s: %w", m.Name, err)
 		}
+		r.recorder().Eventf(s.ms, corev1.EventTypeNormal, EventSuccessfulDelete, "Deleted machine %q", m.Name)
 	}
 	// The next reconcile must see these Machines as deleting, or it would delete others too.
 	return r.waitForCache(ctx, keys, func(m *clusterv1.Machine, err error) bool {

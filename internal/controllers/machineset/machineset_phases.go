@@ -103,7 +103,7 @@ func validate(ms *clusterv1.MachineSet) string {
 	if !selector.Matches(labels.Set(effectiveTemplateLabels(ms))) {
 		return "Spec.selector does not match the labels of spec.template.metadata"
 	}
-	if problem := TemplateRefsProblem(&ms.Spec.Template.Spec); problem != "" {
+	if problem := TemplateRefsProblem(&ms.Spec.Template.Spec, ms.Namespace); problem != "" {
 		return problem
 	}
 	if t := ms.Spec.MachineNamingStrategy; t != nil && t.Template != "" {
@@ -115,8 +115,14 @@ func validate(ms *clusterv1.MachineSet) string {
 }
 
 // TemplateRefsProblem returns why the references of a Machine template cannot be cloned for each Machine,
-// or "" when they can: both must point at templates (kinds ending in "Template").
-func TemplateRefsProblem(spec *clusterv1.MachineSpec) string {
+// or "" when they can: both must point at templates (kinds ending in "Template") in namespace, the
+// namespace of the MachineSet or MachineDeployment.
+func TemplateRefsProblem(spec *clusterv1.MachineSpec, namespace string) string {
+	for _, ref := range []*corev1.ObjectReference{&spec.InfrastructureRef, spec.Bootstrap.ConfigRef} {
+		if ref != nil && ref.Namespace != "" && ref.Namespace != namespace {
+			return fmt.Sprintf("Spec.template.spec references %s %s in namespace %s: references must stay in namespace %s", ref.Kind, ref.Name, ref.Namespace, namespace)
+		}
+	}
 	if !strings.HasSuffix(spec.InfrastructureRef.Kind, clusterv1.TemplateSuffix) {
 		return fmt.Sprintf("Spec.template.spec.infrastructureRef must point at a template (a kind ending in %s), not at a %q",
 			clusterv1.TemplateSuffix, spec.InfrastructureRef.Kind)
@@ -213,6 +219,10 @@ func ReconcileTemplate(ctx context.Context, c client.Client, contracts *contract
 	cluster *clusterv1.Cluster, ref *corev1.ObjectReference, namespace string,
 ) (notFound bool, err error) {
 	if ref == nil || ref.Name == "" || !strings.HasSuffix(ref.Kind, clusterv1.TemplateSuffix) {
+		return false, nil
+	}
+	if ref.Namespace != "" && ref.Namespace != namespace {
+		// Refused by validate: another namespace's template is never read nor owned.
 		return false, nil
 	}
 	if _, _, err := contracts.UpdateReference(ctx, ref); err != nil {

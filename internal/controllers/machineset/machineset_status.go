@@ -49,8 +49,12 @@ func setStatus(s *scope) {
 	setScalingDownCondition(s)
 	setMachinesReadyCondition(s)
 	setMachinesUpToDateCondition(s)
+	setRemediatingCondition(s)
 	setDeletingCondition(s)
 }
+
+// preflightFailedReason (v1beta1 MachinesCreated) says that the preflight checks hold up creating Machines.
+const preflightFailedReason = "PreflightFailed"
 
 // setReplicas sets the replica counters: every owned Machine counts in replicas (deleting ones too, as
 // they still exist), ready Machines have a True Ready condition, available ones have had it for
@@ -142,6 +146,9 @@ func setV1Beta1Conditions(s *scope) {
 	case s.createFailure != nil:
 		conditions.MarkFalse(ms, clusterv1.MachineSetMachinesCreatedCondition, s.createFailure.reason,
 			clusterv1.ConditionSeverityError, "%s", s.createFailure.message)
+	case len(s.preflightProblems) > 0:
+		conditions.MarkFalse(ms, clusterv1.MachineSetMachinesCreatedCondition, preflightFailedReason,
+			clusterv1.ConditionSeverityError, "%s", strings.Join(s.preflightProblems, "; "))
 	case s.getMachinesSucceeded:
 		conditions.MarkTrue(ms, clusterv1.MachineSetMachinesCreatedCondition)
 	}
@@ -288,6 +295,7 @@ func scaleUpBlockers(s *scope) []string {
 	if s.createFailure != nil {
 		out = append(out, s.createFailure.message)
 	}
+	out = append(out, s.preflightProblems...)
 	return out
 }
 

@@ -30,6 +30,9 @@ type scope struct {
 	machines             []*clusterv1.Machine
 	getMachinesSucceeded bool
 
+	// preflightProblems say why the preflight checks held up creating Machines in this reconcile.
+	preflightProblems []string
+
 	// createFailure records why creating a Machine failed in this reconcile.
 	createFailure *failure
 }

@@ -22,6 +22,7 @@ var mustServe = []string{
 	"machinesets.cluster.x-k8s.io",
 	"machinedeployments.cluster.x-k8s.io",
 	"machinehealthchecks.cluster.x-k8s.io",
+	"machinedrainrules.cluster.x-k8s.io",
 	"providers.clusterctl.cluster.x-k8s.io",
 	"kubeadmconfigs.bootstrap.cluster.x-k8s.io",
 	"kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io",

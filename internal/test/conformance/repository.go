@@ -12,8 +12,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/drone/envsubst"
-	"github.com/drone/envsubst/parse"
+	"github.com/drone/envsubst/v2"
+	"github.com/drone/envsubst/v2/parse"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"

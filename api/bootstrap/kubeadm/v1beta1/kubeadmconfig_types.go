@@ -101,9 +101,9 @@ type KubeadmConfigSpec struct {
 
 	// useExperimentalRetryJoin runs `kubeadm join` through a script that retries it. Not supported with
 	// Ignition.
+	// +optional
 	//
 	// Deprecated: kubeadm retries by itself; upstream will remove this field.
-	// +optional
 	UseExperimentalRetryJoin bool `json:"useExperimentalRetryJoin,omitempty"`
 
 	// ignition holds settings that only apply with format ignition.

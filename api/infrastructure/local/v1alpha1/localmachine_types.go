@@ -12,6 +12,13 @@ const LocalMachineFinalizer = "localmachine.infrastructure.cluster.x-k8s.io"
 // ProviderIDPrefix starts the provider ID of every LocalMachine: local://<namespace>/<cluster>/<machine>.
 const ProviderIDPrefix = "local://"
 
+// NodeReadyAnnotation on a LocalMachine sets the Ready condition its simulated Node reports, to make the
+// Node unhealthy in tests and demonstrations (for example of MachineHealthCheck): "False" makes the
+// simulated kubelet report NotReady; "Unknown" makes it stop reporting (no status updates, no lease
+// renewals) with Ready Unknown, as the node lifecycle controller marks a Node whose kubelet is gone.
+// Without the annotation, or with "True", the Node is Ready.
+const NodeReadyAnnotation = "local.infrastructure.cluster.x-k8s.io/node-ready"
+
 // LocalMachineSpec is the desired state of a LocalMachine.
 type LocalMachineSpec struct {
 	// providerID is the ID of the machine's Node, local://<namespace>/<cluster>/<machine>; the provider sets
@@ -102,8 +109,9 @@ type LocalMachineV1Beta2Status struct {
 // +kubebuilder:printcolumn:name="Ready",type="boolean",JSONPath=".status.ready",description="Whether the machine's Node has been registered"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp",description="Time since the LocalMachine was created"
 
-// LocalMachine is a simulated machine: a Node registered in its LocalCluster's kube-apiserver, with a Ready
-// condition and lease heartbeats, but no kubelet and no containers.
+// LocalMachine is a simulated machine: a Node registered in its workload cluster, with a Ready condition,
+// lease heartbeats and a simulated kubelet API, but no containers. A control plane LocalMachine also runs
+// an etcd member and a kube-apiserver of the workload cluster, configured from its kubeadm bootstrap data.
 type LocalMachine struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

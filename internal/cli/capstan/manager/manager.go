@@ -5,19 +5,27 @@ package manager
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/core"
+	"github.com/capstan-dev/capstan/internal/webhooks"
+	corewebhooks "github.com/capstan-dev/capstan/internal/webhooks/core"
 )
 
 // Options are the flags of `capstan manager`.
 type Options struct {
 	Manager     *controllermanager.Options
 	Concurrency core.Concurrency
+	Webhooks    webhooks.Options
+	// PreflightChecks is --machineset-preflight-checks.
+	PreflightChecks []string
 }
 
 // NewCommand returns `capstan manager`.
@@ -25,10 +33,11 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 	o := &Options{
 		Manager:     controllermanager.DefaultOptions("capi-controller-manager"),
 		Concurrency: core.DefaultConcurrency(),
+		Webhooks:    webhooks.DefaultOptions(),
 	}
 	cmd := &cobra.Command{
 		Use:   "manager",
-		Short: "Run the Cluster API core controllers (Cluster, Machine, MachineSet, MachineDeployment)",
+		Short: "Run the Cluster API core controllers (Cluster, Machine, MachineSet, MachineDeployment, MachineHealthCheck)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Manager.SetupLogging(streams.ErrOut)
@@ -38,7 +47,31 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 	fs := cmd.Flags()
 	o.Manager.AddFlags(fs)
 	o.Concurrency.AddFlags(fs)
+	o.Webhooks.AddFlags(fs)
+	fs.StringSliceVar(&o.PreflightChecks, "machineset-preflight-checks", []string{string(clusterv1.MachineSetPreflightCheckAll)},
+		"MachineSet preflight checks to run before creating or remediating Machines: All, KubeadmVersionSkew, KubernetesVersionSkew, ControlPlaneIsStable, ControlPlaneVersionSkew (needs the MachineSetPreflightChecks feature gate).")
 	return cmd
+}
+
+// preflightChecks reads --machineset-preflight-checks, refusing names upstream does not know.
+func preflightChecks(names []string) ([]clusterv1.MachineSetPreflightCheck, error) {
+	known := []clusterv1.MachineSetPreflightCheck{
+		clusterv1.MachineSetPreflightCheckAll, clusterv1.MachineSetPreflightCheckKubeadmVersionSkew,
+		clusterv1.MachineSetPreflightCheckKubernetesVersionSkew, clusterv1.MachineSetPreflightCheckControlPlaneIsStable,
+		clusterv1.MachineSetPreflightCheckControlPlaneVersionSkew,
+	}
+	out := []clusterv1.MachineSetPreflightCheck{}
+	for _, n := range names {
+		c := clusterv1.MachineSetPreflightCheck(strings.TrimSpace(n))
+		if c == "" {
+			continue
+		}
+		if !slices.Contains(known, c) {
+			return nil, fmt.Errorf("--machineset-preflight-checks: unknown check %q: known checks are %v", c, known)
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // Run starts the manager and blocks until ctx is done.
@@ -55,8 +88,24 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := core.Setup(ctx, mgr, core.Options{WatchFilter: o.Manager.WatchFilter, Concurrency: o.Concurrency}); err != nil {
+	checks, err := preflightChecks(o.PreflightChecks)
+	if err != nil {
 		return err
+	}
+	if err := core.Setup(ctx, mgr, core.Options{
+		WatchFilter: o.Manager.WatchFilter, Concurrency: o.Concurrency,
+		FeatureGates: o.Manager.FeatureGates, MachineSetPreflightChecks: checks,
+	}); err != nil {
+		return err
+	}
+	if o.Webhooks.Port >= 0 {
+		namespace, err := webhooks.Namespace()
+		if err != nil {
+			return err
+		}
+		if err := corewebhooks.Webhooks().Setup(mgr, o.Webhooks, namespace); err != nil {
+			return fmt.Errorf("setting up the webhooks: %w", err)
+		}
 	}
 	ctrl.Log.WithName("setup").Info("Starting the core controller manager")
 	if err := mgr.Start(ctx); err != nil {

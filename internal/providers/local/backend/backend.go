@@ -92,6 +92,9 @@ type Machine struct {
 	FailureDomain string
 	// Labels are extra labels for the Node (kubelet's --node-labels).
 	Labels map[string]string
+	// Ready is the status of the Node's Ready condition: "" or "True" (healthy), "False" (the kubelet
+	// reports NotReady) or "Unknown" (the kubelet stopped reporting: no heartbeat).
+	Ready string
 	// Taints are the Node's taints; with DefaultTaints, a control plane Node also gets kubeadm's
 	// node-role.kubernetes.io/control-plane:NoSchedule taint.
 	Taints        []corev1.Taint

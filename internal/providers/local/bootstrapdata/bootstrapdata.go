@@ -19,11 +19,11 @@ const (
 type Command string
 
 const (
-	// CommandNone: the data runs no kubeadm command (hand-written data, for example).
+	// CommandNone is data that runs no kubeadm command (hand-written data, for example).
 	CommandNone Command = ""
-	// CommandInit: `kubeadm init`, the first control plane node of a cluster.
+	// CommandInit is `kubeadm init`, the first control plane node of a cluster.
 	CommandInit Command = "init"
-	// CommandJoin: `kubeadm join`, a worker, or a control plane node when the JoinConfiguration has a
+	// CommandJoin is `kubeadm join`, a worker, or a control plane node when the JoinConfiguration has a
 	// controlPlane section.
 	CommandJoin Command = "join"
 )

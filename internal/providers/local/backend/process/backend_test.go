@@ -138,7 +138,7 @@ func TestClusterLifecycle(t *testing.T) {
 	g.Expect(status.Host).To(Equal("127.0.0.1"))
 	g.Expect(status.Port).NotTo(BeZero())
 	g.Expect(status.APIServers).To(BeZero())
-	g.Expect(changes).To(Receive(Equal(key)))
+	g.Eventually(changes, 10*time.Second).Should(Receive(Equal(key)))
 	dir := b.ClusterDir(key)
 	worker := backend.Machine{Name: "m2", NodeName: "m2", ProviderID: "local://ns/c1/m2", Version: "v1.37.1", DefaultTaints: true,
 		Labels: map[string]string{"pool": "blue"}}
@@ -203,7 +203,7 @@ func TestClusterLifecycle(t *testing.T) {
 	g.Eventually(func() bool {
 		st, err := b.EnsureMachine(ctx, key, controlPlaneMachine("m1"))
 		return err == nil && !st.ControlPlaneReady
-	}, 10*time.Second, 50*time.Millisecond).Should(BeTrue())
+	}, 30*time.Second, 50*time.Millisecond).Should(BeTrue())
 	ensureMachine(g, b, key, controlPlaneMachine("m1"))
 	g.Expect(pidOf(t, dir, "m1", "kube-apiserver")).NotTo(Equal(pid))
 	g.Expect(procs.Alive(pid)).To(BeFalse())

@@ -63,6 +63,7 @@ type cluster struct {
 	apiReady   bool
 	notified   bool
 	wake       chan struct{}
+	nodesWake  chan struct{}
 	nodes      map[string]nodeSpec
 	// nodeOps serialises node registrations, deletions and heartbeats.
 	nodeOps   sync.Mutex
@@ -74,10 +75,11 @@ func newCluster(b *Backend, key types.NamespacedName) *cluster {
 	dir := filepath.Join(b.opts.DataDir, key.Namespace, key.Name)
 	return &cluster{
 		b: b, key: key, dir: dir, pki: pkiFiles{dir: filepath.Join(dir, "pki")},
-		log:      b.opts.Logger.WithValues("LocalCluster", key.String()),
-		wake:     make(chan struct{}, 1),
-		nodes:    map[string]nodeSpec{},
-		machines: map[string]*machine{},
+		log:       b.opts.Logger.WithValues("LocalCluster", key.String()),
+		wake:      make(chan struct{}, 1),
+		nodesWake: make(chan struct{}, 1),
+		nodes:     map[string]nodeSpec{},
+		machines:  map[string]*machine{},
 	}
 }
 
@@ -265,22 +267,33 @@ func pidFile(dir, name string) string { return filepath.Join(dir, name+".pid") }
 var processNames = []string{componentAPIServer, componentEtcd}
 
 // killStale kills the processes an earlier run of the provider left in a cluster directory (found through
-// the machines' pid files): API servers first, then etcd members.
+// the machines' pid files).
 func killStale(dir string, timeout time.Duration) (bool, error) {
 	entries, err := os.ReadDir(filepath.Join(dir, "machines"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return false, err
 	}
 	killed := false
-	for _, name := range processNames {
-		for _, e := range entries {
-			md := filepath.Join(dir, "machines", e.Name())
-			k, err := supervisor.KillStale(pidFile(md, name), md, timeout)
-			if err != nil {
-				return killed, err
-			}
-			killed = killed || k
+	for _, e := range entries {
+		k, err := killStaleMachine(filepath.Join(dir, "machines", e.Name()), timeout)
+		if err != nil {
+			return killed, err
 		}
+		killed = killed || k
+	}
+	return killed, nil
+}
+
+// killStaleMachine kills the processes an earlier run of the provider left for a machine: its API server
+// first, then its etcd member.
+func killStaleMachine(dir string, timeout time.Duration) (bool, error) {
+	killed := false
+	for _, name := range processNames {
+		k, err := supervisor.KillStale(pidFile(dir, name), dir, timeout)
+		if err != nil {
+			return killed, err
+		}
+		killed = killed || k
 	}
 	return killed, nil
 }
@@ -288,18 +301,21 @@ func killStale(dir string, timeout time.Duration) (bool, error) {
 // stop stops the load balancer, every machine and the probe loop, for good.
 func (c *cluster) stop() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.removed = true
 	if !c.started {
+		c.mu.Unlock()
 		return
 	}
 	c.log.Info("Stopping the cluster's endpoint and machines")
-	if c.lb != nil {
-		c.lb.close()
-		c.lb = nil
+	lb, machines, stopLoop, loopDone, lock := c.lb, c.machines, c.stopLoop, c.loopDone, c.lock
+	c.lb, c.machines, c.started, c.lock = nil, map[string]*machine{}, false, nil
+	// The probe loop takes mu: it must not be held while waiting for the loop to end.
+	c.mu.Unlock()
+	if lb != nil {
+		lb.close()
 	}
 	var wg sync.WaitGroup
-	for _, m := range c.machines {
+	for _, m := range machines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -307,11 +323,9 @@ func (c *cluster) stop() {
 		}()
 	}
 	wg.Wait()
-	c.stopLoop()
-	<-c.loopDone
-	c.started = false
-	c.lock.release()
-	c.lock = nil
+	stopLoop()
+	<-loopDone
+	lock.release()
 }
 
 // poke asks the probe loop to re-evaluate the cluster now (a process started or exited).
@@ -320,15 +334,30 @@ func (c *cluster) poke() {
 	case c.wake <- struct{}{}:
 	default:
 	}
+	c.pokeNodes()
 }
 
-// loop probes the control plane machines' API servers (often while one is not ready, less often after),
-// points the load balancer at the ready ones, refreshes the mirror Pods and drives the node heartbeats.
+// pokeNodes asks the node loop to refresh the mirror Pods now.
+func (c *cluster) pokeNodes() {
+	select {
+	case c.nodesWake <- struct{}{}:
+	default:
+	}
+}
+
+// loop probes the control plane machines' API servers (often while one is not ready, less often after)
+// and points the load balancer at the ready ones; nodeLoop, beside it, writes to the workload cluster.
+// They are apart so that a slow or unreachable API server never delays the probes.
 func (c *cluster) loop(ctx context.Context) {
 	defer close(c.loopDone)
+	nodesDone := make(chan struct{})
+	go func() {
+		defer close(nodesDone)
+		c.nodeLoop(ctx)
+	}()
+	defer func() { <-nodesDone }()
 	for {
 		allReady := c.probe(ctx)
-		c.heartbeat(ctx)
 		interval := c.b.opts.ProbeInterval
 		if !allReady {
 			interval = c.b.opts.StartingProbeInterval
@@ -339,6 +368,23 @@ func (c *cluster) loop(ctx context.Context) {
 			t.Stop()
 			return
 		case <-c.wake:
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// nodeLoop refreshes the mirror Pods of the control plane machines and drives the node heartbeats.
+func (c *cluster) nodeLoop(ctx context.Context) {
+	for {
+		c.refreshMirrorPods(ctx)
+		c.heartbeat(ctx)
+		t := time.NewTimer(c.b.opts.ProbeInterval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-c.nodesWake:
 			t.Stop()
 		case <-t.C:
 		}
@@ -393,7 +439,9 @@ func (c *cluster) probe(ctx context.Context) bool {
 	c.updateBackends()
 	status := c.computeStatus()
 	c.mu.Unlock()
-	c.refreshMirrorPods(ctx)
+	if changed {
+		c.pokeNodes()
+	}
 
 	c.statusMu.Lock()
 	changed = changed || status != c.status || !c.notified

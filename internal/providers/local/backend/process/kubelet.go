@@ -216,12 +216,12 @@ type forwarder struct{ pod staticPod }
 
 func (f forwarder) PortForward(ctx context.Context, name, _ string, port int32, stream io.ReadWriteCloser) error {
 	defer func() { _ = stream.Close() }()
-	hostPort, ok := f.pod.ports[port]
+	target, ok := f.pod.ports[port]
 	if !ok {
 		return fmt.Errorf("pod %s does not listen on port %d", name, port)
 	}
 	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(hostPort)))
+	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(target)))
 	if err != nil {
 		return fmt.Errorf("connecting to port %d of pod %s: %w", port, name, err)
 	}

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/loopback"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 )
@@ -50,7 +51,12 @@ func (c *cluster) ensureMachine(ctx context.Context, spec backend.Machine) (back
 			status.ControlPlaneReady, status.Reason, status.Message = m.controlPlaneStatus()
 		}
 		status.VersionFallback = m.binary.Fallback
-		ownAPIReady = m.apiReady
+		// The probe loop sees a crash a moment after the supervisor does.
+		ownAPIReady = m.apiReady && m.apiserver.State().Running && m.etcd.State().Running
+		if !ownAPIReady && status.ControlPlaneReady {
+			status.ControlPlaneReady = false
+			status.Reason, status.Message = infrav1.ControlPlaneStartingReason, "Waiting for kube-apiserver to be ready"
+		}
 	}
 	node := newNodeSpec(spec, st.KubeletPort)
 	c.mu.Unlock()
@@ -81,7 +87,7 @@ func (c *cluster) ensureMachine(ctx context.Context, spec backend.Machine) (back
 		status.Addresses = append(status.Addresses, backend.NodeAddress{Type: string(a.Type), Address: a.Address})
 	}
 	if spec.ControlPlane != nil {
-		c.refreshMirrorPods(ctx)
+		c.pokeNodes()
 	}
 	return status, nil
 }
@@ -203,7 +209,7 @@ func (c *cluster) deleteMachine(ctx context.Context, name string) error {
 		m.stop()
 		delete(c.machines, name)
 	}
-	if _, err := killStale(c.dir, c.b.opts.StopTimeout); err != nil {
+	if _, err := killStaleMachine(machineDir(c.dir, name), c.b.opts.StopTimeout); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(machineDir(c.dir, name)); err != nil {

@@ -37,6 +37,8 @@ type nodeSpec struct {
 	Labels                                          map[string]string
 	Taints                                          []corev1.Taint
 	DefaultTaints                                   bool
+	// Ready is the status the Node's Ready condition reports (see backend.Machine.Ready).
+	Ready string
 	// KubeletPort is the simulated kubelet's port.
 	KubeletPort int
 }
@@ -45,7 +47,7 @@ func newNodeSpec(m backend.Machine, kubeletPort int) nodeSpec {
 	return nodeSpec{
 		Name: m.NodeName, ProviderID: m.ProviderID, KubeletVersion: m.Version, FailureDomain: m.FailureDomain,
 		ControlPlane: m.ControlPlane != nil, Labels: m.Labels, Taints: m.Taints, DefaultTaints: m.DefaultTaints,
-		KubeletPort: kubeletPort,
+		Ready: m.Ready, KubeletPort: kubeletPort,
 	}
 }
 
@@ -90,6 +92,13 @@ func desiredNodeStatus(n nodeSpec, now metav1.Time) corev1.NodeStatus {
 	condition := func(t corev1.NodeConditionType, s corev1.ConditionStatus, reason, message string) corev1.NodeCondition {
 		return corev1.NodeCondition{Type: t, Status: s, Reason: reason, Message: message, LastHeartbeatTime: now, LastTransitionTime: now}
 	}
+	ready := condition(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "Simulated node by capstan infra-local is ready")
+	switch corev1.ConditionStatus(n.Ready) {
+	case corev1.ConditionFalse:
+		ready = condition(corev1.NodeReady, corev1.ConditionFalse, "KubeletNotReady", "Simulated node is made not ready by the LocalMachine's node-ready annotation")
+	case corev1.ConditionUnknown:
+		ready = condition(corev1.NodeReady, corev1.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status.")
+	}
 	return corev1.NodeStatus{
 		Capacity:    resources,
 		Allocatable: resources.DeepCopy(),
@@ -97,7 +106,7 @@ func desiredNodeStatus(n nodeSpec, now metav1.Time) corev1.NodeStatus {
 			condition(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "Simulated node has sufficient memory available"),
 			condition(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "Simulated node has no disk pressure"),
 			condition(corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID", "Simulated node has sufficient PID available"),
-			condition(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "Simulated node by capstan infra-local is ready"),
+			ready,
 		},
 		Addresses: nodeAddresses(n.Name),
 		DaemonEndpoints: corev1.NodeDaemonEndpoints{
@@ -191,6 +200,9 @@ func registerNode(ctx context.Context, client kubernetes.Interface, n nodeSpec) 
 		if node, err = client.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("updating the status of Node %s: %w", n.Name, err)
 		}
+	}
+	if corev1.ConditionStatus(n.Ready) == corev1.ConditionUnknown {
+		return nil // a kubelet that stopped reporting renews no lease
 	}
 	return renewLease(ctx, client, node)
 }
@@ -301,6 +313,9 @@ func (c *cluster) heartbeat(ctx context.Context) {
 	for _, n := range nodes {
 		if !c.hasNode(n.Name) {
 			continue // deleted since the snapshot
+		}
+		if corev1.ConditionStatus(n.Ready) == corev1.ConditionUnknown {
+			continue // its kubelet is made to be gone
 		}
 		var err error
 		if beat {

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"crypto"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -139,7 +140,7 @@ func sameCertificates(a, b backend.Certificates) bool {
 	if a.ServiceAccountKey == nil {
 		return true
 	}
-	pa, ok := a.ServiceAccountKey.Public().(interface{ Equal(x any) bool })
+	pa, ok := a.ServiceAccountKey.Public().(interface{ Equal(crypto.PublicKey) bool })
 	return ok && pa.Equal(b.ServiceAccountKey.Public())
 }
 

@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 	"github.com/capstan-dev/capstan/internal/providers/local/bootstrapdata"
 )
@@ -49,6 +50,7 @@ func (r *Reconciler) desiredMachine(ctx context.Context, s *scope, d *bootstrapd
 		Name: m.Name, NodeName: node.Name, ProviderID: providerID, Version: ptr.Deref(m.Spec.Version, ""),
 		FailureDomain: ptr.Deref(m.Spec.FailureDomain, ""),
 		Labels:        node.Labels, Taints: node.Taints, DefaultTaints: node.DefaultTaints,
+		Ready: s.localMachine.Annotations[infrav1.NodeReadyAnnotation],
 	}
 	if out.NodeName == "" {
 		out.NodeName = m.Name

@@ -50,7 +50,7 @@ func TestSetStatus(t *testing.T) {
 		{
 			name: "waiting for the control plane", facts: facts{waiting: infrav1.WaitingForControlPlaneReason},
 			registered: corev1.ConditionFalse, reason: infrav1.WaitingForControlPlaneReason, severity: clusterv1.ConditionSeverityInfo,
-			message: "Waiting for the LocalCluster's kube-apiserver to be ready", paused: metav1.ConditionFalse,
+			message: "Waiting for a control plane machine's kube-apiserver to be ready", paused: metav1.ConditionFalse,
 		},
 		{
 			name: "registered", facts: facts{registered: true, addresses: addresses, startupStart: &start},

@@ -26,8 +26,9 @@ import (
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/kubeadmapi"
 )
 
-// SpecHashAnnotation, on a bootstrap data Secret, holds a hash of the KubeadmConfig spec the data was
-// rendered from, so that a change of the spec before the Machine is provisioned renders the data again.
+// SpecHashAnnotation is the annotation of a bootstrap data Secret that holds a hash of the KubeadmConfig
+// spec the data was rendered from, so that a change of the spec before the Machine is provisioned renders the
+// data again.
 const SpecHashAnnotation = "bootstrap.cluster.x-k8s.io/kubeadmconfig-spec-hash"
 
 // scope is what one reconcile works on, and the facts it found.
@@ -283,7 +284,8 @@ func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, step bootstrap
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	in := &bootstrapdata.Input{Step: step, JoinConfiguration: joinYAML, UseExperimentalRetryJoin: spec.UseExperimentalRetryJoin}
+	in := &bootstrapdata.Input{Step: step, JoinConfiguration: joinYAML,
+		UseExperimentalRetryJoin: spec.UseExperimentalRetryJoin} //nolint:staticcheck // deprecated upstream, still served and honoured
 	if err := r.fillInput(ctx, s, in, files); err != nil {
 		return ctrl.Result{}, err
 	}
