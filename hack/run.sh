@@ -8,7 +8,7 @@ BIN=$PWD/bin
 NAME=${CAPSTAN_NAME:-default}
 CLUSTER=${CLUSTER_NAME:-demo}
 WORKERS=${WORKER_MACHINE_COUNT:-2}
-K8S_VERSION=${KUBERNETES_VERSION:-v1.31.0}
+K8S_VERSION=${KUBERNETES_VERSION:-v1.37.1}
 
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 
@@ -43,6 +43,10 @@ step "Waiting until \"$CLUSTER\" is provisioned and its machines are running"
 "$BIN/kubectl" wait machines -l "cluster.x-k8s.io/cluster-name=$CLUSTER" --for=jsonpath='{.status.phase}'=Running --timeout=5m
 # The Cluster sums its workers up a moment after the Machines change.
 "$BIN/kubectl" wait "cluster/$CLUSTER" --for=jsonpath='{.status.v1beta2.conditions[?(@.type=="WorkersAvailable")].status}'=True --timeout=2m
+"$BIN/kubectl" wait "cluster/$CLUSTER" --for=jsonpath='{.status.v1beta2.conditions[?(@.type=="Available")].status}'=True --timeout=3m
+
+step "The KubeadmControlPlane of \"$CLUSTER\""
+"$BIN/kubectl" get kubeadmcontrolplane "$CLUSTER-control-plane"
 
 step "clusterctl describe cluster $CLUSTER"
 "$BIN/clusterctl" describe cluster "$CLUSTER"

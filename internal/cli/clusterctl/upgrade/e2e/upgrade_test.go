@@ -49,14 +49,17 @@ func TestUpgradeKeepsWorkloadClustersRunning(t *testing.T) {
 		return repo.Run(t, kc, args...)
 	}
 
-	// Without the kubeadm bootstrap and control plane providers a first init adds (the init tests cover it).
+	// Without the kubeadm bootstrap and control plane providers a first init adds (the init tests cover
+	// them).
 	res := run("init", "-b", "-", "-c", "-", "--core", "cluster-api:v0.1.0", "-i", "local:v0.1.0", "-i", "fixture:v0.1.0")
 	g.Expect(res.Code).To(Equal(0), res.Stderr)
 	// The core and the local provider run in the test, as their Deployments would.
 	stack.ForTest(t, env.Config, stack.Options{Local: true})
 
 	ns := env.NewNamespace(t)
-	res = run("generate", "cluster", "e2e", "--infrastructure", "local", "--kubernetes-version", "v1.37.1", "--worker-machine-count", "2", "--target-namespace", ns)
+	// The control-plane flavor: its control plane is a MachineDeployment, no kubeadm provider is needed.
+	res = run("generate", "cluster", "e2e", "--infrastructure", "local", "--flavor", "control-plane", "--kubernetes-version", "v1.37.1",
+		"--controlplane-machine-count", "1", "--worker-machine-count", "2", "--target-namespace", ns)
 	g.Expect(res.Code).To(Equal(0), res.Stderr)
 	objs, err := manifest.Parse([]byte(res.Stdout))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -68,8 +71,8 @@ func TestUpgradeKeepsWorkloadClustersRunning(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster)).To(Succeed())
 		g.Expect(cluster.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
-		g.Expect(providerIDs(g, ns)).To(HaveLen(2))
-		g.Expect(readyNodes(g, ns)).To(HaveLen(2))
+		g.Expect(providerIDs(g, ns)).To(HaveLen(3))
+		g.Expect(readyNodes(g, ns)).To(HaveLen(3))
 	}, 3*time.Minute, time.Second).Should(Succeed())
 	before := snapshot(g, ns)
 	ids := providerIDs(g, ns)
@@ -78,7 +81,7 @@ func TestUpgradeKeepsWorkloadClustersRunning(t *testing.T) {
 		g := NewWithT(t)
 		res := run("delete", "--all", "--include-crd")
 		g.Expect(res.Code).To(Equal(1))
-		g.Expect(res.Stderr).To(HavePrefix("Error: cannot delete the CRDs of infrastructure-local, infrastructure-fixture and cluster-api: 1 LocalCluster, 2 LocalMachines, 1 LocalMachineTemplate, 1 FixtureCluster, 1 Cluster, "))
+		g.Expect(res.Stderr).To(HavePrefix("Error: cannot delete the CRDs of infrastructure-local, infrastructure-fixture and cluster-api: 1 LocalCluster, 3 LocalMachines, 1 LocalMachineTemplate, 1 FixtureCluster, 1 Cluster, "))
 		g.Expect(res.Stderr).To(HaveSuffix(" still exist; delete the Clusters first or run without --include-crd\n"))
 		g.Expect(inventory(g)).To(HaveLen(3))
 		crd := &apiextensionsv1.CustomResourceDefinition{}
@@ -103,11 +106,19 @@ func TestUpgradeKeepsWorkloadClustersRunning(t *testing.T) {
 			g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster)).To(Succeed())
 			g.Expect(cluster.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
 		}, 5*time.Second, time.Second).Should(Succeed())
-		g.Expect(readyNodes(g, ns)).To(HaveLen(2))
+		g.Expect(readyNodes(g, ns)).To(HaveLen(3))
 	})
 
 	g.Expect(env.Client.Delete(ctx, cluster)).To(Succeed())
-	g.Eventually(func() error { return env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster) }, 2*time.Minute, time.Second).ShouldNot(Succeed())
+	g.Eventually(func() error { return env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster) }, 2*time.Minute, time.Second).ShouldNot(Succeed(), func() string {
+		ms := &clusterv1.MachineList{}
+		_ = env.Client.List(ctx, ms, client.InNamespace(ns))
+		out := fmt.Sprintf("cluster conditions %+v\n", cluster.GetV1Beta2Conditions())
+		for _, m := range ms.Items {
+			out += fmt.Sprintf("machine %s finalizers %v conditions %+v\n", m.Name, m.Finalizers, m.GetV1Beta2Conditions())
+		}
+		return out
+	})
 }
 
 func mustParse(g Gomega, yaml string) []unstructured.Unstructured {
