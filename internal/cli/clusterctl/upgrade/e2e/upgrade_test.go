@@ -23,6 +23,7 @@ import (
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 	"github.com/capstan-dev/capstan/internal/test/stack"
 	"github.com/capstan-dev/capstan/internal/test/workload"
@@ -73,6 +74,12 @@ func TestUpgradeKeepsWorkloadClustersRunning(t *testing.T) {
 		g.Expect(cluster.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
 		g.Expect(providerIDs(g, ns)).To(HaveLen(3))
 		g.Expect(readyNodes(g, ns)).To(HaveLen(3))
+		ms := &clusterv1.MachineList{}
+		g.Expect(env.Client.List(ctx, ms, client.InNamespace(ns))).To(Succeed())
+		for _, m := range ms.Items {
+			g.Expect(m.Status.NodeRef).NotTo(BeNil(), "nodeRef of %s (%v)", m.Name, m.GetV1Beta2Conditions())
+		}
+		g.Expect(conditions.IsTrue(cluster, clusterv1.ControlPlaneInitializedCondition)).To(BeTrue(), "the control plane is initialized")
 	}, 3*time.Minute, time.Second).Should(Succeed())
 	before := snapshot(g, ns)
 	ids := providerIDs(g, ns)
