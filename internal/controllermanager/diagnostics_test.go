@@ -182,6 +182,11 @@ func TestProvidersRBAC(t *testing.T) {
 	identities := installProviders(t)
 	applyBookRBAC(t)
 	allowed := token(t, "default", "default")
+	g := NewWithT(t)
+	g.Expect(identities).To(HaveKey("cluster-api"))
+	g.Expect(identities).To(HaveKey("bootstrap-kubeadm"))
+	g.Expect(identities).To(HaveKey("control-plane-kubeadm"))
+	g.Expect(identities).To(HaveKey("infrastructure-local"))
 	for name, id := range identities {
 		t.Run(name, func(t *testing.T) {
 			g := NewWithT(t)
@@ -237,7 +242,7 @@ var installOnce = sync.OnceValues(func() (map[string]identity, error) {
 				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &d); err != nil {
 					return nil, err
 				}
-				out[p.Name] = identity{namespace: u.GetNamespace(), serviceAccount: d.Spec.Template.Spec.ServiceAccountName, container: d.Spec.Template.Spec.Containers[0]}
+				out[p.Label()] = identity{namespace: u.GetNamespace(), serviceAccount: d.Spec.Template.Spec.ServiceAccountName, container: d.Spec.Template.Spec.Containers[0]}
 			}
 		}
 	}

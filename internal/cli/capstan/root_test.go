@@ -31,5 +31,5 @@ func TestEveryManagerServesDiagnostics(t *testing.T) {
 		}
 		g.Expect(cmd.Flags().Lookup("metrics-bind-addr").Deprecated).NotTo(BeEmpty())
 	}
-	g.Expect(managers).To(ContainElements("manager", "infra-local", "bootstrap-kubeadm", "operator"))
+	g.Expect(managers).To(ContainElements("manager", "infra-local", "bootstrap-kubeadm", "controlplane-kubeadm", "operator"))
 }
