@@ -49,7 +49,8 @@ func shouldAdopt(m *clusterv1.Machine) bool {
 	}
 	_, fromMachineSet := m.Labels[clusterv1.MachineSetNameLabel]
 	_, fromControlPlane := m.Labels[clusterv1.MachineControlPlaneNameLabel]
-	return !fromMachineSet && !fromControlPlane
+	_, fromMachinePool := m.Labels[clusterv1.MachinePoolNameLabel]
+	return !fromMachineSet && !fromControlPlane && !fromMachinePool
 }
 
 func groupOf(apiVersion string) string {
