@@ -25,6 +25,7 @@ tools: test-tools $(BIN)/controller-gen $(BIN)/golangci-lint ## Build every pinn
 .PHONY: test-tools
 test-tools: ## Build the Kubernetes binaries and etcd that tests and `capstan up` run (does nothing when bin/ has the pinned versions)
 	@hack/tools/build.sh kube-apiserver $(KUBERNETES_VERSION)
+	@hack/tools/build.sh kube-apiserver-v$(word 1,$(subst ., ,$(KUBERNETES_PREVIOUS_VERSION:v%=%))).$(word 2,$(subst ., ,$(KUBERNETES_PREVIOUS_VERSION))) $(KUBERNETES_PREVIOUS_VERSION)
 	@hack/tools/build.sh kube-controller-manager $(KUBERNETES_VERSION)
 	@hack/tools/build.sh kubectl $(KUBERNETES_VERSION)
 	@hack/tools/build.sh etcd $(ETCD_VERSION)
@@ -38,11 +39,14 @@ $(BIN)/golangci-lint:
 ##@ Development
 
 .PHONY: generate
-generate: $(BIN)/controller-gen ## Generate deepcopy code and CRDs from api/
+generate: $(BIN)/controller-gen ## Generate deepcopy code and CRDs from api/, and the webhook manifests from internal/webhooks
 	cd api && $(BIN)/controller-gen object paths=./...
 	cd api && $(BIN)/controller-gen crd paths=./... output:crd:dir=../config/crd/bases
 	@# metadata.yaml is a file format, not a served resource.
 	rm -f config/crd/bases/clusterctl.cluster.x-k8s.io_metadata.yaml
+	@# The operator's Helm chart carries its CRDs.
+	cp config/crd/bases/operator.cluster.x-k8s.io_*.yaml charts/capstan-operator/crds/
+	go run ./hack/webhook-manifests
 
 .PHONY: fmt
 fmt: ## Format Go code
@@ -60,7 +64,7 @@ verify: generate lint ## Check that generated code, formatting and go.mod files 
 	cd api && go mod tidy
 	@for d in hack/tools/*/; do (cd $$d && go mod tidy) || exit 1; done
 	@git diff --exit-code -- . || { echo "The tree changed: run 'make generate', 'gofmt' and 'go mod tidy' and commit the result."; exit 1; }
-	@test -z "$$(git status --porcelain --untracked-files=all -- api config)" || { echo "Untracked generated files:"; git status --porcelain -- api config; exit 1; }
+	@test -z "$$(git status --porcelain --untracked-files=all -- api config charts)" || { echo "Untracked generated files:"; git status --porcelain -- api config charts; exit 1; }
 
 .PHONY: sync-compat
 sync-compat: ## Refresh the copy of ../shared compatibility material under internal/test/compat/testdata
@@ -88,6 +92,23 @@ RELEASE_VERSION ?= v0.1.0
 .PHONY: release-manifests
 release-manifests: ## Render the providers' release artifacts into out/ as a clusterctl local repository (RELEASE_VERSION=v0.1.0)
 	go run ./hack/release-manifests -version $(RELEASE_VERSION) -out out
+
+##@ Release (docs/release.md)
+
+IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
+IMAGE_REPO ?=
+COSIGN_KEY ?= out/cosign.key
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+RELEASE_FLAGS = -version $(RELEASE_VERSION) -out out $(if $(IMAGE_REPO),-repo $(IMAGE_REPO))
+
+.PHONY: image
+image: ## Build the capstan image (IMAGE_PLATFORMS) without Docker into out/image (OCI layout), with its SBOM, signed with COSIGN_KEY (made when missing); push it when IMAGE_REPO is set
+	go run ./hack/release image $(RELEASE_FLAGS) -platforms $(IMAGE_PLATFORMS) -key $(COSIGN_KEY) \
+		-revision $(shell git rev-parse HEAD 2>/dev/null) -created $(SOURCE_DATE_EPOCH) $(if $(IMAGE_REPO),-push)
+
+.PHONY: release
+release: image ## Build the image, then write out/release: every provider's GitHub release assets with the image pinned by digest, checksums.txt, the SBOM
+	go run ./hack/release directory $(RELEASE_FLAGS)
 
 ##@ Test
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job (`make run`): start the embedded management cluster, install capstan's providers with
-# clusterctl, create the workload cluster "demo" with two workers, show it, and stay up until Ctrl-C.
+# clusterctl, create the workload cluster "demo" with a control plane machine and two workers, show it, and
+# stay up until Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$PWD/bin
@@ -33,11 +34,11 @@ trap 'stop; exit 0' INT TERM
 step "Installing the core, the kubeadm bootstrap and the local infrastructure providers (clusterctl init)"
 "$BIN/clusterctl" init --config "$CONFIG" --infrastructure local --wait-providers
 
-step "Creating the workload cluster \"$CLUSTER\" with $WORKERS workers"
+step "Creating the workload cluster \"$CLUSTER\" with a control plane machine and $WORKERS workers"
 "$BIN/clusterctl" generate cluster "$CLUSTER" --config "$CONFIG" --infrastructure local \
   --kubernetes-version "$K8S_VERSION" --worker-machine-count "$WORKERS" | "$BIN/kubectl" apply -f -
 
-step "Waiting until \"$CLUSTER\" is provisioned and its $WORKERS machines are running"
+step "Waiting until \"$CLUSTER\" is provisioned and its machines are running"
 "$BIN/kubectl" wait "cluster/$CLUSTER" --for=jsonpath='{.status.phase}'=Provisioned --timeout=5m
 "$BIN/kubectl" wait machines -l "cluster.x-k8s.io/cluster-name=$CLUSTER" --for=jsonpath='{.status.phase}'=Running --timeout=5m
 # The Cluster sums its workers up a moment after the Machines change.

@@ -78,3 +78,8 @@ func load(keep func(string) bool) ([]*apiextensionsv1.CustomResourceDefinition, 
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
+
+// Operator returns the CRDs of the provider operator (operator.cluster.x-k8s.io), sorted by name.
+func Operator() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return load(func(name string) bool { return strings.HasPrefix(name, "operator.cluster.x-k8s.io_") })
+}

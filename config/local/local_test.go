@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/capstan-dev/capstan/internal/providers/local/bootstrapdata"
 	"github.com/capstan-dev/capstan/internal/release"
 )
 
@@ -105,6 +106,19 @@ func TestClusterTemplates(t *testing.T) {
 			for _, o := range objs {
 				kinds[o.GetKind()]++
 				g.Expect(o.GetNamespace()).To(Equal("ns1"), "%s %s", o.GetKind(), o.GetName())
+				if o.GetKind() == "Secret" {
+					// The bootstrap data is what the kubeadm bootstrap provider writes, and the local
+					// provider reads it: kubeadm init for the control plane, kubeadm join for the workers.
+					value, _, _ := unstructured.NestedString(o.Object, "stringData", "value")
+					d, err := bootstrapdata.Parse("cloud-config", []byte(value))
+					g.Expect(err).NotTo(HaveOccurred(), o.GetName())
+					want := bootstrapdata.CommandJoin
+					if strings.HasSuffix(o.GetName(), "control-plane-bootstrap") {
+						want = bootstrapdata.CommandInit
+						g.Expect(d.Kubeadm.Cluster.KubernetesVersion).To(Equal("v1.37.1"))
+					}
+					g.Expect(d.Command).To(Equal(want), o.GetName())
+				}
 				if o.GetKind() == "MachineDeployment" && !strings.HasSuffix(o.GetName(), "control-plane") {
 					replicas, _, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "replicas")
 					g.Expect(replicas).To(BeEquivalentTo(2))
@@ -114,7 +128,7 @@ func TestClusterTemplates(t *testing.T) {
 			}
 			g.Expect(kinds).To(HaveKeyWithValue("Cluster", 1))
 			g.Expect(kinds).To(HaveKeyWithValue("LocalCluster", 1))
-			g.Expect(kinds).To(HaveKeyWithValue("Secret", 1))
+			g.Expect(kinds).To(HaveKeyWithValue("Secret", 2))
 			g.Expect(kinds).NotTo(HaveKey("KubeadmControlPlane"))
 		})
 	}

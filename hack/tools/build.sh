@@ -11,7 +11,7 @@ mkdir -p "$bin"
 
 current=""
 case "$tool" in
-  kube-apiserver|kube-controller-manager) want="Kubernetes $version"; mod=k8s.io/kubernetes ;;
+  kube-apiserver|kube-controller-manager|kube-apiserver-v1.*) want="Kubernetes $version"; mod=k8s.io/kubernetes ;;
   kubectl)        want="Client Version: $version"; mod=k8s.io/kubernetes ;;
   etcd)           want="etcd Version: ${version#v}"; mod=go.etcd.io/etcd/server/v3 ;;
   controller-gen) want="Version: $version"; mod=sigs.k8s.io/controller-tools ;;
@@ -23,6 +23,8 @@ dir="$root/hack/tools/$tool"
 case "$tool" in
   golangci-lint) dir="$root/hack/tools/lint" ;;
   kube-apiserver|kube-controller-manager|kubectl) dir="$root/hack/tools/kubernetes" ;;
+  # The kube-apiserver of another minor, kube-apiserver-v1.<minor>, from hack/tools/kubernetes-1.<minor>.
+  kube-apiserver-v1.*) dir="$root/hack/tools/kubernetes-${tool#kube-apiserver-v}" ;;
 esac
 pinned=$(cd "$dir" && go list -m -f '{{.Version}}' "$mod")
 if [ "$pinned" != "$version" ]; then
@@ -51,17 +53,17 @@ if [ -x "$bin/$tool" ]; then
 fi
 
 msg="Building $tool $version into bin/"
-[ "$tool" = kube-apiserver ] && msg="$msg (the first build takes several minutes)"
+[[ "$tool" == kube-apiserver* ]] && msg="$msg (the first build takes several minutes)"
 echo "$msg" >&2
 cd "$dir"
 case "$tool" in
-  kube-apiserver|kube-controller-manager|kubectl)
+  kube-apiserver|kube-controller-manager|kubectl|kube-apiserver-v1.*)
     minor=$(echo "$version" | cut -d. -f2)
     ldflags="-s -w"
     for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
       ldflags="$ldflags -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
     done
-    CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$bin/$tool" "k8s.io/kubernetes/cmd/$tool" ;;
+    CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$bin/$tool" "k8s.io/kubernetes/cmd/${tool%-v1.*}" ;;
   etcd)
     CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/etcd" . ;;
   controller-gen)

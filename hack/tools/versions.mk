@@ -2,6 +2,9 @@
 # hack/tools/<tool>/ (kube-apiserver, kube-controller-manager and kubectl come from hack/tools/kubernetes) must
 # require the same versions; hack/tools/build.sh refuses to build when they do not.
 KUBERNETES_VERSION    := v1.37.1
+# The previous minor's kube-apiserver (bin/kube-apiserver-v1.36, from hack/tools/kubernetes-1.36): the local
+# provider runs it for control plane Machines of that minor. Its minor must match the directory's name.
+KUBERNETES_PREVIOUS_VERSION := v1.36.3
 ETCD_VERSION          := v3.6.16
 CONTROLLER_GEN_VERSION := v0.23.0
 GOLANGCI_LINT_VERSION := v2.15.0

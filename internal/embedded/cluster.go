@@ -47,6 +47,7 @@ type Cluster struct {
 	// Processes are etcd, kube-apiserver and kube-controller-manager, in start order.
 	Processes []*supervisor.Process
 	log       logr.Logger
+	stopProxy func()
 }
 
 // StartOptions tune Start.
@@ -86,7 +87,11 @@ func Start(ctx context.Context, name string, state State, o StartOptions) (*Clus
 		return nil, err
 	}
 
-	c := &Cluster{Name: name, State: state, Ports: ports, log: o.Log}
+	egressConfig, stopProxy, err := startEgressProxy(ctx, state)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{Name: name, State: state, Ports: ports, log: o.Log, stopProxy: stopProxy}
 	sopts := supervisor.Options{Log: o.Log}
 	start := func(spec supervisor.Spec) error {
 		p, err := supervisor.Start(ctx, spec, sopts)
@@ -133,6 +138,10 @@ func Start(ctx context.Context, name string, state State, o StartOptions) (*Clus
 			"--allow-privileged=true",
 			// The kubernetes Service would point at 127.0.0.1, which the endpoint reconciler rejects.
 			"--endpoint-reconciler-type=none",
+			// Webhooks, conversion webhooks and aggregated APIs are called through the EndpointSlices of their
+			// Service, which the local runtime writes, and the egress proxy to its pod network.
+			"--enable-aggregator-routing=true",
+			"--egress-selector-config-file=" + egressConfig,
 			"--cert-dir=" + filepath.Join(pkiDir, "generated"),
 			"--v=1",
 		}})
@@ -168,10 +177,13 @@ func (c *Cluster) RESTConfig() (*rest.Config, error) {
 	return clientcmd.BuildConfigFromFlags("", c.State.Kubeconfig())
 }
 
-// Stop stops the processes in reverse start order.
+// Stop stops the processes in reverse start order, then the egress proxy.
 func (c *Cluster) Stop() {
 	for i := len(c.Processes) - 1; i >= 0; i-- {
 		c.Processes[i].Stop()
+	}
+	if c.stopProxy != nil {
+		c.stopProxy()
 	}
 }
 

@@ -18,6 +18,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
+	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
+	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	embeddedruntime "github.com/capstan-dev/capstan/internal/embedded/runtime"
 	"github.com/capstan-dev/capstan/internal/loopback"
 	"github.com/capstan-dev/capstan/internal/release"
@@ -36,6 +38,8 @@ type UpOptions struct {
 	Log logr.Logger
 	// EtcdUnsafeNoFsync trades durability on machine crashes for speed.
 	EtcdUnsafeNoFsync bool
+	// Operator applies the provider operator's manifests, which the local runtime then runs.
+	Operator bool
 }
 
 // Up runs the embedded management cluster until ctx is done: the cluster's processes, the local runtime,
@@ -76,6 +80,13 @@ func Up(ctx context.Context, o UpOptions) error {
 	mgrCtx, stopMgr := context.WithCancel(ctx)
 	defer stopMgr()
 	go func() { mgrDone <- mgr.Start(mgrCtx) }()
+
+	if o.Operator {
+		if err := InstallOperator(ctx, c); err != nil {
+			return err
+		}
+		o.Log.Info("The provider operator runs: create CoreProvider, InfrastructureProvider, ... objects to install providers")
+	}
 
 	PrintInstructions(o.Out, o.Name, c.State, c.Ports, true)
 
@@ -123,6 +134,28 @@ func newRuntime(c *Cluster, o UpOptions) (*embeddedruntime.Runtime, ctrl.Manager
 		return nil, nil, err
 	}
 	return rt, mgr, nil
+}
+
+// InstallOperator applies the provider operator's manifests (release.OperatorComponents) to the cluster:
+// its CRDs, namespace, RBAC and Deployment, which the local runtime runs as `capstan operator`. Applying
+// them again on every start updates them to this build's.
+func InstallOperator(ctx context.Context, c *Cluster) error {
+	cfg, err := c.RESTConfig()
+	if err != nil {
+		return err
+	}
+	data, err := release.OperatorComponents(release.Version())
+	if err != nil {
+		return err
+	}
+	objs, err := manifest.Parse(data)
+	if err != nil {
+		return err
+	}
+	if err := cluster.NewForConfig(cfg).Apply(ctx, objs); err != nil {
+		return fmt.Errorf("installing the provider operator: %w", err)
+	}
+	return nil
 }
 
 // WriteRepository writes the release artifacts of capstan's providers into the state's local repository

@@ -6,6 +6,7 @@ import (
 	"github.com/capstan-dev/capstan/config/crd"
 	kubeadmbootstrap "github.com/capstan-dev/capstan/config/kubeadm-bootstrap"
 	"github.com/capstan-dev/capstan/config/local"
+	"github.com/capstan-dev/capstan/config/operator"
 	"github.com/capstan-dev/capstan/internal/version"
 )
 
@@ -49,10 +50,19 @@ func KubeadmBootstrap() (Provider, error) {
 	return Provider{Name: "kubeadm", Type: clusterctlv1.BootstrapProviderType, CRDs: crds, Manifests: kubeadmbootstrap.Files}, nil
 }
 
+// all lists capstan's providers, the core first. Adding a provider to every release — the GitHub
+// release directory of `make release`, the local repository of `capstan up`, the tests' repositories —
+// is one entry here (a function like Core that returns its Provider).
+var all = []func() (Provider, error){
+	Core,
+	KubeadmBootstrap,
+	Local,
+}
+
 // Providers returns every provider of capstan.
 func Providers() ([]Provider, error) {
-	var out []Provider
-	for _, get := range []func() (Provider, error){Core, KubeadmBootstrap, Local} {
+	out := make([]Provider, 0, len(all))
+	for _, get := range all {
 		p, err := get()
 		if err != nil {
 			return nil, err
@@ -60,4 +70,20 @@ func Providers() ([]Provider, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// OperatorComponentsFile is the release file holding the provider operator's manifests.
+const OperatorComponentsFile = "operator-components.yaml"
+
+// OperatorComponents renders the provider operator's manifests for `kubectl apply`: its CRDs (the
+// operator.cluster.x-k8s.io kinds), Namespace, RBAC and Deployment, image tag set to version. It is not a
+// clusterctl provider: its objects are labelled cluster.x-k8s.io/provider=capi-operator only to tell them
+// apart.
+func OperatorComponents(version string) ([]byte, error) {
+	crds, err := crd.Operator()
+	if err != nil {
+		return nil, err
+	}
+	p := Provider{Name: "capi-operator", Type: clusterctlv1.CoreProviderType, CRDs: crds, Manifests: operator.Files}
+	return p.Components(version)
 }

@@ -25,11 +25,41 @@ import (
 )
 
 // Image is the repository of capstan's container image; each provider's Deployment runs one of its
-// subcommands.
+// subcommands. It is the one place the image's name comes from: the manifests under config/ name it
+// with the tag placeholder (imagePlaceholder), which rendering replaces with Options.Image.
 const Image = "ghcr.io/capstan-dev/capstan"
 
-// versionPlaceholder is replaced by the release version in the manifests (the image tag).
-const versionPlaceholder = "VERSION"
+// imagePlaceholder is how the manifests under config/ name capstan's image.
+const imagePlaceholder = Image + ":VERSION"
+
+// ImageReference returns the reference of capstan's image of a release version in the repository repo
+// (Image when empty): repo:version, or repo:version@digest when digest is given, which pins the image
+// (the tag is then only for people).
+func ImageReference(repo, version, digest string) string {
+	if repo == "" {
+		repo = Image
+	}
+	if digest == "" {
+		return repo + ":" + version
+	}
+	return repo + ":" + version + "@" + digest
+}
+
+// Options say how a release's artifacts are rendered.
+type Options struct {
+	// Version is the release version, for example v0.1.0.
+	Version string
+	// Image is the image reference the providers' Deployments run; ImageReference("", Version, "")
+	// when empty.
+	Image string
+}
+
+func (o Options) image() string {
+	if o.Image != "" {
+		return o.Image
+	}
+	return ImageReference("", o.Version, "")
+}
 
 // Provider describes one of capstan's providers as clusterctl sees it.
 type Provider struct {
@@ -68,9 +98,15 @@ func isPublishedFile(name string) bool {
 	return name == "metadata.yaml" || strings.HasPrefix(name, "cluster-template") || strings.HasPrefix(name, "clusterclass-")
 }
 
-// Files renders every artifact of one release of the provider, keyed by file name.
+// Files renders every artifact of one release of the provider, keyed by file name, with the image of
+// the version.
 func (p Provider) Files(version string) (map[string][]byte, error) {
-	components, err := p.Components(version)
+	return p.Render(Options{Version: version})
+}
+
+// Render renders every artifact of one release of the provider, keyed by file name.
+func (p Provider) Render(o Options) (map[string][]byte, error) {
+	components, err := p.render(o)
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +134,10 @@ func (p Provider) Files(version string) (map[string][]byte, error) {
 // Components renders the components YAML: the CRDs, then the other manifests in file name order, each
 // object labelled cluster.x-k8s.io/provider=<label>, with the image tag set to version.
 func (p Provider) Components(version string) ([]byte, error) {
+	return p.render(Options{Version: version})
+}
+
+func (p Provider) render(o Options) ([]byte, error) {
 	var objs []*unstructured.Unstructured
 	for _, crd := range p.CRDs {
 		data, err := yaml.Marshal(crd)
@@ -127,7 +167,7 @@ func (p Provider) Components(version string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		data = bytes.ReplaceAll(data, []byte(Image+":"+versionPlaceholder), []byte(Image+":"+version))
+		data = bytes.ReplaceAll(data, []byte(imagePlaceholder), []byte(o.image()))
 		docs, err := decodeAll(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)

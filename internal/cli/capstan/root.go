@@ -13,6 +13,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/capstan/infralocal"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/manager"
+	"github.com/capstan-dev/capstan/internal/cli/capstan/operator"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/status"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/up"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
@@ -32,6 +33,7 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 	cmd.AddCommand(manager.NewCommand(streams))
 	cmd.AddCommand(infralocal.NewCommand(streams))
 	cmd.AddCommand(bootstrapkubeadm.NewCommand(streams))
+	cmd.AddCommand(operator.NewCommand(streams))
 	cmd.AddCommand(up.NewCommand(streams), down.NewCommand(streams), status.NewCommand(streams), kubeconfig.NewCommand(streams))
 	cmd.AddCommand(newVersionCommand(streams.Out))
 	return cmd

@@ -56,6 +56,7 @@ func (k Kubeconfig) String() string {
 // Client is a management cluster.
 type Client struct {
 	kubeconfig Kubeconfig
+	rest       *rest.Config
 	poll       time.Duration
 
 	once   sync.Once
@@ -88,6 +89,14 @@ func NewFromClient(c client.Client, kubeconfig Kubeconfig, opts ...Option) *Clie
 	cl.client = c
 	cl.once.Do(func() {})
 	return cl
+}
+
+// NewForConfig returns the management cluster a REST configuration reaches (a controller's own); it
+// offers every operation. It does not connect.
+func NewForConfig(cfg *rest.Config, opts ...Option) *Client {
+	c := New(Kubeconfig{}, opts...)
+	c.rest = rest.CopyConfig(cfg)
+	return c
 }
 
 // Kube returns the client of the management cluster, connecting on first use.
@@ -127,9 +136,16 @@ func (c *Client) CurrentNamespace() (string, error) {
 	return ns, nil
 }
 
+func (c *Client) restConfig() (*rest.Config, error) {
+	if c.rest != nil {
+		return rest.CopyConfig(c.rest), nil
+	}
+	return c.clientConfig().ClientConfig()
+}
+
 func (c *Client) connect() (client.Client, error) {
 	c.once.Do(func() {
-		cfg, err := c.clientConfig().ClientConfig()
+		cfg, err := c.restConfig()
 		if err != nil {
 			if clientcmd.IsEmptyConfig(err) {
 				c.err = errors.New("no kubeconfig found: set --kubeconfig or KUBECONFIG")
@@ -138,7 +154,9 @@ func (c *Client) connect() (client.Client, error) {
 			c.err = fmt.Errorf("loading %s: %w", c.kubeconfig, err)
 			return
 		}
-		cfg.QPS, cfg.Burst = 20, 100
+		if c.rest == nil {
+			cfg.QPS, cfg.Burst = 20, 100
+		}
 		scheme := runtime.NewScheme()
 		for _, add := range []func(*runtime.Scheme) error{
 			corev1.AddToScheme, appsv1.AddToScheme, apiextensionsv1.AddToScheme, clusterctlv1.AddToScheme,

@@ -129,6 +129,21 @@ func (c *Components) Images() []string { return c.images }
 // Objects returns the transformed objects.
 func (c *Components) Objects() []unstructured.Unstructured { return c.objs }
 
+// Customize lets fn change the objects, for callers that transform them further (the provider operator's
+// overrides and patches); an error leaves them as they were.
+func (c *Components) Customize(fn func(objs []unstructured.Unstructured) error) error {
+	objs := make([]unstructured.Unstructured, len(c.objs))
+	for i := range c.objs {
+		objs[i] = *c.objs[i].DeepCopy()
+	}
+	if err := fn(objs); err != nil {
+		return err
+	}
+	c.objs = objs
+	c.images = manifest.Images(objs)
+	return nil
+}
+
 // YAML renders the transformed objects.
 func (c *Components) YAML() ([]byte, error) { return manifest.Marshal(c.objs) }
 

@@ -1,8 +1,8 @@
 // Package repository reads the release assets of providers from their repositories: GitHub releases
 // (versions listed through the Go module proxy, falling back to the GitHub API; assets downloaded plainly,
-// falling back to the API), GitLab generic packages and local folders laid out as
-// {base}/{provider-label}/{version}/{file}. Files in the overrides folder replace those of any repository,
-// and everything fetched is remembered for the life of the process.
+// falling back to the API), GitLab generic packages, and folders laid out as
+// {base}/{provider-label}/{version}/{file}, local or on any other http(s) server. Files in the overrides
+// folder replace those of any repository, and everything fetched is remembered for the life of the process.
 //
 // It also knows what a release holds: metadata.yaml (parsed strictly and validated) and how to pick the
 // latest release that follows a contract.
@@ -94,7 +94,8 @@ func NewFactory(cfg *config.Config, opts ...Option) *Factory {
 }
 
 // Repository returns the repository of a provider, chosen by the form of its URL: GitHub release URLs,
-// GitLab package URLs (on a host whose name starts with "gitlab.") and local paths (or file:// URLs).
+// GitLab package URLs (on a host whose name starts with "gitlab."), other http(s) URLs of folders in the
+// layout of local repositories, and local paths (or file:// URLs).
 func (f *Factory) Repository(p config.Provider) (Repository, error) {
 	key := p.ManifestLabel() + " " + p.URL
 	f.mu.Lock()
@@ -150,7 +151,7 @@ func (f *Factory) newSource(p config.Provider) (source, error) {
 		case strings.HasPrefix(u.Host, "gitlab."):
 			return newGitLab(f, u)
 		}
-		return nil, fmt.Errorf("unsupported url %q: use a GitHub release (https://github.com/{owner}/{repository}/releases/{latest|version}/{file}), a GitLab package (https://gitlab.{domain}/api/v4/projects/{project}/packages/generic/{package}/{version}/{file}) or a local path", p.URL)
+		return newHTTPFolder(f, p, u)
 	case "file", "":
 		path := u.Path
 		if u.Scheme == "" {

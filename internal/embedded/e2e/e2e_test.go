@@ -1,6 +1,7 @@
 // Package e2e runs the main job end to end with the real binaries: `capstan up`, `clusterctl init
-// --infrastructure local`, a workload cluster from `clusterctl generate cluster`, then a SIGKILL of
-// `capstan up` and a restart, and `capstan down`.
+// --infrastructure local` (no cert-manager, webhooks answering), a workload cluster from `clusterctl
+// generate cluster`, a MachineDeployment refused by the core's webhook, then a SIGKILL of `capstan up` and
+// a restart, and `capstan down`.
 package e2e
 
 import (
@@ -20,6 +21,8 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
@@ -28,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/core"
 	"github.com/capstan-dev/capstan/internal/embedded"
@@ -133,20 +137,26 @@ func TestMainJob(t *testing.T) {
 	// clusterctl init, offline, from the local repository capstan up wrote.
 	config := state.ClusterctlConfig()
 	t.Setenv("KUBECONFIG", state.Kubeconfig())
+	start := time.Now()
 	run(t, clusterctl, "init", "--config", config, "--infrastructure", "local", "--wait-providers")
+	t.Logf("clusterctl init --infrastructure local --wait-providers took %s", time.Since(start).Round(100*time.Millisecond))
+	c := newClient(t, state)
+	expectNoCertManager(t, c)
 
 	// The workload cluster "demo" with two workers.
 	yaml := run(t, clusterctl, "generate", "cluster", "demo", "--config", config, "--infrastructure", "local",
 		"--kubernetes-version", "v1.31.0", "--worker-machine-count", "2")
 	objs, err := manifest.Parse([]byte(yaml))
 	g.Expect(err).NotTo(HaveOccurred())
-	c := newClient(t, state)
+	// --wait-providers returned once the webhooks answer: the MachineDeployments are admitted at once.
 	for i := range objs {
 		g.Expect(c.Create(ctx, &objs[i])).To(Succeed(), "creating %s %s", objs[i].GetKind(), objs[i].GetName())
 	}
 
 	waitProvisioned(t, c, state)
 	uids := snapshot(t, c)
+	expectSelectorMismatchRefused(t, state)
+	caBefore := webhookCA(t, c)
 
 	// Scaling the core provider's Deployment to 0 stops its process; back to 1 starts one.
 	g.Expect(managerPids(state)).To(HaveLen(1))
@@ -179,6 +189,8 @@ func TestMainJob(t *testing.T) {
 	c = newClient(t, state)
 	g.Expect(snapshot(t, c)).To(Equal(uids))
 	waitProvisioned(t, c, state)
+	g.Expect(webhookCA(t, c)).To(Equal(caBefore), "the restarted manager reuses its webhook certificates")
+	expectSelectorMismatchRefused(t, state)
 
 	// capstan down leaves no process behind.
 	pid, err = state.RunningPid()
@@ -209,8 +221,8 @@ func newClient(t *testing.T, state embedded.State) client.Client {
 	return c
 }
 
-// waitProvisioned waits until the demo Cluster is Provisioned, its two Machines are Running and its
-// workload API server lists two Ready Nodes.
+// waitProvisioned waits until the demo Cluster is Provisioned, its three Machines (a control plane
+// Machine and two workers) are Running and its workload API server lists three Ready Nodes.
 func waitProvisioned(t *testing.T, c client.Client, state embedded.State) {
 	t.Helper()
 	g := NewWithT(t)
@@ -221,7 +233,7 @@ func waitProvisioned(t *testing.T, c client.Client, state embedded.State) {
 		g.Expect(cluster.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
 		machines := &clusterv1.MachineList{}
 		g.Expect(c.List(ctx, machines, client.MatchingLabels{clusterv1.ClusterNameLabel: "demo"})).To(Succeed())
-		g.Expect(machines.Items).To(HaveLen(2))
+		g.Expect(machines.Items).To(HaveLen(3))
 		for _, m := range machines.Items {
 			g.Expect(m.Status.Phase).To(Equal(string(clusterv1.MachinePhaseRunning)))
 		}
@@ -243,9 +255,9 @@ func waitProvisioned(t *testing.T, c client.Client, state embedded.State) {
 				}
 			}
 		}
-		g.Expect(ready).To(Equal(2))
+		g.Expect(ready).To(Equal(3))
 	}, 3*time.Minute, time.Second).Should(Succeed())
-	t.Logf("%s: demo is provisioned with 2 Ready nodes", state.Dir)
+	t.Logf("%s: demo is provisioned with 3 Ready nodes", state.Dir)
 }
 
 // snapshot returns the UIDs of the Cluster API and provider objects of the demo cluster.
@@ -289,4 +301,58 @@ func scale(t *testing.T, c client.Client, replicas int32) {
 	if err := c.Patch(context.Background(), d, client.MergeFrom(before)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// expectNoCertManager checks that nothing of cert-manager was installed.
+func expectNoCertManager(t *testing.T, c client.Client) {
+	t.Helper()
+	g := NewWithT(t)
+	ns := &corev1.Namespace{}
+	g.Expect(apierrors.IsNotFound(c.Get(context.Background(), types.NamespacedName{Name: "cert-manager"}, ns))).To(BeTrue(),
+		"clusterctl init installs no cert-manager for capstan's providers")
+	crds := &apiextensionsv1.CustomResourceDefinitionList{}
+	g.Expect(c.List(context.Background(), crds)).To(Succeed())
+	for _, crd := range crds.Items {
+		g.Expect(crd.Spec.Group).NotTo(Equal("cert-manager.io"))
+	}
+}
+
+// expectSelectorMismatchRefused applies, with kubectl, a MachineDeployment whose selector does not match
+// its template's labels: the core's webhook refuses it, naming both.
+func expectSelectorMismatchRefused(t *testing.T, state embedded.State) {
+	t.Helper()
+	g := NewWithT(t)
+	kubectl, err := binaries.Find("kubectl", "")
+	g.Expect(err).NotTo(HaveOccurred())
+	cmd := exec.Command(kubectl, "--kubeconfig", state.Kubeconfig(), "apply", "-f", "-")
+	cmd.Stdin = strings.NewReader(`apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachineDeployment
+metadata: {name: mismatch, namespace: default}
+spec:
+  clusterName: demo
+  selector: {matchLabels: {pool: a}}
+  template:
+    metadata: {labels: {pool: b}}
+    spec:
+      clusterName: demo
+      bootstrap: {dataSecretName: none}
+      infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1, kind: LocalMachineTemplate, name: demo-md-0}
+`)
+	out, err := cmd.CombinedOutput()
+	g.Expect(err).To(HaveOccurred(), "kubectl apply must fail: %s", out)
+	// kubectl prints the webhook's Invalid status: the advice is the webhook's own.
+	g.Expect(string(out)).To(And(
+		ContainSubstring(`The MachineDeployment "mismatch" is invalid: spec.template.metadata.labels`),
+		ContainSubstring("add the labels the selector requires to spec.template.metadata.labels, or change spec.selector"),
+		ContainSubstring(`must match spec.selector "cluster.x-k8s.io/cluster-name=demo,pool=a"`)))
+}
+
+// webhookCA returns the CA bundle of the core's webhook certificate Secret.
+func webhookCA(t *testing.T, c client.Client) []byte {
+	t.Helper()
+	secret := &corev1.Secret{}
+	if err := c.Get(context.Background(), types.NamespacedName{Namespace: "capi-system", Name: "capi-webhook-service-cert"}, secret); err != nil {
+		t.Fatal(err)
+	}
+	return secret.Data["ca.crt"]
 }

@@ -20,10 +20,12 @@ var portFlags = map[string]bool{
 
 // rewritePorts replaces the values of port-binding flags with free loopback ports, so that any number of
 // replicas and providers run side by side. A disabled address ("0" or "") stays disabled. It returns the
-// new arguments and the health address, if any.
-func rewritePorts(args []string, freePort func() (int, error)) ([]string, string, error) {
+// new arguments, the health address, if any, and which loopback port replaces each port the flags named
+// (so that the container ports of the same numbers, which Services target, can be found).
+func rewritePorts(args []string, freePort func() (int, error)) ([]string, string, map[int32]int32, error) {
 	out := make([]string, 0, len(args))
 	health := ""
+	ports := map[int32]int32{}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		name, value, hasValue := strings.Cut(arg, "=")
@@ -41,7 +43,7 @@ func rewritePorts(args []string, freePort func() (int, error)) ([]string, string
 		}
 		port, err := freePort()
 		if err != nil {
-			return nil, "", err
+			return nil, "", nil, err
 		}
 		newValue := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		if name == "--webhook-port" {
@@ -50,9 +52,21 @@ func rewritePorts(args []string, freePort func() (int, error)) ([]string, string
 		if name == "--health-addr" {
 			health = newValue
 		}
+		if original, err := portOf(value); err == nil {
+			ports[original] = int32(port)
+		}
 		out = append(out, name+"="+newValue)
 	}
-	return out, health, nil
+	return out, health, ports, nil
+}
+
+// portOf returns the port of a flag value: "host:port", ":port" or "port".
+func portOf(value string) (int32, error) {
+	if _, p, err := net.SplitHostPort(value); err == nil {
+		value = p
+	}
+	n, err := strconv.ParseInt(value, 10, 32)
+	return int32(n), err
 }
 
 // environment resolves a container's environment as the kubelet would for the variables capstan's

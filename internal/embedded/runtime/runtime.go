@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -27,8 +28,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/capstan-dev/capstan/internal/localnet"
 	"github.com/capstan-dev/capstan/internal/supervisor"
 )
 
@@ -58,8 +61,9 @@ type Runtime struct {
 	// Supervisor tunes how processes are restarted.
 	Supervisor supervisor.Options
 
-	mu   sync.Mutex
-	runs map[types.NamespacedName]*run
+	mu        sync.Mutex
+	runs      map[types.NamespacedName]*run
+	addresses localnet.Allocator
 }
 
 // run is the processes of one Deployment.
@@ -70,20 +74,75 @@ type run struct {
 }
 
 type replica struct {
-	name    string
+	name string
+	// address is the replica's address in the pod network, for EndpointSlices.
+	address string
 	proc    *supervisor.Process
 	health  string
+	// ports maps the ports the container's flags named to the loopback ports that replace them.
+	ports   map[int32]int32
+	volumes *volumes
+	isReady atomic.Bool
 	started time.Time
 }
 
 // SetupWithManager adds the runtime's controller to mgr.
 func (r *Runtime) SetupWithManager(mgr ctrl.Manager) error {
 	r.runs = map[types.NamespacedName]*run{}
-	return ctrl.NewControllerManagedBy(mgr).
+	err := ctrl.NewControllerManagedBy(mgr).
 		For(&appsv1.Deployment{}).
+		// The files of Secret and ConfigMap volumes follow the objects.
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.deploymentsUsing)).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.deploymentsUsing)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
 		Named("local-runtime").
 		Complete(r)
+	if err != nil {
+		return err
+	}
+	return r.setupServices(mgr)
+}
+
+// deploymentsUsing returns the Deployments the runtime runs in the namespace of a Secret or ConfigMap
+// whose volumes use it.
+func (r *Runtime) deploymentsUsing(ctx context.Context, o client.Object) []reconcile.Request {
+	_, isSecret := o.(*corev1.Secret)
+	r.mu.Lock()
+	var keys []types.NamespacedName
+	for key, rn := range r.runs {
+		if key.Namespace == o.GetNamespace() && len(rn.replicas) > 0 {
+			keys = append(keys, key)
+		}
+	}
+	r.mu.Unlock()
+	var out []reconcile.Request
+	for _, key := range keys {
+		d := &appsv1.Deployment{}
+		if err := r.Client.Get(ctx, key, d); err != nil {
+			continue
+		}
+		if usesObject(d, o.GetName(), isSecret) {
+			out = append(out, reconcile.Request{NamespacedName: key})
+		}
+	}
+	return out
+}
+
+// usesObject reports whether a Deployment's volumes use the Secret (or ConfigMap) called name.
+func usesObject(d *appsv1.Deployment, name string, secret bool) bool {
+	for _, v := range d.Spec.Template.Spec.Volumes {
+		switch {
+		case secret && v.Secret != nil && v.Secret.SecretName == name, !secret && v.ConfigMap != nil && v.ConfigMap.Name == name:
+			return true
+		case v.Projected != nil:
+			for _, src := range v.Projected.Sources {
+				if secret && src.Secret != nil && src.Secret.Name == name || !secret && src.ConfigMap != nil && src.ConfigMap.Name == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Stop stops every process the runtime started.
@@ -121,6 +180,10 @@ func (r *Runtime) Reconcile(ctx context.Context, req reconcile.Request) (reconci
 		r.stop(req.NamespacedName, 0, log)
 		return reconcile.Result{}, r.writeUnrunnable(ctx, d, ReasonImageNotRunnable, reason)
 	}
+	if reason := unsupportedVolume(d); reason != "" {
+		r.stop(req.NamespacedName, 0, log)
+		return reconcile.Result{}, r.writeUnrunnable(ctx, d, ReasonVolumeNotSupported, reason)
+	}
 
 	desired := int(ptr.Deref(d.Spec.Replicas, 1))
 	hash := templateHash(d)
@@ -145,7 +208,9 @@ func (r *Runtime) Reconcile(ctx context.Context, req reconcile.Request) (reconci
 				if rep, err = r.start(ctx, d, i, kubeconfig); err != nil {
 					break
 				}
+				r.mu.Lock()
 				rn.replicas = append(rn.replicas, rep)
+				r.mu.Unlock()
 			}
 		}
 		if err != nil {
@@ -159,8 +224,18 @@ func (r *Runtime) Reconcile(ctx context.Context, req reconcile.Request) (reconci
 	}
 
 	ready := 0
+	requeue := 15 * time.Second
 	for _, rep := range rn.replicas {
-		if rep.ready(ctx) {
+		// Secrets and ConfigMaps change, tokens expire: the files of the volumes follow.
+		if err := r.syncVolumes(ctx, d, rep.name, rep.volumes); err != nil {
+			log.Error(err, "Updating the files of the volumes failed", "Deployment", klogKey(d), "replica", rep.name)
+		}
+		if t := rep.volumes.tokenRenewal; !t.IsZero() {
+			requeue = min(requeue, max(time.Until(t), time.Second))
+		}
+		ok := rep.ready(ctx)
+		rep.isReady.Store(ok)
+		if ok {
 			ready++
 		}
 	}
@@ -171,7 +246,7 @@ func (r *Runtime) Reconcile(ctx context.Context, req reconcile.Request) (reconci
 	if ready < desired {
 		return reconcile.Result{RequeueAfter: time.Second}, nil
 	}
-	return reconcile.Result{RequeueAfter: 15 * time.Second}, nil
+	return reconcile.Result{RequeueAfter: requeue}, nil
 }
 
 func klogKey(d *appsv1.Deployment) string { return d.Namespace + "/" + d.Name }
@@ -207,6 +282,7 @@ func (r *Runtime) stop(key types.NamespacedName, keep int, log logr.Logger) {
 	for _, rep := range victims {
 		log.Info("Stopping local process", "Deployment", key.String(), "replica", rep.name, "pid", rep.proc.Pid())
 		rep.proc.Stop()
+		_ = os.RemoveAll(rep.volumes.dir)
 	}
 }
 
@@ -308,17 +384,28 @@ func (r *Runtime) start(ctx context.Context, d *appsv1.Deployment, i int, kubeco
 	if len(c.Command) > 1 {
 		args = append(expandArgs(c.Command[1:], env), args...)
 	}
-	args, health, err := rewritePorts(args, r.FreePort)
+	args, health, ports, err := rewritePorts(args, r.FreePort)
 	if err != nil {
 		return nil, err
 	}
+	// The volumes' files live in a directory per replica; the container's arguments and environment name
+	// their mount paths, which are rewritten to those directories.
+	vols := &volumes{dir: filepath.Join(r.Dir, d.Namespace, d.Name, "volumes", name)}
+	if err := r.syncVolumes(ctx, d, name, vols); err != nil {
+		return nil, err
+	}
+	mounts := vols.mounts(c)
+	args = rewritePaths(args, mounts)
+	env = rewriteEnvPaths(env, mounts)
 	// As a Pod has a filesystem of its own, each Deployment's processes get a HOME of their own, so providers
 	// that keep data under $HOME (infra-local's --data-dir) do not share it across management clusters.
 	home := filepath.Join(r.Dir, d.Namespace, d.Name, "home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, err
 	}
-	env = append(append(os.Environ(), env...), "KUBECONFIG="+kubeconfig, "HOME="+home)
+	// There is no cluster DNS here: capstan's components reach Services through their EndpointSlices.
+	env = append(append(os.Environ(), env...), "KUBECONFIG="+kubeconfig, "HOME="+home,
+		localnet.RoutingEnv+"="+localnet.RoutingEndpointSlices)
 	p, err := supervisor.Start(context.WithoutCancel(ctx), supervisor.Spec{
 		Name: d.Namespace + "/" + name, Path: r.Capstan, Args: args, Env: env,
 		LogFile: filepath.Join(r.Dir, d.Namespace, d.Name, name+".log"),
@@ -327,7 +414,7 @@ func (r *Runtime) start(ctx context.Context, d *appsv1.Deployment, i int, kubeco
 		return nil, err
 	}
 	ctrl.LoggerFrom(ctx).Info("Started local process", "Deployment", klogKey(d), "replica", name, "pid", p.Pid(), "args", strings.Join(args, " "))
-	return &replica{name: name, proc: p, health: health, started: time.Now()}, nil
+	return &replica{name: name, address: r.addresses.Next(), proc: p, health: health, ports: ports, volumes: vols, started: time.Now()}, nil
 }
 
 // ready reports whether a replica is running and, when it has a health address, answers /readyz.

@@ -40,7 +40,9 @@ func TestMain(m *testing.M) {
 		fakeManager()
 		return
 	}
-	os.Exit(envtest.Run(m, envtest.Options{}, func(e *envtest.Environment) { env = e }))
+	// The API server calls webhooks through the EndpointSlices of their Service, as in the embedded cluster.
+	os.Exit(envtest.Run(m, envtest.Options{PodNetwork: true},
+		func(e *envtest.Environment) { env = e }))
 }
 
 type report struct {
@@ -48,6 +50,10 @@ type report struct {
 	Namespace string   `json:"namespace"`
 	Greeting  string   `json:"greeting"`
 	User      string   `json:"user"`
+	// TokenUser is who the projected service account token authenticates as; ScratchWritable says
+	// whether the emptyDir volume could be written.
+	TokenUser       string `json:"tokenUser,omitempty"`
+	ScratchWritable bool   `json:"scratchWritable,omitempty"`
 }
 
 func fakeManager() {
@@ -61,14 +67,27 @@ func fakeManager() {
 			}
 		}
 	}
+	flags := map[string]string{}
+	for _, a := range os.Args[1:] {
+		if k, v, ok := strings.Cut(a, "="); ok {
+			flags[k] = v
+		}
+	}
+	if f := flags["--token-file"]; f != "" {
+		rep.TokenUser = tokenUser(f)
+	}
+	if dir := flags["--scratch-dir"]; dir != "" {
+		rep.ScratchWritable = os.WriteFile(filepath.Join(dir, "scratch"), []byte("x"), 0o600) == nil
+	}
 	data, _ := json.Marshal(rep)
 	_ = os.WriteFile(filepath.Join(os.Getenv("RUNTIME_TEST_DIR"), fmt.Sprintf("%d.json", os.Getpid())), data, 0o644)
-	for _, a := range os.Args[1:] {
-		if addr, ok := strings.CutPrefix(a, "--health-addr="); ok {
-			mux := http.NewServeMux()
-			mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-			_ = http.ListenAndServe(addr, mux)
-		}
+	if port := flags["--webhook-port"]; port != "" {
+		go serveWebhook(port, flags["--cert-dir"], flags["--motto-file"], flags["--secret-motto-file"])
+	}
+	if addr := flags["--health-addr"]; addr != "" {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+		_ = http.ListenAndServe(addr, mux)
 	}
 	time.Sleep(time.Hour)
 }
@@ -240,8 +259,9 @@ func TestRewritePorts(t *testing.T) {
 	g := NewWithT(t)
 	n := 40000
 	next := func() (int, error) { n++; return n, nil }
-	args, health, err := rewritePorts([]string{"manager", "--health-addr=:9440", "--metrics-bind-addr", "0", "--webhook-port=9443", "--other=1"}, next)
+	args, health, ports, err := rewritePorts([]string{"manager", "--health-addr=:9440", "--metrics-bind-addr", "0", "--webhook-port=9443", "--other=1"}, next)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(args).To(Equal([]string{"manager", "--health-addr=127.0.0.1:40001", "--metrics-bind-addr=0", "--webhook-port=40002", "--other=1"}))
 	g.Expect(health).To(Equal("127.0.0.1:40001"))
+	g.Expect(ports).To(Equal(map[int32]int32{9440: 40001, 9443: 40002}), "container ports 9440 and 9443 are reached on the new ports")
 }

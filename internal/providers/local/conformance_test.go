@@ -6,13 +6,19 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/config/crd"
 	"github.com/capstan-dev/capstan/internal/release"
+	"github.com/capstan-dev/capstan/internal/test/cabpk"
 	"github.com/capstan-dev/capstan/internal/test/conformance"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 	"github.com/capstan-dev/capstan/internal/test/stack"
@@ -65,7 +71,38 @@ func TestConformance(t *testing.T) {
 			return newObject("LocalMachine", namespace, name)
 		},
 		Start: func(ctx context.Context, cfg *rest.Config) error { return runProvider(ctx, cfg, dataDir) },
+		// The API behind a LocalCluster's endpoint is run by its control plane Machines, which a control
+		// plane provider creates: the kit's Machines are workers, whose Nodes wait for one.
+		InfrastructureReady: createControlPlaneMachine,
 	}, conformance.Options{Config: env.Config, Timeout: 90 * time.Second})
+}
+
+// createControlPlaneMachine does what a control plane provider would: a control plane Machine with kubeadm
+// init bootstrap data, and its LocalMachine.
+func createControlPlaneMachine(ctx context.Context, c client.Client, cluster *clusterv1.Cluster) error {
+	name := cluster.Name + "-control-plane"
+	data := cabpk.CloudConfig(cabpk.Data{Init: true, Kubeadm: cabpk.InitConfiguration(cluster.Name, "v1.37.1", "", "", name)})
+	if err := c.Create(ctx, cabpk.Secret(cluster.Namespace, name, cluster.Name, data)); err != nil {
+		return err
+	}
+	m := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Namespace: cluster.Namespace, Name: name, Labels: map[string]string{
+			clusterv1.ClusterNameLabel: cluster.Name, clusterv1.MachineControlPlaneLabel: "",
+		}},
+		Spec: clusterv1.MachineSpec{
+			ClusterName: cluster.Name, Version: ptr.To("v1.37.1"),
+			Bootstrap:         clusterv1.Bootstrap{DataSecretName: ptr.To(name)},
+			InfrastructureRef: corev1.ObjectReference{APIVersion: infrav1.GroupVersion.String(), Kind: "LocalMachine", Name: name},
+		},
+	}
+	if err := c.Create(ctx, m); err != nil {
+		return err
+	}
+	lm := &infrav1.LocalMachine{ObjectMeta: metav1.ObjectMeta{
+		Namespace: cluster.Namespace, Name: name, Labels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: name, UID: m.UID}},
+	}}
+	return c.Create(ctx, lm)
 }
 
 // runProvider runs the provider alone, as its Deployment does, until ctx is done.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,6 +34,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	ipamv1 "github.com/capstan-dev/capstan/api/ipam/v1beta1"
 	"github.com/capstan-dev/capstan/config/crd"
+	"github.com/capstan-dev/capstan/internal/localnet"
 )
 
 // AssetsEnv names the environment variable that overrides where kube-apiserver and etcd are found.
@@ -47,7 +49,8 @@ type Environment struct {
 	// Scheme knows the Kubernetes built-in types, apiextensions and capstan's API types.
 	Scheme *runtime.Scheme
 
-	env *crenvtest.Environment
+	env       *crenvtest.Environment
+	stopProxy func()
 }
 
 // Options tune an Environment.
@@ -56,6 +59,12 @@ type Options struct {
 	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// SchemeBuilders add more types to the Scheme.
 	SchemeBuilders []func(*runtime.Scheme) error
+	// APIServerFlags are extra kube-apiserver flags.
+	APIServerFlags map[string]string
+	// PodNetwork makes the API server call webhooks as the embedded management cluster's does: through
+	// the EndpointSlices of their Service (--enable-aggregator-routing), whose addresses in the pod network
+	// of package localnet stand for 127.0.0.1 (an egress proxy connects there).
+	PodNetwork bool
 }
 
 // NewScheme returns a scheme with the Kubernetes built-in types, apiextensions and capstan's API types
@@ -101,8 +110,25 @@ func Start(opts Options) (*Environment, error) {
 		ControlPlaneStartTimeout: 90 * time.Second,
 		ControlPlaneStopTimeout:  30 * time.Second,
 	}
+	for k, v := range opts.APIServerFlags {
+		env.ControlPlane.GetAPIServer().Configure().Set(k, v)
+	}
+	var stopProxy func()
+	if opts.PodNetwork {
+		flags, stop, err := podNetwork()
+		if err != nil {
+			return nil, err
+		}
+		stopProxy = stop
+		for k, v := range flags {
+			env.ControlPlane.GetAPIServer().Configure().Set(k, v)
+		}
+	}
 	cfg, err := env.Start()
 	if err != nil {
+		if stopProxy != nil {
+			stopProxy()
+		}
 		// Start leaves the processes running when a later step (installing the CRDs) fails.
 		_ = env.Stop()
 		return nil, fmt.Errorf("starting kube-apiserver and etcd from %s: %w", assets, err)
@@ -113,12 +139,40 @@ func Start(opts Options) (*Environment, error) {
 		_ = env.Stop()
 		return nil, err
 	}
-	return &Environment{Config: cfg, Client: c, Scheme: scheme, env: env}, nil
+	return &Environment{Config: cfg, Client: c, Scheme: scheme, env: env, stopProxy: stopProxy}, nil
 }
 
 // Stop stops kube-apiserver and etcd and removes their data.
 func (e *Environment) Stop() error {
-	return e.env.Stop()
+	err := e.env.Stop()
+	if e.stopProxy != nil {
+		e.stopProxy()
+	}
+	return err
+}
+
+// podNetwork starts an egress proxy to the pod network and returns the API server flags that use it.
+func podNetwork() (map[string]string, func(), error) {
+	dir, err := os.MkdirTemp("", "egress-")
+	if err != nil {
+		return nil, nil, err
+	}
+	socket := filepath.Join(dir, "proxy.sock")
+	l, err := net.Listen("unix", socket)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	file := filepath.Join(dir, "egress-selector.yaml")
+	if err := os.WriteFile(file, localnet.EgressSelectorConfiguration(socket), 0o600); err != nil {
+		_ = l.Close()
+		_ = os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { _ = localnet.ServeProxy(ctx, l) }()
+	stop := func() { cancel(); _ = os.RemoveAll(dir) }
+	return map[string]string{"enable-aggregator-routing": "true", "egress-selector-config-file": file}, stop, nil
 }
 
 // NewNamespace creates a namespace with a random name for one test and deletes it when the test ends.

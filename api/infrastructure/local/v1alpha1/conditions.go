@@ -6,11 +6,11 @@ import clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 // v1beta2 condition (status.v1beta2.conditions) of the same type; Paused is only a v1beta2 condition, as in
 // upstream providers of the v1beta1 contract.
 const (
-	// ProcessesRunningCondition says whether the workload cluster's etcd and kube-apiserver are running and
-	// the API server answers /readyz.
+	// ProcessesRunningCondition says whether the workload cluster's endpoint (the load balancer in front of
+	// its control plane machines' API servers) listens.
 	ProcessesRunningCondition clusterv1.ConditionType = "ProcessesRunning"
 
-	// ProcessesRunningReason: etcd and kube-apiserver are running and the API server is ready.
+	// ProcessesRunningReason: the endpoint listens.
 	ProcessesRunningReason = "ProcessesRunning"
 
 	// ProcessesStartingReason: the processes are starting, or the API server is not ready yet.
@@ -55,4 +55,34 @@ const (
 
 	// NodeRegistrationFailedReason: registering or updating the Node failed; the provider retries.
 	NodeRegistrationFailedReason = "NodeRegistrationFailed"
+
+	// BootstrapDataInvalidReason: the Machine's bootstrap data cannot be read (it is not cloud-config or
+	// Ignition in the format of the kubeadm bootstrap provider, or asks for what the local provider cannot
+	// do); the message says why. A node given the same data would not boot either.
+	BootstrapDataInvalidReason = "BootstrapDataInvalid"
+
+	// ControlPlaneRunningCondition says, for a control plane machine, whether its etcd member and
+	// kube-apiserver run and the API server answers /readyz.
+	ControlPlaneRunningCondition clusterv1.ConditionType = "ControlPlaneRunning"
+
+	// ControlPlaneRunningReason: the machine's etcd member and kube-apiserver run and are ready.
+	ControlPlaneRunningReason = "ControlPlaneRunning"
+
+	// ControlPlaneStartingReason: the machine's etcd member or kube-apiserver is starting.
+	ControlPlaneStartingReason = "ControlPlaneStarting"
+
+	// WaitingForEtcdReason: the machine's etcd member cannot be added to the cluster yet (no healthy
+	// member answers, or another member is joining).
+	WaitingForEtcdReason = "WaitingForEtcd"
+
+	// KubernetesVersionAvailableCondition says whether the machine's kube-apiserver is of the Machine's
+	// minor version. It is not part of the Ready summary.
+	KubernetesVersionAvailableCondition clusterv1.ConditionType = "KubernetesVersionAvailable"
+
+	// KubernetesVersionAvailableReason: the API server runs the Machine's minor version.
+	KubernetesVersionAvailableReason = "KubernetesVersionAvailable"
+
+	// KubernetesVersionFallbackReason: the provider has no kube-apiserver of the Machine's minor version;
+	// the machine runs the provider's default one (the message says which).
+	KubernetesVersionFallbackReason = "KubernetesVersionFallback"
 )

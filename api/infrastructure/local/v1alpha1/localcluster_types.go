@@ -19,7 +19,8 @@ const DataDirAnnotation = "local.infrastructure.cluster.x-k8s.io/data-dir"
 // LocalClusterSpec is the desired state of a LocalCluster.
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.controlPlaneEndpoint) || size(oldSelf.controlPlaneEndpoint.host) == 0 || oldSelf.controlPlaneEndpoint.port == 0 || (has(self.controlPlaneEndpoint) && self.controlPlaneEndpoint == oldSelf.controlPlaneEndpoint)",message="controlPlaneEndpoint cannot be changed once host and port are set"
 type LocalClusterSpec struct {
-	// controlPlaneEndpoint is where the workload cluster's kube-apiserver serves. The provider sets it to
+	// controlPlaneEndpoint is where the workload cluster's API serves (a load balancer in front of the
+	// control plane machines' kube-apiservers). The provider sets it to
 	// 127.0.0.1 and a free port when it is empty; a port chosen here is used as it is. The host must be a
 	// loopback address (127.0.0.1 or localhost): the API server listens only there.
 	// +optional
@@ -34,8 +35,9 @@ type LocalClusterSpec struct {
 
 // LocalClusterStatus is the observed state of a LocalCluster.
 type LocalClusterStatus struct {
-	// ready says that the workload control plane (etcd and kube-apiserver) has been started and answered
-	// /readyz once (v1beta1 contract). It is never reset afterwards: conditions report the current state.
+	// ready says that the cluster's endpoint (the load balancer in front of its control plane machines' API
+	// servers) has been started (v1beta1 contract). It is never reset afterwards: conditions report the
+	// current state.
 	// +optional
 	Ready bool `json:"ready"`
 
@@ -69,7 +71,7 @@ type LocalClusterStatus struct {
 
 // LocalClusterInitializationStatus is the initialization block of the v1beta2 InfraCluster contract.
 type LocalClusterInitializationStatus struct {
-	// provisioned is true once the workload control plane answered /readyz; it is never reset afterwards.
+	// provisioned is true once the cluster's endpoint has been started; it is never reset afterwards.
 	// +optional
 	Provisioned *bool `json:"provisioned,omitempty"`
 }
@@ -95,8 +97,8 @@ type LocalClusterV1Beta2Status struct {
 // +kubebuilder:printcolumn:name="Port",type="integer",JSONPath=".spec.controlPlaneEndpoint.port",description="Port of the workload kube-apiserver"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp",description="Time since the LocalCluster was created"
 
-// LocalCluster is the infrastructure of a workload cluster run on the provider's machine: an etcd and a
-// kube-apiserver serving on a loopback port.
+// LocalCluster is the infrastructure of a workload cluster run on the provider's machine: its endpoint, a
+// load balancer on a loopback port in front of the API servers of its control plane LocalMachines.
 type LocalCluster struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

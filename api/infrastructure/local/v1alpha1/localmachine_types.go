@@ -109,8 +109,9 @@ type LocalMachineV1Beta2Status struct {
 // +kubebuilder:printcolumn:name="Ready",type="boolean",JSONPath=".status.ready",description="Whether the machine's Node has been registered"
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp",description="Time since the LocalMachine was created"
 
-// LocalMachine is a simulated machine: a Node registered in its LocalCluster's kube-apiserver, with a Ready
-// condition and lease heartbeats, but no kubelet and no containers.
+// LocalMachine is a simulated machine: a Node registered in its workload cluster, with a Ready condition,
+// lease heartbeats and a simulated kubelet API, but no containers. A control plane LocalMachine also runs
+// an etcd member and a kube-apiserver of the workload cluster, configured from its kubeadm bootstrap data.
 type LocalMachine struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

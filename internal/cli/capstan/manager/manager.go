@@ -15,12 +15,15 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/core"
+	"github.com/capstan-dev/capstan/internal/webhooks"
+	corewebhooks "github.com/capstan-dev/capstan/internal/webhooks/core"
 )
 
 // Options are the flags of `capstan manager`.
 type Options struct {
 	Manager     *controllermanager.Options
 	Concurrency core.Concurrency
+	Webhooks    webhooks.Options
 	// PreflightChecks is --machineset-preflight-checks.
 	PreflightChecks []string
 }
@@ -30,6 +33,7 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 	o := &Options{
 		Manager:     controllermanager.DefaultOptions("capi-controller-manager"),
 		Concurrency: core.DefaultConcurrency(),
+		Webhooks:    webhooks.DefaultOptions(),
 	}
 	cmd := &cobra.Command{
 		Use:   "manager",
@@ -43,6 +47,7 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 	fs := cmd.Flags()
 	o.Manager.AddFlags(fs)
 	o.Concurrency.AddFlags(fs)
+	o.Webhooks.AddFlags(fs)
 	fs.StringSliceVar(&o.PreflightChecks, "machineset-preflight-checks", []string{string(clusterv1.MachineSetPreflightCheckAll)},
 		"MachineSet preflight checks to run before creating or remediating Machines: All, KubeadmVersionSkew, KubernetesVersionSkew, ControlPlaneIsStable, ControlPlaneVersionSkew (needs the MachineSetPreflightChecks feature gate).")
 	return cmd
@@ -92,6 +97,15 @@ func (o *Options) Run(ctx context.Context) error {
 		FeatureGates: o.Manager.FeatureGates, MachineSetPreflightChecks: checks,
 	}); err != nil {
 		return err
+	}
+	if o.Webhooks.Port >= 0 {
+		namespace, err := webhooks.Namespace()
+		if err != nil {
+			return err
+		}
+		if err := corewebhooks.Webhooks().Setup(mgr, o.Webhooks, namespace); err != nil {
+			return fmt.Errorf("setting up the webhooks: %w", err)
+		}
 	}
 	ctrl.Log.WithName("setup").Info("Starting the core controller manager")
 	if err := mgr.Start(ctx); err != nil {

@@ -27,6 +27,7 @@ type Options struct {
 	Detach            bool
 	Binaries          embedded.Binaries
 	EtcdUnsafeNoFsync bool
+	Operator          bool
 	Verbosity         int
 	detached          bool
 }
@@ -55,6 +56,7 @@ every object.`,
 	fs.StringVar(&o.Binaries.KubeAPIServer, "kube-apiserver-path", "", "Path of the kube-apiserver executable.")
 	fs.StringVar(&o.Binaries.KubeControllerManager, "kube-controller-manager-path", "", "Path of the kube-controller-manager executable.")
 	fs.BoolVar(&o.EtcdUnsafeNoFsync, "etcd-unsafe-no-fsync", false, "Do not fsync etcd's writes: faster, but a machine crash may lose the last writes (a crash of the processes loses nothing).")
+	fs.BoolVar(&o.Operator, "operator", false, "Also run the provider operator (capstan operator): apply its manifests, so that CoreProvider, InfrastructureProvider, ... objects install providers.")
 	fs.IntVarP(&o.Verbosity, "v", "v", 0, "Log verbosity.")
 	fs.BoolVar(&o.detached, "detached-child", false, "Internal: this is the background process of --detach.")
 	_ = fs.MarkHidden("detached-child")
@@ -76,7 +78,7 @@ func (o *Options) Run(ctx context.Context, streams iostreams.Streams) error {
 	defer cancel()
 	return embedded.Up(ctx, embedded.UpOptions{
 		Name: o.Name, State: state, Binaries: o.Binaries, Out: streams.Out, Log: log,
-		EtcdUnsafeNoFsync: o.EtcdUnsafeNoFsync,
+		EtcdUnsafeNoFsync: o.EtcdUnsafeNoFsync, Operator: o.Operator,
 	})
 }
 
@@ -124,6 +126,9 @@ func (o *Options) detach(streams iostreams.Streams, state embedded.State) error 
 	}
 	if o.Binaries.KubeControllerManager != "" {
 		args = append(args, "--kube-controller-manager-path", o.Binaries.KubeControllerManager)
+	}
+	if o.Operator {
+		args = append(args, "--operator")
 	}
 	if o.EtcdUnsafeNoFsync {
 		args = append(args, "--etcd-unsafe-no-fsync")

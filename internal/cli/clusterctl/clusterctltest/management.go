@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -61,6 +63,9 @@ func NewManagementRepository(t testing.TB, o ManagementRepositoryOptions) Manage
 	providers, err := release.Providers()
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := range providers {
+		providers[i] = withoutWebhooks(t, providers[i])
 	}
 	for _, v := range []string{ReleaseV1, ReleaseV2} {
 		if err := release.WriteRepository(dir, v, providers...); err != nil {
@@ -160,4 +165,26 @@ func markAvailable(ctx context.Context, c client.Client, namespaces []string) {
 			_ = c.Status().Update(ctx, d)
 		}
 	}
+}
+
+// withoutWebhooks drops the webhook configurations of a provider's manifests: the tests install the
+// providers on a test API server and run their controllers in-process, without the webhook server the
+// configurations would send every request to (webhooks are tested in internal/webhooks and end to end in
+// the embedded management cluster).
+func withoutWebhooks(t testing.TB, p release.Provider) release.Provider {
+	t.Helper()
+	files := fstest.MapFS{}
+	err := fs.WalkDir(p.Manifests, ".", func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() || path == "webhooks.yaml" {
+			return err
+		}
+		data, err := fs.ReadFile(p.Manifests, path)
+		files[path] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Manifests = files
+	return p
 }

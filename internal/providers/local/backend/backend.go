@@ -1,6 +1,7 @@
 // Package backend is the interface between the local provider's controllers and what runs the workload
-// clusters. The `process` backend runs a real etcd and kube-apiserver per cluster as child processes; a
-// `memory` backend (no processes, for scale tests) can implement the same interface.
+// clusters. The `process` backend runs, for each control plane machine, a real etcd member and
+// kube-apiserver as child processes behind a load balancer on the cluster's endpoint; a `memory` backend
+// (no processes, for scale tests) can implement the same interface.
 //
 // A backend is driven by reconciles: every call is idempotent and returns quickly, reporting the current
 // state rather than waiting for it; the backend tells the controllers when a cluster's state changes (see
@@ -9,30 +10,49 @@ package backend
 
 import (
 	"context"
+	"crypto"
 	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 )
 
-// ErrClusterNotReady is returned by node operations while the cluster's API server is not running or not
-// ready (for example just after the provider restarted, before its LocalCluster was reconciled).
+// ErrClusterNotReady is returned by machine operations while the cluster cannot take them: it does not
+// run (for example just after the provider restarted, before its LocalCluster was reconciled), or a
+// worker's Node must wait for a control plane machine's API server to be ready.
 var ErrClusterNotReady = errors.New("the cluster's API server is not ready")
 
-// Cluster is what a backend needs to run one workload cluster.
+// Certificates are a workload cluster's certificate authorities and service account key, from the
+// Cluster's Secrets `<cluster>-ca`, `<cluster>-etcd`, `<cluster>-proxy` and `<cluster>-sa` (as Cluster
+// API's kubeadm providers create them).
+type Certificates struct {
+	// CA signs the API servers' serving certificates and the clients they trust (kubeconfigs, kubelets).
+	CA *kubeconfig.CA
+	// EtcdCA signs etcd's serving and peer certificates and the clients etcd trusts (mTLS only).
+	EtcdCA *kubeconfig.CA
+	// FrontProxyCA signs the API servers' front proxy client certificate.
+	FrontProxyCA *kubeconfig.CA
+	// ServiceAccountKey signs service account tokens.
+	ServiceAccountKey crypto.Signer
+}
+
+// Cluster is what a backend needs to run one workload cluster's endpoint.
 type Cluster struct {
 	// Key identifies the cluster: the namespace and name of its LocalCluster.
 	Key types.NamespacedName
-	// ClusterName is the name of the Cluster that owns the LocalCluster; the API server's serving
-	// certificate is valid for it.
+	// ClusterName is the name of the Cluster that owns the LocalCluster; the API servers' serving
+	// certificates are valid for it.
 	ClusterName string
-	// Port is the port the API server must serve on; 0 lets the backend choose one (and keep it).
+	// Port is the port the endpoint must serve on; 0 lets the backend choose one (and keep it).
 	Port int32
-	// CA is the cluster's certificate authority (the `<cluster>-ca` Secret): the API server serves with a
-	// certificate it signs and trusts the client certificates it signs.
-	CA *kubeconfig.CA
+	// Certificates are the cluster's CAs and keys.
+	Certificates Certificates
 	// DataDir is where the cluster's data was kept when the LocalCluster was last run (its
 	// local.infrastructure.cluster.x-k8s.io/data-dir annotation), empty when unknown. When it is not where
 	// this backend keeps the cluster and holds data, the LocalCluster was moved from another management
@@ -42,41 +62,90 @@ type Cluster struct {
 
 // ClusterStatus is what a backend observed of a workload cluster.
 type ClusterStatus struct {
-	// Host and Port are where the API server serves.
+	// Host and Port are the endpoint.
 	Host string
 	Port int32
-	// Ready is true while every process runs and the API server answers /readyz.
+	// Ready is true while the endpoint (the load balancer) listens.
 	Ready bool
 	// Reason and Message explain why the cluster is not ready (CamelCase reason, capitalised message).
 	Reason, Message string
 	// DataDir is the absolute path of the directory that holds the cluster's data, once the backend runs
 	// the cluster from it; the LocalCluster records it.
 	DataDir string
+	// APIServers is how many control plane machines' API servers are ready behind the endpoint.
+	APIServers int
 }
 
-// Node is a simulated machine to register in a workload cluster.
-type Node struct {
-	// Name of the Node.
+// Machine is a machine to run in a workload cluster: a simulated Node, and for a control plane machine
+// an etcd member and a kube-apiserver.
+type Machine struct {
+	// Name is the Machine's name; it identifies the machine in the backend.
 	Name string
+	// NodeName is the Node's name (nodeRegistration.name, else the Machine's name).
+	NodeName string
 	// ProviderID is the Node's spec.providerID.
 	ProviderID string
-	// KubeletVersion is reported in status.nodeInfo.kubeletVersion.
-	KubeletVersion string
-	// ControlPlane marks a control plane node (role label and NoSchedule taint).
-	ControlPlane bool
+	// Version is the Machine's Kubernetes version: the kubelet version the Node reports and the version of
+	// the control plane it runs.
+	Version string
 	// FailureDomain, when set, is the Node's topology.kubernetes.io/zone label.
 	FailureDomain string
-	// Labels are extra labels for the Node.
+	// Labels are extra labels for the Node (kubelet's --node-labels).
 	Labels map[string]string
 	// Ready is the status of the Node's Ready condition: "" or "True" (healthy), "False" (the kubelet
 	// reports NotReady) or "Unknown" (the kubelet stopped reporting: no heartbeat).
 	Ready string
+	// Taints are the Node's taints; with DefaultTaints, a control plane Node also gets kubeadm's
+	// node-role.kubernetes.io/control-plane:NoSchedule taint.
+	Taints        []corev1.Taint
+	DefaultTaints bool
+	// ControlPlane, when set, makes the machine a control plane machine.
+	ControlPlane *ControlPlane
 }
 
-// NodeStatus is what a backend observed of a registered Node.
-type NodeStatus struct {
+// ControlPlane is the configuration of a control plane machine's processes, from the kubeadm
+// ClusterConfiguration of its bootstrap data.
+type ControlPlane struct {
+	// APIServerArgs and EtcdArgs are extra arguments, overriding the backend's defaults (name without
+	// dashes, value).
+	APIServerArgs, EtcdArgs []Arg
+	// APIServerVolumes map paths of the API server's "container" to paths of the node (extraVolumes).
+	APIServerVolumes []Volume
+	// Files are written on the node before the processes start; arguments may name them.
+	Files []File
+	// ClusterConfiguration, set for the machine that initialises the control plane (kubeadm init), is the
+	// kubeadm ClusterConfiguration document the backend uploads to the workload cluster's
+	// kube-system/kubeadm-config ConfigMap once its API server is ready, as kubeadm init does; machines
+	// that join read it from there (see Backend.ClusterConfiguration).
+	ClusterConfiguration []byte
+}
+
+// Arg is a command line argument.
+type Arg struct{ Name, Value string }
+
+// Volume maps a path seen by a component (MountPath) to a path of the node (HostPath).
+type Volume struct{ HostPath, MountPath string }
+
+// File is a file on the node.
+type File struct {
+	Path    string
+	Content []byte
+	Mode    fs.FileMode
+}
+
+// MachineStatus is what a backend observed of a machine.
+type MachineStatus struct {
+	// NodeRegistered says the Node is registered (and heartbeating).
+	NodeRegistered bool
 	// Addresses of the Node: InternalIP and Hostname.
 	Addresses []NodeAddress
+	// ControlPlaneReady says a control plane machine's etcd member and API server run and are ready;
+	// Reason and Message say why not.
+	ControlPlaneReady bool
+	Reason, Message   string
+	// VersionFallback, when set, says the machine's API server runs another version than the Machine's,
+	// because the backend has no kube-apiserver of that minor.
+	VersionFallback string
 }
 
 // NodeAddress is one address of a Node.
@@ -84,30 +153,66 @@ type NodeAddress struct {
 	Type, Address string
 }
 
-// Backend runs workload clusters and their nodes.
+// Backend runs workload clusters and their machines.
 type Backend interface {
-	// EnsureCluster starts the cluster's processes when they are not running (reusing the data of an
-	// earlier run, after a provider restart) and reports its state.
+	// EnsureCluster starts the cluster's endpoint when it does not run (reusing the data of an earlier
+	// run, after a provider restart) and reports its state.
 	EnsureCluster(ctx context.Context, c Cluster) (ClusterStatus, error)
-	// StoredCA returns the CA a cluster's data was created with, or nil when there is no data; it lets the
-	// provider recreate a `<cluster>-ca` Secret that was lost.
-	StoredCA(key types.NamespacedName) (*kubeconfig.CA, error)
+	// StoredCertificates returns the certificates a cluster's data was created with (fields nil when
+	// unknown); they let the provider recreate a Secret that was lost.
+	StoredCertificates(key types.NamespacedName) (Certificates, error)
 	// DeleteCluster stops the cluster's processes and removes its data; it is a no-op for an unknown cluster.
 	DeleteCluster(ctx context.Context, key types.NamespacedName) error
 	// ReleaseCluster stops running the cluster without tearing anything down, because its LocalCluster left
 	// this management cluster (clusterctl move): the processes stop, the data and the Nodes stay, for the
 	// provider that runs the LocalCluster now to take over. It is a no-op for an unknown cluster.
 	ReleaseCluster(ctx context.Context, key types.NamespacedName) error
-	// EnsureNode registers a Node in the cluster (or updates it) and keeps it heartbeating. It returns
-	// ErrClusterNotReady while the cluster cannot take it.
-	EnsureNode(ctx context.Context, key types.NamespacedName, n Node) (NodeStatus, error)
-	// DeleteNode removes a Node and its heartbeat. It is a no-op when the cluster does not run.
-	DeleteNode(ctx context.Context, key types.NamespacedName, name string) error
+	// EnsureMachine starts a machine (its processes, its Node) or updates it, and reports its state. It
+	// returns ErrClusterNotReady while the cluster cannot take it.
+	EnsureMachine(ctx context.Context, key types.NamespacedName, m Machine) (MachineStatus, error)
+	// DeleteMachine removes a machine: its etcd member when still in the cluster, its processes and data,
+	// its Node. It is a no-op for an unknown machine or cluster that has no data. It returns
+	// ErrClusterNotReady while the Node cannot be deleted yet.
+	DeleteMachine(ctx context.Context, key types.NamespacedName, name string) error
+	// ClusterConfiguration returns the kubeadm ClusterConfiguration stored in the workload cluster's
+	// kube-system/kubeadm-config ConfigMap, which kubeadm join --control-plane reads; nil when there is
+	// none. It returns ErrClusterNotReady while no API server is ready.
+	ClusterConfiguration(ctx context.Context, key types.NamespacedName) ([]byte, error)
 	// OnChange registers a function called (from any goroutine) with the key of a cluster whose state
-	// changed, for example when its API server became ready or a process crashed.
+	// changed, for example when an API server became ready or a process crashed.
 	OnChange(func(types.NamespacedName))
 }
 
 // RetryInterval is how soon a controller retries when a backend reports a cluster as not ready, in case
 // it misses a change notification.
 const RetryInterval = 5 * time.Second
+
+// The arguments a user cannot override through the kubeadm configuration's extraArgs: a backend sets
+// them to run a machine on its ports, with the cluster's certificates and the machine's data.
+var (
+	reservedAPIServerArgs = []string{"advertise-address", "bind-address", "secure-port", "etcd-servers", "etcd-cafile",
+		"etcd-certfile", "etcd-keyfile", "tls-cert-file", "tls-private-key-file", "client-ca-file",
+		"kubelet-client-certificate", "kubelet-client-key", "kubelet-certificate-authority",
+		"service-account-key-file", "service-account-signing-key-file", "proxy-client-cert-file",
+		"proxy-client-key-file", "requestheader-client-ca-file"}
+	reservedEtcdArgs = []string{"name", "data-dir", "listen-client-urls", "advertise-client-urls", "listen-peer-urls",
+		"initial-advertise-peer-urls", "initial-cluster", "initial-cluster-state", "cert-file", "key-file",
+		"trusted-ca-file", "client-cert-auth", "peer-cert-file", "peer-key-file", "peer-trusted-ca-file",
+		"peer-client-cert-auth"}
+)
+
+// CheckControlPlane returns an error saying why a control plane configuration cannot run: an extra
+// argument the backend sets itself.
+func CheckControlPlane(cp *ControlPlane) error {
+	for _, a := range cp.APIServerArgs {
+		if slices.Contains(reservedAPIServerArgs, a.Name) {
+			return fmt.Errorf("apiServer.extraArgs sets %s, which the local provider sets itself to run the API server on its port with the cluster's certificates", a.Name)
+		}
+	}
+	for _, a := range cp.EtcdArgs {
+		if slices.Contains(reservedEtcdArgs, a.Name) {
+			return fmt.Errorf("etcd.local.extraArgs sets %s, which the local provider sets itself to run the etcd member on its ports with the cluster's certificates", a.Name)
+		}
+	}
+	return nil
+}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,6 +20,7 @@ import (
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/test/cabpk"
 	"github.com/capstan-dev/capstan/internal/test/procs"
 )
 
@@ -119,7 +119,7 @@ func tail(s string, lines int) string {
 
 // TestProviderKilledAndRestarted kills the provider process with SIGKILL: its workload clusters' processes
 // die with it; started again, it brings every workload cluster back on the same endpoint, with exactly one
-// etcd and one kube-apiserver each.
+// etcd and one kube-apiserver each (each cluster has one control plane machine).
 func TestProviderKilledAndRestarted(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -130,19 +130,9 @@ func TestProviderKilledAndRestarted(t *testing.T) {
 	first := startProviderProcess(t, binary, kubeconfigPath, dataDir)
 
 	names := []string{"a", "b"}
+	clusters := map[string]*clusterv1.Cluster{}
 	for _, name := range names {
-		cluster := &clusterv1.Cluster{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: clusterv1.ClusterSpec{InfrastructureRef: &corev1.ObjectReference{
-				APIVersion: infrav1.GroupVersion.String(), Kind: "LocalCluster", Name: name,
-			}},
-		}
-		g.Expect(env.Client.Create(ctx, cluster)).To(Succeed())
-		lc := &infrav1.LocalCluster{ObjectMeta: metav1.ObjectMeta{
-			Namespace: ns, Name: name,
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: name, UID: cluster.UID}},
-		}}
-		g.Expect(env.Client.Create(ctx, lc)).To(Succeed())
+		clusters[name] = createLocalCluster(t, ns, name)
 	}
 	endpoints := map[string]clusterv1.APIEndpoint{}
 	for _, name := range names {
@@ -152,6 +142,16 @@ func TestProviderKilledAndRestarted(t *testing.T) {
 			g.Expect(conditions.IsTrue(lc, clusterv1.ReadyCondition)).To(BeTrue())
 		}, 90*time.Second, 500*time.Millisecond).Should(Succeed())
 		endpoints[name] = lc.Spec.ControlPlaneEndpoint
+		setInfrastructureReady(g, clusters[name], lc.Spec.ControlPlaneEndpoint)
+		createMachine(t, clusters[name], name+"-cp-0", "v1.37.1", true,
+			cabpk.CloudConfig(cabpk.Data{Init: true, Kubeadm: cabpk.InitConfiguration(name, "v1.37.1", "", "", name+"-cp-0")}))
+	}
+	for _, name := range names {
+		g.Eventually(func(g Gomega) {
+			wc := workloadClient(g, ns, name, false, endpoints[name])
+			_, err := wc.CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+		}, 2*time.Minute, 500*time.Millisecond).Should(Succeed())
 	}
 	dirOf := func(name string) string { return filepath.Join(dataDir, ns, name) }
 	for _, name := range names {
@@ -175,7 +175,7 @@ func TestProviderKilledAndRestarted(t *testing.T) {
 			wc := workloadClient(g, ns, name, false, endpoints[name])
 			_, err := wc.CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{})
 			g.Expect(err).NotTo(HaveOccurred())
-		}, 90*time.Second, 500*time.Millisecond).Should(Succeed())
+		}, 2*time.Minute, 500*time.Millisecond).Should(Succeed())
 		lc := &infrav1.LocalCluster{}
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, lc)).To(Succeed())
 		g.Expect(lc.Spec.ControlPlaneEndpoint).To(Equal(endpoints[name]))

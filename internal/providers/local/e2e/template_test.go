@@ -19,8 +19,8 @@ import (
 
 // TestClusterTemplateProvisions renders the released cluster-template.yaml for a cluster with 2 workers and
 // applies it with the core controllers and the provider running: the Cluster reaches Provisioned, its
-// kubeconfig reaches the workload kube-apiserver, which lists 2 Ready nodes, and deleting the Cluster stops
-// its processes and removes its data.
+// kubeconfig reaches the workload kube-apiserver (run by the control plane Machine), which lists 3 Ready
+// nodes, and deleting the Cluster stops its processes and removes its data.
 func TestClusterTemplateProvisions(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -45,7 +45,7 @@ func TestClusterTemplateProvisions(t *testing.T) {
 		wc := workloadClient(g, ns, "e2e", true, clusterv1.APIEndpoint{})
 		nodes, err := wc.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(nodes.Items).To(HaveLen(2))
+		g.Expect(nodes.Items).To(HaveLen(3))
 		for _, n := range nodes.Items {
 			g.Expect(n.Status.Conditions).To(ContainElement(And(HaveField("Type", corev1.NodeReady), HaveField("Status", corev1.ConditionTrue))), "node %s", n.Name)
 		}

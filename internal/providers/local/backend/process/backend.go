@@ -12,16 +12,16 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
-	"github.com/capstan-dev/capstan/internal/supervisor"
 )
 
 // Options configure the process backend. Zero durations take the defaults.
 type Options struct {
 	// DataDir holds one directory per cluster, <DataDir>/<namespace>/<localcluster>.
 	DataDir string
-	// KubeAPIServerPath and EtcdPath are the programs to run (see binaries.Find).
+	// KubeAPIServerPath and EtcdPath are the programs to run (see binaries.Find). A control plane machine
+	// of another minor version than KubeAPIServerPath's runs kube-apiserver-v1.<minor> of the same
+	// directory when there is one.
 	KubeAPIServerPath, EtcdPath string
 
 	// HeartbeatInterval is how often node leases are renewed (default 10s, the kubelet's).
@@ -55,9 +55,12 @@ func (o *Options) defaults() {
 	def(&o.StopTimeout, 10*time.Second)
 }
 
-// Backend runs each workload cluster as an etcd and a kube-apiserver process.
+// Backend runs each workload cluster as a load balancer in front of the etcd member and kube-apiserver
+// processes of its control plane machines.
 type Backend struct {
 	opts Options
+
+	binaries *apiServerBinaries
 
 	mu        sync.Mutex
 	clusters  map[types.NamespacedName]*cluster
@@ -85,7 +88,7 @@ func New(opts Options) (*Backend, error) {
 	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating the data directory: %w", err)
 	}
-	return &Backend{opts: opts, clusters: map[types.NamespacedName]*cluster{}}, nil
+	return &Backend{opts: opts, clusters: map[types.NamespacedName]*cluster{}, binaries: &apiServerBinaries{defaultPath: opts.KubeAPIServerPath}}, nil
 }
 
 // ClusterDir returns the directory of a cluster's data.
@@ -117,8 +120,8 @@ func (b *Backend) get(key types.NamespacedName) *cluster {
 
 // EnsureCluster implements backend.Backend.
 func (b *Backend) EnsureCluster(_ context.Context, spec backend.Cluster) (backend.ClusterStatus, error) {
-	if spec.CA == nil {
-		return backend.ClusterStatus{}, errors.New("the cluster has no CA")
+	if err := validCertificates(spec.Certificates); err != nil {
+		return backend.ClusterStatus{}, err
 	}
 	b.mu.Lock()
 	if b.closed {
@@ -143,9 +146,9 @@ func (b *Backend) EnsureCluster(_ context.Context, spec backend.Cluster) (backen
 	return status, nil
 }
 
-// StoredCA implements backend.Backend.
-func (b *Backend) StoredCA(key types.NamespacedName) (*kubeconfig.CA, error) {
-	return pkiFiles{dir: filepath.Join(b.ClusterDir(key), "pki")}.readCA()
+// StoredCertificates implements backend.Backend.
+func (b *Backend) StoredCertificates(key types.NamespacedName) (backend.Certificates, error) {
+	return pkiFiles{dir: filepath.Join(b.ClusterDir(key), "pki")}.readCertificates()
 }
 
 // DeleteCluster implements backend.Backend.
@@ -163,10 +166,8 @@ func (b *Backend) DeleteCluster(_ context.Context, key types.NamespacedName) err
 		return err
 	}
 	defer lock.release()
-	for _, name := range []string{"kube-apiserver", "etcd"} {
-		if _, err := supervisor.KillStale(pidFile(dir, name), dir, b.opts.StopTimeout); err != nil {
-			return err
-		}
+	if _, err := killStale(dir, b.opts.StopTimeout); err != nil {
+		return err
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("removing the data of cluster %s: %w", key, err)
@@ -176,51 +177,26 @@ func (b *Backend) DeleteCluster(_ context.Context, key types.NamespacedName) err
 	return nil
 }
 
-// EnsureNode implements backend.Backend.
-func (b *Backend) EnsureNode(ctx context.Context, key types.NamespacedName, n backend.Node) (backend.NodeStatus, error) {
+// EnsureMachine implements backend.Backend.
+func (b *Backend) EnsureMachine(ctx context.Context, key types.NamespacedName, spec backend.Machine) (backend.MachineStatus, error) {
 	c := b.get(key)
 	if c == nil {
-		return backend.NodeStatus{}, backend.ErrClusterNotReady
+		return backend.MachineStatus{}, backend.ErrClusterNotReady
 	}
-	client, ready := c.readyClient()
-	if !ready {
-		return backend.NodeStatus{}, backend.ErrClusterNotReady
-	}
-	c.nodeOps.Lock()
-	defer c.nodeOps.Unlock()
-	if err := registerNode(ctx, client, n); err != nil {
-		return backend.NodeStatus{}, err
-	}
-	c.statusMu.Lock()
-	c.nodes[n.Name] = n
-	c.statusMu.Unlock()
-	status := backend.NodeStatus{}
-	for _, a := range nodeAddresses(n.Name) {
-		status.Addresses = append(status.Addresses, backend.NodeAddress{Type: string(a.Type), Address: a.Address})
-	}
-	return status, nil
+	return c.ensureMachine(ctx, spec)
 }
 
-// DeleteNode implements backend.Backend. It returns ErrClusterNotReady while a cluster that has data is
-// not running or not ready, so that the Node is not forgotten in it.
-func (b *Backend) DeleteNode(ctx context.Context, key types.NamespacedName, name string) error {
+// DeleteMachine implements backend.Backend.
+func (b *Backend) DeleteMachine(ctx context.Context, key types.NamespacedName, name string) error {
 	c := b.get(key)
 	if c == nil {
-		if _, err := os.Stat(b.ClusterDir(key)); err == nil {
+		st, err := readState(b.ClusterDir(key))
+		if err == nil && st.Machines[name] != nil {
 			return backend.ErrClusterNotReady
 		}
 		return nil
 	}
-	client, ready := c.readyClient()
-	if !ready {
-		return backend.ErrClusterNotReady
-	}
-	c.nodeOps.Lock()
-	defer c.nodeOps.Unlock()
-	c.statusMu.Lock()
-	delete(c.nodes, name)
-	c.statusMu.Unlock()
-	return deleteNode(ctx, client, name)
+	return c.deleteMachine(ctx, name)
 }
 
 // Shutdown stops the processes of every cluster, keeping their data, and refuses to start new ones.

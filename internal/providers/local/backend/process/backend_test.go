@@ -17,6 +17,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
+	"github.com/capstan-dev/capstan/internal/pki"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 	"github.com/capstan-dev/capstan/internal/test/procs"
 	"github.com/capstan-dev/capstan/internal/test/workload"
@@ -33,6 +34,16 @@ func newCA(t *testing.T) *kubeconfig.CA {
 		t.Fatal(err)
 	}
 	return ca
+}
+
+// newCertificates returns a cluster's certificates as the kubeadm providers create them.
+func newCertificates(t *testing.T) backend.Certificates {
+	t.Helper()
+	key, err := pki.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return backend.Certificates{CA: newCA(t), EtcdCA: newCA(t), FrontProxyCA: newCA(t), ServiceAccountKey: key}
 }
 
 // newBackend returns a backend over dir whose intervals are short, stopped when the test ends.
@@ -80,9 +91,31 @@ func ensureReady(g Gomega, b *Backend, spec backend.Cluster) backend.ClusterStat
 	return status
 }
 
+// ensureMachine ensures a machine until its Node is registered (and, for a control plane machine, its
+// control plane is ready).
+func ensureMachine(g Gomega, b *Backend, key types.NamespacedName, m backend.Machine) backend.MachineStatus {
+	var status backend.MachineStatus
+	g.Eventually(func(g Gomega) {
+		var err error
+		status, err = b.EnsureMachine(context.Background(), key, m)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(status.NodeRegistered).To(BeTrue(), "%s: %s", status.Reason, status.Message)
+		if m.ControlPlane != nil {
+			g.Expect(status.ControlPlaneReady).To(BeTrue(), "%s: %s", status.Reason, status.Message)
+		}
+	}, 90*time.Second, 200*time.Millisecond).Should(Succeed())
+	return status
+}
+
+// controlPlaneMachine is a control plane machine without extra configuration.
+func controlPlaneMachine(name string) backend.Machine {
+	return backend.Machine{Name: name, NodeName: name, ProviderID: "local://ns/c1/" + name, Version: "v1.37.1",
+		DefaultTaints: true, ControlPlane: &backend.ControlPlane{}}
+}
+
 // pidOf reads the pid file of one of a cluster's processes.
-func pidOf(t *testing.T, dir, name string) int {
-	pid, err := procs.ReadPidFile(filepath.Join(dir, name+".pid"))
+func pidOf(t *testing.T, dir, machine, name string) int {
+	pid, err := procs.ReadPidFile(filepath.Join(dir, "machines", machine, name+".pid"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,30 +127,32 @@ func TestClusterLifecycle(t *testing.T) {
 	ctx := context.Background()
 	dataDir := t.TempDir()
 	b := newBackend(t, dataDir)
-	ca := newCA(t)
+	certs := newCertificates(t)
 	key := types.NamespacedName{Namespace: "ns", Name: "c1"}
-	spec := backend.Cluster{Key: key, ClusterName: "c1", CA: ca}
+	spec := backend.Cluster{Key: key, ClusterName: "c1", Certificates: certs}
 	changes := make(chan types.NamespacedName, 100)
 	b.OnChange(func(k types.NamespacedName) { changes <- k })
 
-	start := time.Now()
+	t.Log("the endpoint listens at once; a worker waits for a control plane machine")
 	status := ensureReady(g, b, spec)
-	t.Logf("cluster ready after %s", time.Since(start))
 	g.Expect(status.Host).To(Equal("127.0.0.1"))
 	g.Expect(status.Port).NotTo(BeZero())
-	g.Expect(changes).To(Receive(Equal(key)))
+	g.Expect(status.APIServers).To(BeZero())
+	g.Eventually(changes, 10*time.Second).Should(Receive(Equal(key)))
 	dir := b.ClusterDir(key)
+	worker := backend.Machine{Name: "m2", NodeName: "m2", ProviderID: "local://ns/c1/m2", Version: "v1.37.1", DefaultTaints: true,
+		Labels: map[string]string{"pool": "blue"}}
+	_, err := b.EnsureMachine(ctx, key, worker)
+	g.Expect(err).To(MatchError(backend.ErrClusterNotReady))
 
-	// The kubeconfig the core writes from <cluster>-ca works against the workload API server.
-	client := adminClient(t, ca, status.Port)
-	g.Expect(client.CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{})).NotTo(BeNil())
+	start := time.Now()
+	ensureMachine(g, b, key, controlPlaneMachine("m1"))
+	t.Logf("control plane machine ready after %s", time.Since(start))
+	ensureMachine(g, b, key, worker)
+	g.Expect(b.EnsureCluster(ctx, spec)).To(HaveField("APIServers", 1))
 
-	t.Log("registering two nodes")
-	for _, name := range []string{"m1", "m2"} {
-		ns, err := b.EnsureNode(ctx, key, backend.Node{Name: name, ProviderID: "local://ns/c1/" + name, KubeletVersion: "v1.37.1", ControlPlane: name == "m1"})
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(ns.Addresses).To(ContainElement(backend.NodeAddress{Type: "InternalIP", Address: "127.0.0.1"}))
-	}
+	// The kubeconfig the core writes from <cluster>-ca works against the endpoint.
+	client := adminClient(t, certs.CA, status.Port)
 	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(nodes.Items).To(HaveLen(2))
@@ -125,11 +160,32 @@ func TestClusterLifecycle(t *testing.T) {
 		g.Expect(nodeReady(&n)).To(BeTrue(), "node %s", n.Name)
 		g.Expect(n.Status.NodeInfo.KubeletVersion).To(Equal("v1.37.1"))
 		g.Expect(n.Spec.ProviderID).To(Equal("local://ns/c1/" + n.Name))
+		g.Expect(n.Status.DaemonEndpoints.KubeletEndpoint.Port).NotTo(BeZero())
 	}
 	m1, err := client.CoreV1().Nodes().Get(ctx, "m1", metav1.GetOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(m1.Labels).To(HaveKey("node-role.kubernetes.io/control-plane"))
 	g.Expect(m1.Spec.Taints).To(HaveLen(1))
+	m2, err := client.CoreV1().Nodes().Get(ctx, "m2", metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(m2.Labels).To(HaveKeyWithValue("pool", "blue"))
+
+	t.Log("the control plane machine's components are mirror Pods in kube-system")
+	g.Eventually(func(g Gomega) {
+		for _, c := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
+			pod, err := client.CoreV1().Pods("kube-system").Get(ctx, c+"-m1", metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(pod.Labels).To(Equal(map[string]string{"component": c, "tier": "control-plane"}))
+			g.Expect(pod.Spec.NodeName).To(Equal("m1"))
+			g.Expect(pod.Status.Phase).To(Equal(corev1.PodRunning))
+			g.Expect(pod.Status.Conditions).To(ContainElement(And(HaveField("Type", corev1.PodReady), HaveField("Status", corev1.ConditionTrue))), c)
+		}
+	}, 30*time.Second, 200*time.Millisecond).Should(Succeed())
+
+	t.Log("kubectl logs of etcd-m1 returns etcd's log, through the simulated kubelet")
+	logs, err := client.CoreV1().Pods("kube-system").GetLogs("etcd-m1", &corev1.PodLogOptions{}).DoRaw(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(string(logs)).To(ContainSubstring(`"msg":"serving client traffic securely"`))
 
 	// Leases are renewed by the heartbeat loop.
 	lease, err := client.CoordinationV1().Leases("kube-node-lease").Get(ctx, "m2", metav1.GetOptions{})
@@ -141,45 +197,50 @@ func TestClusterLifecycle(t *testing.T) {
 		g.Expect(lease.Spec.RenewTime.After(first)).To(BeTrue())
 	}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 
-	t.Log("killing kube-apiserver: it is restarted on the same port")
-	pid := pidOf(t, dir, "kube-apiserver")
+	t.Log("killing kube-apiserver: it is restarted, the endpoint answers again")
+	pid := pidOf(t, dir, "m1", "kube-apiserver")
 	g.Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
 	g.Eventually(func() bool {
-		st, err := b.EnsureCluster(ctx, spec)
-		return err == nil && !st.Ready
-	}, 10*time.Second, 50*time.Millisecond).Should(BeTrue())
-	g.Expect(ensureReady(g, b, spec).Port).To(Equal(status.Port))
-	g.Expect(pidOf(t, dir, "kube-apiserver")).NotTo(Equal(pid))
+		st, err := b.EnsureMachine(ctx, key, controlPlaneMachine("m1"))
+		return err == nil && !st.ControlPlaneReady
+	}, 30*time.Second, 50*time.Millisecond).Should(BeTrue())
+	ensureMachine(g, b, key, controlPlaneMachine("m1"))
+	g.Expect(pidOf(t, dir, "m1", "kube-apiserver")).NotTo(Equal(pid))
 	g.Expect(procs.Alive(pid)).To(BeFalse())
+	g.Eventually(func() error {
+		_, err := client.CoreV1().Nodes().Get(ctx, "m1", metav1.GetOptions{})
+		return err
+	}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
 
-	t.Log("deleting a node removes it and its lease")
-	g.Expect(b.DeleteNode(ctx, key, "m2")).To(Succeed())
+	t.Log("deleting a worker removes its Node and lease")
+	g.Expect(b.DeleteMachine(ctx, key, "m2")).To(Succeed())
 	_, err = client.CoreV1().Nodes().Get(ctx, "m2", metav1.GetOptions{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
 	_, err = client.CoordinationV1().Leases("kube-node-lease").Get(ctx, "m2", metav1.GetOptions{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
 
 	t.Log("a new backend over the same data directory starts the cluster again, same port, same data")
-	etcdPid, apiPid := pidOf(t, dir, "etcd"), pidOf(t, dir, "kube-apiserver")
+	etcdPid, apiPid := pidOf(t, dir, "m1", "etcd"), pidOf(t, dir, "m1", "kube-apiserver")
 	b.Shutdown()
 	g.Expect(procs.Alive(etcdPid)).To(BeFalse())
 	g.Expect(procs.Alive(apiPid)).To(BeFalse())
 	b2 := newBackend(t, dataDir)
-	stored, err := b2.StoredCA(key)
+	stored, err := b2.StoredCertificates(key)
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(stored.Cert.Equal(ca.Cert)).To(BeTrue())
+	g.Expect(sameCertificates(stored, certs)).To(BeTrue())
 	g.Expect(ensureReady(g, b2, spec).Port).To(Equal(status.Port))
+	ensureMachine(g, b2, key, controlPlaneMachine("m1"))
 	_, err = client.CoreV1().Nodes().Get(ctx, "m1", metav1.GetOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 
 	t.Log("deleting the cluster stops its processes and removes its data")
-	etcdPid, apiPid = pidOf(t, dir, "etcd"), pidOf(t, dir, "kube-apiserver")
+	etcdPid, apiPid = pidOf(t, dir, "m1", "etcd"), pidOf(t, dir, "m1", "kube-apiserver")
 	g.Expect(b2.DeleteCluster(ctx, key)).To(Succeed())
 	g.Expect(procs.Alive(etcdPid)).To(BeFalse())
 	g.Expect(procs.Alive(apiPid)).To(BeFalse())
 	g.Expect(dir).NotTo(BeADirectory())
-	g.Expect(b2.DeleteNode(ctx, key, "m1")).To(Succeed(), "a node of a deleted cluster is gone with it")
-	_, err = b2.EnsureNode(ctx, key, backend.Node{Name: "m3"})
+	g.Expect(b2.DeleteMachine(ctx, key, "m1")).To(Succeed(), "a machine of a deleted cluster is gone with it")
+	_, err = b2.EnsureMachine(ctx, key, controlPlaneMachine("m3"))
 	g.Expect(err).To(MatchError(backend.ErrClusterNotReady))
 }
 

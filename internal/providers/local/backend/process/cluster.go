@@ -2,11 +2,15 @@ package process
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -17,14 +21,13 @@ import (
 	"k8s.io/client-go/rest"
 
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
-	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/loopback"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 	"github.com/capstan-dev/capstan/internal/supervisor"
 )
 
-// cluster is one workload cluster: its directory, its two supervised processes, its admin client, its
-// readiness and its registered nodes.
+// cluster is one workload cluster: its directory, its load balancer, its machines, its admin client
+// (through the load balancer) and its probe loop.
 type cluster struct {
 	b   *Backend
 	key types.NamespacedName
@@ -32,30 +35,36 @@ type cluster struct {
 	pki pkiFiles
 	log logr.Logger
 
-	// mu serialises EnsureCluster, DeleteCluster and reconfiguration.
+	// mu serialises EnsureCluster, DeleteCluster, the machine operations and the probe loop's reads of
+	// the machines.
 	mu      sync.Mutex
 	started bool
 	// removed: the cluster was stopped for good (deleted, released, or the backend shut down); it never
 	// starts again.
 	removed bool
 	// lock is held on the cluster directory while the cluster runs (see handover.go).
-	lock        *dirLock
-	clusterName string
-	caDER       []byte
-	st          state
-	etcd        *supervisor.Process
-	apiserver   *supervisor.Process
-	stopLoop    context.CancelFunc
-	loopDone    chan struct{}
+	lock         *dirLock
+	clusterName  string
+	certs        backend.Certificates
+	certsVersion string
+	etcdTLS      *tls.Config
+	st           state
+	lb           *loadBalancer
+	lbErr        error
+	machines     map[string]*machine
+	stopLoop     context.CancelFunc
+	loopDone     chan struct{}
 
-	// statusMu guards what the probe loop and the supervisors report.
-	statusMu sync.Mutex
-	client   kubernetes.Interface
-	apiPort  int32
-	status   backend.ClusterStatus
-	notified bool
-	wake     chan struct{}
-	nodes    map[string]backend.Node
+	// statusMu guards what the probe loop reports and the heartbeats read.
+	statusMu   sync.Mutex
+	client     kubernetes.Interface
+	httpClient *http.Client
+	status     backend.ClusterStatus
+	apiReady   bool
+	notified   bool
+	wake       chan struct{}
+	nodesWake  chan struct{}
+	nodes      map[string]nodeSpec
 	// nodeOps serialises node registrations, deletions and heartbeats.
 	nodeOps   sync.Mutex
 	lastBeat  time.Time
@@ -66,13 +75,16 @@ func newCluster(b *Backend, key types.NamespacedName) *cluster {
 	dir := filepath.Join(b.opts.DataDir, key.Namespace, key.Name)
 	return &cluster{
 		b: b, key: key, dir: dir, pki: pkiFiles{dir: filepath.Join(dir, "pki")},
-		log:   b.opts.Logger.WithValues("LocalCluster", key.String()),
-		wake:  make(chan struct{}, 1),
-		nodes: map[string]backend.Node{},
+		log:       b.opts.Logger.WithValues("LocalCluster", key.String()),
+		wake:      make(chan struct{}, 1),
+		nodesWake: make(chan struct{}, 1),
+		nodes:     map[string]nodeSpec{},
+		machines:  map[string]*machine{},
 	}
 }
 
-// ensure starts the cluster, or reconfigures it when its CA or port changed.
+// ensure starts the cluster's endpoint, or reconfigures the cluster when its certificates, name or port
+// changed.
 func (c *cluster) ensure(spec backend.Cluster) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -87,30 +99,28 @@ func (c *cluster) ensure(spec backend.Cluster) error {
 		}
 		return nil
 	}
-	caChanged := spec.ClusterName != c.clusterName || string(spec.CA.Cert.Raw) != string(c.caDER)
-	portChanged := spec.Port != 0 && int(spec.Port) != c.st.APIServerPort
-	if !caChanged && !portChanged {
-		return nil
-	}
-	// Stop kube-apiserver before changing what it reads (certificates, port), then start it again.
-	c.apiserver.Stop()
-	if caChanged {
-		c.log.Info("Reissuing the API server certificates", "reason", "the cluster CA or name changed")
-		if err := c.writePKI(spec); err != nil {
+	if spec.ClusterName != c.clusterName || !sameCertificates(spec.Certificates, c.certs) {
+		c.log.Info("The cluster's certificates or name changed: reissuing the machines' certificates")
+		if err := c.setCertificates(spec); err != nil {
 			return err
 		}
+		// The machines pick the change up at their next EnsureMachine.
 	}
-	if portChanged {
-		c.log.Info("Moving kube-apiserver to a new port", "port", spec.Port)
+	if spec.Port != 0 && int(spec.Port) != c.st.APIServerPort {
+		c.log.Info("Moving the endpoint to a new port", "port", spec.Port)
 		c.st.APIServerPort = int(spec.Port)
-		if err := writeState(c.dir, c.st); err != nil {
+		if err := c.saveState(); err != nil {
+			return err
+		}
+		if c.lb != nil {
+			c.lb.close()
+			c.lb = nil
+		}
+		if err := c.newClient(); err != nil {
 			return err
 		}
 	}
-	if err := c.newClient(spec.CA); err != nil {
-		return err
-	}
-	c.runAPIServer()
+	c.listen()
 	return nil
 }
 
@@ -120,14 +130,12 @@ func (c *cluster) start(spec backend.Cluster) error {
 		return err
 	}
 	c.lock = lock
-	for _, name := range []string{"kube-apiserver", "etcd"} {
-		killed, err := supervisor.KillStale(pidFile(c.dir, name), c.dir, c.b.opts.StopTimeout)
-		if err != nil {
-			return err
-		}
-		if killed {
-			c.log.Info("Killed a process left by an earlier run of the provider", "process", name)
-		}
+	killed, err := killStale(c.dir, c.b.opts.StopTimeout)
+	if err != nil {
+		return err
+	}
+	if killed {
+		c.log.Info("Killed processes left by an earlier run of the provider")
 	}
 	st, err := readState(c.dir)
 	if err != nil {
@@ -141,36 +149,21 @@ func (c *cluster) start(spec backend.Cluster) error {
 			return err
 		}
 	}
-	if st.EtcdPort == 0 || st.EtcdPort == st.APIServerPort || !loopback.PortFree(st.EtcdPort) {
-		if st.EtcdPort, err = loopback.FreePort(); err != nil {
-			return err
-		}
+	if st.Machines == nil {
+		st.Machines = map[string]*machineState{}
 	}
 	c.st = st
-	if err := c.writePKI(spec); err != nil {
+	if err := c.setCertificates(spec); err != nil {
 		return err
 	}
-	if err := c.pki.ensureServiceAccountKey(); err != nil {
+	if err := c.saveState(); err != nil {
 		return err
 	}
-	if err := c.newClient(spec.CA); err != nil {
+	if err := c.newClient(); err != nil {
 		return err
 	}
-	if err := writeState(c.dir, c.st); err != nil {
-		return err
-	}
-	c.log.Info("Starting etcd and kube-apiserver", "port", c.st.APIServerPort, "dir", c.dir)
-	etcdPort := c.st.EtcdPort
-	etcd := c.run("etcd", c.b.opts.EtcdPath, c.etcdArgs(), func(context.Context) error {
-		if !loopback.PortFree(etcdPort) {
-			return &portInUseError{port: etcdPort}
-		}
-		return nil
-	})
-	c.statusMu.Lock()
-	c.etcd = etcd
-	c.statusMu.Unlock()
-	c.runAPIServer()
+	c.log.Info("Starting the cluster's endpoint", "port", c.st.APIServerPort, "dir", c.dir)
+	c.listen()
 	loopCtx, stopLoop := context.WithCancel(context.Background())
 	c.stopLoop, c.loopDone = stopLoop, make(chan struct{})
 	go c.loop(loopCtx)
@@ -178,170 +171,161 @@ func (c *cluster) start(spec backend.Cluster) error {
 	return nil
 }
 
-func (c *cluster) writePKI(spec backend.Cluster) error {
-	if _, err := c.pki.writeCA(spec.CA); err != nil {
-		return fmt.Errorf("storing the cluster CA: %w", err)
+// listen starts the load balancer when it does not listen yet.
+func (c *cluster) listen() {
+	if c.lb != nil {
+		return
 	}
-	if err := c.pki.writeServing(spec.CA, spec.ClusterName, time.Now()); err != nil {
-		return fmt.Errorf("issuing the API server certificate: %w", err)
+	lb, err := listenLoadBalancer(c.st.APIServerPort, c.log)
+	c.statusMu.Lock()
+	c.lb, c.lbErr = lb, err
+	c.statusMu.Unlock()
+	if err != nil {
+		c.log.Info("Cannot listen on the cluster's endpoint", "port", c.st.APIServerPort, "error", err.Error())
+		return
 	}
-	c.clusterName, c.caDER = spec.ClusterName, spec.CA.Cert.Raw
-	return nil
+	c.updateBackends()
 }
 
-// newClient builds the provider's admin client of the cluster.
-func (c *cluster) newClient(ca *kubeconfig.CA) error {
+func (c *cluster) setCertificates(spec backend.Cluster) error {
+	if err := c.pki.writeCertificates(spec.Certificates); err != nil {
+		return fmt.Errorf("storing the cluster's certificates: %w", err)
+	}
+	etcdTLS, err := etcdClientTLS(spec.Certificates.EtcdCA, time.Now())
+	if err != nil {
+		return err
+	}
+	c.clusterName, c.certs, c.etcdTLS = spec.ClusterName, spec.Certificates, etcdTLS
+	c.certsVersion = hashOf(string(spec.Certificates.CA.Cert.Raw), string(spec.Certificates.EtcdCA.Cert.Raw),
+		string(spec.Certificates.FrontProxyCA.Cert.Raw), spec.ClusterName)
+	return c.newClient()
+}
+
+func (c *cluster) saveState() error { return writeState(c.dir, c.st) }
+
+// newClient builds the provider's admin client of the cluster, through the endpoint, and the HTTP client
+// that probes each API server.
+func (c *cluster) newClient() error {
+	ca := c.certs.CA
 	certPEM, keyPEM, err := clientCertificate(ca, time.Now())
 	if err != nil {
 		return err
 	}
+	tlsConfig := rest.TLSClientConfig{
+		CAData:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Cert.Raw}),
+		CertData: certPEM,
+		KeyData:  keyPEM,
+	}
 	cfg := &rest.Config{
-		Host: "https://127.0.0.1:" + strconv.Itoa(c.st.APIServerPort),
-		TLSClientConfig: rest.TLSClientConfig{
-			CAData:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Cert.Raw}),
-			CertData: certPEM,
-			KeyData:  keyPEM,
-		},
-		QPS: 20, Burst: 30, Timeout: 10 * time.Second,
+		Host:            "https://127.0.0.1:" + strconv.Itoa(c.st.APIServerPort),
+		TLSClientConfig: tlsConfig,
+		QPS:             20, Burst: 30, Timeout: 10 * time.Second,
 		UserAgent: "capstan-infra-local",
 	}
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return err
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.Cert)
+	httpClient := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool, Certificates: []tls.Certificate{cert}},
+		// Each probe is a new connection: a restarted API server is probed, not a stale connection.
+		DisableKeepAlives: true,
+	}}
 	c.statusMu.Lock()
-	c.client, c.apiPort = client, int32(c.st.APIServerPort) //nolint:gosec // a port fits
+	c.client, c.httpClient = client, httpClient
 	c.statusMu.Unlock()
 	return nil
 }
 
-func (c *cluster) runAPIServer() {
-	s := c.run("kube-apiserver", c.b.opts.KubeAPIServerPath, c.apiServerArgs(), c.waitForEtcd)
-	c.statusMu.Lock()
-	c.apiserver = s
-	c.statusMu.Unlock()
-}
-
-// run supervises one of the cluster's processes until it is stopped: its pid file is <dir>/<name>.pid,
+// run supervises one of a machine's processes until it is stopped: its pid file is <dir>/<name>.pid,
 // its log <dir>/logs/<name>.log. Every change of its state pokes the probe loop.
-func (c *cluster) run(name, path string, args []string, ready func(context.Context) error) *supervisor.Process {
+func (c *cluster) run(dir, name, path string, args []string, ready func(context.Context) error, log logr.Logger) *supervisor.Process {
 	return supervisor.Run(context.Background(), supervisor.Spec{
-		Name: name, Path: path, Args: args, Dir: c.dir, Ready: ready,
-		LogFile: filepath.Join(c.dir, "logs", name+".log"), MaxLogSize: maxLogSize, PidFile: pidFile(c.dir, name),
+		Name: name, Path: path, Args: args, Dir: dir, Ready: ready,
+		LogFile: filepath.Join(dir, "logs", name+".log"), MaxLogSize: maxLogSize, PidFile: pidFile(dir, name),
 	}, supervisor.Options{
 		MinBackoff: c.b.opts.MinRestartBackoff, MaxBackoff: c.b.opts.MaxRestartBackoff,
 		// A process that ran for a while and exits is a new crash, not a crash loop.
 		StableAfter: 2 * c.b.opts.MaxRestartBackoff,
-		StopTimeout: c.b.opts.StopTimeout, OnChange: c.poke, Log: c.log,
+		StopTimeout: c.b.opts.StopTimeout, OnChange: c.poke, Log: log,
 	})
 }
 
 // maxLogSize is the size above which a process's log file is truncated when the process starts again.
 const maxLogSize = 10 << 20
 
-// pidFile is where a cluster's process records its pid, for KillStale after a provider restart.
+// pidFile is where a process records its pid, for KillStale after a provider restart.
 func pidFile(dir, name string) string { return filepath.Join(dir, name+".pid") }
 
-// portInUseError says a process cannot start because its port is taken by another process.
-type portInUseError struct{ port int }
+// processNames are the processes a machine may run.
+var processNames = []string{componentAPIServer, componentEtcd}
 
-func (e *portInUseError) Error() string {
-	return fmt.Sprintf("port %d is in use by another process", e.port)
-}
-
-func (c *cluster) etcdArgs() []string {
-	client := "http://127.0.0.1:" + strconv.Itoa(c.st.EtcdPort)
-	return []string{
-		"--name=default",
-		"--data-dir=" + filepath.Join(c.dir, "etcd"),
-		"--listen-client-urls=" + client,
-		"--advertise-client-urls=" + client,
-		// A single member: its peer port is never used, so let the kernel pick it.
-		"--listen-peer-urls=http://127.0.0.1:0",
-		"--initial-advertise-peer-urls=http://127.0.0.1:2380",
-		"--initial-cluster=default=http://127.0.0.1:2380",
-		// A development cluster on one machine: skipping fsync makes writes fast; a process crash loses
-		// nothing, a power cut may.
-		"--unsafe-no-fsync=true",
-		"--log-level=warn",
+// killStale kills the processes an earlier run of the provider left in a cluster directory (found through
+// the machines' pid files).
+func killStale(dir string, timeout time.Duration) (bool, error) {
+	entries, err := os.ReadDir(filepath.Join(dir, "machines"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, err
 	}
-}
-
-func (c *cluster) apiServerArgs() []string {
-	return []string{
-		"--advertise-address=127.0.0.1",
-		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(c.st.APIServerPort),
-		"--etcd-servers=http://127.0.0.1:" + strconv.Itoa(c.st.EtcdPort),
-		"--tls-cert-file=" + c.pki.servingCert(),
-		"--tls-private-key-file=" + c.pki.servingKey(),
-		"--client-ca-file=" + c.pki.caCert(),
-		"--service-account-key-file=" + c.pki.serviceAccountPub(),
-		"--service-account-signing-key-file=" + c.pki.serviceAccount(),
-		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		"--service-cluster-ip-range=" + serviceCIDR,
-		"--authorization-mode=RBAC",
-		"--allow-privileged=true",
-		// Lean: one client (plus users), no kubelets, no controller-manager.
-		"--enable-priority-and-fairness=false",
-		// The API server listens on loopback only, which the `kubernetes` Service's endpoints may not hold;
-		// nothing in the cluster runs pods that would use them.
-		"--endpoint-reconciler-type=none",
-		"--profiling=false",
-		// No controller-manager creates the default ServiceAccounts nor removes the not-ready taint of new
-		// Nodes, so the admission plugins that rely on them are off.
-		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
-	}
-}
-
-// waitForEtcd delays kube-apiserver's start until etcd answers, and until its own port is free.
-func (c *cluster) waitForEtcd(ctx context.Context) error {
-	url := "http://127.0.0.1:" + strconv.Itoa(c.st.EtcdPort) + "/health"
-	deadline := time.Now().Add(30 * time.Second)
-	httpClient := &http.Client{Timeout: time.Second}
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	killed := false
+	for _, e := range entries {
+		k, err := killStaleMachine(filepath.Join(dir, "machines", e.Name()), timeout)
 		if err != nil {
-			return err
+			return killed, err
 		}
-		resp, err := httpClient.Do(req)
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("waiting for etcd to answer on port %d", c.st.EtcdPort)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
+		killed = killed || k
 	}
-	if !loopback.PortFree(c.st.APIServerPort) {
-		return &portInUseError{port: c.st.APIServerPort}
-	}
-	return nil
+	return killed, nil
 }
 
-// stop stops both processes (kube-apiserver first) and the probe loop, for good.
+// killStaleMachine kills the processes an earlier run of the provider left for a machine: its API server
+// first, then its etcd member.
+func killStaleMachine(dir string, timeout time.Duration) (bool, error) {
+	killed := false
+	for _, name := range processNames {
+		k, err := supervisor.KillStale(pidFile(dir, name), dir, timeout)
+		if err != nil {
+			return killed, err
+		}
+		killed = killed || k
+	}
+	return killed, nil
+}
+
+// stop stops the load balancer, every machine and the probe loop, for good.
 func (c *cluster) stop() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.removed = true
 	if !c.started {
+		c.mu.Unlock()
 		return
 	}
-	c.log.Info("Stopping kube-apiserver and etcd")
-	c.apiserver.Stop()
-	c.etcd.Stop()
-	c.stopLoop()
-	<-c.loopDone
-	c.started = false
-	c.lock.release()
-	c.lock = nil
+	c.log.Info("Stopping the cluster's endpoint and machines")
+	lb, machines, stopLoop, loopDone, lock := c.lb, c.machines, c.stopLoop, c.loopDone, c.lock
+	c.lb, c.machines, c.started, c.lock = nil, map[string]*machine{}, false, nil
+	// The probe loop takes mu: it must not be held while waiting for the loop to end.
+	c.mu.Unlock()
+	if lb != nil {
+		lb.close()
+	}
+	var wg sync.WaitGroup
+	for _, m := range machines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.stop()
+		}()
+	}
+	wg.Wait()
+	stopLoop()
+	<-loopDone
+	lock.release()
 }
 
 // poke asks the probe loop to re-evaluate the cluster now (a process started or exited).
@@ -350,21 +334,34 @@ func (c *cluster) poke() {
 	case c.wake <- struct{}{}:
 	default:
 	}
+	c.pokeNodes()
 }
 
-// loop probes the API server's /readyz (often while it is not ready, less often after) and drives the
-// node heartbeats.
+// pokeNodes asks the node loop to refresh the mirror Pods now.
+func (c *cluster) pokeNodes() {
+	select {
+	case c.nodesWake <- struct{}{}:
+	default:
+	}
+}
+
+// loop probes the control plane machines' API servers (often while one is not ready, less often after)
+// and points the load balancer at the ready ones; nodeLoop, beside it, writes to the workload cluster.
+// They are apart so that a slow or unreachable API server never delays the probes.
 func (c *cluster) loop(ctx context.Context) {
 	defer close(c.loopDone)
+	nodesDone := make(chan struct{})
+	go func() {
+		defer close(nodesDone)
+		c.nodeLoop(ctx)
+	}()
+	defer func() { <-nodesDone }()
 	for {
-		c.probe(ctx)
-		c.heartbeat(ctx)
+		allReady := c.probe(ctx)
 		interval := c.b.opts.ProbeInterval
-		c.statusMu.Lock()
-		if !c.status.Ready {
+		if !allReady {
 			interval = c.b.opts.StartingProbeInterval
 		}
-		c.statusMu.Unlock()
 		t := time.NewTimer(interval)
 		select {
 		case <-ctx.Done():
@@ -377,81 +374,129 @@ func (c *cluster) loop(ctx context.Context) {
 	}
 }
 
-func (c *cluster) probe(ctx context.Context) {
-	c.statusMu.Lock()
-	etcdSup, apiSup, client, port := c.etcd, c.apiserver, c.client, c.apiPort
-	c.statusMu.Unlock()
-	etcd, api := etcdSup.State(), apiSup.State()
-	ok, msg := false, ""
-	if etcd.Running && api.Running {
-		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		_, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(pctx)
-		cancel()
-		ok = err == nil
-		if err != nil {
-			msg = err.Error()
+// nodeLoop refreshes the mirror Pods of the control plane machines and drives the node heartbeats.
+func (c *cluster) nodeLoop(ctx context.Context) {
+	for {
+		c.refreshMirrorPods(ctx)
+		c.heartbeat(ctx)
+		t := time.NewTimer(c.b.opts.ProbeInterval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-c.nodesWake:
+			t.Stop()
+		case <-t.C:
 		}
 	}
-	status := computeStatus(etcd, api, ok)
-	status.Host, status.Port = "127.0.0.1", port
+}
+
+// probe checks every control plane machine's API server and reports whether all are ready.
+func (c *cluster) probe(ctx context.Context) bool {
+	c.mu.Lock()
+	type target struct {
+		m       *machine
+		port    int
+		running bool
+	}
+	var targets []target
+	for _, m := range c.machines {
+		if m.spec.ControlPlane == nil || m.apiserver == nil {
+			continue
+		}
+		targets = append(targets, target{m: m, port: m.state().APIServerPort, running: m.apiserver.State().Running && m.etcd.State().Running})
+	}
+	c.mu.Unlock()
 	c.statusMu.Lock()
-	changed := status != c.status || !c.notified
+	httpClient := c.httpClient
+	c.statusMu.Unlock()
+	ready := map[*machine]bool{}
+	for _, t := range targets {
+		if !t.running {
+			continue
+		}
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		req, err := http.NewRequestWithContext(pctx, http.MethodGet, "https://127.0.0.1:"+strconv.Itoa(t.port)+"/readyz", nil)
+		if err == nil {
+			resp, err := httpClient.Do(req)
+			if err == nil {
+				_ = resp.Body.Close()
+				ready[t.m] = resp.StatusCode == http.StatusOK
+			}
+		}
+		cancel()
+	}
+	c.mu.Lock()
+	changed := false
+	allReady := true
+	for _, t := range targets {
+		if t.m.apiReady != ready[t.m] {
+			changed = true
+			t.m.apiReady = ready[t.m]
+		}
+		allReady = allReady && ready[t.m]
+	}
+	c.updateBackends()
+	status := c.computeStatus()
+	c.mu.Unlock()
+	if changed {
+		c.pokeNodes()
+	}
+
+	c.statusMu.Lock()
+	changed = changed || status != c.status || !c.notified
 	c.status, c.notified = status, true
+	c.apiReady = status.APIServers > 0
 	c.statusMu.Unlock()
 	if changed {
-		c.log.V(1).Info("Cluster state changed", "ready", status.Ready, "reason", status.Reason, "probe", msg)
+		c.log.V(1).Info("Cluster state changed", "ready", status.Ready, "apiServers", status.APIServers)
 		c.b.notify(c.key)
 	}
+	return allReady
 }
 
-// computeStatus derives a cluster's state from its processes and the API server's readiness.
-func computeStatus(etcd, api supervisor.State, apiReady bool) backend.ClusterStatus {
-	failed := func(format string, args ...any) backend.ClusterStatus {
-		return backend.ClusterStatus{Reason: infrav1.ProcessesFailedReason, Message: fmt.Sprintf(format, args...)}
+// updateBackends points the load balancer at the ready API servers. Called with mu held.
+func (c *cluster) updateBackends() {
+	var ports []int
+	for _, m := range c.machines {
+		if m.spec.ControlPlane != nil && m.apiReady {
+			ports = append(ports, m.state().APIServerPort)
+		}
+	}
+	sort.Ints(ports)
+	if c.lb != nil {
+		c.lb.setBackends(ports)
+	}
+}
+
+// computeStatus derives the cluster's state. Called with mu held.
+func (c *cluster) computeStatus() backend.ClusterStatus {
+	s := backend.ClusterStatus{Host: "127.0.0.1", Port: int32(c.st.APIServerPort)} //nolint:gosec // a port fits
+	for _, m := range c.machines {
+		if m.spec.ControlPlane != nil && m.apiReady {
+			s.APIServers++
+		}
 	}
 	switch {
-	case portInUse(etcd) != 0:
-		return failed("Port %d of etcd is in use by another process", portInUse(etcd))
-	case portInUse(api) != 0:
-		return failed("Port %d of kube-apiserver is in use by another process", portInUse(api))
-	case !etcd.Running && etcd.Err != nil && etcd.Exits > 0:
-		return failed("etcd exited (%s); restarting it", etcd.Err)
-	case !api.Running && api.Err != nil && api.Exits > 0:
-		return failed("kube-apiserver exited (%s); restarting it", api.Err)
-	case !etcd.Running && etcd.Err != nil:
-		return failed("etcd cannot start: %s", etcd.Err)
-	case !etcd.Running || !api.Running:
-		return backend.ClusterStatus{Reason: infrav1.ProcessesStartingReason, Message: "Starting etcd and kube-apiserver"}
-	case !apiReady:
-		return backend.ClusterStatus{Reason: infrav1.ProcessesStartingReason, Message: "Waiting for kube-apiserver to be ready"}
+	case c.lb != nil:
+		s.Ready = true
+	case c.lbErr != nil:
+		s.Reason, s.Message = infrav1.ProcessesFailedReason, fmt.Sprintf("Port %d of the cluster's endpoint is in use by another process", c.st.APIServerPort)
 	default:
-		return backend.ClusterStatus{Ready: true}
-	}
-}
-
-// portInUse returns the port a process cannot start on because another process holds it, 0 when none.
-func portInUse(s supervisor.State) int {
-	var p *portInUseError
-	if errors.As(s.Err, &p) {
-		return p.port
-	}
-	return 0
-}
-
-func (c *cluster) currentStatus() backend.ClusterStatus {
-	c.statusMu.Lock()
-	defer c.statusMu.Unlock()
-	s := c.status
-	s.Host, s.Port = "127.0.0.1", c.apiPort
-	if s.Reason == "" && !s.Ready {
-		s.Reason, s.Message = infrav1.ProcessesStartingReason, "Starting etcd and kube-apiserver"
+		s.Reason, s.Message = infrav1.ProcessesStartingReason, "Starting the cluster's endpoint"
 	}
 	return s
 }
 
-// readyClient returns the admin client while the API server is ready.
+func (c *cluster) currentStatus() backend.ClusterStatus {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.computeStatus()
+}
+
+// readyClient returns the admin client while an API server is ready behind the endpoint.
 func (c *cluster) readyClient() (kubernetes.Interface, bool) {
 	c.statusMu.Lock()
 	defer c.statusMu.Unlock()
-	return c.client, c.status.Ready
+	return c.client, c.apiReady
 }

@@ -15,7 +15,6 @@ import (
 
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
-	"github.com/capstan-dev/capstan/internal/supervisor"
 )
 
 // A cluster directory belongs to the backend that runs the cluster: it holds an exclusive lock (flock) on
@@ -143,10 +142,8 @@ func (c *cluster) takeOver(dir string) error {
 	}
 	// Processes left by an instance that is gone without stopping them (it was killed where there is no
 	// parent-death signal) would still write to the data.
-	for _, name := range []string{"kube-apiserver", "etcd"} {
-		if _, err := supervisor.KillStale(pidFile(dir, name), dir, c.b.opts.StopTimeout); err != nil {
-			return err
-		}
+	if _, err := killStale(dir, c.b.opts.StopTimeout); err != nil {
+		return err
 	}
 	c.log.Info("Taking the cluster's data over from another instance of the provider", "from", dir, "dir", c.dir)
 	entries, err := os.ReadDir(dir)
@@ -232,7 +229,7 @@ func copyFile(from, to string, perm fs.FileMode) error {
 	return out.Close()
 }
 
-// ReleaseCluster implements backend.Backend: the cluster's processes stop and its directory is unlocked,
+// ReleaseCluster implements backend.Backend: the cluster's load balancer and processes stop and its directory is unlocked,
 // its data stays, for the backend of the management cluster its LocalCluster was moved to. The processes
 // are not left running for that backend to adopt: a backend supervises (restarts, stops) only its own
 // children, and on Linux they die with the provider that started them.

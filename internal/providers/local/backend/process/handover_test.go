@@ -37,15 +37,14 @@ func TestHandOver(t *testing.T) {
 				targetDir = sourceDir
 			}
 			source, target := newBackend(t, sourceDir), newBackend(t, targetDir)
-			ca := newCA(t)
+			certs := newCertificates(t)
 			key := types.NamespacedName{Namespace: "ns", Name: "c1"}
-			spec := backend.Cluster{Key: key, ClusterName: "c1", CA: ca}
+			spec := backend.Cluster{Key: key, ClusterName: "c1", Certificates: certs}
 
 			status := ensureReady(g, source, spec)
 			g.Expect(status.DataDir).To(Equal(source.ClusterDir(key)))
-			_, err := source.EnsureNode(ctx, key, backend.Node{Name: "m1", ProviderID: "local://ns/c1/m1", KubeletVersion: "v1.37.1"})
-			g.Expect(err).NotTo(HaveOccurred())
-			client := adminClient(t, ca, status.Port)
+			ensureMachine(g, source, key, controlPlaneMachine("m1"))
+			client := adminClient(t, certs.CA, status.Port)
 			node, err := client.CoreV1().Nodes().Get(ctx, "m1", metav1.GetOptions{})
 			g.Expect(err).NotTo(HaveOccurred())
 
@@ -76,6 +75,7 @@ func TestHandOver(t *testing.T) {
 
 			t.Log("the target runs the cluster from the same data, on the same port")
 			after := ensureReady(g, target, moved)
+			ensureMachine(g, target, key, controlPlaneMachine("m1"))
 			g.Expect(after.Port).To(Equal(status.Port))
 			g.Expect(after.DataDir).To(Equal(target.ClusterDir(key)))
 			if !tt.shared {
@@ -87,9 +87,9 @@ func TestHandOver(t *testing.T) {
 			g.Expect(again.UID).To(Equal(node.UID))
 			g.Expect(procs.Find("etcd", root)).To(HaveLen(1))
 			g.Expect(procs.Find("kube-apiserver", root)).To(HaveLen(1))
-			stored, err := target.StoredCA(key)
+			stored, err := target.StoredCertificates(key)
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(stored.Cert.Equal(ca.Cert)).To(BeTrue())
+			g.Expect(sameCertificates(stored, certs)).To(BeTrue())
 
 			t.Log("the source, asked again (the LocalCluster is moved back), waits in turn")
 			movedBack := spec
@@ -110,7 +110,7 @@ func TestIsMovedData(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeState(dir, state{APIServerPort: 6443, EtcdPort: 2379}); err != nil {
+		if err := writeState(dir, state{APIServerPort: 6443}); err != nil {
 			t.Fatal(err)
 		}
 		return dir

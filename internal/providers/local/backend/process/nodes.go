@@ -26,11 +26,35 @@ const (
 	nodeLeaseDuration = 40
 	controlPlaneRole  = "node-role.kubernetes.io/control-plane"
 	zoneLabel         = "topology.kubernetes.io/zone"
+	// excludeFromLBLabel is the label kubeadm gives control plane Nodes.
+	excludeFromLBLabel = "node.kubernetes.io/exclude-from-external-load-balancers"
 )
 
-// desiredNode returns the Node a simulated machine registers: its labels, provider ID and (for control
-// plane nodes) taint, and a Ready status with the capacity of a small machine.
-func desiredNode(n backend.Node, now metav1.Time) *corev1.Node {
+// nodeSpec is what a simulated machine registers as its Node.
+type nodeSpec struct {
+	Name, ProviderID, KubeletVersion, FailureDomain string
+	ControlPlane                                    bool
+	Labels                                          map[string]string
+	Taints                                          []corev1.Taint
+	DefaultTaints                                   bool
+	// Ready is the status the Node's Ready condition reports (see backend.Machine.Ready).
+	Ready string
+	// KubeletPort is the simulated kubelet's port.
+	KubeletPort int
+}
+
+func newNodeSpec(m backend.Machine, kubeletPort int) nodeSpec {
+	return nodeSpec{
+		Name: m.NodeName, ProviderID: m.ProviderID, KubeletVersion: m.Version, FailureDomain: m.FailureDomain,
+		ControlPlane: m.ControlPlane != nil, Labels: m.Labels, Taints: m.Taints, DefaultTaints: m.DefaultTaints,
+		Ready: m.Ready, KubeletPort: kubeletPort,
+	}
+}
+
+// desiredNode returns the Node a simulated machine registers: its labels, provider ID and taints (for
+// control plane nodes, kubeadm's role labels and, unless the bootstrap data sets taints, kubeadm's
+// control-plane taint), and a Ready status with the capacity of a small machine.
+func desiredNode(n nodeSpec, now metav1.Time) *corev1.Node {
 	labels := map[string]string{
 		"kubernetes.io/hostname": n.Name,
 		"kubernetes.io/os":       "linux",
@@ -48,13 +72,17 @@ func desiredNode(n backend.Node, now metav1.Time) *corev1.Node {
 	}
 	if n.ControlPlane {
 		labels[controlPlaneRole] = ""
-		node.Spec.Taints = []corev1.Taint{{Key: controlPlaneRole, Effect: corev1.TaintEffectNoSchedule}}
+		labels[excludeFromLBLabel] = ""
+		if n.DefaultTaints {
+			node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: controlPlaneRole, Effect: corev1.TaintEffectNoSchedule})
+		}
 	}
+	node.Spec.Taints = append(node.Spec.Taints, n.Taints...)
 	node.Status = desiredNodeStatus(n, now)
 	return node
 }
 
-func desiredNodeStatus(n backend.Node, now metav1.Time) corev1.NodeStatus {
+func desiredNodeStatus(n nodeSpec, now metav1.Time) corev1.NodeStatus {
 	resources := corev1.ResourceList{
 		corev1.ResourceCPU:              resource.MustParse("2"),
 		corev1.ResourceMemory:           resource.MustParse("4Gi"),
@@ -81,6 +109,9 @@ func desiredNodeStatus(n backend.Node, now metav1.Time) corev1.NodeStatus {
 			ready,
 		},
 		Addresses: nodeAddresses(n.Name),
+		DaemonEndpoints: corev1.NodeDaemonEndpoints{
+			KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(n.KubeletPort)}, //nolint:gosec // a port fits
+		},
 		NodeInfo: corev1.NodeSystemInfo{
 			KubeletVersion:          n.KubeletVersion,
 			OperatingSystem:         "linux",
@@ -101,6 +132,7 @@ func nodeAddresses(name string) []corev1.NodeAddress {
 // (ignoring heartbeat times).
 func statusUpToDate(have, want corev1.NodeStatus) bool {
 	if have.NodeInfo.KubeletVersion != want.NodeInfo.KubeletVersion || !equality.Semantic.DeepEqual(have.Addresses, want.Addresses) ||
+		have.DaemonEndpoints != want.DaemonEndpoints ||
 		!equality.Semantic.DeepEqual(have.Capacity, want.Capacity) {
 		return false
 	}
@@ -119,7 +151,7 @@ func statusUpToDate(have, want corev1.NodeStatus) bool {
 }
 
 // registerNode creates or updates the Node and its Lease.
-func registerNode(ctx context.Context, client kubernetes.Interface, n backend.Node) error {
+func registerNode(ctx context.Context, client kubernetes.Interface, n nodeSpec) error {
 	now := metav1.Now()
 	want := desiredNode(n, now)
 	node, err := client.CoreV1().Nodes().Get(ctx, n.Name, metav1.GetOptions{})
@@ -141,10 +173,18 @@ func registerNode(ctx context.Context, client kubernetes.Interface, n backend.No
 				missing[k] = v
 			}
 		}
-		if len(missing) > 0 || node.Spec.ProviderID == "" {
+		missingTaints := taintsMissing(node.Spec.Taints, want.Spec.Taints)
+		if len(missing) > 0 || node.Spec.ProviderID == "" || len(missingTaints) > 0 {
 			patch := map[string]any{"metadata": map[string]any{"labels": missing}}
+			spec := map[string]any{}
 			if node.Spec.ProviderID == "" {
-				patch["spec"] = map[string]any{"providerID": n.ProviderID}
+				spec["providerID"] = n.ProviderID
+			}
+			if len(missingTaints) > 0 {
+				spec["taints"] = append(append([]corev1.Taint{}, node.Spec.Taints...), missingTaints...)
+			}
+			if len(spec) > 0 {
+				patch["spec"] = spec
 			}
 			data, err := json.Marshal(patch)
 			if err != nil {
@@ -165,6 +205,24 @@ func registerNode(ctx context.Context, client kubernetes.Interface, n backend.No
 		return nil // a kubelet that stopped reporting renews no lease
 	}
 	return renewLease(ctx, client, node)
+}
+
+// taintsMissing returns the taints of want that have does not hold (by key and effect): the kubelet
+// registers its taints, it never removes the ones added since.
+func taintsMissing(have, want []corev1.Taint) []corev1.Taint {
+	var out []corev1.Taint
+	for _, w := range want {
+		found := false
+		for _, h := range have {
+			if h.Key == w.Key && h.Effect == w.Effect {
+				found = true
+			}
+		}
+		if !found {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // patchLease renews the renewTime of a Node's Lease; it fails with NotFound when the Lease is missing.
@@ -236,7 +294,7 @@ func (c *cluster) heartbeat(ctx context.Context) {
 	c.statusMu.Lock()
 	beat := now.Sub(c.lastBeat) >= c.b.opts.HeartbeatInterval
 	status := now.Sub(c.lastNodes) >= c.b.opts.NodeStatusInterval
-	nodes := make([]backend.Node, 0, len(c.nodes))
+	nodes := make([]nodeSpec, 0, len(c.nodes))
 	for _, n := range c.nodes {
 		nodes = append(nodes, n)
 	}
@@ -274,11 +332,4 @@ func (c *cluster) heartbeat(ctx context.Context) {
 			c.log.Error(err, "Renewing the heartbeat of Node", "Node", n.Name)
 		}
 	}
-}
-
-func (c *cluster) hasNode(name string) bool {
-	c.statusMu.Lock()
-	defer c.statusMu.Unlock()
-	_, ok := c.nodes[name]
-	return ok
 }

@@ -6,8 +6,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 )
 
 // TestNodeReadyFollowsTheNodeReadyAnnotation: the simulated Node reports the Ready status the LocalMachine
@@ -24,11 +22,11 @@ func TestNodeReadyFollowsTheNodeReadyAnnotation(t *testing.T) {
 		{ready: "Unknown", wantStatus: corev1.ConditionUnknown, wantReason: "NodeStatusUnknown"},
 	}
 	now := metav1.Now()
-	healthy := desiredNodeStatus(backend.Node{Name: "n"}, now)
+	healthy := desiredNodeStatus(nodeSpec{Name: "n"}, now)
 	for _, tt := range tests {
 		t.Run(tt.ready, func(t *testing.T) {
 			g := NewWithT(t)
-			status := desiredNodeStatus(backend.Node{Name: "n", Ready: tt.ready}, now)
+			status := desiredNodeStatus(nodeSpec{Name: "n", Ready: tt.ready}, now)
 			var ready *corev1.NodeCondition
 			for i := range status.Conditions {
 				if status.Conditions[i].Type == corev1.NodeReady {

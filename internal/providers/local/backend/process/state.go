@@ -8,12 +8,32 @@ import (
 	"path/filepath"
 )
 
-// state is what a cluster directory remembers across provider restarts: its ports.
+// state is what a cluster directory remembers across provider restarts: the endpoint's port and each
+// machine's node name and ports.
 type state struct {
-	// APIServerPort is the kube-apiserver's port, the port of the LocalCluster's endpoint.
+	// APIServerPort is the port of the LocalCluster's endpoint, where the load balancer listens.
 	APIServerPort int `json:"apiServerPort"`
-	// EtcdPort is etcd's client port; only kube-apiserver uses it, so it may change between runs.
-	EtcdPort int `json:"etcdPort"`
+	// Machines are the machines that ran in the cluster, by Machine name.
+	Machines map[string]*machineState `json:"machines,omitempty"`
+}
+
+// machineState is what a machine keeps.
+type machineState struct {
+	NodeName     string `json:"nodeName"`
+	ControlPlane bool   `json:"controlPlane,omitempty"`
+	// KubeletPort is the simulated kubelet's port (the Node's daemonEndpoints.kubeletEndpoint.port).
+	KubeletPort int `json:"kubeletPort"`
+	// APIServerPort, EtcdClientPort and EtcdPeerPort are a control plane machine's.
+	APIServerPort  int `json:"apiServerPort,omitempty"`
+	EtcdClientPort int `json:"etcdClientPort,omitempty"`
+	EtcdPeerPort   int `json:"etcdPeerPort,omitempty"`
+	// EtcdJoined: the machine's etcd member was created (the first member) or added to the cluster; its
+	// data directory then holds the member and etcd starts from it.
+	EtcdJoined bool `json:"etcdJoined,omitempty"`
+	// InitialCluster and InitialClusterState are etcd's --initial-cluster and --initial-cluster-state when
+	// the member was made (etcd ignores them once its data directory holds the member).
+	InitialCluster      string `json:"initialCluster,omitempty"`
+	InitialClusterState string `json:"initialClusterState,omitempty"`
 }
 
 func stateFile(dir string) string { return filepath.Join(dir, "state.json") }

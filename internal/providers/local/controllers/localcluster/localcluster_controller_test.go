@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 	"github.com/capstan-dev/capstan/internal/test/procs"
 	"github.com/capstan-dev/capstan/internal/test/workload"
 )
@@ -64,11 +64,25 @@ func workloadClient(g Gomega, ns, clusterName string, endpoint clusterv1.APIEndp
 	return kubernetes.NewForConfigOrDie(cfg)
 }
 
-// pidOf reads the pid file of one of a cluster's processes.
+// pidOf reads the pid file of one of the processes of the control plane machine of startControlPlane.
 func pidOf(g Gomega, dir, name string) int {
-	pid, err := procs.ReadPidFile(filepath.Join(dir, name+".pid"))
+	pid, err := procs.ReadPidFile(filepath.Join(dir, "machines", "cp-0", name+".pid"))
 	g.Expect(err).NotTo(HaveOccurred())
 	return pid
+}
+
+// startControlPlane runs a control plane machine cp-0 in the LocalCluster's cluster, as the LocalMachine
+// controller does for a control plane Machine, until its Node is registered.
+func startControlPlane(g Gomega, p *provider, lc *infrav1.LocalCluster) {
+	key := client.ObjectKeyFromObject(lc)
+	g.Eventually(func(g Gomega) {
+		st, err := p.backend.EnsureMachine(context.Background(), key, backend.Machine{
+			Name: "cp-0", NodeName: "cp-0", ProviderID: "local://" + key.Namespace + "/" + key.Name + "/cp-0",
+			Version: "v1.37.1", DefaultTaints: true, ControlPlane: &backend.ControlPlane{},
+		})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(st.NodeRegistered).To(BeTrue(), "%s: %s", st.Reason, st.Message)
+	}, 90*time.Second, 200*time.Millisecond).Should(Succeed())
 }
 
 func TestLocalClusterLifecycle(t *testing.T) {
@@ -96,31 +110,21 @@ func TestLocalClusterLifecycle(t *testing.T) {
 	g.Expect(conditions.GetV1Beta2(lc, clusterv1.PausedV1Beta2Condition)).To(HaveField("Status", metav1.ConditionFalse))
 	g.Expect(lc.Status.FailureReason).To(BeNil())
 
-	t.Log("the <cluster>-ca Secret was created, owned by the LocalCluster, and the API server trusts it")
-	secret := &corev1.Secret{}
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "c1-ca"}, secret)).To(Succeed())
-	g.Expect(secret.Labels).To(HaveKeyWithValue(clusterv1.ClusterNameLabel, "c1"))
-	g.Expect(secret.OwnerReferences).To(ContainElement(HaveField("Name", "c1")))
-	g.Expect(secret.Type).To(Equal(kubeconfig.SecretType))
+	t.Log("the certificate Secrets were created, owned by the LocalCluster, and the API servers trust them")
+	for _, purpose := range []string{"ca", "etcd", "proxy", "sa"} {
+		secret := &corev1.Secret{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "c1-" + purpose}, secret)).To(Succeed())
+		g.Expect(secret.Labels).To(HaveKeyWithValue(clusterv1.ClusterNameLabel, "c1"))
+		g.Expect(secret.OwnerReferences).To(ContainElement(HaveField("Name", "c1")))
+		g.Expect(secret.Type).To(Equal(kubeconfig.SecretType))
+		g.Expect(secret.Data).To(HaveKey("tls.crt"))
+		g.Expect(secret.Data).To(HaveKey("tls.key"))
+	}
+	startControlPlane(g, p, lc)
 	wc := workloadClient(g, ns, "c1", lc.Spec.ControlPlaneEndpoint)
 	_, err := wc.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
-
-	t.Log("a crashed kube-apiserver shows in the conditions and is restarted on the same port")
 	dir := p.backend.ClusterDir(types.NamespacedName{Namespace: ns, Name: "c1"})
-	pid := pidOf(g, dir, "kube-apiserver")
-	g.Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
-	g.Eventually(func(g Gomega) {
-		get(g, lc)
-		g.Expect(conditions.IsFalse(lc, infrav1.ProcessesRunningCondition)).To(BeTrue())
-	}, 10*time.Second, 50*time.Millisecond).Should(Succeed())
-	g.Expect(lc.Status.Ready).To(BeTrue(), "status.ready is never reset")
-	g.Eventually(func(g Gomega) {
-		get(g, lc)
-		g.Expect(conditions.IsTrue(lc, clusterv1.ReadyCondition)).To(BeTrue())
-	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
-	_, err = wc.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
-	g.Expect(err).NotTo(HaveOccurred())
 
 	t.Log("deleting the LocalCluster stops its processes and removes its data before the finalizer goes")
 	etcdPid, apiPid := pidOf(g, dir, "etcd"), pidOf(g, dir, "kube-apiserver")
@@ -145,6 +149,7 @@ func TestLocalClusterSurvivesProviderRestart(t *testing.T) {
 		g.Expect(conditions.IsTrue(lc, clusterv1.ReadyCondition)).To(BeTrue())
 	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
 	endpoint := lc.Spec.ControlPlaneEndpoint
+	startControlPlane(g, p, lc)
 	wc := workloadClient(g, ns, "c1", endpoint)
 	_, err := wc.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kept"}}, metav1.CreateOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -156,7 +161,12 @@ func TestLocalClusterSurvivesProviderRestart(t *testing.T) {
 	g.Expect(procs.Alive(apiPid)).To(BeFalse())
 
 	t.Log("a new provider starts the cluster again from its data, on the same port")
-	startProvider(t, dataDir)
+	p = startProvider(t, dataDir)
+	g.Eventually(func(g Gomega) {
+		get(g, lc)
+		g.Expect(conditions.IsTrue(lc, clusterv1.ReadyCondition)).To(BeTrue())
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	startControlPlane(g, p, lc)
 	g.Eventually(func(g Gomega) {
 		_, err := wc.CoreV1().ConfigMaps("default").Get(ctx, "kept", metav1.GetOptions{})
 		g.Expect(err).NotTo(HaveOccurred())

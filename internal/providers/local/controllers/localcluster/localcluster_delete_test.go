@@ -40,6 +40,7 @@ func TestLocalClusterMovedAway(t *testing.T) {
 	dir := first.backend.ClusterDir(client.ObjectKeyFromObject(lc))
 	g.Expect(lc.Annotations).To(HaveKeyWithValue(infrav1.DataDirAnnotation, dir))
 	endpoint := lc.Spec.ControlPlaneEndpoint
+	startControlPlane(g, first, lc)
 	wc := workloadClient(g, ns, "c1", endpoint)
 	_, err := wc.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kept"}}, metav1.CreateOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -79,6 +80,7 @@ func TestLocalClusterMovedAway(t *testing.T) {
 	newDir := second.backend.ClusterDir(client.ObjectKeyFromObject(moved))
 	g.Expect(moved.Annotations).To(HaveKeyWithValue(infrav1.DataDirAnnotation, newDir))
 	g.Expect(moved.Spec.ControlPlaneEndpoint).To(Equal(endpoint))
+	startControlPlane(g, second, moved)
 	_, err = wc.CoreV1().ConfigMaps("default").Get(ctx, "kept", metav1.GetOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 	_, err = os.Stat(dir)

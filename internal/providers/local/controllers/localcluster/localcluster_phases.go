@@ -7,16 +7,9 @@ import (
 	"encoding/pem"
 	"fmt"
 	"net"
-	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/klog/v2"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
@@ -48,13 +41,13 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 		ctrl.LoggerFrom(ctx).Info("The LocalCluster cannot be provisioned", "reason", f.reason, "message", f.message)
 		return ctrl.Result{}, nil
 	}
-	ca, err := r.reconcileCA(ctx, s)
+	certs, err := r.reconcileCertificates(ctx, s)
 	if err != nil {
 		s.facts.caError = true
 		return ctrl.Result{}, err
 	}
 	status, err := r.Backend.EnsureCluster(ctx, backend.Cluster{
-		Key: s.key(), ClusterName: s.cluster.Name, Port: lc.Spec.ControlPlaneEndpoint.Port, CA: ca,
+		Key: s.key(), ClusterName: s.cluster.Name, Port: lc.Spec.ControlPlaneEndpoint.Port, Certificates: certs,
 		DataDir: lc.Annotations[infrav1.DataDirAnnotation],
 	})
 	if err != nil {
@@ -98,71 +91,6 @@ func validate(lc *infrav1.LocalCluster) *failure {
 		reason:  clusterv1.InvalidConfigurationClusterError,
 		message: fmt.Sprintf("spec.controlPlaneEndpoint.host %q is not 127.0.0.1 or localhost, where the workload kube-apiserver listens", host),
 	}
-}
-
-// reconcileCA returns the cluster's CA from the `<cluster>-ca` Secret, creating the Secret when it is
-// missing (so the core can write the kubeconfig): with the CA stored in the cluster's data when there is
-// one (the Secret was lost), a new one otherwise. The Secret is owned by the LocalCluster and carries the
-// cluster-name label, so it is deleted with it and moved with the Cluster.
-func (r *Reconciler) reconcileCA(ctx context.Context, s *scope) (*kubeconfig.CA, error) {
-	log := ctrl.LoggerFrom(ctx)
-	key := client.ObjectKey{Namespace: s.cluster.Namespace, Name: kubeconfig.CASecretName(s.cluster.Name)}
-	secret := &corev1.Secret{}
-	err := r.Client.Get(ctx, key, secret)
-	if err == nil {
-		return kubeconfig.CAFromSecret(secret)
-	}
-	if !apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("getting Secret %s: %w", key, err)
-	}
-	owner := metav1.OwnerReference{
-		APIVersion: infrav1.GroupVersion.String(), Kind: "LocalCluster",
-		Name: s.localCluster.Name, UID: s.localCluster.UID, Controller: ptr.To(true),
-	}
-	stored, err := r.Backend.StoredCA(s.key())
-	if err != nil {
-		log.Error(err, "Reading the CA stored with the cluster's data; creating a new one")
-		stored = nil
-	}
-	if stored != nil {
-		log.Info("Recreating Secret from the CA stored with the cluster's data", "Secret", klog.KRef(key.Namespace, key.Name))
-		secret, err = caSecret(key, stored, owner)
-	} else {
-		log.Info("Creating Secret with a new cluster CA", "Secret", klog.KRef(key.Namespace, key.Name))
-		secret, err = kubeconfig.NewCASecret(client.ObjectKey{Namespace: s.cluster.Namespace, Name: s.cluster.Name}, &owner, time.Now())
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := r.Client.Create(ctx, secret); err != nil {
-		if apierrors.IsAlreadyExists(err) {
-			// Created meanwhile by someone else (for example a control plane provider): use theirs.
-			if err := r.APIReader.Get(ctx, key, secret); err != nil {
-				return nil, fmt.Errorf("getting Secret %s: %w", key, err)
-			}
-			return kubeconfig.CAFromSecret(secret)
-		}
-		return nil, fmt.Errorf("creating Secret %s: %w", key, err)
-	}
-	return kubeconfig.CAFromSecret(secret)
-}
-
-// caSecret returns a `<cluster>-ca` Secret holding an existing CA, shaped as kubeconfig.NewCASecret's.
-func caSecret(key client.ObjectKey, ca *kubeconfig.CA, owner metav1.OwnerReference) (*corev1.Secret, error) {
-	certPEM, keyPEM, err := encodeCA(ca)
-	if err != nil {
-		return nil, err
-	}
-	clusterName := key.Name[:len(key.Name)-len("-ca")]
-	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: key.Namespace, Name: key.Name,
-			Labels:          map[string]string{clusterv1.ClusterNameLabel: clusterName},
-			OwnerReferences: []metav1.OwnerReference{owner},
-		},
-		Type: kubeconfig.SecretType,
-		Data: map[string][]byte{corev1.TLSCertKey: certPEM, corev1.TLSPrivateKeyKey: keyPEM},
-	}, nil
 }
 
 // encodeCA returns the PEM of a CA's certificate and key; an RSA key is written as PKCS#1, as upstream's

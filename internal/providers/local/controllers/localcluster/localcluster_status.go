@@ -78,13 +78,13 @@ func processesRunning(f facts) *clusterv1.Condition {
 	case f.deleting && f.deleteFailed:
 		return notRunning(clusterv1.DeletionFailedReason, clusterv1.ConditionSeverityWarning, "Stopping the processes or removing their data failed; see the provider's logs")
 	case f.deleting:
-		return notRunning(clusterv1.DeletingReason, clusterv1.ConditionSeverityInfo, "Stopping etcd and kube-apiserver and removing their data")
+		return notRunning(clusterv1.DeletingReason, clusterv1.ConditionSeverityInfo, "Stopping the cluster's processes and removing their data")
 	case f.failure != nil:
 		return notRunning(infrav1.InvalidConfigurationReason, clusterv1.ConditionSeverityError, capitalize(f.failure.message))
 	case f.caError:
-		return notRunning(infrav1.WaitingForCertificateAuthorityReason, clusterv1.ConditionSeverityWarning, "Cannot read or create the cluster's CA Secret; see the provider's logs")
+		return notRunning(infrav1.WaitingForCertificateAuthorityReason, clusterv1.ConditionSeverityWarning, "Cannot read or create the cluster's certificate Secrets; see the provider's logs")
 	case f.backendError:
-		return notRunning(infrav1.ProcessesFailedReason, clusterv1.ConditionSeverityError, "Cannot start etcd and kube-apiserver; see the provider's logs")
+		return notRunning(infrav1.ProcessesFailedReason, clusterv1.ConditionSeverityError, "Cannot start the cluster's endpoint; see the provider's logs")
 	case f.backend == nil:
 		return nil
 	case f.backend.Ready:

@@ -15,9 +15,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
@@ -50,14 +52,27 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	if r.Now == nil {
 		r.Now = time.Now
 	}
+	// The backend reports state changes of a cluster (an API server became ready, a process crashed) from
+	// its own goroutines; a full buffer drops a notification, which RetryInterval makes up for.
+	changes := make(chan event.GenericEvent, 1024)
+	r.Backend.OnChange(func(key types.NamespacedName) {
+		obj := &infrav1.LocalCluster{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+		select {
+		case changes <- event.GenericEvent{Object: obj}:
+		default:
+		}
+	})
+	// The watch filter applies to the objects of each watch rather than as a controller-wide event filter,
+	// because the backend's notifications carry only a key (and only name clusters that passed the filter).
+	watchFilter := reconciler.HasWatchLabel(r.WatchFilter)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("localmachine").
 		WithOptions(options).
-		For(&infrav1.LocalMachine{}, builder.WithPredicates(notExternallyManaged())).
-		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToLocalMachine)).
-		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToLocalMachines)).
-		Watches(&infrav1.LocalCluster{}, handler.EnqueueRequestsFromMapFunc(r.localClusterToLocalMachines)).
-		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
+		For(&infrav1.LocalMachine{}, builder.WithPredicates(watchFilter, notExternallyManaged())).
+		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToLocalMachine), builder.WithPredicates(watchFilter)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToLocalMachines), builder.WithPredicates(watchFilter)).
+		Watches(&infrav1.LocalCluster{}, handler.EnqueueRequestsFromMapFunc(r.localClusterToLocalMachines), builder.WithPredicates(watchFilter)).
+		WatchesRawSource(source.Channel(changes, handler.EnqueueRequestsFromMapFunc(r.changedLocalClusterToLocalMachines))).
 		Complete(reconciler.RequeueOnConflict(r))
 }
 
@@ -89,6 +104,16 @@ func (r *Reconciler) localClusterToLocalMachines(ctx context.Context, o client.O
 		}
 	}
 	return nil
+}
+
+// changedLocalClusterToLocalMachines maps a backend notification, which names a LocalCluster, to the
+// LocalMachines of its Cluster.
+func (r *Reconciler) changedLocalClusterToLocalMachines(ctx context.Context, o client.Object) []reconcile.Request {
+	lc := &infrav1.LocalCluster{}
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(o), lc); err != nil {
+		return nil
+	}
+	return r.localClusterToLocalMachines(ctx, lc)
 }
 
 func (r *Reconciler) localMachinesOf(ctx context.Context, namespace, clusterName string) []reconcile.Request {

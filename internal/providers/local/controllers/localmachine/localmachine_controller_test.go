@@ -17,6 +17,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/test/cabpk"
 	"github.com/capstan-dev/capstan/internal/test/workload"
 )
 
@@ -65,6 +66,9 @@ type machineOptions struct {
 	owned        bool
 	lmLabels     map[string]string
 	lmAnnots     map[string]string
+	// bootstrap is the bootstrap data; CABPK's init data for a control plane machine, join data for a
+	// worker, when empty.
+	bootstrap []byte
 }
 
 // createMachine creates a Machine of the cluster and its LocalMachine, owned by the Machine when
@@ -79,6 +83,16 @@ func createMachine(t *testing.T, cluster *clusterv1.Cluster, name string, o mach
 			Version:           ptr.To("v1.37.1"),
 			InfrastructureRef: corev1.ObjectReference{APIVersion: infrav1.GroupVersion.String(), Kind: "LocalMachine", Name: name},
 		},
+	}
+	data := o.bootstrap
+	if data == nil {
+		data = cabpk.CloudConfig(cabpk.Data{Kubeadm: cabpk.JoinConfiguration("127.0.0.1:6443", name, false, "")})
+		if o.controlPlane {
+			data = cabpk.CloudConfig(cabpk.Data{Init: true, Kubeadm: cabpk.InitConfiguration(cluster.Name, "v1.37.1", "", "", name)})
+		}
+	}
+	if err := env.Client.Create(ctx, cabpk.Secret(cluster.Namespace, name+"-bootstrap", cluster.Name, data)); err != nil {
+		t.Fatal(err)
 	}
 	if !o.noBootstrap {
 		m.Spec.Bootstrap.DataSecretName = ptr.To(name + "-bootstrap")
@@ -150,11 +164,13 @@ func TestLocalMachineLifecycle(t *testing.T) {
 	setInfrastructureReady(g, cluster, lc)
 	wc := workloadClient(g, ns, "c1", lc.Spec.ControlPlaneEndpoint)
 
-	t.Log("a control plane machine registers a control plane Node")
+	t.Log("a control plane machine runs the control plane and registers a control plane Node")
 	g.Eventually(func(g Gomega) {
 		get(g, cp)
 		g.Expect(cp.Status.Ready).To(BeTrue())
-	}, 30*time.Second, 100*time.Millisecond).Should(Succeed())
+	}, 90*time.Second, 100*time.Millisecond).Should(Succeed())
+	g.Expect(conditions.IsTrue(cp, infrav1.ControlPlaneRunningCondition)).To(BeTrue())
+	g.Expect(conditions.IsTrue(cp, infrav1.KubernetesVersionAvailableCondition)).To(BeTrue())
 	g.Expect(cp.Spec.ProviderID).To(HaveValue(Equal("local://" + ns + "/c1/cp-0")))
 	g.Expect(cp.Status.Initialization).To(Equal(&infrav1.LocalMachineInitializationStatus{Provisioned: ptr.To(true)}))
 	g.Expect(cp.Status.Addresses).To(ConsistOf(
@@ -171,6 +187,19 @@ func TestLocalMachineLifecycle(t *testing.T) {
 	g.Expect(node.Status.Conditions).To(ContainElement(And(HaveField("Type", corev1.NodeReady), HaveField("Status", corev1.ConditionTrue))))
 	_, err = wc.CoordinationV1().Leases("kube-node-lease").Get(ctx, "cp-0", metav1.GetOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
+
+	t.Log("a machine whose bootstrap data cannot be read says why; the others are not affected")
+	_, broken := createMachine(t, cluster, "broken", machineOptions{owned: true, bootstrap: []byte("#!/bin/sh\nkubeadm join\n")})
+	g.Eventually(func(g Gomega) {
+		get(g, broken)
+		c := conditions.Get(broken, infrav1.NodeRegisteredCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Reason).To(Equal(infrav1.BootstrapDataInvalidReason))
+		g.Expect(c.Severity).To(Equal(clusterv1.ConditionSeverityError))
+		g.Expect(c.Message).To(Equal("The bootstrap data is not a cloud-config document: its first line must be #cloud-config"))
+	}, 30*time.Second, 100*time.Millisecond).Should(Succeed())
+	g.Expect(conditions.GetV1Beta2(broken, string(infrav1.NodeRegisteredCondition))).To(HaveField("Reason", infrav1.BootstrapDataInvalidReason))
+	g.Expect(broken.Status.Ready).To(BeFalse())
 
 	t.Log("a machine without bootstrap data waits for it")
 	m1, w1 := createMachine(t, cluster, "worker-1", machineOptions{owned: true, noBootstrap: true})
@@ -197,13 +226,13 @@ func TestLocalMachineLifecycle(t *testing.T) {
 	g.Expect(node2.CreationTimestamp.Sub(w2.Status.StartupStartTime.Time)).To(BeNumerically(">=", 2*time.Second))
 
 	t.Log("deleting a LocalMachine removes its Node and Lease")
-	g.Expect(env.Client.Delete(ctx, cp)).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, w2)).To(Succeed())
 	g.Eventually(func() bool {
-		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(cp), cp))
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(w2), w2))
 	}, 30*time.Second, 100*time.Millisecond).Should(BeTrue())
-	_, err = wc.CoreV1().Nodes().Get(ctx, "cp-0", metav1.GetOptions{})
+	_, err = wc.CoreV1().Nodes().Get(ctx, "worker-2", metav1.GetOptions{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
-	_, err = wc.CoordinationV1().Leases("kube-node-lease").Get(ctx, "cp-0", metav1.GetOptions{})
+	_, err = wc.CoordinationV1().Leases("kube-node-lease").Get(ctx, "worker-2", metav1.GetOptions{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
 	nodes, err := wc.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -214,7 +243,7 @@ func TestLocalMachineLifecycle(t *testing.T) {
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(lc), lc))
 	}, 30*time.Second, 100*time.Millisecond).Should(BeTrue())
-	for _, lm := range []*infrav1.LocalMachine{w1, w2} {
+	for _, lm := range []*infrav1.LocalMachine{cp, w1, broken} {
 		g.Expect(env.Client.Delete(ctx, lm)).To(Succeed())
 		g.Eventually(func() bool {
 			return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(lm), lm))

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -14,16 +13,16 @@ import (
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 )
 
-// reconcileDelete removes the machine's Node from the workload cluster, then releases the finalizer.
-// When the LocalCluster is gone or being deleted, its whole control plane goes, Nodes included.
+// reconcileDelete removes the machine from the workload cluster (its Node, and for a control plane machine
+// its etcd member, unless a control plane provider removed it already, and its processes), then releases
+// the finalizer. When the LocalCluster is gone or being deleted, the whole cluster goes with it.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	lm := s.localMachine
 	s.facts.deleting = true
 	if !controllerutil.ContainsFinalizer(lm, infrav1.LocalMachineFinalizer) {
 		return ctrl.Result{}, nil
 	}
-	nodeName := nodeNameFromProviderID(ptr.Deref(lm.Spec.ProviderID, ""))
-	if nodeName != "" && s.cluster != nil {
+	if s.machine != nil && s.cluster != nil {
 		if key, ok := localClusterKey(s.cluster); ok {
 			lc := &infrav1.LocalCluster{}
 			err := r.Client.Get(ctx, key, lc)
@@ -32,15 +31,15 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 			case err != nil:
 				return ctrl.Result{}, err
 			case lc.DeletionTimestamp.IsZero():
-				ctrl.LoggerFrom(ctx).Info("Deleting Node", "Node", nodeName)
-				err := r.Backend.DeleteNode(ctx, key, nodeName)
+				ctrl.LoggerFrom(ctx).Info("Deleting the machine: its Node, and for a control plane machine its etcd member and processes")
+				err := r.Backend.DeleteMachine(ctx, key, s.machine.Name)
 				if errors.Is(err, backend.ErrClusterNotReady) {
 					s.facts.waiting = infrav1.WaitingForControlPlaneReason
 					return ctrl.Result{RequeueAfter: r.RetryInterval}, nil
 				}
 				if err != nil {
 					s.facts.deleteFailed = true
-					return ctrl.Result{}, fmt.Errorf("deleting Node %s: %w", nodeName, err)
+					return ctrl.Result{}, fmt.Errorf("deleting machine %s: %w", s.machine.Name, err)
 				}
 			}
 		}

@@ -32,6 +32,9 @@ func TestLocalMachineMovedAway(t *testing.T) {
 	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
 	setInfrastructureReady(g, cluster, lc)
 	wc := workloadClient(g, ns, "c1", lc.Spec.ControlPlaneEndpoint)
+	_, cp := createMachine(t, cluster, "cp-0", machineOptions{owned: true, controlPlane: true})
+	g.Eventually(func(g Gomega) string { return nodeRegisteredReason(g, cp) }, 90*time.Second, 100*time.Millisecond).
+		Should(Equal(infrav1.NodeRegisteredReason))
 	m, lm := createMachine(t, cluster, "m1", machineOptions{owned: true})
 	g.Eventually(func(g Gomega) string { return nodeRegisteredReason(g, lm) }, 30*time.Second, 100*time.Millisecond).
 		Should(Equal(infrav1.NodeRegisteredReason))

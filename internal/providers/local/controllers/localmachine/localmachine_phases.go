@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -29,14 +30,6 @@ type scope struct {
 // ProviderID returns the provider ID of a machine: local://<namespace>/<cluster>/<machine>.
 func ProviderID(namespace, clusterName, machineName string) string {
 	return infrav1.ProviderIDPrefix + namespace + "/" + clusterName + "/" + machineName
-}
-
-// nodeNameFromProviderID returns the Node name a provider ID was given for (its last segment).
-func nodeNameFromProviderID(id string) string {
-	if !strings.HasPrefix(id, infrav1.ProviderIDPrefix) {
-		return ""
-	}
-	return id[strings.LastIndex(id, "/")+1:]
 }
 
 // reconcileNormal runs the phases of a LocalMachine that is not being deleted, in order.
@@ -85,33 +78,61 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 		}
 	}
 
-	node := backend.Node{
-		Name:           m.Name,
-		ProviderID:     providerID,
-		KubeletVersion: ptr.Deref(m.Spec.Version, ""),
-		ControlPlane:   isControlPlane(m),
-		FailureDomain:  ptr.Deref(m.Spec.FailureDomain, ""),
-		Ready:          lm.Annotations[infrav1.NodeReadyAnnotation],
+	data, err := r.readBootstrapData(ctx, s)
+	if err != nil {
+		if errors.Is(err, errBootstrapDataInvalid) {
+			s.facts.bootstrapInvalid = invalidMessage(err)
+			log.Info("The Machine's bootstrap data is invalid", "reason", s.facts.bootstrapInvalid)
+			return ctrl.Result{RequeueAfter: bootstrapRetryInterval}, nil
+		}
+		return ctrl.Result{}, err
 	}
-	status, err := r.Backend.EnsureNode(ctx, key, node)
+	desired, err := r.desiredMachine(ctx, s, data, providerID)
+	switch {
+	case errors.Is(err, errBootstrapDataInvalid):
+		s.facts.bootstrapInvalid = invalidMessage(err)
+		log.Info("The Machine's bootstrap data is invalid", "reason", s.facts.bootstrapInvalid)
+		return ctrl.Result{RequeueAfter: bootstrapRetryInterval}, nil
+	case errors.Is(err, backend.ErrClusterNotReady):
+		s.facts.waiting = infrav1.WaitingForControlPlaneReason
+		return ctrl.Result{RequeueAfter: r.RetryInterval}, nil
+	case err != nil:
+		return ctrl.Result{}, err
+	}
+	s.facts.controlPlane = desired.ControlPlane != nil
+	status, err := r.Backend.EnsureMachine(ctx, key, desired)
 	if errors.Is(err, backend.ErrClusterNotReady) {
 		s.facts.waiting = infrav1.WaitingForControlPlaneReason
 		return ctrl.Result{RequeueAfter: r.RetryInterval}, nil
 	}
 	if err != nil {
 		s.facts.registrationFailed = true
-		return ctrl.Result{}, fmt.Errorf("registering Node %s: %w", node.Name, err)
+		return ctrl.Result{}, fmt.Errorf("running machine %s: %w", desired.Name, err)
+	}
+	s.facts.machine = &status
+	if !status.NodeRegistered {
+		s.facts.waiting = infrav1.WaitingForControlPlaneReason
+		return ctrl.Result{RequeueAfter: r.RetryInterval}, nil
 	}
 	if lm.Spec.ProviderID == nil {
-		log.Info("Node registered", "Node", node.Name, "providerID", providerID)
+		log.Info("Node registered", "Node", desired.NodeName, "providerID", providerID)
 		lm.Spec.ProviderID = ptr.To(providerID)
 	}
 	s.facts.registered = true
-	s.facts.failureDomain = node.FailureDomain
+	s.facts.failureDomain = desired.FailureDomain
 	for _, a := range status.Addresses {
 		s.facts.addresses = append(s.facts.addresses, clusterv1.MachineAddress{Type: clusterv1.MachineAddressType(a.Type), Address: a.Address})
 	}
 	return ctrl.Result{}, nil
+}
+
+// bootstrapRetryInterval is how soon a Machine whose bootstrap data is invalid is looked at again: the
+// bootstrap provider may rewrite the Secret, which is not watched.
+const bootstrapRetryInterval = 30 * time.Second
+
+// invalidMessage is the condition message of invalid bootstrap data.
+func invalidMessage(err error) string {
+	return capitalize(strings.TrimPrefix(err.Error(), errBootstrapDataInvalid.Error()+": "))
 }
 
 func isControlPlane(m *clusterv1.Machine) bool {

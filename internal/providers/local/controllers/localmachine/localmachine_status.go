@@ -8,6 +8,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 )
 
 // facts are what a reconcile found; setStatus derives the status from them.
@@ -31,6 +32,11 @@ type facts struct {
 	failureDomain string
 	// startupStart is when the simulated start-up began, once it has.
 	startupStart *metav1.Time
+	// bootstrapInvalid says why the Machine's bootstrap data cannot be used.
+	bootstrapInvalid string
+	// controlPlane: the machine is a control plane machine; machine is what the backend reported of it.
+	controlPlane bool
+	machine      *backend.MachineStatus
 }
 
 // failure is a terminal failure, for status.failureReason and failureMessage.
@@ -44,7 +50,7 @@ var waitingMessages = map[string]string{
 	infrav1.WaitingForClusterInfrastructureReason: "Waiting for the Cluster's infrastructure to be ready",
 	infrav1.WaitingForBootstrapDataReason:         "Waiting for the Machine's bootstrap data secret",
 	infrav1.StartingUpReason:                      "Waiting for spec.startupDelay to elapse",
-	infrav1.WaitingForControlPlaneReason:          "Waiting for the LocalCluster's kube-apiserver to be ready",
+	infrav1.WaitingForControlPlaneReason:          "Waiting for a control plane machine's kube-apiserver to be ready",
 }
 
 // setStatus computes the LocalMachine's status from the facts of a reconcile: the Paused condition always;
@@ -80,9 +86,41 @@ func setStatus(lm *infrav1.LocalMachine, f facts) {
 		return
 	}
 	conditions.Set(lm, *registered)
-	conditions.SetSummary(lm, infrav1.NodeRegisteredCondition)
+	summary := []clusterv1.ConditionType{infrav1.NodeRegisteredCondition}
+	if cp, version := controlPlaneConditions(f); cp != nil {
+		conditions.Set(lm, *cp)
+		conditions.Set(lm, *version)
+		mirrorV1Beta2(lm, infrav1.ControlPlaneRunningCondition, infrav1.ControlPlaneRunningReason)
+		mirrorV1Beta2(lm, infrav1.KubernetesVersionAvailableCondition, infrav1.KubernetesVersionAvailableReason)
+		summary = append(summary, infrav1.ControlPlaneRunningCondition)
+	}
+	conditions.SetSummary(lm, summary...)
 	mirrorV1Beta2(lm, infrav1.NodeRegisteredCondition, infrav1.NodeRegisteredReason)
 	mirrorV1Beta2(lm, clusterv1.ReadyCondition, "Ready")
+}
+
+// controlPlaneConditions returns the ControlPlaneRunning and KubernetesVersionAvailable conditions of a
+// control plane machine the backend reported on, nil otherwise.
+func controlPlaneConditions(f facts) (running, version *clusterv1.Condition) {
+	if !f.controlPlane || f.machine == nil || f.deleting {
+		return nil, nil
+	}
+	m := f.machine
+	running = &clusterv1.Condition{Type: infrav1.ControlPlaneRunningCondition, Status: corev1.ConditionTrue}
+	if !m.ControlPlaneReady {
+		severity := clusterv1.ConditionSeverityInfo
+		if m.Reason == infrav1.ProcessesFailedReason {
+			severity = clusterv1.ConditionSeverityWarning
+		}
+		running = &clusterv1.Condition{Type: infrav1.ControlPlaneRunningCondition, Status: corev1.ConditionFalse,
+			Reason: m.Reason, Severity: severity, Message: m.Message}
+	}
+	version = &clusterv1.Condition{Type: infrav1.KubernetesVersionAvailableCondition, Status: corev1.ConditionTrue}
+	if m.VersionFallback != "" {
+		version = &clusterv1.Condition{Type: infrav1.KubernetesVersionAvailableCondition, Status: corev1.ConditionFalse,
+			Reason: infrav1.KubernetesVersionFallbackReason, Severity: clusterv1.ConditionSeverityWarning, Message: m.VersionFallback}
+	}
+	return running, version
 }
 
 // nodeRegistered returns the NodeRegistered condition the facts call for, or nil when they say nothing
@@ -100,6 +138,8 @@ func nodeRegistered(f facts) *clusterv1.Condition {
 		return notRegistered(clusterv1.DeletingReason, clusterv1.ConditionSeverityInfo, "Deleting the Node")
 	case f.failure != nil:
 		return notRegistered(infrav1.InvalidConfigurationReason, clusterv1.ConditionSeverityError, capitalize(f.failure.message))
+	case f.bootstrapInvalid != "":
+		return notRegistered(infrav1.BootstrapDataInvalidReason, clusterv1.ConditionSeverityError, f.bootstrapInvalid)
 	case f.notLocal:
 		return notRegistered(infrav1.WaitingForClusterInfrastructureReason, clusterv1.ConditionSeverityError, "The Cluster's infrastructure is not a LocalCluster")
 	case f.registrationFailed:

@@ -50,7 +50,7 @@ func TestSetStatus(t *testing.T) {
 		{
 			name: "waiting for the control plane", facts: facts{waiting: infrav1.WaitingForControlPlaneReason},
 			registered: corev1.ConditionFalse, reason: infrav1.WaitingForControlPlaneReason, severity: clusterv1.ConditionSeverityInfo,
-			message: "Waiting for the LocalCluster's kube-apiserver to be ready", paused: metav1.ConditionFalse,
+			message: "Waiting for a control plane machine's kube-apiserver to be ready", paused: metav1.ConditionFalse,
 		},
 		{
 			name: "registered", facts: facts{registered: true, addresses: addresses, startupStart: &start},
@@ -134,8 +134,6 @@ func TestProviderID(t *testing.T) {
 	g := NewWithT(t)
 	id := ProviderID("ns", "c1", "m-1")
 	g.Expect(id).To(Equal("local://ns/c1/m-1"))
-	g.Expect(nodeNameFromProviderID(id)).To(Equal("m-1"))
-	g.Expect(nodeNameFromProviderID("aws:///us-east-1/i-1")).To(BeEmpty())
 }
 
 func TestLocalClusterKey(t *testing.T) {

@@ -1,0 +1,71 @@
+// Package operator is the `capstan operator` command: the controller manager of the declarative provider
+// operator, which installs, configures, upgrades, pauses and removes Cluster API providers from
+// CoreProvider, InfrastructureProvider, ... objects (operator.cluster.x-k8s.io/v1alpha2).
+package operator
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+	"github.com/capstan-dev/capstan/internal/controllermanager"
+	"github.com/capstan-dev/capstan/internal/operator"
+)
+
+// ManagerName names the operator's manager (and its leader election lease), as its Deployment is named.
+const ManagerName = "capi-operator-controller-manager"
+
+// Options are the flags of `capstan operator`.
+type Options struct {
+	Manager     *controllermanager.Options
+	Concurrency int
+}
+
+// NewCommand returns `capstan operator`.
+func NewCommand(streams iostreams.Streams) *cobra.Command {
+	o := &Options{Manager: controllermanager.DefaultOptions(ManagerName), Concurrency: 1}
+	cmd := &cobra.Command{
+		Use:   "operator",
+		Short: "Run the declarative provider operator (CoreProvider, InfrastructureProvider, ...)",
+		Long: `Run the controllers of the declarative provider operator: each CoreProvider, BootstrapProvider,
+ControlPlaneProvider, InfrastructureProvider, AddonProvider, IPAMProvider and RuntimeExtensionProvider
+(operator.cluster.x-k8s.io/v1alpha2) installs, configures, upgrades, pauses and removes one Cluster API
+provider, as clusterctl would, and records it in clusterctl's inventory.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.Manager.SetupLogging(streams.ErrOut)
+			return o.Run(ctrl.SetupSignalHandler())
+		},
+	}
+	fs := cmd.Flags()
+	o.Manager.AddFlags(fs)
+	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "Number of providers of each kind reconciled at once.")
+	return cmd
+}
+
+// Run starts the operator and blocks until ctx is done.
+func (o *Options) Run(ctx context.Context) error {
+	cfg, err := o.Manager.RESTConfig()
+	if err != nil {
+		return err
+	}
+	scheme, err := operator.NewScheme()
+	if err != nil {
+		return err
+	}
+	mgr, err := o.Manager.New(cfg, scheme)
+	if err != nil {
+		return err
+	}
+	if err := operator.Setup(mgr, operator.Options{Concurrency: o.Concurrency}); err != nil {
+		return err
+	}
+	ctrl.Log.WithName("setup").Info("Starting the provider operator")
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running the controller manager: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+// Package operator is capstan's declarative provider operator (`capstan operator`): it wires one
+// controller per provider kind of operator.cluster.x-k8s.io/v1alpha2 (see package provider) into a
+// controller manager. Providers are fetched by package source, customised by package customize, and
+// protected from deletion while in use by package deletion.
+package operator
+
+import (
+	"fmt"
+	"net/http"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
+	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
+	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
+	"github.com/capstan-dev/capstan/internal/operator/provider"
+)
+
+// Options configure the operator.
+type Options struct {
+	// Concurrency is how many providers of each kind are reconciled at once.
+	Concurrency int
+	// HTTPClient makes every download; http.DefaultClient when nil.
+	HTTPClient *http.Client
+	// Retry is the retry policy of downloads; provider.FetchRetry when zero.
+	Retry repository.Retry
+}
+
+// NewScheme returns the scheme of the operator: Kubernetes' kinds, CRDs, the provider kinds, clusterctl's
+// inventory and Clusters (which may block deletions).
+func NewScheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, operatorv1.AddToScheme, clusterctlv1.AddToScheme, clusterv1.AddToScheme,
+	} {
+		if err := add(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Setup registers the operator's controllers with mgr.
+func Setup(mgr ctrl.Manager, o Options) error {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 1
+	}
+	mc := cluster.NewForConfig(mgr.GetConfig())
+	for _, k := range operatorv1.Kinds() {
+		r := &provider.Reconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cluster: mc, Kind: k,
+			HTTPClient: o.HTTPClient, Retry: o.Retry,
+		}
+		if err := r.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency}); err != nil {
+			return fmt.Errorf("setting up the %s controller: %w", k.Name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,192 @@
+// Package operatortest helps test the provider operator: releases of capstan's core and local
+// infrastructure provider at several versions (rendered from the release manifests), as a clusterctl
+// local repository, ConfigMaps or files to serve, and the operator running in-process.
+package operatortest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
+	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
+	"github.com/capstan-dev/capstan/internal/operator"
+	"github.com/capstan-dev/capstan/internal/operator/source"
+	"github.com/capstan-dev/capstan/internal/release"
+)
+
+// Test releases of capstan's providers.
+const (
+	V1 = "v0.1.0"
+	V2 = "v0.2.0"
+)
+
+// Release is one release of a provider: its label and files.
+type Release struct {
+	Label   string
+	Version string
+	Files   map[string][]byte
+	// ComponentsFile is the name of the components file in Files.
+	ComponentsFile string
+}
+
+// Metadata returns the release's metadata.yaml.
+func (r Release) Metadata() []byte { return r.Files["metadata.yaml"] }
+
+// Components returns the release's components YAML.
+func (r Release) Components() []byte { return r.Files[r.ComponentsFile] }
+
+// ReleaseAt renders one release of capstan's provider label ("cluster-api" or "infrastructure-local") at
+// version, whose metadata.yaml maps the v0.1 and v0.2 series to v1beta1 and version's series to contract.
+func ReleaseAt(t testing.TB, label, version, contract string) Release {
+	t.Helper()
+	providers, err := release.Providers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := repository.ParseVersion(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range providers {
+		if p.Label() != label {
+			continue
+		}
+		files, err := p.Files(version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta := "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n"
+		for _, minor := range []uint64{1, 2} {
+			if minor != v.Minor {
+				meta += fmt.Sprintf("- {major: 0, minor: %d, contract: v1beta1}\n", minor)
+			}
+		}
+		meta += fmt.Sprintf("- {major: %d, minor: %d, contract: %s}\n", v.Major, v.Minor, contract)
+		files["metadata.yaml"] = []byte(meta)
+		return Release{Label: label, Version: version, Files: files, ComponentsFile: p.ComponentsFile()}
+	}
+	t.Fatalf("capstan has no provider %s", label)
+	return Release{}
+}
+
+// Releases renders capstan's core ("cluster-api") and local infrastructure provider ("infrastructure-local")
+// at V1 and V2, keyed by label then version. The v0.2 series follows contractV2 (v1beta1 when empty), so
+// that tests can make V2 a contract upgrade.
+func Releases(t testing.TB, contractV2 string) map[string]map[string]Release {
+	t.Helper()
+	if contractV2 == "" {
+		contractV2 = "v1beta1"
+	}
+	providers, err := release.Providers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := func(version string) []byte {
+		return fmt.Appendf(nil, "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 0\n  minor: 1\n  contract: v1beta1\n- major: 0\n  minor: 2\n  contract: %s\n", contractV2)
+	}
+	out := map[string]map[string]Release{}
+	for _, p := range providers {
+		out[p.Label()] = map[string]Release{}
+		for _, v := range []string{V1, V2} {
+			files, err := p.Files(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files["metadata.yaml"] = meta(v)
+			out[p.Label()][v] = Release{Label: p.Label(), Version: v, Files: files, ComponentsFile: p.ComponentsFile()}
+		}
+	}
+	return out
+}
+
+// WriteRepository writes releases into dir in the layout of a clusterctl local repository
+// ({dir}/{label}/{version}/{file}).
+func WriteRepository(t testing.TB, dir string, releases ...Release) {
+	t.Helper()
+	for _, r := range releases {
+		d := filepath.Join(dir, r.Label, r.Version)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, data := range r.Files {
+			if err := os.WriteFile(filepath.Join(d, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// ConfigMap returns the ConfigMap of a release in the proposal's air-gapped layout: named after the
+// version, labelled with labels, holding "metadata" and "components" (gzip-compressed in binaryData with
+// the compressed annotation when compressed is true).
+func ConfigMap(t testing.TB, namespace string, labels map[string]string, r Release, compressed bool) *corev1.ConfigMap {
+	t.Helper()
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: r.Version, Labels: labels},
+		Data:       map[string]string{operatorv1.MetadataConfigMapKey: string(r.Metadata())},
+	}
+	if !compressed {
+		cm.Data[operatorv1.ComponentsConfigMapKey] = string(r.Components())
+		return cm
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, _ = zw.Write(r.Components())
+	_ = zw.Close()
+	cm.Annotations = map[string]string{operatorv1.CompressedAnnotation: operatorv1.TrueValue}
+	cm.BinaryData = map[string][]byte{operatorv1.ComponentsConfigMapKey: buf.Bytes()}
+	return cm
+}
+
+// Start runs the operator against cfg until the test ends.
+func Start(t testing.TB, cfg *rest.Config, o operator.Options) {
+	t.Helper()
+	scheme, err := operator.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Client:                 client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.ConfigMap{}, &corev1.Secret{}}}},
+		// Tests may start the operator more than once in a process.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Retry == (repository.Retry{}) {
+		o.Retry = repository.Retry{Interval: 10 * time.Millisecond, Timeout: 50 * time.Millisecond}
+	}
+	if err := operator.Setup(mgr, o); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("the operator stopped: %v", err)
+		}
+	})
+}
+
+// CacheName is the name of the ConfigMap in which the operator caches a fetched release.
+func CacheName(label, version string) string { return source.CacheName(label, version) }

@@ -1,0 +1,144 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
+	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
+	"github.com/capstan-dev/capstan/internal/clusterctl/config"
+	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
+	"github.com/capstan-dev/capstan/internal/operator/source"
+)
+
+// supportedContracts are the Cluster API contracts of the providers the operator installs.
+var supportedContracts = []string{"v1beta1", "v1beta2"}
+
+// fetch finds the provider's source and release: spec.version, or (when empty) the latest version that
+// follows the core's contract, written back to spec.version. A release fetched over the network is
+// cached in a ConfigMap and read from there afterwards, so a provider whose release is cached makes no
+// network call.
+func (r *Reconciler) fetch(ctx context.Context, s *scope) (bool, error) {
+	p := s.provider
+	spec := p.GetProviderSpec()
+	fail := func(err error) (bool, error) {
+		s.fetchErr = bad(operatorv1.ComponentsFetchErrorReason, err.Error())
+		s.result.RequeueAfter = fetchRetryInterval
+		return true, nil
+	}
+	src, err := r.source(s)
+	if err != nil {
+		s.preflight = bad(operatorv1.FetchConfigValidationErrorReason, err.Error())
+		return true, nil
+	}
+	s.src = src
+
+	version := spec.Version
+	if version == "" {
+		contract := s.coreContract
+		if v, err := source.Latest(ctx, src, s.label, contract); err == nil {
+			version = v
+		} else {
+			return fail(fmt.Errorf("finding the latest version of %s in %s: %w", s.label, src, err))
+		}
+		ctrl.LoggerFrom(ctx).Info("Using the latest version", "version", version, "source", src.String())
+		spec.Version = version
+	}
+
+	cache := r.cacheFor()
+	rel, err := cache.Get(ctx, p, src, version)
+	if err != nil {
+		return true, err
+	}
+	if rel == nil {
+		if src.Remote() {
+			ctrl.LoggerFrom(ctx).Info("Fetching the release", "version", version, "source", src.String())
+		}
+		if rel, err = src.Release(ctx, version); err != nil {
+			return fail(explainFetch(s.label, version, src, err))
+		}
+		if src.Remote() {
+			if err := cache.Put(ctx, p, src, rel); err != nil {
+				return true, err
+			}
+		}
+	}
+	s.release = rel
+	if s.contract, err = source.ContractOf(s.label, rel); err != nil {
+		return fail(err)
+	}
+	return false, nil
+}
+
+// explainFetch turns a failed fetch into a message that says what to do.
+func explainFetch(label, version string, src source.Source, err error) error {
+	var vnf *repository.VersionNotFoundError
+	switch {
+	case !src.Remote():
+		// ConfigMaps: the error names the ConfigMap and what it lacks; retrying cannot fix it.
+		return err
+	case errors.As(err, &vnf):
+		return err
+	case errors.Is(err, repository.ErrNotFound):
+		return fmt.Errorf("%w; check spec.version and spec.fetchConfig", err)
+	}
+	return fmt.Errorf("fetching version %s of %s from %s: %w; the operator tries again", version, label, src, err)
+}
+
+// source returns where the provider's releases come from.
+func (r *Reconciler) source(s *scope) (source.Source, error) {
+	p := s.provider
+	spec := p.GetProviderSpec()
+	fc := spec.FetchConfig
+	if fc != nil && fc.Selector != nil {
+		return &source.ConfigMaps{Label: s.label, Reader: r.APIReader, Namespace: p.GetNamespace(), Selector: fc.Selector}, nil
+	}
+	hc := r.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	if fc != nil && fc.OCI != "" {
+		return source.NewOCI(source.OCIOptions{Ref: fc.OCI, Name: p.GetName(), Type: p.ProviderType(), Variables: s.config.Get, HTTPClient: hc})
+	}
+	retry := r.Retry
+	if retry == (repository.Retry{}) {
+		retry = FetchRetry
+	}
+	opts := []repository.Option{repository.WithHTTPClient(hc), repository.WithRetry(retry)}
+	if s.coreContract != "" {
+		opts = append(opts, repository.WithContract(s.coreContract))
+	}
+	factory := repository.NewFactory(s.config, opts...)
+	var cp config.Provider
+	if fc != nil && fc.URL != "" {
+		var err error
+		if cp, err = source.ProviderForURL(p.GetName(), p.ProviderType(), fc.URL, spec.Version); err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		if cp, err = s.config.Provider(p.GetName(), p.ProviderType()); err != nil {
+			return nil, err
+		}
+	}
+	return source.NewRepository(factory, cp)
+}
+
+// isSupportedContract reports whether the operator installs providers of a contract.
+func isSupportedContract(c string) bool {
+	for _, s := range supportedContracts {
+		if s == c {
+			return true
+		}
+	}
+	return false
+}
+
+// coreType reports whether p is the core provider.
+func coreType(p operatorv1.GenericProvider) bool {
+	return p.ProviderType() == clusterctlv1.CoreProviderType
+}

@@ -1,0 +1,193 @@
+package chart
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/common/util"
+	"helm.sh/helm/v4/pkg/chart/v2/lint"
+	"helm.sh/helm/v4/pkg/chart/v2/lint/support"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"helm.sh/helm/v4/pkg/engine"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
+	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/test/envtest"
+)
+
+const chartDir = "../../../charts/capstan-operator"
+
+var env *envtest.Environment
+
+func TestMain(m *testing.M) {
+	envtest.SetupLogging()
+	os.Exit(envtest.Run(m, envtest.Options{SchemeBuilders: []func(*runtime.Scheme) error{operatorv1.AddToScheme}}, func(e *envtest.Environment) { env = e }))
+}
+
+// providers are typical provider values: the core, the kubeadm providers and the local provider, one of
+// them with overrides.
+const providers = `
+core:
+  cluster-api:
+    version: v0.1.0
+bootstrap:
+  kubeadm: {}
+controlPlane:
+  kubeadm:
+    version: v0.1.0
+infrastructure:
+  local:
+    namespace: capl-system
+    version: v0.1.0
+    fetchConfig:
+      selector:
+        matchLabels: {provider-components: local}
+    manager:
+      featureGates: {MachinePool: true}
+    deployment:
+      replicas: 2
+ipam:
+  in-cluster:
+    namespace: capl-system
+    createNamespace: false
+`
+
+func values(t *testing.T, doc string) map[string]any {
+	t.Helper()
+	v := map[string]any{}
+	if err := yaml.Unmarshal([]byte(doc), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func render(t *testing.T, vals map[string]any) []unstructured.Unstructured {
+	t.Helper()
+	g := NewWithT(t)
+	chrt, err := loader.Load(chartDir)
+	g.Expect(err).NotTo(HaveOccurred())
+	rv, err := util.ToRenderValues(chrt, vals, common.ReleaseOptions{Name: "capstan", Namespace: "capi-operator-system", IsInstall: true}, common.DefaultCapabilities)
+	g.Expect(err).NotTo(HaveOccurred())
+	files, err := engine.Render(chrt, rv)
+	g.Expect(err).NotTo(HaveOccurred())
+	names := make([]string, 0, len(files))
+	for n := range files {
+		if strings.HasSuffix(n, ".yaml") {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var out []unstructured.Unstructured
+	for _, n := range names {
+		if strings.TrimSpace(files[n]) == "" {
+			continue
+		}
+		objs, err := manifest.Parse([]byte(files[n]))
+		g.Expect(err).NotTo(HaveOccurred(), "parsing %s:\n%s", n, files[n])
+		out = append(out, objs...)
+	}
+	return out
+}
+
+func TestLint(t *testing.T) {
+	for name, vals := range map[string]string{"defaults": "", "providers": providers} {
+		t.Run(name, func(t *testing.T) {
+			linter := lint.RunAll(chartDir, values(t, vals), "capi-operator-system")
+			for _, m := range linter.Messages {
+				if m.Severity >= support.WarningSev {
+					t.Errorf("helm lint: %s", m)
+				}
+			}
+		})
+	}
+}
+
+func TestRender(t *testing.T) {
+	g := NewWithT(t)
+	objs := render(t, values(t, providers))
+	var got []string
+	for _, o := range objs {
+		got = append(got, o.GetKind()+" "+o.GetNamespace()+"/"+o.GetName())
+	}
+	g.Expect(got).To(ConsistOf(
+		"ServiceAccount capi-operator-system/capi-operator-manager",
+		"ClusterRole /capstan-capi-operator-manager-role",
+		"ClusterRoleBinding /capstan-capi-operator-manager-rolebinding",
+		"Deployment capi-operator-system/capi-operator-controller-manager",
+		"Namespace /capi-system", "CoreProvider capi-system/cluster-api",
+		"Namespace /kubeadm-bootstrap-system", "BootstrapProvider kubeadm-bootstrap-system/kubeadm",
+		"Namespace /kubeadm-control-plane-system", "ControlPlaneProvider kubeadm-control-plane-system/kubeadm",
+		"Namespace /capl-system", "InfrastructureProvider capl-system/local",
+		"IPAMProvider capl-system/in-cluster",
+	))
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "Deployment":
+			cs, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+			g.Expect(cs[0]).To(HaveKeyWithValue("image", "ghcr.io/capstan-dev/capstan:v0.1.0"))
+		case "InfrastructureProvider":
+			spec, _, _ := unstructured.NestedMap(o.Object, "spec")
+			g.Expect(spec).To(HaveKeyWithValue("deployment", map[string]any{"replicas": int64(2)}))
+			g.Expect(spec).NotTo(HaveKey("namespace"))
+		}
+	}
+
+	// Image, replicas and resources come from the values.
+	objs = render(t, values(t, "image: {repository: mirror.example/capstan, tag: v9.9.9}\nreplicaCount: 3\nresources: {requests: {cpu: 1}}\n"))
+	for _, o := range objs {
+		if o.GetKind() != "Deployment" {
+			continue
+		}
+		replicas, _, _ := unstructured.NestedInt64(o.Object, "spec", "replicas")
+		g.Expect(replicas).To(BeEquivalentTo(3))
+		cs, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+		g.Expect(cs[0]).To(HaveKeyWithValue("image", "mirror.example/capstan:v9.9.9"))
+		// Helm merges the values into the defaults.
+		g.Expect(cs[0]).To(HaveKeyWithValue("resources", map[string]any{"requests": map[string]any{"cpu": int64(1), "memory": "128Mi"}, "limits": map[string]any{"memory": "512Mi"}}))
+	}
+}
+
+// TestRenderAppliesWithServerSideDryRun is `helm template | kubectl apply --dry-run=server`: every
+// rendered object is valid for the API server, the providers against capstan's operator CRDs (which the
+// chart's crds/ folder holds).
+func TestRenderAppliesWithServerSideDryRun(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	objs := render(t, values(t, providers))
+	// kubectl creates the release namespace (helm install --create-namespace); the provider namespaces
+	// must exist for a dry run of their providers, so they are created for real first.
+	for _, ns := range []string{"capi-operator-system", "capi-system", "kubeadm-bootstrap-system", "kubeadm-control-plane-system", "capl-system"} {
+		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
+		g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, obj))).To(Succeed())
+	}
+	for i := range objs {
+		o := objs[i].DeepCopy()
+		err := env.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), client.FieldOwner("kubectl"), client.DryRunAll, client.ForceOwnership)
+		g.Expect(err).NotTo(HaveOccurred(), "applying %s %s/%s", o.GetKind(), o.GetNamespace(), o.GetName())
+	}
+}
+
+// TestChartCRDsAreGenerated keeps the chart's CRDs those `make generate` writes.
+func TestChartCRDsAreGenerated(t *testing.T) {
+	g := NewWithT(t)
+	generated, err := filepath.Glob("../../../config/crd/bases/operator.cluster.x-k8s.io_*.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(generated).To(HaveLen(7))
+	for _, f := range generated {
+		want, err := os.ReadFile(f)
+		g.Expect(err).NotTo(HaveOccurred())
+		got, err := os.ReadFile(filepath.Join(chartDir, "crds", filepath.Base(f)))
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(bytes.Equal(got, want)).To(BeTrue(), "%s differs from %s: run make generate", filepath.Base(f), f)
+	}
+}
