@@ -83,16 +83,16 @@ func (p *Provider) SetupWithManager(mgr ctrl.Manager) error {
 				b = b.Watches(&clusterv1.MachinePool{}, handler.EnqueueRequestsFromMapFunc(infraPoolOf(gvk)))
 			}
 			err := b.Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-					u := &unstructured.Unstructured{}
-					u.SetGroupVersionKind(gvk)
-					if err := p.cache.Get(ctx, req.NamespacedName, u); err != nil {
-						return reconcile.Result{}, client.IgnoreNotFound(err)
-					}
-					if !u.GetDeletionTimestamp().IsZero() {
-						return reconcile.Result{}, nil
-					}
-					return reconcile.Result{}, fn(ctx, v, u)
-				}))
+				u := &unstructured.Unstructured{}
+				u.SetGroupVersionKind(gvk)
+				if err := p.cache.Get(ctx, req.NamespacedName, u); err != nil {
+					return reconcile.Result{}, client.IgnoreNotFound(err)
+				}
+				if !u.GetDeletionTimestamp().IsZero() {
+					return reconcile.Result{}, nil
+				}
+				return reconcile.Result{}, fn(ctx, v, u)
+			}))
 			if err != nil {
 				return err
 			}
