@@ -24,6 +24,8 @@ import (
 	clustercontroller "github.com/capstan-dev/capstan/internal/controllers/cluster"
 	machinecontroller "github.com/capstan-dev/capstan/internal/controllers/machine"
 	mdcontroller "github.com/capstan-dev/capstan/internal/controllers/machinedeployment"
+	crscontroller "github.com/capstan-dev/capstan/internal/controllers/clusterresourceset"
+	crsbcontroller "github.com/capstan-dev/capstan/internal/controllers/clusterresourcesetbinding"
 	mhccontroller "github.com/capstan-dev/capstan/internal/controllers/machinehealthcheck"
 	mpcontroller "github.com/capstan-dev/capstan/internal/controllers/machinepool"
 	mscontroller "github.com/capstan-dev/capstan/internal/controllers/machineset"
@@ -135,6 +137,17 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
 				ClusterCache: cache,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.MachinePool, 10)})
+		}})
+	}
+	if o.FeatureGates.Enabled(feature.ClusterResourceSet) {
+		steps = append(steps, step{"ClusterResourceSet", func() error {
+			return (&crscontroller.Reconciler{
+				Client: mgr.GetClient(), ClusterCache: cache, WatchFilter: o.WatchFilter,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterResourceSet, 10)})
+		}}, step{"ClusterResourceSetBinding", func() error {
+			return (&crsbcontroller.Reconciler{
+				Client: mgr.GetClient(), WatchFilter: o.WatchFilter,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterResourceSet, 10)})
 		}})
 	}
 	for _, s := range steps {

@@ -17,7 +17,8 @@ type Gate string
 const (
 	// MachinePool runs the MachinePool controller in the core manager.
 	MachinePool Gate = "MachinePool"
-	// ClusterResourceSet is accepted for compatibility; capstan has no ClusterResourceSet controller yet.
+	// ClusterResourceSet runs the ClusterResourceSet and ClusterResourceSetBinding controllers in the core
+	// manager.
 	ClusterResourceSet Gate = "ClusterResourceSet"
 	// ClusterTopology enables managed topologies (ClusterClass); on by default in capstan.
 	ClusterTopology Gate = "ClusterTopology"
