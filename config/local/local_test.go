@@ -75,7 +75,7 @@ func TestReleaseArtifacts(t *testing.T) {
 	}
 	g.Expect(kinds).To(HaveKeyWithValue("Namespace", 1))
 	g.Expect(kinds).To(HaveKeyWithValue("Deployment", 1))
-	g.Expect(kinds).To(HaveKeyWithValue("CustomResourceDefinition", 4))
+	g.Expect(kinds).To(HaveKeyWithValue("CustomResourceDefinition", 6), "LocalCluster, LocalMachine, LocalMachinePool and their templates")
 	g.Expect(aggregated).To(BeTrue())
 }
 

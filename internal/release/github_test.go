@@ -72,8 +72,9 @@ func TestGitHubRelease(t *testing.T) {
 		}
 		sort.Strings(names)
 		g.Expect(names).To(Equal([]string{
-			"capstan.spdx.json", "checksums.txt", "cluster-template-control-plane.yaml", "cluster-template.yaml",
-			"clusterctl.yaml", "core-components.yaml", "infrastructure-components.yaml", "metadata.yaml",
+			"bootstrap-components.yaml", "capstan.spdx.json", "checksums.txt", "cluster-template-control-plane.yaml",
+			"cluster-template-machinepool.yaml", "cluster-template.yaml", "clusterctl.yaml", "core-components.yaml",
+			"infrastructure-components.yaml", "metadata.yaml",
 		}))
 	})
 
