@@ -101,9 +101,11 @@ func TestPoolsAddonsAndIPAMValidation(t *testing.T) {
 			message: "clusterSelector must not be empty",
 		},
 		{
-			name:    "a ClusterResourceSet's selector cannot change",
-			create:  resourceSet(""),
-			update:  func(o client.Object) { o.(*addonsv1.ClusterResourceSet).Spec.ClusterSelector.MatchLabels["cni"] = "cilium" },
+			name:   "a ClusterResourceSet's selector cannot change",
+			create: resourceSet(""),
+			update: func(o client.Object) {
+				o.(*addonsv1.ClusterResourceSet).Spec.ClusterSelector.MatchLabels["cni"] = "cilium"
+			},
 			message: "clusterSelector is immutable",
 		},
 		{
