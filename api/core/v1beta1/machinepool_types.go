@@ -69,24 +69,18 @@ type MachinePoolStatus struct {
 	// +optional
 	AvailableReplicas int32 `json:"availableReplicas,omitempty"`
 
-	// unavailableReplicas is replicas minus availableReplicas.
-	//
-	// Deprecated: upstream removes this field in the next apiVersion.
-	//
+	// unavailableReplicas is replicas minus availableReplicas. Upstream removes this field in the next
+	// apiVersion.
 	// +optional
 	UnavailableReplicas int32 `json:"unavailableReplicas,omitempty"`
 
 	// failureReason is set when the MachinePool or one of its provider objects hit a terminal problem.
-	//
-	// Deprecated: upstream removes this field in the next apiVersion.
-	//
+	// Deprecated by the v1beta2 contract: upstream removes this field in the next apiVersion.
 	// +optional
 	FailureReason *MachinePoolStatusFailure `json:"failureReason,omitempty"`
 
-	// failureMessage describes the terminal problem of failureReason.
-	//
-	// Deprecated: upstream removes this field in the next apiVersion.
-	//
+	// failureMessage describes the terminal problem of failureReason. Deprecated by the v1beta2 contract:
+	// upstream removes this field in the next apiVersion.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=10240
