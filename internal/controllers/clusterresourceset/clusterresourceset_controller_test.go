@@ -212,3 +212,23 @@ func TestClusterResourceSetApplyOnceAndDeletion(t *testing.T) {
 	}, 60*time.Second, 250*time.Millisecond).Should(Succeed())
 	g.Expect(workloadValue(ctx, g, wns)).To(Equal("one"))
 }
+
+// TestBindingOfAnOlderClusterAPI: a binding written before spec.clusterName existed (a Cluster
+// ownerReference instead) gets spec.clusterName and loses the ownerReference, and goes when its Cluster
+// goes.
+func TestBindingOfAnOlderClusterAPI(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	cluster := newCluster(ctx, g, ns, "old", nil)
+	binding := &addonsv1.ClusterResourceSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "old",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: "old", UID: cluster.UID}}}}
+	g.Expect(env.Client.Create(ctx, binding)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		b := getBinding(ctx, g, ns, "old")
+		g.Expect(b.Spec.ClusterName).To(Equal("old"))
+		g.Expect(b.OwnerReferences).To(BeEmpty())
+	}, 60*time.Second, 250*time.Millisecond).Should(Succeed())
+	g.Expect(env.Client.Delete(ctx, cluster)).To(Succeed())
+	g.Eventually(func(g Gomega) { bindingGone(ctx, g, ns, "old") }, 60*time.Second, 250*time.Millisecond).Should(Succeed())
+}
