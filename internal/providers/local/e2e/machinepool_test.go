@@ -40,7 +40,7 @@ func TestMachinePoolFlavor(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
-	stack.ForTest(t, env.Config, stack.Options{Local: true})
+	stack.ForTest(t, env.Config, stack.Options{Local: true, Kubeadm: true})
 
 	objs := stack.LocalTemplate(t, "cluster-template-machinepool.yaml", map[string]string{
 		"CLUSTER_NAME": "pools", "NAMESPACE": ns, "KUBERNETES_VERSION": "v1.37.1", "WORKER_MACHINE_COUNT": "3",
