@@ -155,5 +155,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 			return fmt.Errorf("setting up the %s controller: %w", s.name, err)
 		}
 	}
+	if err := machinecontroller.AddPhaseMetrics(mgr, o.WatchFilter); err != nil {
+		return fmt.Errorf("adding the Machine phase metrics: %w", err)
+	}
 	return nil
 }

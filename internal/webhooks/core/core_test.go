@@ -93,8 +93,8 @@ type manager struct {
 }
 
 // startManager runs a manager with the core's webhooks in namespace ns, routes the webhook Service to it
-// and waits until it is ready.
-func startManager(t *testing.T, ns string) *manager {
+// and waits until it is ready. opts change the webhook options.
+func startManager(t *testing.T, ns string, opts ...func(*webhooks.Options)) *manager {
 	t.Helper()
 	g := NewWithT(t)
 	webhookPort, err := loopback.FreePort()
@@ -110,6 +110,9 @@ func startManager(t *testing.T, ns string) *manager {
 	g.Expect(err).NotTo(HaveOccurred())
 	o := webhooks.DefaultOptions()
 	o.Port = webhookPort
+	for _, opt := range opts {
+		opt(&o)
+	}
 	g.Expect(Webhooks().Setup(mgr, o, ns)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

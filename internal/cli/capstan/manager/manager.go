@@ -103,6 +103,9 @@ func (o *Options) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if o.Webhooks.TLSOpts, err = o.Manager.TLSOptions(); err != nil {
+			return err
+		}
 		if err := corewebhooks.Webhooks().Setup(mgr, o.Webhooks, namespace); err != nil {
 			return fmt.Errorf("setting up the webhooks: %w", err)
 		}
