@@ -28,6 +28,7 @@ var mustServe = []string{
 	"kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io",
 	"kubeadmcontrolplanes.controlplane.cluster.x-k8s.io",
 	"kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io",
+	"extensionconfigs.runtime.cluster.x-k8s.io",
 }
 
 // allowedAdditions are fields capstan has and upstream v1.10 has not, each with the reason it is harmless.
