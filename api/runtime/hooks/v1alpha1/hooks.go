@@ -105,7 +105,9 @@ func (h Hook) New() (runtime.Object, ResponseObject, error) {
 }
 
 // RequestKind is the apiVersion and kind of the hook's request.
-func (h Hook) RequestKind() schema.GroupVersionKind { return GroupVersion.WithKind(string(h) + "Request") }
+func (h Hook) RequestKind() schema.GroupVersionKind {
+	return GroupVersion.WithKind(string(h) + "Request")
+}
 
 // ResponseKind is the apiVersion and kind of the hook's response.
 func (h Hook) ResponseKind() schema.GroupVersionKind {
