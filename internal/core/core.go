@@ -1,5 +1,5 @@
 // Package core wires the Cluster API core controllers — Cluster, Machine, MachineSet, MachineDeployment,
-// MachineHealthCheck —
+// MachineHealthCheck, and ExtensionConfig behind the RuntimeSDK feature gate —
 // and the workload cluster cache into a controller-runtime manager. `capstan manager` runs it; tests and
 // benchmarks use it to run the core in-process.
 package core
@@ -17,24 +17,29 @@ import (
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
 	"github.com/capstan-dev/capstan/internal/contract"
 	clustercontroller "github.com/capstan-dev/capstan/internal/controllers/cluster"
+	extensionconfigcontroller "github.com/capstan-dev/capstan/internal/controllers/extensionconfig"
 	machinecontroller "github.com/capstan-dev/capstan/internal/controllers/machine"
 	mdcontroller "github.com/capstan-dev/capstan/internal/controllers/machinedeployment"
 	mhccontroller "github.com/capstan-dev/capstan/internal/controllers/machinehealthcheck"
 	mscontroller "github.com/capstan-dev/capstan/internal/controllers/machineset"
 	"github.com/capstan-dev/capstan/internal/feature"
+	"github.com/capstan-dev/capstan/internal/localnet"
+	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
+	"github.com/capstan-dev/capstan/internal/runtime/registry"
 )
 
 // Concurrency is how many objects of each kind are reconciled at the same time.
 type Concurrency struct {
-	Cluster, Machine, MachineSet, MachineDeployment, MachineHealthCheck int
+	Cluster, Machine, MachineSet, MachineDeployment, MachineHealthCheck, ExtensionConfig int
 }
 
 // DefaultConcurrency returns upstream's current defaults.
 func DefaultConcurrency() Concurrency {
-	return Concurrency{Cluster: 50, Machine: 100, MachineSet: 50, MachineDeployment: 50, MachineHealthCheck: 10}
+	return Concurrency{Cluster: 50, Machine: 100, MachineSet: 50, MachineDeployment: 50, MachineHealthCheck: 10, ExtensionConfig: 10}
 }
 
 // AddFlags registers the --<kind>-concurrency flags.
@@ -44,6 +49,7 @@ func (c *Concurrency) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.MachineSet, "machineset-concurrency", c.MachineSet, "Number of MachineSets to reconcile at the same time.")
 	fs.IntVar(&c.MachineDeployment, "machinedeployment-concurrency", c.MachineDeployment, "Number of MachineDeployments to reconcile at the same time.")
 	fs.IntVar(&c.MachineHealthCheck, "machinehealthcheck-concurrency", c.MachineHealthCheck, "Number of MachineHealthChecks to reconcile at the same time.")
+	fs.IntVar(&c.ExtensionConfig, "extensionconfig-concurrency", c.ExtensionConfig, "Number of ExtensionConfigs to reconcile at the same time (with the RuntimeSDK feature gate).")
 }
 
 func concurrency(n, def int) int {
@@ -64,13 +70,16 @@ type Options struct {
 	MachineSetPreflightChecks []clusterv1.MachineSetPreflightCheck
 	// ClusterCache tunes the workload cluster cache; zero values take its defaults.
 	ClusterCache clustercache.Options
+	// RuntimeDial dials Runtime Extension servers; when nil, the embedded management cluster's Service
+	// routing (package localnet) where the manager runs in it, and a plain dialer elsewhere.
+	RuntimeDial localnet.DialFunc
 }
 
 // NewScheme returns the scheme of the core manager: Kubernetes built-in types, apiextensions, and the
 // Cluster API and clusterctl types.
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
-	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, clusterctlv1.AddToScheme)
+	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, clusterctlv1.AddToScheme, runtimev1.AddToScheme)
 	if err := add.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
@@ -80,6 +89,15 @@ func NewScheme() (*runtime.Scheme, error) {
 // Setup adds the core controllers to mgr.
 func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	contracts := &contract.Resolver{Client: mgr.GetClient()}
+	// The Runtime SDK client, nil when the RuntimeSDK gate is off: no hook is called then.
+	var runtimeClient *runtimeclient.Client
+	if o.FeatureGates.Enabled(feature.RuntimeSDK) {
+		dial := o.RuntimeDial
+		if dial == nil {
+			dial = localnet.ForEnvironment(mgr.GetAPIReader())
+		}
+		runtimeClient = &runtimeclient.Client{Registry: registry.New(), Namespaces: mgr.GetClient(), Dial: dial}
+	}
 	cacheOpts := o.ClusterCache
 	cacheOpts.WatchFilter = o.WatchFilter
 	cache, err := clustercache.New(mgr, cacheOpts)
@@ -93,6 +111,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		{"Cluster", func() error {
 			return (&clustercontroller.Reconciler{
 				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
+				RuntimeClient: runtimeClient,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.Cluster})
 		}},
 		{"Machine", func() error {
@@ -117,6 +136,17 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 				Client: mgr.GetClient(), ClusterCache: cache, WatchFilter: o.WatchFilter,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.MachineHealthCheck, 10)})
 		}},
+	}
+	if runtimeClient != nil {
+		steps = append(steps, struct {
+			name  string
+			setup func() error
+		}{"ExtensionConfig", func() error {
+			return (&extensionconfigcontroller.Reconciler{
+				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Runtime: runtimeClient,
+				Registry: runtimeClient.Registry, WatchFilter: o.WatchFilter,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ExtensionConfig, 10)})
+		}})
 	}
 	for _, s := range steps {
 		if err := s.setup(); err != nil {

@@ -32,6 +32,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
+	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
 )
 
 const (
@@ -55,6 +56,9 @@ type Reconciler struct {
 	Contracts *contract.Resolver
 	// WatchFilter is the value of --watch-filter; "" means every Cluster.
 	WatchFilter string
+	// RuntimeClient calls the Runtime Extensions' lifecycle hooks (BeforeClusterDelete,
+	// AfterControlPlaneInitialized) of Clusters with a topology; nil when the RuntimeSDK gate is off.
+	RuntimeClient *runtimeclient.Client
 
 	// RequeueAfter is how long to wait before looking again at something that sends no event the
 	// controller sees: a referenced object that does not exist yet, a missing `<cluster>-ca` Secret.
