@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/http"
@@ -141,9 +140,6 @@ func TestDiscoveryFailuresSayWhatFailed(t *testing.T) {
 			"handlers":[{"name":"Bad_Name","requestHook":{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","hook":"BeforeMachineCreate"},"timeoutSeconds":60}]}`))
 	}))
 	t.Cleanup(invalid.Close)
-	caOf := func(s *httptest.Server) []byte {
-		return pemOf(s)
-	}
 
 	tests := []struct {
 		name   string
@@ -158,13 +154,13 @@ func TestDiscoveryFailuresSayWhatFailed(t *testing.T) {
 			[]string{"connection refused: no Extension server listens there"}},
 		{"plain HTTP", runtimev1.ClientConfig{URL: ptr.To(strings.Replace(plainHTTP.URL, "http:", "https:", 1)), CABundle: good.CA},
 			[]string{"the server does not speak TLS"}},
-		{"bad JSON", runtimev1.ClientConfig{URL: ptr.To(badJSON.URL), CABundle: caOf(badJSON)},
+		{"bad JSON", runtimev1.ClientConfig{URL: ptr.To(badJSON.URL), CABundle: runtimetest.CAOf(badJSON)},
 			[]string{"the response is not a DiscoveryResponse: invalid character '<'"}},
-		{"HTTP 404", runtimev1.ClientConfig{URL: ptr.To(notFound.URL), CABundle: caOf(notFound)},
+		{"HTTP 404", runtimev1.ClientConfig{URL: ptr.To(notFound.URL), CABundle: runtimetest.CAOf(notFound)},
 			[]string{"the server answered HTTP 404"}},
-		{"failure response", runtimev1.ClientConfig{URL: ptr.To(failure.URL), CABundle: caOf(failure)},
+		{"failure response", runtimev1.ClientConfig{URL: ptr.To(failure.URL), CABundle: runtimetest.CAOf(failure)},
 			[]string{"the Extension server answered discovery with a failure: not configured"}},
-		{"invalid handlers", runtimev1.ClientConfig{URL: ptr.To(invalid.URL), CABundle: caOf(invalid)},
+		{"invalid handlers", runtimev1.ClientConfig{URL: ptr.To(invalid.URL), CABundle: runtimetest.CAOf(invalid)},
 			[]string{`handler name "Bad_Name" is not valid`, `"BeforeMachineCreate" is not a Runtime Hook`, "timeoutSeconds 60 must be between 0 and 30"}},
 		{"http URL", runtimev1.ClientConfig{URL: ptr.To("http://127.0.0.1:1")}, []string{`must use https`}},
 	}
@@ -196,7 +192,7 @@ func TestDiscoveryTimesOut(t *testing.T) {
 	t.Cleanup(func() { close(release); slow.Close() })
 	f := newFixture(t)
 	ec := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: "ext"},
-		Spec: runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ptr.To(slow.URL), CABundle: pemOf(slow)}}}
+		Spec: runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ptr.To(slow.URL), CABundle: runtimetest.CAOf(slow)}}}
 	_, err := f.client.Discover(context.Background(), ec)
 	g.Expect(err).To(MatchError(ContainSubstring("no response within 10s")))
 }
@@ -355,9 +351,4 @@ func TestURL(t *testing.T) {
 	}
 	_, err := URL(runtimev1.ClientConfig{URL: ptr.To("https://user:pw@ext.example.com")}, hooksv1.Discovery, "")
 	NewWithT(t).Expect(err).To(MatchError(ContainSubstring("must have no user, query or fragment")))
-}
-
-// pemOf is the PEM of a TLS test server's self-signed certificate, its own CA.
-func pemOf(s *httptest.Server) []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw})
 }

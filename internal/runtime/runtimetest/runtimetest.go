@@ -5,9 +5,11 @@ package runtimetest
 import (
 	"context"
 	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -60,32 +62,40 @@ func TLS(t testing.TB, dnsNames ...string) (dir string, caPEM []byte) {
 	return dir, ca.CertPEM()
 }
 
-// Start runs an Extension server until the test ends; its certificate is also valid for dnsNames.
+// Start runs an Extension server on a loopback port until the test ends; its certificate is also valid
+// for dnsNames.
 func Start(t testing.TB, dnsNames ...string) *Extension {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return StartOn(t, l, dnsNames...)
+	e := Prepare(t, dnsNames...)
+	e.Serve(t, l)
+	return e
 }
 
-// StartOn runs an Extension server on l until the test ends.
-func StartOn(t testing.TB, l net.Listener, dnsNames ...string) *Extension {
+// Prepare returns an Extension server with its certificate that does not listen yet: Serve starts it.
+func Prepare(t testing.TB, dnsNames ...string) *Extension {
 	t.Helper()
 	dir, ca := TLS(t, dnsNames...)
-	srv := extension.NewServer(extension.Options{CertDir: dir})
+	return &Extension{Server: extension.NewServer(extension.Options{CertDir: dir}), CA: ca, CertDir: dir}
+}
+
+// Serve serves the Extension on l until the test ends.
+func (e *Extension) Serve(t testing.TB, l net.Listener) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, l) }()
+	go func() { done <- e.Server.Serve(ctx, l) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
 			t.Errorf("extension server: %v", err)
 		}
 	})
-	port := l.Addr().(*net.TCPAddr).Port
-	return &Extension{Server: srv, URL: "https://127.0.0.1:" + strconv.Itoa(port), Port: port, CA: ca, CertDir: dir}
+	e.Port = l.Addr().(*net.TCPAddr).Port
+	e.URL = "https://127.0.0.1:" + strconv.Itoa(e.Port)
 }
 
 // FreePort returns a loopback port nothing listens on (at the time of the call).
@@ -98,4 +108,9 @@ func FreePort(t testing.TB) int {
 	port := l.Addr().(*net.TCPAddr).Port
 	_ = l.Close()
 	return port
+}
+
+// CAOf is the PEM of an httptest TLS server's self-signed certificate, which is its own CA.
+func CAOf(s *httptest.Server) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw})
 }
