@@ -10,6 +10,7 @@ import (
 
 	"github.com/capstan-dev/capstan/internal/cli/capstan/bootstrapkubeadm"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/down"
+	"github.com/capstan-dev/capstan/internal/cli/capstan/extensionsample"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/infralocal"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/manager"
@@ -34,6 +35,7 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 	cmd.AddCommand(infralocal.NewCommand(streams))
 	cmd.AddCommand(bootstrapkubeadm.NewCommand(streams))
 	cmd.AddCommand(operator.NewCommand(streams))
+	cmd.AddCommand(extensionsample.NewCommand(streams))
 	cmd.AddCommand(up.NewCommand(streams), down.NewCommand(streams), status.NewCommand(streams), kubeconfig.NewCommand(streams))
 	cmd.AddCommand(newVersionCommand(streams.Out))
 	return cmd
