@@ -32,7 +32,9 @@ func TestServerServesDiscoveryAndHandlers(t *testing.T) {
 			resp.Message = "cleaning " + req.Cluster.Name + " " + req.Settings["mode"]
 		}})).To(Succeed())
 	g.Expect(AddHandler(s, deleteHandler{Hook: hooksv1.BeforeClusterDelete, Name: "panics",
-		Func: func(context.Context, *hooksv1.BeforeClusterDeleteRequest, *hooksv1.BeforeClusterDeleteResponse) { panic("boom") }})).To(Succeed())
+		Func: func(context.Context, *hooksv1.BeforeClusterDeleteRequest, *hooksv1.BeforeClusterDeleteResponse) {
+			panic("boom")
+		}})).To(Succeed())
 
 	rec := post(s, "/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery", `{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"DiscoveryRequest"}`)
 	g.Expect(rec.Code).To(Equal(http.StatusOK))
