@@ -3,7 +3,12 @@
 package extensionsample
 
 import (
+	"context"
 	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -18,7 +23,10 @@ import (
 type Options struct {
 	Port    int
 	CertDir string
-	Zap     zap.Options
+	// HealthAddr serves /healthz and /readyz over HTTP when set (the embedded cluster's runtime and
+	// kubelet probes read them).
+	HealthAddr string
+	Zap        zap.Options
 }
 
 // NewCommand returns `capstan extension-sample`.
@@ -39,14 +47,41 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 			if err := sample.Register(srv); err != nil {
 				return err
 			}
-			return srv.Start(ctrl.SetupSignalHandler())
+			ctx := ctrl.SetupSignalHandler()
+			if o.HealthAddr != "" {
+				if err := serveHealth(ctx, o.HealthAddr); err != nil {
+					return err
+				}
+			}
+			return srv.Start(ctx)
 		},
 	}
 	fs := cmd.Flags()
 	fs.IntVar(&o.Port, "webhook-port", o.Port, "Port the Runtime Extension server listens on.")
 	fs.StringVar(&o.CertDir, "webhook-cert-dir", o.CertDir, "Directory with the serving certificate and key, tls.crt and tls.key.")
+	fs.StringVar(&o.HealthAddr, "health-addr", "", "Address to serve /healthz and /readyz on over HTTP (for example :9440); none when empty.")
 	zfs := flag.NewFlagSet("zap", flag.ContinueOnError)
 	o.Zap.BindFlags(zfs)
 	fs.AddGoFlagSet(zfs)
+	cmd.AddCommand(newCertificateCommand(streams))
 	return cmd
+}
+
+// serveHealth answers /healthz and /readyz with 200 until ctx is done.
+func serveHealth(ctx context.Context, addr string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--health-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	ok := func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }
+	mux.HandleFunc("/healthz", ok)
+	mux.HandleFunc("/readyz", ok)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	return nil
 }
