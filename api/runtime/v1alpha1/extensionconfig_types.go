@@ -167,12 +167,12 @@ type GroupVersionHook struct {
 type FailurePolicy string
 
 const (
-	// FailurePolicyIgnore: an error calling the handler (it cannot be reached, times out, or answers
+	// FailurePolicyIgnore means an error calling the handler (it cannot be reached, times out, or answers
 	// something that is not a response) is logged and the call counts as a success. A response with
 	// status Failure is never ignored.
 	FailurePolicyIgnore FailurePolicy = "Ignore"
 
-	// FailurePolicyFail: an error calling the handler fails the operation, which is retried.
+	// FailurePolicyFail means an error calling the handler fails the operation, which is retried.
 	FailurePolicyFail FailurePolicy = "Fail"
 )
 
@@ -242,16 +242,16 @@ const (
 	// False (with the error) when the last discovery failed.
 	ExtensionConfigDiscoveredV1Beta2Condition = "Discovered"
 
-	// ExtensionConfigDiscoveredV1Beta2Reason: the last discovery succeeded.
+	// ExtensionConfigDiscoveredV1Beta2Reason means the last discovery succeeded.
 	ExtensionConfigDiscoveredV1Beta2Reason = "Discovered"
 
-	// ExtensionConfigNotDiscoveredV1Beta2Reason: the last discovery failed.
+	// ExtensionConfigNotDiscoveredV1Beta2Reason means the last discovery failed.
 	ExtensionConfigNotDiscoveredV1Beta2Reason = "NotDiscovered"
 
 	// RuntimeExtensionDiscoveredCondition is the v1beta1 condition that mirrors Discovered.
 	RuntimeExtensionDiscoveredCondition clusterv1.ConditionType = "Discovered"
 
-	// DiscoveryFailedReason: the last discovery failed (v1beta1 condition).
+	// DiscoveryFailedReason means the last discovery failed (v1beta1 condition).
 	DiscoveryFailedReason = "DiscoveryFailed"
 
 	// InjectCAFromSecretAnnotation names a Secret, as <namespace>/<name>, whose ca.crt the controller copies

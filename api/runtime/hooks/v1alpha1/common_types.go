@@ -70,11 +70,11 @@ func (r *CommonResponse) GetStatus() ResponseStatus { return r.Status }
 type ResponseStatus string
 
 const (
-	// ResponseStatusSuccess: the handler did what the hook asks (a blocking hook may still ask to be
+	// ResponseStatusSuccess means the handler did what the hook asks (a blocking hook may still ask to be
 	// called again with retryAfterSeconds).
 	ResponseStatusSuccess ResponseStatus = "Success"
 
-	// ResponseStatusFailure: the handler failed; the message says why. A failure is never ignored,
+	// ResponseStatusFailure means the handler failed; the message says why. A failure is never ignored,
 	// whatever the handler's failurePolicy.
 	ResponseStatusFailure ResponseStatus = "Failure"
 )

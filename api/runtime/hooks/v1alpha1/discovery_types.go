@@ -69,9 +69,9 @@ type GroupVersionHook struct {
 type FailurePolicy string
 
 const (
-	// FailurePolicyIgnore: an error calling the handler is logged and the call counts as a success.
+	// FailurePolicyIgnore means an error calling the handler is logged and the call counts as a success.
 	FailurePolicyIgnore FailurePolicy = "Ignore"
 
-	// FailurePolicyFail: an error calling the handler fails the operation, which is retried.
+	// FailurePolicyFail means an error calling the handler fails the operation, which is retried.
 	FailurePolicyFail FailurePolicy = "Fail"
 )

@@ -48,7 +48,12 @@ func TestCertificateServesTheSampleBehindItsService(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, l) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("sample server: %v", err)
+		}
+	})
 
 	// The Service name resolves to the server, as cluster DNS (or the embedded cluster's routing) does.
 	dial := func(ctx context.Context, network, _ string) (net.Conn, error) {
