@@ -284,3 +284,25 @@ func TestWarmUpRegistersTheDiscoveredHandlers(t *testing.T) {
 		g.Expect(conditions.IsV1Beta2True(got, "Paused")).To(BeTrue(), "a paused ExtensionConfig says so")
 	}, timeout, interval).Should(Succeed())
 }
+
+// The schema refuses what upstream's admission webhook refuses, with a message saying what to do.
+func TestSchemaRefusesInvalidClientConfigs(t *testing.T) {
+	tests := []struct {
+		name   string
+		config runtimev1.ClientConfig
+		want   string
+	}{
+		{"url and service", runtimev1.ClientConfig{URL: ptr.To("https://ext.example.com"), Service: &runtimev1.ServiceReference{Namespace: "ns", Name: "ext"}},
+			"exactly one of url or service must be set"},
+		{"neither", runtimev1.ClientConfig{}, "exactly one of url or service must be set"},
+		{"http url", runtimev1.ClientConfig{URL: ptr.To("http://ext.example.com")}, "url must be an https:// URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			err := env.Client.Create(context.Background(), &runtimev1.ExtensionConfig{
+				ObjectMeta: metav1.ObjectMeta{GenerateName: "invalid-"}, Spec: runtimev1.ExtensionConfigSpec{ClientConfig: tt.config}})
+			g.Expect(err).To(MatchError(ContainSubstring(tt.want)))
+		})
+	}
+}
