@@ -6,6 +6,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -73,6 +74,9 @@ type Options struct {
 	// RuntimeDial dials Runtime Extension servers; when nil, the embedded management cluster's Service
 	// routing (package localnet) where the manager runs in it, and a plain dialer elsewhere.
 	RuntimeDial localnet.DialFunc
+	// RuntimeExtensionClientCertFile and RuntimeExtensionClientKeyFile are the client certificate presented
+	// to Runtime Extensions (--runtime-extension-client-cert-file, --runtime-extension-client-key-file).
+	RuntimeExtensionClientCertFile, RuntimeExtensionClientKeyFile string
 }
 
 // NewScheme returns the scheme of the core manager: Kubernetes built-in types, apiextensions, and the
@@ -96,7 +100,11 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		if dial == nil {
 			dial = localnet.ForEnvironment(mgr.GetAPIReader())
 		}
-		runtimeClient = &runtimeclient.Client{Registry: registry.New(), Namespaces: mgr.GetClient(), Dial: dial}
+		if (o.RuntimeExtensionClientCertFile == "") != (o.RuntimeExtensionClientKeyFile == "") {
+			return errors.New("--runtime-extension-client-cert-file and --runtime-extension-client-key-file go together: set both or neither")
+		}
+		runtimeClient = &runtimeclient.Client{Registry: registry.New(), Namespaces: mgr.GetClient(), Dial: dial,
+			CertFile: o.RuntimeExtensionClientCertFile, KeyFile: o.RuntimeExtensionClientKeyFile}
 	}
 	cacheOpts := o.ClusterCache
 	cacheOpts.WatchFilter = o.WatchFilter

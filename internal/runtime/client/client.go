@@ -41,6 +41,10 @@ type Client struct {
 	// Dial dials the Extension servers; a net.Dialer when nil. In the embedded management cluster it is
 	// localnet's, which resolves <service>.<namespace>.svc without cluster DNS.
 	Dial localnet.DialFunc
+	// CertFile and KeyFile are a client certificate and key to present to Extension servers that ask for
+	// one (--runtime-extension-client-cert-file, --runtime-extension-client-key-file); none when empty.
+	// They are read at each TLS handshake, so a renewed certificate is used without a restart.
+	CertFile, KeyFile string
 
 	transports transports
 }

@@ -2,10 +2,14 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,6 +26,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	hooksv1 "github.com/capstan-dev/capstan/api/runtime/hooks/v1alpha1"
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/pki"
 	"github.com/capstan-dev/capstan/internal/runtime/registry"
 	"github.com/capstan-dev/capstan/internal/runtime/runtimetest"
 	"github.com/capstan-dev/capstan/pkg/extension"
@@ -351,4 +356,32 @@ func TestURL(t *testing.T) {
 	}
 	_, err := URL(runtimev1.ClientConfig{URL: ptr.To("https://user:pw@ext.example.com")}, hooksv1.Discovery, "")
 	NewWithT(t).Expect(err).To(MatchError(ContainSubstring("must have no user, query or fragment")))
+}
+
+// An Extension that asks for a client certificate gets the one of CertFile and KeyFile.
+func TestClientCertificate(t *testing.T) {
+	g := NewWithT(t)
+	clientCA, err := pki.NewCA("clients")
+	g.Expect(err).NotTo(HaveOccurred())
+	pair, err := clientCA.Sign(pki.CertConfig{CommonName: "capi-manager", Usages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	g.Expect(err).NotTo(HaveOccurred())
+	dir := t.TempDir()
+	key, err := pki.EncodeKey(pair.Key)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(os.WriteFile(filepath.Join(dir, "tls.crt"), pair.CertPEM(), 0o600)).To(Succeed())
+	g.Expect(os.WriteFile(filepath.Join(dir, "tls.key"), key, 0o600)).To(Succeed())
+
+	srv := httptest.NewUnstartedServer(extension.NewServer(extension.Options{}))
+	pool := x509.NewCertPool()
+	pool.AddCert(clientCA.Cert)
+	srv.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool, MinVersion: tls.VersionTLS12}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	ec := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: "mtls"},
+		Spec: runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ptr.To(srv.URL), CABundle: runtimetest.CAOf(srv)}}}
+
+	_, err = (&Client{Registry: registry.New()}).Discover(context.Background(), ec)
+	g.Expect(err).To(HaveOccurred(), "no client certificate")
+	_, err = (&Client{Registry: registry.New(), CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key")}).Discover(context.Background(), ec)
+	g.Expect(err).NotTo(HaveOccurred())
 }

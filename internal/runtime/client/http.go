@@ -75,7 +75,7 @@ func (c *Client) post(ctx context.Context, config runtimev1.ClientConfig, hook r
 	if err != nil {
 		return fmt.Errorf("encoding the %s: %w", hook.RequestKind().Kind, err)
 	}
-	httpClient, err := c.transports.get(config.CABundle, c.Dial)
+	httpClient, err := c.transports.get(config.CABundle, c.Dial, c.clientCertificate)
 	if err != nil {
 		return err
 	}
@@ -184,14 +184,27 @@ type transports struct {
 	clients map[[sha256.Size]byte]*http.Client
 }
 
-func (t *transports) get(caBundle []byte, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (*http.Client, error) {
+// clientCertificate returns the client certificate of CertFile and KeyFile, or none.
+func (c *Client) clientCertificate(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+	if c.CertFile == "" && c.KeyFile == "" {
+		return &tls.Certificate{}, nil
+	}
+	pair, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("loading the Runtime Extension client certificate: %w", err)
+	}
+	return &pair, nil
+}
+
+func (t *transports) get(caBundle []byte, dial func(ctx context.Context, network, addr string) (net.Conn, error),
+	clientCert func(*tls.CertificateRequestInfo) (*tls.Certificate, error)) (*http.Client, error) {
 	key := sha256.Sum256(caBundle)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if c, ok := t.clients[key]; ok {
 		return c, nil
 	}
-	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, GetClientCertificate: clientCert}
 	if len(caBundle) > 0 {
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(caBundle) {
