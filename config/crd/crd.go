@@ -27,6 +27,12 @@ func Core() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	})
 }
 
+// Runtime returns the CRDs of the runtime.cluster.x-k8s.io group (ExtensionConfig), which the core
+// provider installs with its own, as upstream's does.
+func Runtime() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return load(func(name string) bool { return strings.HasPrefix(name, "runtime.cluster.x-k8s.io_") })
+}
+
 // Clusterctl returns clusterctl's own CRDs (the inventory Provider CRD).
 func Clusterctl() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return load(func(name string) bool { return strings.HasPrefix(name, "clusterctl.cluster.x-k8s.io_") })

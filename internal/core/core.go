@@ -1,11 +1,13 @@
 // Package core wires the Cluster API core controllers — Cluster, Machine, MachineSet, MachineDeployment,
-// MachineHealthCheck, MachinePool, ClusterResourceSet and ClusterResourceSetBinding —
+// MachineHealthCheck, MachinePool, ClusterResourceSet and ClusterResourceSetBinding, and ExtensionConfig behind
+// the RuntimeSDK feature gate —
 // and the workload cluster cache into a controller-runtime manager. `capstan manager` runs it; tests and
 // benchmarks use it to run the core in-process.
 package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -19,28 +21,33 @@ import (
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	ipamv1 "github.com/capstan-dev/capstan/api/ipam/v1beta1"
+	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
 	"github.com/capstan-dev/capstan/internal/contract"
 	clustercontroller "github.com/capstan-dev/capstan/internal/controllers/cluster"
 	crscontroller "github.com/capstan-dev/capstan/internal/controllers/clusterresourceset"
 	crsbcontroller "github.com/capstan-dev/capstan/internal/controllers/clusterresourcesetbinding"
+	extensionconfigcontroller "github.com/capstan-dev/capstan/internal/controllers/extensionconfig"
 	machinecontroller "github.com/capstan-dev/capstan/internal/controllers/machine"
 	mdcontroller "github.com/capstan-dev/capstan/internal/controllers/machinedeployment"
 	mhccontroller "github.com/capstan-dev/capstan/internal/controllers/machinehealthcheck"
 	mpcontroller "github.com/capstan-dev/capstan/internal/controllers/machinepool"
 	mscontroller "github.com/capstan-dev/capstan/internal/controllers/machineset"
 	"github.com/capstan-dev/capstan/internal/feature"
+	"github.com/capstan-dev/capstan/internal/localnet"
+	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
+	"github.com/capstan-dev/capstan/internal/runtime/registry"
 )
 
 // Concurrency is how many objects of each kind are reconciled at the same time.
 type Concurrency struct {
-	Cluster, Machine, MachineSet, MachineDeployment, MachineHealthCheck, MachinePool, ClusterResourceSet int
+	Cluster, Machine, MachineSet, MachineDeployment, MachineHealthCheck, MachinePool, ClusterResourceSet, ExtensionConfig int
 }
 
 // DefaultConcurrency returns upstream's current defaults.
 func DefaultConcurrency() Concurrency {
 	return Concurrency{Cluster: 50, Machine: 100, MachineSet: 50, MachineDeployment: 50, MachineHealthCheck: 10,
-		MachinePool: 10, ClusterResourceSet: 10}
+		MachinePool: 10, ClusterResourceSet: 10, ExtensionConfig: 10}
 }
 
 // AddFlags registers the --<kind>-concurrency flags.
@@ -52,6 +59,7 @@ func (c *Concurrency) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.MachineHealthCheck, "machinehealthcheck-concurrency", c.MachineHealthCheck, "Number of MachineHealthChecks to reconcile at the same time.")
 	fs.IntVar(&c.MachinePool, "machinepool-concurrency", c.MachinePool, "Number of MachinePools to reconcile at the same time (with the MachinePool feature gate).")
 	fs.IntVar(&c.ClusterResourceSet, "clusterresourceset-concurrency", c.ClusterResourceSet, "Number of ClusterResourceSets and ClusterResourceSetBindings to reconcile at the same time (with the ClusterResourceSet feature gate).")
+	fs.IntVar(&c.ExtensionConfig, "extensionconfig-concurrency", c.ExtensionConfig, "Number of ExtensionConfigs to reconcile at the same time (with the RuntimeSDK feature gate).")
 }
 
 func concurrency(n, def int) int {
@@ -72,6 +80,12 @@ type Options struct {
 	MachineSetPreflightChecks []clusterv1.MachineSetPreflightCheck
 	// ClusterCache tunes the workload cluster cache; zero values take its defaults.
 	ClusterCache clustercache.Options
+	// RuntimeDial dials Runtime Extension servers; when nil, the embedded management cluster's Service
+	// routing (package localnet) where the manager runs in it, and a plain dialer elsewhere.
+	RuntimeDial localnet.DialFunc
+	// RuntimeExtensionClientCertFile and RuntimeExtensionClientKeyFile are the client certificate presented
+	// to Runtime Extensions (--runtime-extension-client-cert-file, --runtime-extension-client-key-file).
+	RuntimeExtensionClientCertFile, RuntimeExtensionClientKeyFile string
 }
 
 // NewScheme returns the scheme of the core manager: Kubernetes built-in types, apiextensions, and the
@@ -79,7 +93,7 @@ type Options struct {
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
 	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, clusterctlv1.AddToScheme,
-		addonsv1.AddToScheme, ipamv1.AddToScheme)
+		addonsv1.AddToScheme, ipamv1.AddToScheme, runtimev1.AddToScheme)
 	if err := add.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
@@ -96,6 +110,19 @@ type step struct {
 // and ClusterResourceSetBinding with the ClusterResourceSet gate (both on by default, as upstream).
 func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	contracts := &contract.Resolver{Client: mgr.GetClient()}
+	// The Runtime SDK client, nil when the RuntimeSDK gate is off: no hook is called then.
+	var runtimeClient *runtimeclient.Client
+	if o.FeatureGates.Enabled(feature.RuntimeSDK) {
+		dial := o.RuntimeDial
+		if dial == nil {
+			dial = localnet.ForEnvironment(mgr.GetAPIReader())
+		}
+		if (o.RuntimeExtensionClientCertFile == "") != (o.RuntimeExtensionClientKeyFile == "") {
+			return errors.New("--runtime-extension-client-cert-file and --runtime-extension-client-key-file go together: set both or neither")
+		}
+		runtimeClient = &runtimeclient.Client{Registry: registry.New(), Namespaces: mgr.GetClient(), Dial: dial,
+			CertFile: o.RuntimeExtensionClientCertFile, KeyFile: o.RuntimeExtensionClientKeyFile}
+	}
 	cacheOpts := o.ClusterCache
 	cacheOpts.WatchFilter = o.WatchFilter
 	cache, err := clustercache.New(mgr, cacheOpts)
@@ -106,6 +133,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		{"Cluster", func() error {
 			return (&clustercontroller.Reconciler{
 				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
+				RuntimeClient: runtimeClient,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.Cluster})
 		}},
 		{"Machine", func() error {
@@ -148,6 +176,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 			return (&crsbcontroller.Reconciler{
 				Client: mgr.GetClient(), WatchFilter: o.WatchFilter,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterResourceSet, 10)})
+		}})
+	}
+	if runtimeClient != nil {
+		steps = append(steps, step{"ExtensionConfig", func() error {
+			return (&extensionconfigcontroller.Reconciler{
+				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Runtime: runtimeClient,
+				Registry: runtimeClient.Registry, WatchFilter: o.WatchFilter,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ExtensionConfig, 10)})
 		}})
 	}
 	for _, s := range steps {

@@ -30,6 +30,11 @@ func Core() (Provider, error) {
 	if err != nil {
 		return Provider{}, err
 	}
+	runtimeCRDs, err := crd.Runtime()
+	if err != nil {
+		return Provider{}, err
+	}
+	crds = append(crds, runtimeCRDs...)
 	return Provider{Name: "cluster-api", Type: clusterctlv1.CoreProviderType, CRDs: crds, Manifests: core.Files}, nil
 }
 

@@ -160,6 +160,10 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, nil
 	}
 
+	if ok, res, err := r.reconcileBeforeClusterDelete(ctx, s); !ok || err != nil {
+		return res, err
+	}
+
 	step := planDeletion(s.cluster, s.descendants, s.controlPlane, s.infra)
 	s.deletingReason, s.deletingMessage = step.reason, step.message
 	var errs []error

@@ -19,7 +19,6 @@ const upstreamCRDs = "testdata/upstream-v1.10/crds"
 var notServed = map[string]string{
 	"metadata.clusterctl.cluster.x-k8s.io": "the type of a provider release's metadata.yaml, a file format; " +
 		"upstream generates a CRD for it but never installs it",
-	"extensionconfigs.runtime.cluster.x-k8s.io": "comes with the Runtime SDK",
 }
 
 // allowedAdditions are fields capstan has and upstream v1.10 has not, each with the reason it is harmless.

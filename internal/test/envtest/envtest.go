@@ -33,6 +33,7 @@ import (
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	ipamv1 "github.com/capstan-dev/capstan/api/ipam/v1beta1"
+	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/config/crd"
 	"github.com/capstan-dev/capstan/internal/localnet"
 )
@@ -68,11 +69,12 @@ type Options struct {
 }
 
 // NewScheme returns a scheme with the Kubernetes built-in types, apiextensions and capstan's API types
-// (core, clusterctl, kubeadm bootstrap and control plane).
+// (core, clusterctl, kubeadm bootstrap and control plane, runtime).
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
 	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme,
-		clusterctlv1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme, addonsv1.AddToScheme, ipamv1.AddToScheme)
+		clusterctlv1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme, addonsv1.AddToScheme, ipamv1.AddToScheme,
+		runtimev1.AddToScheme)
 	if err := add.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
