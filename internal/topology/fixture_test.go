@@ -202,11 +202,11 @@ func blueprint(t testing.TB, class *clusterv1.ClusterClass) *Blueprint {
 	mdInfra := mustUnstructured(t, dockerMachineTemplate)
 	mdInfra.SetName("docker-clusterclass-v0.1.0-default-worker")
 	bp := &Blueprint{
-		ClusterClass:                  class,
-		InfrastructureClusterTemplate: mustUnstructured(t, dockerClusterTemplate),
-		ControlPlaneTemplate:          mustUnstructured(t, kcpTemplate),
+		ClusterClass:                              class,
+		InfrastructureClusterTemplate:             mustUnstructured(t, dockerClusterTemplate),
+		ControlPlaneTemplate:                      mustUnstructured(t, kcpTemplate),
 		ControlPlaneMachineInfrastructureTemplate: cpInfra,
-		MachineDeployments: map[string]MachineDeploymentTemplates{},
+		MachineDeployments:                        map[string]MachineDeploymentTemplates{},
 	}
 	for _, md := range class.Spec.Workers.MachineDeployments {
 		bp.MachineDeployments[md.Class] = MachineDeploymentTemplates{
@@ -269,3 +269,5 @@ func asCurrent(t testing.TB, cluster *clusterv1.Cluster, d *Desired) *Current {
 	}
 	return cur
 }
+
+func yamlInto(y string, v any) error { return yaml.UnmarshalStrict([]byte(y), v) }

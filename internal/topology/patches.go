@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
@@ -233,17 +234,26 @@ func (c *computation) applyPatches() error {
 	if err != nil {
 		return err
 	}
+	// The operations of consecutive inline patches are applied to each template in one go: their values
+	// depend on variables only, not on the template.
+	pending := map[*patchItem][]patchOps{}
 	for _, p := range patches {
 		switch {
 		case p.External != nil:
+			if err := flush(items, pending); err != nil {
+				return err
+			}
 			if err := c.externalPatch(p, items); err != nil {
 				return fmt.Errorf("patch %q: %w", p.Name, err)
 			}
 		default:
-			if err := inlinePatch(p, items); err != nil {
+			if err := inlinePatch(p, items, pending); err != nil {
 				return fmt.Errorf("patch %q: %w", p.Name, err)
 			}
 		}
+	}
+	if err := flush(items, pending); err != nil {
+		return err
 	}
 	for _, p := range patches {
 		if p.External == nil || p.External.ValidateExtension == nil {
@@ -333,19 +343,25 @@ func (c *computation) externalPatch(p clusterv1.ClusterClassPatch, items []*patc
 		default:
 			return fmt.Errorf("the extension returned a patch of unknown type %q", g.PatchType)
 		}
-		if err := setObject(it, out); err != nil {
+		obj, err := decodeObject(out)
+		if err != nil {
 			return err
 		}
+		setObject(it, obj)
 	}
 	return nil
 }
 
-func setObject(it *patchItem, doc []byte) error {
+func decodeObject(doc []byte) (map[string]any, error) {
 	obj := map[string]any{}
 	if err := json.Unmarshal(doc, &obj); err != nil {
-		return err
+		return nil, err
 	}
-	obj = normalize(obj).(map[string]any)
+	return normalize(obj).(map[string]any), nil
+}
+
+// setObject replaces the template of an item; only its spec may change.
+func setObject(it *patchItem, obj map[string]any) {
 	before := it.Object
 	it.Object = &unstructured.Unstructured{Object: obj}
 	// Only the spec may change.
@@ -353,7 +369,6 @@ func setObject(it *patchItem, doc []byte) error {
 	it.Object.SetKind(before.GetKind())
 	it.Object.SetName(before.GetName())
 	it.Object.SetNamespace(before.GetNamespace())
-	return nil
 }
 
 // normalize turns the float64 numbers of encoding/json into int64 where they are whole, as in objects
@@ -395,15 +410,45 @@ func enabled(enabledIf *string, values variables.Values) (bool, error) {
 // render renders a Go template with sprig's hermetic functions (those whose result depends only on their
 // input).
 func render(text string, values variables.Values) (string, error) {
-	t, err := template.New("patch").Funcs(sprig.HermeticTxtFuncMap()).Parse(text)
+	t, err := parseTemplate(text)
 	if err != nil {
-		return "", fmt.Errorf("parsing template %q: %w", text, err)
+		return "", err
 	}
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, map[string]any(values)); err != nil {
 		return "", fmt.Errorf("rendering template %q: %w", text, err)
 	}
 	return buf.String(), nil
+}
+
+// templates caches parsed patch templates by their text: parsing with sprig's function map dominates
+// the cost of a computation otherwise. Executing a parsed template is safe for concurrent use.
+var templates = struct {
+	sync.Mutex
+	funcs template.FuncMap
+	m     map[string]*template.Template
+}{m: map[string]*template.Template{}}
+
+const maxCachedTemplates = 4096
+
+func parseTemplate(text string) (*template.Template, error) {
+	templates.Lock()
+	defer templates.Unlock()
+	if t, ok := templates.m[text]; ok {
+		return t, nil
+	}
+	if templates.funcs == nil {
+		templates.funcs = sprig.HermeticTxtFuncMap()
+	}
+	t, err := template.New("patch").Funcs(templates.funcs).Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("parsing template %q: %w", text, err)
+	}
+	if len(templates.m) >= maxCachedTemplates {
+		templates.m = map[string]*template.Template{}
+	}
+	templates.m[text] = t
+	return t, nil
 }
 
 // matches reports whether a patch selector selects an item.
@@ -438,7 +483,15 @@ func nameMatches(pattern, name string) bool {
 	}
 }
 
-func inlinePatch(p clusterv1.ClusterClassPatch, items []*patchItem) error {
+// patchOps are the JSON patch operations of one patch for one template.
+type patchOps struct {
+	patch string
+	ops   []map[string]any
+}
+
+// inlinePatch computes the operations of an inline patch for the templates it selects and adds them to
+// pending.
+func inlinePatch(p clusterv1.ClusterClassPatch, items []*patchItem, pending map[*patchItem][]patchOps) error {
 	for _, it := range items {
 		var defs []clusterv1.PatchDefinition
 		for _, def := range p.Definitions {
@@ -457,8 +510,8 @@ func inlinePatch(p clusterv1.ClusterClassPatch, items []*patchItem) error {
 		if !ok {
 			continue
 		}
+		po := patchOps{patch: p.Name}
 		for _, def := range defs {
-			ops := make([]map[string]any, 0, len(def.JSONPatches))
 			for _, jp := range def.JSONPatches {
 				op := map[string]any{"op": jp.Op, "path": jp.Path}
 				if jp.Op != "remove" {
@@ -468,30 +521,66 @@ func inlinePatch(p clusterv1.ClusterClassPatch, items []*patchItem) error {
 					}
 					op["value"] = v
 				}
-				ops = append(ops, op)
-			}
-			raw, err := json.Marshal(ops)
-			if err != nil {
-				return err
-			}
-			patch, err := jsonpatch.DecodePatch(raw)
-			if err != nil {
-				return err
-			}
-			doc, err := json.Marshal(it.Object.Object)
-			if err != nil {
-				return err
-			}
-			out, err := patch.ApplyWithOptions(doc, &jsonpatch.ApplyOptions{SupportNegativeIndices: true, EnsurePathExistsOnAdd: false, AccumulatedCopySizeLimit: 0})
-			if err != nil {
-				return fmt.Errorf("applying to %s %s: %w", it.Object.GetKind(), it.Object.GetName(), err)
-			}
-			if err := setObject(it, out); err != nil {
-				return err
+				po.ops = append(po.ops, op)
 			}
 		}
+		pending[it] = append(pending[it], po)
 	}
 	return nil
+}
+
+// flush applies the pending operations to their templates, in the order of items. When the operations
+// of several patches fail together, they are applied one patch at a time to name the failing one.
+func flush(items []*patchItem, pending map[*patchItem][]patchOps) error {
+	for _, it := range items {
+		batch := pending[it]
+		if len(batch) == 0 {
+			continue
+		}
+		delete(pending, it)
+		var ops []map[string]any
+		for _, po := range batch {
+			ops = append(ops, po.ops...)
+		}
+		out, err := applyOps(it.Object, ops)
+		if err != nil {
+			doc := it.Object
+			for _, po := range batch {
+				next, err := applyOps(doc, po.ops)
+				if err != nil {
+					return fmt.Errorf("patch %q: applying to %s %s: %w", po.patch, it.Object.GetKind(), it.Object.GetName(), err)
+				}
+				doc = &unstructured.Unstructured{Object: next}
+			}
+			return fmt.Errorf("applying patches to %s %s: %w", it.Object.GetKind(), it.Object.GetName(), err)
+		}
+		setObject(it, out)
+	}
+	return nil
+}
+
+func applyOps(obj *unstructured.Unstructured, ops []map[string]any) (map[string]any, error) {
+	raw, err := json.Marshal(ops)
+	if err != nil {
+		return nil, err
+	}
+	patch, err := jsonpatch.DecodePatch(raw)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := json.Marshal(obj.Object)
+	if err != nil {
+		return nil, err
+	}
+	out, err := patch.ApplyWithOptions(doc, &jsonpatch.ApplyOptions{SupportNegativeIndices: true})
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(out, &m); err != nil {
+		return nil, err
+	}
+	return normalize(m).(map[string]any), nil
 }
 
 // patchValue computes the value of a JSON patch operation.
