@@ -1,5 +1,5 @@
 // Package core wires the Cluster API core controllers — Cluster, Machine, MachineSet, MachineDeployment,
-// MachineHealthCheck —
+// MachineHealthCheck, and with the ClusterTopology feature gate ClusterClass and the Cluster topology —
 // and the workload cluster cache into a controller-runtime manager. `capstan manager` runs it; tests and
 // benchmarks use it to run the core in-process.
 package core
@@ -20,21 +20,28 @@ import (
 	"github.com/capstan-dev/capstan/internal/clustercache"
 	"github.com/capstan-dev/capstan/internal/contract"
 	clustercontroller "github.com/capstan-dev/capstan/internal/controllers/cluster"
+	clusterclasscontroller "github.com/capstan-dev/capstan/internal/controllers/clusterclass"
 	machinecontroller "github.com/capstan-dev/capstan/internal/controllers/machine"
 	mdcontroller "github.com/capstan-dev/capstan/internal/controllers/machinedeployment"
 	mhccontroller "github.com/capstan-dev/capstan/internal/controllers/machinehealthcheck"
 	mscontroller "github.com/capstan-dev/capstan/internal/controllers/machineset"
+	topologycontroller "github.com/capstan-dev/capstan/internal/controllers/topology"
 	"github.com/capstan-dev/capstan/internal/feature"
+	"github.com/capstan-dev/capstan/internal/topology"
 )
 
 // Concurrency is how many objects of each kind are reconciled at the same time.
 type Concurrency struct {
 	Cluster, Machine, MachineSet, MachineDeployment, MachineHealthCheck int
+	// ClusterClass and ClusterTopology are the ClusterClass and topology controllers' (upstream's
+	// --clusterclass-concurrency and --clustertopology-concurrency).
+	ClusterClass, ClusterTopology int
 }
 
 // DefaultConcurrency returns upstream's current defaults.
 func DefaultConcurrency() Concurrency {
-	return Concurrency{Cluster: 50, Machine: 100, MachineSet: 50, MachineDeployment: 50, MachineHealthCheck: 10}
+	return Concurrency{Cluster: 50, Machine: 100, MachineSet: 50, MachineDeployment: 50, MachineHealthCheck: 10,
+		ClusterClass: 10, ClusterTopology: 10}
 }
 
 // AddFlags registers the --<kind>-concurrency flags.
@@ -44,6 +51,8 @@ func (c *Concurrency) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.MachineSet, "machineset-concurrency", c.MachineSet, "Number of MachineSets to reconcile at the same time.")
 	fs.IntVar(&c.MachineDeployment, "machinedeployment-concurrency", c.MachineDeployment, "Number of MachineDeployments to reconcile at the same time.")
 	fs.IntVar(&c.MachineHealthCheck, "machinehealthcheck-concurrency", c.MachineHealthCheck, "Number of MachineHealthChecks to reconcile at the same time.")
+	fs.IntVar(&c.ClusterClass, "clusterclass-concurrency", c.ClusterClass, "Number of ClusterClasses to reconcile at the same time.")
+	fs.IntVar(&c.ClusterTopology, "clustertopology-concurrency", c.ClusterTopology, "Number of Clusters with a topology to reconcile at the same time.")
 }
 
 func concurrency(n, def int) int {
@@ -64,6 +73,11 @@ type Options struct {
 	MachineSetPreflightChecks []clusterv1.MachineSetPreflightCheck
 	// ClusterCache tunes the workload cluster cache; zero values take its defaults.
 	ClusterCache clustercache.Options
+	// ExternalPatcher runs the external patches of ClusterClasses (Runtime SDK); ClusterClasses with
+	// external patches are reported as not reconcilable without one.
+	ExternalPatcher topology.ExternalPatcher
+	// TopologyHooks are the lifecycle hooks of managed topologies (Runtime SDK); none when nil.
+	TopologyHooks topologycontroller.Hooks
 }
 
 // NewScheme returns the scheme of the core manager: Kubernetes built-in types, apiextensions, and the
@@ -117,6 +131,27 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 				Client: mgr.GetClient(), ClusterCache: cache, WatchFilter: o.WatchFilter,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.MachineHealthCheck, 10)})
 		}},
+	}
+	if o.FeatureGates == nil || o.FeatureGates.Enabled(feature.ClusterTopology) {
+		steps = append(steps,
+			struct {
+				name  string
+				setup func() error
+			}{"ClusterClass", func() error {
+				return (&clusterclasscontroller.Reconciler{
+					Client: mgr.GetClient(), Contracts: contracts, WatchFilter: o.WatchFilter,
+				}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterClass, 10)})
+			}},
+			struct {
+				name  string
+				setup func() error
+			}{"topology", func() error {
+				return (&topologycontroller.Reconciler{
+					Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilter: o.WatchFilter,
+					ExternalPatcher: o.ExternalPatcher, Hooks: o.TopologyHooks,
+				}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterTopology, 10)})
+			}},
+		)
 	}
 	for _, s := range steps {
 		if err := s.setup(); err != nil {
