@@ -98,4 +98,3 @@ func TestReconcileClusterClass(t *testing.T) {
 		})
 	}
 }
-
