@@ -122,12 +122,36 @@ func TestClusterTemplates(t *testing.T) {
 				if o.GetKind() == "MachineDeployment" && !strings.HasSuffix(o.GetName(), "control-plane") {
 					replicas, _, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "replicas")
 					g.Expect(replicas).To(BeEquivalentTo(2))
+					if name == "cluster-template.yaml" {
+						// The workers' KubeadmConfigs come from a KubeadmConfigTemplate; the references
+						// and the strategy carry what upstream's webhooks would default.
+						ref, _, _ := unstructured.NestedStringMap(o.Object, "spec", "template", "spec", "bootstrap", "configRef")
+						g.Expect(ref).To(HaveKeyWithValue("kind", "KubeadmConfigTemplate"))
+						g.Expect(ref).To(HaveKeyWithValue("namespace", "ns1"))
+						strategy, _, _ := unstructured.NestedString(o.Object, "spec", "strategy", "type")
+						g.Expect(strategy).To(Equal("RollingUpdate"))
+						continue
+					}
 					secret, _, _ := unstructured.NestedString(o.Object, "spec", "template", "spec", "bootstrap", "dataSecretName")
 					g.Expect(secret).To(Equal("c1-bootstrap"))
+				}
+				if o.GetKind() == "KubeadmControlPlane" {
+					replicas, _, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "replicas")
+					g.Expect(replicas).To(BeEquivalentTo(3))
+					version, _, _ := unstructured.NestedString(o.Object, "spec", "version")
+					g.Expect(version).To(Equal("v1.37.1"))
+					ns, _, _ := unstructured.NestedString(o.Object, "spec", "machineTemplate", "infrastructureRef", "namespace")
+					g.Expect(ns).To(Equal("ns1"))
 				}
 			}
 			g.Expect(kinds).To(HaveKeyWithValue("Cluster", 1))
 			g.Expect(kinds).To(HaveKeyWithValue("LocalCluster", 1))
+			if name == "cluster-template.yaml" {
+				g.Expect(kinds).To(HaveKeyWithValue("KubeadmControlPlane", 1))
+				g.Expect(kinds).To(HaveKeyWithValue("KubeadmConfigTemplate", 1))
+				g.Expect(kinds).NotTo(HaveKey("Secret"))
+				return
+			}
 			g.Expect(kinds).To(HaveKeyWithValue("Secret", 2))
 			g.Expect(kinds).NotTo(HaveKey("KubeadmControlPlane"))
 		})

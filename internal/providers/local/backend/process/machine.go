@@ -43,6 +43,9 @@ type machine struct {
 	startedAt       metav1.Time
 	// apiReady: the probe loop found the API server's /readyz answering.
 	apiReady bool
+	// probeFailures counts the probes in a row that found a ready API server not answering; it stops
+	// being ready at probeFallThreshold (a slow answer on a loaded machine is not a failure).
+	probeFailures int
 	// podStatus remembers the mirror Pods' states last written, by component.
 	podStatus map[string]string
 }
