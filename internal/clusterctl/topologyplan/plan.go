@@ -98,7 +98,7 @@ func Plan(ctx context.Context, objs []unstructured.Unstructured, clusterName str
 	for _, c := range clusters {
 		p, err := planCluster(ctx, index, c)
 		if err != nil {
-			return nil, fmt.Errorf("Cluster %s/%s: %w", c.Namespace, c.Name, err)
+			return nil, fmt.Errorf("planning Cluster %s/%s: %w", c.Namespace, c.Name, err)
 		}
 		plans = append(plans, p)
 	}
