@@ -79,6 +79,9 @@ func (c *computation) controlPlaneVersion() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := checkVersionChange(f.version, want); err != nil {
+		return "", err
+	}
 	up.ControlPlaneProvisioning = f.provisioning
 	up.ControlPlaneUpgrading = f.upgrading
 	up.ControlPlaneScaling = f.scaling
@@ -200,4 +203,21 @@ func (c *computation) deferred(mdt clusterv1.MachineDeploymentTopology) bool {
 		}
 	}
 	return false
+}
+
+// checkVersionChange refuses what admission refuses, so that nothing depends on it: a version lower than
+// the control plane's, or one that skips a minor version.
+func checkVersionChange(current, want string) error {
+	c, err1 := semver.ParseTolerant(current)
+	w, err2 := semver.ParseTolerant(want)
+	if err1 != nil || err2 != nil || current == want {
+		return nil
+	}
+	if w.LT(c) {
+		return fmt.Errorf("spec.topology.version %s is lower than the control plane's version %s: versions cannot be decreased", want, current)
+	}
+	if w.Major != c.Major || w.Minor > c.Minor+1 {
+		return fmt.Errorf("spec.topology.version %s skips a minor version from the control plane's %s: upgrade to v%d.%d.x first", want, current, c.Major, c.Minor+1)
+	}
+	return nil
 }

@@ -251,3 +251,27 @@ func TestTemplateRotation(t *testing.T) {
 	g.Expect(md.Object.Name).To(Equal(before.Object.Name))
 	g.Expect(nested(t, md.InfrastructureMachineTemplate, "spec", "template", "spec", "instanceType")).To(Equal("t3.xlarge"))
 }
+
+func TestVersionChecksWithoutAdmission(t *testing.T) {
+	tests := []struct {
+		version string
+		wantErr string
+	}{
+		{"v1.29.9", "is lower than the control plane's version v1.30.0"},
+		{"v1.32.0", "skips a minor version from the control plane's v1.30.0: upgrade to v1.31.x first"},
+		{"v1.30.7", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version, func(t *testing.T) {
+			g := NewWithT(t)
+			bp, cur := upgradeFixture(t, nil)
+			cur.Cluster.Spec.Topology.Version = tt.version
+			_, err := Compute(context.Background(), bp, cur, Options{})
+			if tt.wantErr == "" {
+				g.Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			g.Expect(err).To(MatchError(ContainSubstring(tt.wantErr)))
+		})
+	}
+}
