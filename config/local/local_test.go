@@ -75,7 +75,7 @@ func TestReleaseArtifacts(t *testing.T) {
 	}
 	g.Expect(kinds).To(HaveKeyWithValue("Namespace", 1))
 	g.Expect(kinds).To(HaveKeyWithValue("Deployment", 1))
-	g.Expect(kinds).To(HaveKeyWithValue("CustomResourceDefinition", 4))
+	g.Expect(kinds).To(HaveKeyWithValue("CustomResourceDefinition", 6), "LocalCluster, LocalMachine, LocalMachinePool and their templates")
 	g.Expect(aggregated).To(BeTrue())
 }
 
@@ -150,6 +150,15 @@ func TestClusterTemplates(t *testing.T) {
 				g.Expect(kinds).To(HaveKeyWithValue("KubeadmControlPlane", 1))
 				g.Expect(kinds).To(HaveKeyWithValue("KubeadmConfigTemplate", 1))
 				g.Expect(kinds).NotTo(HaveKey("Secret"))
+				return
+			}
+			if name == "cluster-template-machinepool.yaml" {
+				// The control plane comes from the KubeadmControlPlane; the pool's kubeadm join data is
+				// written in the template, since the kubeadm bootstrap provider does not bootstrap pools.
+				g.Expect(kinds).To(HaveKeyWithValue("KubeadmControlPlane", 1))
+				g.Expect(kinds).To(HaveKeyWithValue("MachinePool", 1))
+				g.Expect(kinds).To(HaveKeyWithValue("LocalMachinePool", 1))
+				g.Expect(kinds).To(HaveKeyWithValue("Secret", 1))
 				return
 			}
 			g.Expect(kinds).To(HaveKeyWithValue("Secret", 2))

@@ -91,6 +91,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 		Watches(&clusterv1.Machine{}, toCluster, builder.WithPredicates(machineCountersChanged())).
 		Watches(&clusterv1.MachineSet{}, toCluster, builder.WithPredicates(machineSetFactsChanged())).
 		Watches(&clusterv1.MachineDeployment{}, toCluster, builder.WithPredicates(machineDeploymentFactsChanged())).
+		Watches(&clusterv1.MachinePool{}, toCluster, builder.WithPredicates(machinePoolFactsChanged())).
 		WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
 		Named("cluster").
@@ -166,10 +167,14 @@ type externalObject struct {
 
 // descendants are the objects that carry the Cluster's cluster-name label, sorted by name.
 type descendants struct {
+	machinePools         []clusterv1.MachinePool
 	machineDeployments   []clusterv1.MachineDeployment
 	machineSets          []clusterv1.MachineSet
 	controlPlaneMachines []clusterv1.Machine
-	workerMachines       []clusterv1.Machine
+	// workerMachines are the worker Machines that do not belong to a MachinePool; machinePoolMachines
+	// those that do, which the Cluster's counters leave out, as upstream v1.10 does.
+	workerMachines      []clusterv1.Machine
+	machinePoolMachines []clusterv1.Machine
 }
 
 // Reconcile brings a Cluster's status, its provider objects' ownership and its kubeconfig up to date, or
@@ -384,6 +389,14 @@ func machineDeploymentFactsChanged() predicate.Predicate {
 		}
 		return ownershipFacts(before) != ownershipFacts(after) || !ptr.Equal(before.Spec.Replicas, after.Spec.Replicas) ||
 			!sameCondition(conditions.GetV1Beta2(before, machineAvailableCondition), conditions.GetV1Beta2(after, machineAvailableCondition))
+	}}
+}
+
+// machinePoolFactsChanged lets through the MachinePool updates that change what the Cluster reads from its
+// MachinePools: labels, the controller owner and deletion.
+func machinePoolFactsChanged() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		return ownershipFacts(e.ObjectOld) != ownershipFacts(e.ObjectNew)
 	}}
 }
 

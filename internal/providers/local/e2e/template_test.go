@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -23,8 +24,9 @@ import (
 // plane Machine and 2 workers and applies it with the core controllers, the kubeadm bootstrap and control
 // plane providers and the local provider running: the Cluster becomes Available, its kubeconfig (written by
 // the KubeadmControlPlane) reaches the workload kube-apiserver run by the control plane Machine, which lists
-// 3 Ready nodes, the KubeadmControlPlane has 1 ready replica, and deleting the Cluster stops its processes
-// and removes its data.
+// 3 Ready nodes, the KubeadmControlPlane has 1 ready replica, the workers carry the labels
+// (kubeletExtraArgs node-labels) and the taint their KubeadmConfigTemplate asks for, and deleting the
+// Cluster stops its processes and removes its data.
 func TestClusterTemplateProvisions(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -36,6 +38,13 @@ func TestClusterTemplateProvisions(t *testing.T) {
 		"CONTROL_PLANE_MACHINE_COUNT": "1", "WORKER_MACHINE_COUNT": "2",
 	})
 	for _, o := range objs {
+		if o.GetKind() == "KubeadmConfigTemplate" {
+			// The workers' node registration, as a user would write it.
+			g.Expect(unstructured.SetNestedField(o.Object, map[string]any{
+				"kubeletExtraArgs": map[string]any{"node-labels": "tier=edge,example.com/pool=md-0"},
+				"taints":           []any{map[string]any{"key": "dedicated", "value": "edge", "effect": "NoSchedule"}},
+			}, "spec", "template", "spec", "joinConfiguration", "nodeRegistration")).To(Succeed())
+		}
 		g.Expect(env.Client.Create(ctx, o)).To(Succeed(), "creating %s %s", o.GetKind(), o.GetName())
 	}
 
@@ -55,9 +64,19 @@ func TestClusterTemplateProvisions(t *testing.T) {
 		nodes, err := wc.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(nodes.Items).To(HaveLen(3))
+		workers := 0
 		for _, n := range nodes.Items {
 			g.Expect(n.Status.Conditions).To(ContainElement(And(HaveField("Type", corev1.NodeReady), HaveField("Status", corev1.ConditionTrue))), "node %s", n.Name)
+			if _, cp := n.Labels["node-role.kubernetes.io/control-plane"]; cp {
+				g.Expect(n.Labels).NotTo(HaveKey("tier"), "node %s", n.Name)
+				continue
+			}
+			workers++
+			g.Expect(n.Labels).To(HaveKeyWithValue("tier", "edge"), "node %s", n.Name)
+			g.Expect(n.Labels).To(HaveKeyWithValue("example.com/pool", "md-0"), "node %s", n.Name)
+			g.Expect(n.Spec.Taints).To(ContainElement(corev1.Taint{Key: "dedicated", Value: "edge", Effect: corev1.TaintEffectNoSchedule}), "node %s", n.Name)
 		}
+		g.Expect(workers).To(Equal(2))
 	}, 2*time.Minute, time.Second).Should(Succeed())
 
 	dir := b.ClusterDir(types.NamespacedName{Namespace: ns, Name: "e2e"})
