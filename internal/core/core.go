@@ -1,6 +1,6 @@
 // Package core wires the Cluster API core controllers — Cluster, Machine, MachineSet, MachineDeployment,
-// MachineHealthCheck, MachinePool, ClusterResourceSet and ClusterResourceSetBinding, and ExtensionConfig behind
-// the RuntimeSDK feature gate —
+// MachineHealthCheck, MachinePool, ClusterResourceSet and ClusterResourceSetBinding, ExtensionConfig behind
+// the RuntimeSDK feature gate, and with the ClusterTopology feature gate ClusterClass and the Cluster topology —
 // and the workload cluster cache into a controller-runtime manager. `capstan manager` runs it; tests and
 // benchmarks use it to run the core in-process.
 package core
@@ -25,6 +25,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/clustercache"
 	"github.com/capstan-dev/capstan/internal/contract"
 	clustercontroller "github.com/capstan-dev/capstan/internal/controllers/cluster"
+	clusterclasscontroller "github.com/capstan-dev/capstan/internal/controllers/clusterclass"
 	crscontroller "github.com/capstan-dev/capstan/internal/controllers/clusterresourceset"
 	crsbcontroller "github.com/capstan-dev/capstan/internal/controllers/clusterresourcesetbinding"
 	extensionconfigcontroller "github.com/capstan-dev/capstan/internal/controllers/extensionconfig"
@@ -33,21 +34,26 @@ import (
 	mhccontroller "github.com/capstan-dev/capstan/internal/controllers/machinehealthcheck"
 	mpcontroller "github.com/capstan-dev/capstan/internal/controllers/machinepool"
 	mscontroller "github.com/capstan-dev/capstan/internal/controllers/machineset"
+	topologycontroller "github.com/capstan-dev/capstan/internal/controllers/topology"
 	"github.com/capstan-dev/capstan/internal/feature"
 	"github.com/capstan-dev/capstan/internal/localnet"
 	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
 	"github.com/capstan-dev/capstan/internal/runtime/registry"
+	"github.com/capstan-dev/capstan/internal/topology"
 )
 
 // Concurrency is how many objects of each kind are reconciled at the same time.
 type Concurrency struct {
 	Cluster, Machine, MachineSet, MachineDeployment, MachineHealthCheck, MachinePool, ClusterResourceSet, ExtensionConfig int
+	// ClusterClass and ClusterTopology are the ClusterClass and topology controllers' (upstream's
+	// --clusterclass-concurrency and --clustertopology-concurrency).
+	ClusterClass, ClusterTopology int
 }
 
 // DefaultConcurrency returns upstream's current defaults.
 func DefaultConcurrency() Concurrency {
 	return Concurrency{Cluster: 50, Machine: 100, MachineSet: 50, MachineDeployment: 50, MachineHealthCheck: 10,
-		MachinePool: 10, ClusterResourceSet: 10, ExtensionConfig: 10}
+		MachinePool: 10, ClusterResourceSet: 10, ExtensionConfig: 10, ClusterClass: 10, ClusterTopology: 10}
 }
 
 // AddFlags registers the --<kind>-concurrency flags.
@@ -57,6 +63,8 @@ func (c *Concurrency) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.MachineSet, "machineset-concurrency", c.MachineSet, "Number of MachineSets to reconcile at the same time.")
 	fs.IntVar(&c.MachineDeployment, "machinedeployment-concurrency", c.MachineDeployment, "Number of MachineDeployments to reconcile at the same time.")
 	fs.IntVar(&c.MachineHealthCheck, "machinehealthcheck-concurrency", c.MachineHealthCheck, "Number of MachineHealthChecks to reconcile at the same time.")
+	fs.IntVar(&c.ClusterClass, "clusterclass-concurrency", c.ClusterClass, "Number of ClusterClasses to reconcile at the same time.")
+	fs.IntVar(&c.ClusterTopology, "clustertopology-concurrency", c.ClusterTopology, "Number of Clusters with a topology to reconcile at the same time.")
 	fs.IntVar(&c.MachinePool, "machinepool-concurrency", c.MachinePool, "Number of MachinePools to reconcile at the same time (with the MachinePool feature gate).")
 	fs.IntVar(&c.ClusterResourceSet, "clusterresourceset-concurrency", c.ClusterResourceSet, "Number of ClusterResourceSets and ClusterResourceSetBindings to reconcile at the same time (with the ClusterResourceSet feature gate).")
 	fs.IntVar(&c.ExtensionConfig, "extensionconfig-concurrency", c.ExtensionConfig, "Number of ExtensionConfigs to reconcile at the same time (with the RuntimeSDK feature gate).")
@@ -86,6 +94,11 @@ type Options struct {
 	// RuntimeExtensionClientCertFile and RuntimeExtensionClientKeyFile are the client certificate presented
 	// to Runtime Extensions (--runtime-extension-client-cert-file, --runtime-extension-client-key-file).
 	RuntimeExtensionClientCertFile, RuntimeExtensionClientKeyFile string
+	// ExternalPatcher runs the external patches of ClusterClasses (Runtime SDK); ClusterClasses with
+	// external patches are reported as not reconcilable without one.
+	ExternalPatcher topology.ExternalPatcher
+	// TopologyHooks are the lifecycle hooks of managed topologies (Runtime SDK); none when nil.
+	TopologyHooks topologycontroller.Hooks
 }
 
 // NewScheme returns the scheme of the core manager: Kubernetes built-in types, apiextensions, and the
@@ -158,6 +171,18 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 				Client: mgr.GetClient(), ClusterCache: cache, WatchFilter: o.WatchFilter,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.MachineHealthCheck, 10)})
 		}},
+	}
+	if o.FeatureGates.Enabled(feature.ClusterTopology) {
+		steps = append(steps, step{"ClusterClass", func() error {
+			return (&clusterclasscontroller.Reconciler{
+				Client: mgr.GetClient(), Contracts: contracts, WatchFilter: o.WatchFilter,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterClass, 10)})
+		}}, step{"topology", func() error {
+			return (&topologycontroller.Reconciler{
+				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilter: o.WatchFilter,
+				ExternalPatcher: o.ExternalPatcher, Hooks: o.TopologyHooks,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterTopology, 10)})
+		}})
 	}
 	if o.FeatureGates.Enabled(feature.MachinePool) {
 		steps = append(steps, step{"MachinePool", func() error {

@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 func install(t *testing.T, ns string) {
 	t.Helper()
 	ctx := context.Background()
-	objs, err := Webhooks().Manifests(env.Scheme, ns)
+	objs, err := Webhooks(nil).Manifests(env.Scheme, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func startManager(t *testing.T, ns string, opts ...func(*webhooks.Options)) *man
 	for _, opt := range opts {
 		opt(&o)
 	}
-	g.Expect(Webhooks().Setup(mgr, o, ns)).To(Succeed())
+	g.Expect(Webhooks(mgr.GetClient()).Setup(mgr, o, ns)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

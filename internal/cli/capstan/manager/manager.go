@@ -114,7 +114,7 @@ func (o *Options) Run(ctx context.Context) error {
 		if o.Webhooks.TLSOpts, err = o.Manager.TLSOptions(); err != nil {
 			return err
 		}
-		if err := corewebhooks.Webhooks().Setup(mgr, o.Webhooks, namespace); err != nil {
+		if err := corewebhooks.Webhooks(mgr.GetClient()).Setup(mgr, o.Webhooks, namespace); err != nil {
 			return fmt.Errorf("setting up the webhooks: %w", err)
 		}
 	}
