@@ -38,9 +38,12 @@ func TestMachineWaitsForItsIPAddressClaims(t *testing.T) {
 			PoolRef: corev1.TypedLocalObjectReference{APIGroup: ptr.To("ipam.cluster.x-k8s.io"), Kind: "InClusterIPPool", Name: "pool"}},
 	}
 	g.Expect(env.Client.Create(ctx, claim)).To(Succeed())
-	unpaused := getMachine(g, m)
-	delete(unpaused.Annotations, clusterv1.PausedAnnotation)
-	g.Expect(env.Client.Update(ctx, unpaused)).To(Succeed())
+	// The controller writes the paused Machine too (finalizer, Paused condition): retry on conflicts.
+	g.Eventually(func(g Gomega) {
+		unpaused := getMachine(g, m)
+		delete(unpaused.Annotations, clusterv1.PausedAnnotation)
+		g.Expect(env.Client.Update(ctx, unpaused)).To(Succeed())
+	}, timeout, interval).Should(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		got := getMachine(g, m)
