@@ -20,6 +20,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
+	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/core"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane"
@@ -66,8 +67,15 @@ func run(m *testing.M) int {
 }
 
 func startManager(ctx context.Context, cfg, workloadCfg *rest.Config) error {
-	scheme, err := controlplane.NewScheme()
+	// The core's kinds and the provider's, in one manager.
+	scheme, err := core.NewScheme()
 	if err != nil {
+		return err
+	}
+	if err := bootstrapv1.AddToScheme(scheme); err != nil {
+		return err
+	}
+	if err := controlplanev1.AddToScheme(scheme); err != nil {
 		return err
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
