@@ -46,7 +46,8 @@ type machine struct {
 	// probeFailures counts the probes in a row that found a ready API server not answering; it stops
 	// being ready at probeFallThreshold (a slow answer on a loaded machine is not a failure).
 	probeFailures int
-	// podStatus remembers the mirror Pods' states last written, by component.
+	// podStatus remembers the mirror Pods' states last written, by component; guarded by the cluster's
+	// nodeOps (only refreshMirrorPods uses it).
 	podStatus map[string]string
 }
 
