@@ -254,7 +254,7 @@ func TestOperator(t *testing.T) {
 				message: "The name cluster-api is the core provider's: use a CoreProvider for it, or another name"},
 			{name: "newcontract", version: "v0.3.0", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "newcontract"}}},
 				condition: operatorv1.PreflightCheckCondition, reason: operatorv1.CAPIVersionIncompatibilityReason,
-				message: "infrastructure-newcontract v0.3.0 follows the v1beta2 contract, but the core provider follows v1beta1: choose a version for v1beta1, or pause the provider (spec.paused: true) while the core changes contract"},
+				message: "Infrastructure-newcontract v0.3.0 follows the v1beta2 contract, but the core provider follows v1beta1: choose a version for v1beta1, or pause the provider (spec.paused: true) while the core changes contract"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
