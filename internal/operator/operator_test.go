@@ -250,6 +250,10 @@ func TestOperator(t *testing.T) {
 			{name: "missing", version: "v9.9.9", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "missing"}}},
 				condition: operatorv1.ProviderInstalledCondition, reason: operatorv1.ComponentsFetchErrorReason,
 				message: "Version v9.9.9 of infrastructure-missing not found in the ConfigMaps of namespace " + ns + " selected by p=missing: use one of v0.1.0"},
+			// A second local provider: refused, and deletable although the first one is in use.
+			{name: "local", version: "v0.1.0", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "missing"}}},
+				condition: operatorv1.PreflightCheckCondition, reason: operatorv1.MoreThanOneProviderInstanceExistsReason,
+				message: "InfrastructureProvider capl-system/local already installs this provider, and a provider can be installed once: delete one of them"},
 			{name: "cluster-api", condition: operatorv1.PreflightCheckCondition, reason: operatorv1.IncorrectCoreProviderNameReason,
 				message: "The name cluster-api is the core provider's: use a CoreProvider for it, or another name"},
 			{name: "newcontract", version: "v0.3.0", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "newcontract"}}},

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
@@ -40,8 +41,9 @@ func TestMain(m *testing.M) {
 		func(e *envtest.Environment) { env = e }))
 }
 
-// install applies the operator's webhook manifests for an operator in namespace ns, limited to ns.
-func install(t *testing.T, ns string) {
+// install applies the operator's webhook manifests for an operator in namespace ns, limited to ns and
+// the namespaces also.
+func install(t *testing.T, ns string, also ...string) {
 	t.Helper()
 	objs, err := Webhooks(nil).Manifests(env.Scheme, ns)
 	if err != nil {
@@ -51,7 +53,8 @@ func install(t *testing.T, ns string) {
 		if vwc, ok := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration); ok {
 			vwc.Name += "-" + ns
 			for i := range vwc.Webhooks {
-				vwc.Webhooks[i].NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}
+				vwc.Webhooks[i].NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+					{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: append([]string{ns}, also...)}}}
 			}
 			t.Cleanup(func() { _ = env.Client.Delete(context.Background(), vwc) })
 		}
@@ -132,7 +135,8 @@ func TestDeletingAProviderInUseIsRefusedAtAdmission(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := env.NewNamespace(t)
-	install(t, ns)
+	other := env.NewNamespace(t)
+	install(t, ns, other)
 	labelProviderCRDs(t)
 	startOperator(t, ns)
 
@@ -144,7 +148,12 @@ func TestDeletingAProviderInUseIsRefusedAtAdmission(t *testing.T) {
 		InfrastructureRef: &corev1.ObjectReference{APIVersion: infrav1.GroupVersion.String(), Kind: "LocalCluster", Name: "demo", Namespace: ns},
 	}}
 	localCluster := &infrav1.LocalCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "demo"}}
-	for _, obj := range []client.Object{core, local, cluster, localCluster} {
+	// What the operator records once it has installed them: clusterctl's inventory.
+	coreRecord := &clusterctlv1.Provider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cluster-api"},
+		ProviderName: "cluster-api", Type: string(clusterctlv1.CoreProviderType), Version: "v0.1.0"}
+	localRecord := &clusterctlv1.Provider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "infrastructure-local"},
+		ProviderName: "local", Type: string(clusterctlv1.InfrastructureProviderType), Version: "v0.1.0"}
+	for _, obj := range []client.Object{core, local, coreRecord, localRecord, cluster, localCluster} {
 		g.Expect(env.Client.Create(ctx, obj)).To(Succeed())
 	}
 
@@ -164,6 +173,12 @@ func TestDeletingAProviderInUseIsRefusedAtAdmission(t *testing.T) {
 	g.Expect(local.DeletionTimestamp).To(BeNil())
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(core), core)).To(Succeed())
 	g.Expect(core.DeletionTimestamp).To(BeNil())
+
+	// A second InfrastructureProvider local, in another namespace, is a duplicate the operator refuses to
+	// install: it installs nothing, so deleting it is admitted although the provider is in use.
+	duplicate := &operatorv1.InfrastructureProvider{ObjectMeta: metav1.ObjectMeta{Namespace: other, Name: "local"}}
+	g.Expect(env.Client.Create(ctx, duplicate)).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, duplicate)).To(Succeed())
 
 	// Once the cluster is gone, the provider is unused: deleting it is admitted, then the core.
 	g.Expect(env.Client.Delete(ctx, cluster)).To(Succeed())
