@@ -84,7 +84,7 @@ build: ## Build the binaries into bin/ (VERSION=v0.1.0 sets their version; git d
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
 .PHONY: run
-run: test-tools build ## The main job: start the embedded management cluster, create the workload cluster "demo" with 2 workers, stay up until Ctrl-C
+run: test-tools build ## The main job: start the embedded management cluster, create the workload cluster "demo" (2 workers) from the ClusterClass "local", stay up until Ctrl-C
 	hack/run.sh
 
 RELEASE_VERSION ?= v0.1.0
