@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -132,6 +133,16 @@ func TestClusterClassLocal(t *testing.T) {
 	}, topologyWait, topologyInterval).Should(Succeed())
 	t.Logf("the upgrade took %s", time.Since(start).Round(time.Second))
 	g.Expect(workersBeforeControlPlane).To(BeEmpty(), "no MachineDeployment took v1.37.1 before the control plane ran it")
+	t.Log("the templates the MachineDeployment uses are still there")
+	mds := &clusterv1.MachineDeploymentList{}
+	g.Expect(env.Client.List(ctx, mds, client.InNamespace(ns), client.MatchingLabels{clusterv1.ClusterNameLabel: "cc"})).To(Succeed())
+	g.Expect(mds.Items).To(HaveLen(1))
+	for _, ref := range []*corev1.ObjectReference{mds.Items[0].Spec.Template.Spec.Bootstrap.ConfigRef, &mds.Items[0].Spec.Template.Spec.InfrastructureRef} {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(ref.APIVersion)
+		u.SetKind(ref.Kind)
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, u)).To(Succeed(), "%s %s", ref.Kind, ref.Name)
+	}
 	g.Eventually(func(g Gomega) {
 		cfg, err := workloadtest.FromKubeconfigSecret(ctx, env.Client, ns, "cc")
 		g.Expect(err).NotTo(HaveOccurred())
@@ -182,8 +193,9 @@ func patchCluster(ctx context.Context, g Gomega, key client.ObjectKey, change fu
 // topologyOperations is the rest of issue 14's check, run with CAPSTAN_E2E_TOPOLOGY=1 (make
 // test-e2e-topology): md-0 scaled to 2 through the topology; a MachineDeployment md-1 added, then given its
 // own workerNodeLabels (the class's patch rotates its KubeadmConfigTemplate and the new worker's Node has
-// the label), then removed (its MachineDeployment and Machines go away); finally, with the Cluster stable,
-// no object of the topology changes for 15 s.
+// the label), changed again (the first template is deleted with the MachineSet that used it), then
+// removed (its MachineDeployment and Machines go away); finally, with the Cluster stable, no object of the
+// topology changes for 15 s.
 func topologyOperations(ctx context.Context, t *testing.T, g Gomega, clusterKey client.ObjectKey) {
 	ns := clusterKey.Namespace
 	mdOf := func(g Gomega, name string) *clusterv1.MachineDeployment {
@@ -243,6 +255,27 @@ func topologyOperations(ctx context.Context, t *testing.T, g Gomega, clusterKey 
 		node, err := wc(g).CoreV1().Nodes().Get(ctx, machines.Items[0].Status.NodeRef.Name, metav1.GetOptions{})
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(node.Labels).To(HaveKeyWithValue("tier", "edge"))
+	}, topologyWait, topologyInterval).Should(Succeed())
+
+	t.Log("md-1's labels changed again: a second rotation; the first template is deleted once no MachineSet uses it")
+	// The MachineDeployment keeps one old MachineSet (revisionHistoryLimit 1), so the template of the first
+	// MachineSet goes when the second rollout deletes that MachineSet.
+	var bootstrapSecond string
+	g.Eventually(func(g Gomega) { bootstrapSecond = mdOf(g, "md-1").Spec.Template.Spec.Bootstrap.ConfigRef.Name }, time.Minute, topologyInterval).Should(Succeed())
+	patchCluster(ctx, g, clusterKey, func(c *clusterv1.Cluster) {
+		c.Spec.Topology.Workers.MachineDeployments[1].Variables.Overrides[0].Value = apiextensionsv1.JSON{Raw: []byte(`"tier=core"`)}
+	})
+	g.Eventually(func(g Gomega) {
+		md := mdOf(g, "md-1")
+		g.Expect(md.Spec.Template.Spec.Bootstrap.ConfigRef.Name).NotTo(Or(Equal(bootstrapBefore), Equal(bootstrapSecond)))
+		g.Expect(running(g, md)).To(BeEquivalentTo(1))
+		first := &unstructured.Unstructured{}
+		first.SetAPIVersion("bootstrap.cluster.x-k8s.io/v1beta1")
+		first.SetKind("KubeadmConfigTemplate")
+		err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: bootstrapBefore}, first)
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the first KubeadmConfigTemplate %s: %v", bootstrapBefore, err)
+		second := first.DeepCopy()
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: bootstrapSecond}, second)).To(Succeed(), "the template of the kept old MachineSet stays")
 	}, topologyWait, topologyInterval).Should(Succeed())
 
 	t.Log("md-1 removed from the topology: its MachineDeployment and Machines are deleted")
