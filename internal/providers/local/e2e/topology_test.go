@@ -307,15 +307,16 @@ func topologyOperations(ctx context.Context, t *testing.T, g Gomega, clusterKey 
 		}
 		return out
 	}
+	// Stable: Available, and nothing written between two looks 5 s apart.
 	var steady map[string]string
 	g.Eventually(func(g Gomega) {
 		c := &clusterv1.Cluster{}
 		g.Expect(env.Client.Get(ctx, clusterKey, c)).To(Succeed())
 		g.Expect(conditions.IsV1Beta2True(c, clusterv1.ClusterAvailableV1Beta2Condition)).To(BeTrue())
-		first := versions(g)
+		previous := steady
 		steady = versions(g)
-		g.Expect(steady).To(Equal(first))
-	}, topologyWait, time.Second).Should(Succeed())
+		g.Expect(steady).To(Equal(previous))
+	}, topologyWait, 5*time.Second).Should(Succeed())
 	g.Consistently(func(g Gomega) {
 		g.Expect(versions(g)).To(Equal(steady))
 	}, 15*time.Second, time.Second).Should(Succeed())
