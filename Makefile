@@ -84,7 +84,7 @@ build: ## Build the binaries into bin/ (VERSION=v0.1.0 sets their version; git d
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
 .PHONY: run
-run: test-tools build ## The main job: start the embedded management cluster, create the workload cluster "demo" with 2 workers, stay up until Ctrl-C
+run: test-tools build ## The main job: start the embedded management cluster, create the workload cluster "demo" (2 workers) from the ClusterClass "local", stay up until Ctrl-C
 	hack/run.sh
 
 RELEASE_VERSION ?= v0.1.0
@@ -136,3 +136,7 @@ bench: test-tools ## Run the Go benchmarks
 .PHONY: test-e2e-rollout
 test-e2e-rollout: test-tools ## Run the long kubeadm control plane end-to-end check: a 3-machine local control plane upgraded, a Machine replaced, scaled down
 	CAPSTAN_E2E_ROLLOUT=1 go test -count=1 -v -timeout 60m -run TestHighlyAvailableControlPlane ./internal/providers/kubeadm/controlplane/e2e/
+
+.PHONY: test-e2e-topology
+test-e2e-topology: test-tools ## Run the long ClusterClass end-to-end check: a Cluster of the class "local" upgraded, scaled, an MD added, re-labelled and removed, then steady
+	CAPSTAN_E2E_TOPOLOGY=1 go test -count=1 -v -timeout 30m -run TestClusterClassLocal ./internal/providers/local/e2e/

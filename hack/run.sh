@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job (`make run`): start the embedded management cluster, install capstan's providers with
-# clusterctl, create the workload cluster "demo" with a control plane machine and two workers, show it, and
-# stay up until Ctrl-C.
+# clusterctl, create the workload cluster "demo" from the local provider's ClusterClass "local" (the topology
+# flavor: a control plane machine and two workers), show it, and stay up until Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$PWD/bin
@@ -34,19 +34,23 @@ trap 'stop; exit 0' INT TERM
 step "Installing the core, the kubeadm bootstrap and control plane and the local infrastructure providers (clusterctl init)"
 "$BIN/clusterctl" init --config "$CONFIG" --infrastructure local --wait-providers
 
-step "Creating the workload cluster \"$CLUSTER\" with a control plane machine and $WORKERS workers"
-"$BIN/clusterctl" generate cluster "$CLUSTER" --config "$CONFIG" --infrastructure local \
+step "Creating the workload cluster \"$CLUSTER\" from the ClusterClass \"local\": a control plane machine and $WORKERS workers"
+# The topology flavor's Cluster names the class; clusterctl adds clusterclass-local.yaml in front unless the
+# class is already in the management cluster.
+"$BIN/clusterctl" generate cluster "$CLUSTER" --config "$CONFIG" --infrastructure local --flavor topology \
   --kubernetes-version "$K8S_VERSION" --worker-machine-count "$WORKERS" | "$BIN/kubectl" apply -f -
 
 step "Waiting until \"$CLUSTER\" is provisioned and its machines are running"
+"$BIN/kubectl" wait "cluster/$CLUSTER" --for=jsonpath='{.status.v1beta2.conditions[?(@.type=="TopologyReconciled")].status}'=True --timeout=5m
 "$BIN/kubectl" wait "cluster/$CLUSTER" --for=jsonpath='{.status.phase}'=Provisioned --timeout=5m
 "$BIN/kubectl" wait machines -l "cluster.x-k8s.io/cluster-name=$CLUSTER" --for=jsonpath='{.status.phase}'=Running --timeout=5m
 # The Cluster sums its workers up a moment after the Machines change.
 "$BIN/kubectl" wait "cluster/$CLUSTER" --for=jsonpath='{.status.v1beta2.conditions[?(@.type=="WorkersAvailable")].status}'=True --timeout=2m
 "$BIN/kubectl" wait "cluster/$CLUSTER" --for=jsonpath='{.status.v1beta2.conditions[?(@.type=="Available")].status}'=True --timeout=3m
 
-step "The KubeadmControlPlane of \"$CLUSTER\""
-"$BIN/kubectl" get kubeadmcontrolplane "$CLUSTER-control-plane"
+step "The ClusterClass, and the KubeadmControlPlane and MachineDeployment the topology controller made for \"$CLUSTER\""
+"$BIN/kubectl" get clusterclass local
+"$BIN/kubectl" get kubeadmcontrolplane,machinedeployment -l "cluster.x-k8s.io/cluster-name=$CLUSTER"
 
 step "clusterctl describe cluster $CLUSTER"
 "$BIN/clusterctl" describe cluster "$CLUSTER"
@@ -69,6 +73,10 @@ The management cluster "$NAME" and the workload cluster "$CLUSTER" are running. 
   $BIN/clusterctl describe cluster $CLUSTER
   $BIN/clusterctl get kubeconfig $CLUSTER > $CLUSTER.kubeconfig
   $BIN/kubectl --kubeconfig $CLUSTER.kubeconfig get nodes
+
+Upgrade it through its topology (the control plane first, then the workers):
+
+  $BIN/kubectl patch cluster $CLUSTER --type merge -p '{"spec":{"topology":{"version":"v1.37.2"}}}'
 
 Press Ctrl-C to stop everything.
 MSG

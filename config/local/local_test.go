@@ -2,6 +2,7 @@ package local_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/capstan-dev/capstan/internal/clusterctl/topologyplan"
 	"github.com/capstan-dev/capstan/internal/providers/local/bootstrapdata"
 	"github.com/capstan-dev/capstan/internal/release"
 )
@@ -94,8 +96,8 @@ func TestClusterTemplates(t *testing.T) {
 		"CONTROL_PLANE_MACHINE_COUNT": "3", "WORKER_MACHINE_COUNT": "2",
 	}
 	for name, data := range files {
-		if !strings.HasPrefix(name, "cluster-template") {
-			continue
+		if !strings.HasPrefix(name, "cluster-template") || name == "cluster-template-topology.yaml" {
+			continue // the topology flavor: TestTopologyFlavor
 		}
 		t.Run(name, func(t *testing.T) {
 			g := NewWithT(t)
@@ -166,4 +168,106 @@ func TestClusterTemplates(t *testing.T) {
 			g.Expect(kinds).NotTo(HaveKey("KubeadmControlPlane"))
 		})
 	}
+}
+
+// The topology flavor and the ClusterClass "local" are published; the flavor's Cluster names the class,
+// and the topology engine computes from them a KubeadmControlPlane whose kube-apiserver enforces the Pod
+// Security Standard of the cluster's variable (the book's patch), machines that boot after
+// machineStartupDelay, and workers with the node labels of workerNodeLabels overridden per
+// MachineDeployment.
+func TestTopologyFlavor(t *testing.T) {
+	g := NewWithT(t)
+	p, err := release.Local()
+	g.Expect(err).NotTo(HaveOccurred())
+	files, err := p.Files("v0.1.0")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(files).To(HaveKey("clusterclass-local.yaml"))
+	g.Expect(files).To(HaveKey("cluster-template-topology.yaml"))
+	g.Expect(files["infrastructure-components.yaml"]).NotTo(ContainSubstring("kind: ClusterClass"), "the class is a file of its own")
+
+	vars := map[string]string{
+		"CLUSTER_NAME": "c1", "NAMESPACE": "ns1", "KUBERNETES_VERSION": "v1.37.1", "WORKER_MACHINE_COUNT": "2",
+		"LOCAL_MACHINE_STARTUP_DELAY": "3s", "POD_SECURITY_STANDARD_ENFORCE": "restricted",
+	}
+	text, err := envsubst.Eval(string(files["cluster-template-topology.yaml"]), func(v string) string { return vars[v] })
+	g.Expect(err).NotTo(HaveOccurred())
+	objs := decode(t, []byte(text))
+	g.Expect(objs).To(HaveLen(1))
+	cluster := objs[0]
+	g.Expect(cluster.GetKind()).To(Equal("Cluster"))
+	class, _, _ := unstructured.NestedString(cluster.Object, "spec", "topology", "class")
+	g.Expect(class).To(Equal("local"), "clusterctl adds clusterclass-%s.yaml", class)
+	// md-0 overrides workerNodeLabels, as a user would.
+	mds, _, _ := unstructured.NestedSlice(cluster.Object, "spec", "topology", "workers", "machineDeployments")
+	g.Expect(mds).To(HaveLen(1))
+	mds[0].(map[string]any)["variables"] = map[string]any{"overrides": []any{map[string]any{"name": "workerNodeLabels", "value": "tier=edge"}}}
+	g.Expect(unstructured.SetNestedSlice(cluster.Object, mds, "spec", "topology", "workers", "machineDeployments")).To(Succeed())
+
+	in := []unstructured.Unstructured{*cluster}
+	for _, o := range decode(t, files["clusterclass-local.yaml"]) {
+		g.Expect(o.GetNamespace()).To(BeEmpty(), "clusterctl puts the class in the target namespace")
+		o.SetNamespace("ns1")
+		in = append(in, *o)
+	}
+	plans, err := topologyplan.Plan(context.Background(), in, "")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(plans).To(HaveLen(1))
+	byKind := map[string][]*unstructured.Unstructured{}
+	for _, c := range plans[0].Changes {
+		g.Expect(c.Action).To(Equal(topologyplan.Created))
+		byKind[c.Object.GetKind()] = append(byKind[c.Object.GetKind()], c.Object)
+	}
+	g.Expect(byKind["LocalCluster"]).To(HaveLen(1))
+	g.Expect(byKind["KubeadmControlPlane"]).To(HaveLen(1))
+	g.Expect(byKind["KubeadmConfigTemplate"]).To(HaveLen(1))
+	g.Expect(byKind["LocalMachineTemplate"]).To(HaveLen(2))
+	g.Expect(byKind["MachineDeployment"]).To(HaveLen(1))
+	g.Expect(byKind["MachineHealthCheck"]).To(HaveLen(2))
+
+	kcp := byKind["KubeadmControlPlane"][0]
+	replicas, _, _ := unstructured.NestedInt64(kcp.Object, "spec", "replicas")
+	g.Expect(replicas).To(BeEquivalentTo(1))
+	args, _, _ := unstructured.NestedStringMap(kcp.Object, "spec", "kubeadmConfigSpec", "clusterConfiguration", "apiServer", "extraArgs")
+	g.Expect(args).To(HaveKeyWithValue("admission-control-config-file", "/etc/kubernetes/kube-apiserver-admission-pss.yaml"))
+	kcpFiles, _, _ := unstructured.NestedSlice(kcp.Object, "spec", "kubeadmConfigSpec", "files")
+	g.Expect(kcpFiles).To(HaveLen(1))
+	content := kcpFiles[0].(map[string]any)["content"].(string)
+	g.Expect(content).To(ContainSubstring(`enforce: "restricted"`))
+	g.Expect(content).To(ContainSubstring("apiVersion: pod-security.admission.config.k8s.io/v1\n"))
+
+	for _, lmt := range byKind["LocalMachineTemplate"] {
+		delay, _, _ := unstructured.NestedString(lmt.Object, "spec", "template", "spec", "startupDelay")
+		g.Expect(delay).To(Equal("3s"), lmt.GetName())
+	}
+	labels, _, _ := unstructured.NestedString(byKind["KubeadmConfigTemplate"][0].Object, "spec", "template", "spec", "joinConfiguration", "nodeRegistration", "kubeletExtraArgs", "node-labels")
+	g.Expect(labels).To(Equal("tier=edge"))
+	mdReplicas, _, _ := unstructured.NestedInt64(byKind["MachineDeployment"][0].Object, "spec", "replicas")
+	g.Expect(mdReplicas).To(BeEquivalentTo(2))
+
+	t.Log("podSecurityStandard.enabled false leaves the API server's admission alone; an unknown level is refused")
+	off := cluster.DeepCopy()
+	vs, _, _ := unstructured.NestedSlice(off.Object, "spec", "topology", "variables")
+	for _, v := range vs {
+		if v.(map[string]any)["name"] == "podSecurityStandard" {
+			v.(map[string]any)["value"].(map[string]any)["enabled"] = false
+		}
+	}
+	g.Expect(unstructured.SetNestedSlice(off.Object, vs, "spec", "topology", "variables")).To(Succeed())
+	in[0] = *off
+	plans, err = topologyplan.Plan(context.Background(), in, "")
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, c := range plans[0].Changes {
+		if c.Object.GetKind() == "KubeadmControlPlane" {
+			g.Expect(unstructured.NestedFieldNoCopy(c.Object.Object, "spec", "kubeadmConfigSpec", "files")).To(BeNil())
+		}
+	}
+	for _, v := range vs {
+		if v.(map[string]any)["name"] == "podSecurityStandard" {
+			v.(map[string]any)["value"].(map[string]any)["enforce"] = "strict"
+		}
+	}
+	g.Expect(unstructured.SetNestedSlice(off.Object, vs, "spec", "topology", "variables")).To(Succeed())
+	in[0] = *off
+	_, err = topologyplan.Plan(context.Background(), in, "")
+	g.Expect(err).To(MatchError(ContainSubstring("podSecurityStandard")))
 }

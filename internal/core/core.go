@@ -35,6 +35,7 @@ import (
 	mpcontroller "github.com/capstan-dev/capstan/internal/controllers/machinepool"
 	mscontroller "github.com/capstan-dev/capstan/internal/controllers/machineset"
 	topologycontroller "github.com/capstan-dev/capstan/internal/controllers/topology"
+	"github.com/capstan-dev/capstan/internal/controllers/topologymachineset"
 	"github.com/capstan-dev/capstan/internal/feature"
 	"github.com/capstan-dev/capstan/internal/localnet"
 	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
@@ -181,6 +182,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 			return (&topologycontroller.Reconciler{
 				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilter: o.WatchFilter,
 				ExternalPatcher: o.ExternalPatcher, Hooks: o.TopologyHooks,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterTopology, 10)})
+		}}, step{"topology/machineset", func() error {
+			return (&topologymachineset.Reconciler{
+				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilter: o.WatchFilter,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterTopology, 10)})
 		}})
 	}

@@ -73,8 +73,8 @@ func TestGitHubRelease(t *testing.T) {
 		sort.Strings(names)
 		g.Expect(names).To(Equal([]string{
 			"bootstrap-components.yaml", "capstan-operator-0.3.0.tgz", "capstan.spdx.json", "checksums.txt", "cluster-template-control-plane.yaml",
-			"cluster-template-machinepool.yaml", "cluster-template.yaml", "clusterctl.yaml", "control-plane-components.yaml",
-			"core-components.yaml",
+			"cluster-template-machinepool.yaml", "cluster-template-topology.yaml", "cluster-template.yaml",
+			"clusterclass-local.yaml", "clusterctl.yaml", "control-plane-components.yaml", "core-components.yaml",
 			"infrastructure-components.yaml", "metadata.yaml", "operator-components.yaml",
 		}))
 	})

@@ -69,6 +69,9 @@ func (c *computation) check() error {
 	if class.Spec.ControlPlane.MachineInfrastructure != nil && c.bp.ControlPlaneMachineInfrastructureTemplate == nil {
 		return fmt.Errorf("the blueprint lacks the control plane machine infrastructure template %s", refString(class.Spec.ControlPlane.MachineInfrastructure.Ref))
 	}
+	if c.topology.Workers != nil && len(c.topology.Workers.MachinePools) > 0 {
+		return errors.New(MachinePoolsNotSupported)
+	}
 	if c.topology.Workers != nil {
 		for _, md := range c.topology.Workers.MachineDeployments {
 			if _, ok := c.mdClass(md.Class); !ok {
@@ -91,6 +94,11 @@ func (c *computation) check() error {
 	c.values = values
 	return nil
 }
+
+// MachinePoolsNotSupported says why a topology with spec.topology.workers.machinePools is refused, by the
+// engine and by admission.
+const MachinePoolsNotSupported = "spec.topology.workers.machinePools: MachinePool topologies are not supported by capstan yet: " +
+	"use machineDeployments, or create the MachinePools without a topology (see docs/machinepools.md)"
 
 func refString(ref *corev1.ObjectReference) string {
 	if ref == nil {

@@ -1,7 +1,11 @@
-// Package topologyplan computes, offline, what the topology controller would do for the Clusters with a
-// topology among a set of objects (`clusterctl alpha topology plan`): it runs the same engine
-// (internal/topology) over the ClusterClasses and templates of the input, with the input's objects as the
-// current state, and reports the objects that would be created, modified or deleted.
+// Package topologyplan computes what the topology controller would do for the Clusters with a topology
+// among a set of objects (`clusterctl alpha topology plan`): it runs the same engine (internal/topology)
+// over the ClusterClasses and templates of the input, with the input's objects as the current state, and
+// reports the objects that would be created, modified or deleted. Online (Options.Client), what the input
+// lacks — the ClusterClass, templates, the objects a Cluster's topology manages, the Clusters using a class
+// or template of the input — is read from a management cluster, a Cluster of the input is applied over the
+// one stored there, and a change of an existing object is found as the controller finds it, with a
+// dry-run server-side apply.
 package topologyplan
 
 import (
@@ -13,9 +17,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/topology"
@@ -63,32 +69,70 @@ func keyOf(u *unstructured.Unstructured, defaultNamespace string) key {
 	return key{u.GroupVersionKind().GroupKind(), ns, u.GetName()}
 }
 
-// Plan computes the plan of the Clusters with a topology in objs (only clusterName, "namespace/name" or
-// "name", when not empty). Objects without a namespace are in "default".
+// Plan computes, offline, the plan of the Clusters with a topology in objs (only clusterName,
+// "namespace/name" or "name", when not empty). Objects without a namespace are in "default".
 func Plan(ctx context.Context, objs []unstructured.Unstructured, clusterName string) ([]ClusterPlan, error) {
-	index := map[key]*unstructured.Unstructured{}
-	var clusters []*clusterv1.Cluster
+	return PlanWith(ctx, objs, clusterName, Options{})
+}
+
+// Options say where a plan reads what its input lacks.
+type Options struct {
+	// Client reads from, and dry-runs applies on, a management cluster; nil plans offline.
+	Client client.Client
+	// Namespace is the namespace of the input's objects without one; "default" when empty.
+	Namespace string
+}
+
+// PlanWith computes the plan of the Clusters with a topology in objs, and online of the Clusters of the
+// management cluster that use a ClusterClass or template of objs (only clusterName when not empty).
+func PlanWith(ctx context.Context, objs []unstructured.Unstructured, clusterName string, o Options) ([]ClusterPlan, error) {
+	defaultNamespace := o.Namespace
+	if defaultNamespace == "" {
+		defaultNamespace = metav1.NamespaceDefault
+	}
+	s := &source{index: map[key]*unstructured.Unstructured{}, client: o.Client}
+	var clusterObjs []*unstructured.Unstructured
 	for i := range objs {
 		u := &objs[i]
 		if u.GetNamespace() == "" {
-			u.SetNamespace("default")
+			u.SetNamespace(defaultNamespace)
 		}
-		index[keyOf(u, "default")] = u
-		if u.GroupVersionKind().GroupKind() == (schema.GroupKind{Group: clusterv1.GroupVersion.Group, Kind: "Cluster"}) {
-			c := &clusterv1.Cluster{}
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, c); err != nil {
-				return nil, fmt.Errorf("reading Cluster %s: %w", u.GetName(), err)
-			}
-			if c.Spec.Topology == nil {
-				continue
-			}
-			if clusterName != "" && clusterName != c.Name && clusterName != c.Namespace+"/"+c.Name {
-				continue
-			}
-			clusters = append(clusters, c)
+		s.index[keyOf(u, defaultNamespace)] = u
+		if u.GroupVersionKind().GroupKind() == clusterGK {
+			clusterObjs = append(clusterObjs, u)
 		}
 	}
+	if s.client != nil {
+		if err := s.applyOverStored(ctx, clusterObjs); err != nil {
+			return nil, err
+		}
+		users, err := s.clustersUsing(ctx, objs)
+		if err != nil {
+			return nil, err
+		}
+		clusterObjs = append(clusterObjs, users...)
+	}
+	var clusters []*clusterv1.Cluster
+	for _, u := range clusterObjs {
+		c := &clusterv1.Cluster{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, c); err != nil {
+			return nil, fmt.Errorf("reading Cluster %s: %w", u.GetName(), err)
+		}
+		if c.Spec.Topology == nil {
+			continue
+		}
+		if clusterName != "" && clusterName != c.Name && clusterName != c.Namespace+"/"+c.Name {
+			continue
+		}
+		clusters = append(clusters, c)
+	}
 	if len(clusters) == 0 {
+		if s.client != nil {
+			if clusterName != "" {
+				return nil, fmt.Errorf("neither the input nor the management cluster has a Cluster %q with spec.topology that uses the input", clusterName)
+			}
+			return nil, fmt.Errorf("the input has no Cluster with spec.topology, and no Cluster of the management cluster uses a ClusterClass or template of the input")
+		}
 		if clusterName != "" {
 			return nil, fmt.Errorf("the input has no Cluster %q with spec.topology", clusterName)
 		}
@@ -96,7 +140,7 @@ func Plan(ctx context.Context, objs []unstructured.Unstructured, clusterName str
 	}
 	var plans []ClusterPlan
 	for _, c := range clusters {
-		p, err := planCluster(ctx, index, c)
+		p, err := s.planCluster(ctx, c)
 		if err != nil {
 			return nil, fmt.Errorf("planning Cluster %s/%s: %w", c.Namespace, c.Name, err)
 		}
@@ -105,24 +149,15 @@ func Plan(ctx context.Context, objs []unstructured.Unstructured, clusterName str
 	return plans, nil
 }
 
-func lookup(index map[key]*unstructured.Unstructured, ref *corev1.ObjectReference, namespace string) *unstructured.Unstructured {
-	if ref == nil {
-		return nil
-	}
-	ns := ref.Namespace
-	if ns == "" {
-		ns = namespace
-	}
-	gk := schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind).GroupKind()
-	return index[key{gk, ns, ref.Name}]
-}
-
-func planCluster(ctx context.Context, index map[key]*unstructured.Unstructured, c *clusterv1.Cluster) (ClusterPlan, error) {
+func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster) (ClusterPlan, error) {
 	plan := ClusterPlan{Cluster: c.Namespace + "/" + c.Name}
 	ns, name := c.GetClassKey()
-	classObj := index[key{schema.GroupKind{Group: clusterv1.GroupVersion.Group, Kind: "ClusterClass"}, ns, name}]
+	classObj, err := s.lookup(ctx, &corev1.ObjectReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "ClusterClass", Name: name}, ns)
+	if err != nil {
+		return plan, err
+	}
 	if classObj == nil {
-		return plan, fmt.Errorf("ClusterClass %s/%s is not in the input", ns, name)
+		return plan, fmt.Errorf("ClusterClass %s/%s is not in the input%s", ns, name, s.orCluster())
 	}
 	class := &clusterv1.ClusterClass{}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(classObj.Object, class); err != nil {
@@ -133,13 +168,15 @@ func planCluster(ctx context.Context, index map[key]*unstructured.Unstructured, 
 		if ref == nil {
 			return nil, nil
 		}
-		u := lookup(index, ref, class.Namespace)
+		u, err := s.lookup(ctx, ref, class.Namespace)
+		if err != nil {
+			return nil, err
+		}
 		if u == nil {
-			return nil, fmt.Errorf("%s %s referenced by ClusterClass %s is not in the input", ref.Kind, ref.Name, class.Name)
+			return nil, fmt.Errorf("%s %s referenced by ClusterClass %s is not in the input%s", ref.Kind, ref.Name, class.Name, s.orCluster())
 		}
 		return u, nil
 	}
-	var err error
 	if bp.InfrastructureClusterTemplate, err = must(class.Spec.Infrastructure.Ref); err != nil {
 		return plan, err
 	}
@@ -162,7 +199,10 @@ func planCluster(ctx context.Context, index map[key]*unstructured.Unstructured, 
 		bp.MachineDeployments[md.Class] = t
 	}
 
-	cur := currentState(index, c)
+	cur, err := s.currentState(ctx, c)
+	if err != nil {
+		return plan, err
+	}
 	desired, err := topology.Compute(ctx, bp, cur, topology.Options{})
 	if err != nil {
 		return plan, err
@@ -198,16 +238,26 @@ func planCluster(ctx context.Context, index map[key]*unstructured.Unstructured, 
 			strings.Join(desired.Upgrade.MachineDeploymentsPendingUpgrade, ", ")))
 	}
 
+	var addErr error
 	add := func(obj *unstructured.Unstructured) {
-		if obj == nil {
+		if obj == nil || addErr != nil {
 			return
 		}
-		current := index[keyOf(obj, c.Namespace)]
+		current, err := s.lookup(ctx, &corev1.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Name: obj.GetName()}, c.Namespace)
+		if err != nil {
+			addErr = err
+			return
+		}
 		if current == nil {
 			plan.Changes = append(plan.Changes, Change{Action: Created, Object: obj})
 			return
 		}
-		if diff := objectDiff(current, obj); diff != "" {
+		diff, err := s.diff(ctx, current, obj)
+		if err != nil {
+			addErr = err
+			return
+		}
+		if diff != "" {
 			plan.Changes = append(plan.Changes, Change{Action: Modified, Object: obj, Diff: diff})
 		}
 	}
@@ -231,6 +281,9 @@ func planCluster(ctx context.Context, index map[key]*unstructured.Unstructured, 
 			add(typed(md.MachineHealthCheck))
 		}
 	}
+	if addErr != nil {
+		return plan, addErr
+	}
 	keep := map[string]bool{}
 	for _, md := range c.Spec.Topology.Workers.MachineDeployments {
 		keep[md.Name] = true
@@ -243,18 +296,29 @@ func planCluster(ctx context.Context, index map[key]*unstructured.Unstructured, 
 	return plan, nil
 }
 
-// currentState finds the Cluster's managed objects in the input.
-func currentState(index map[key]*unstructured.Unstructured, c *clusterv1.Cluster) *topology.Current {
+// currentState finds the Cluster's managed objects in the input, and online in the management cluster.
+func (s *source) currentState(ctx context.Context, c *clusterv1.Cluster) (*topology.Current, error) {
 	cur := &topology.Current{Cluster: c, MachineDeployments: map[string]*topology.MachineDeploymentState{}}
-	cur.InfrastructureCluster = lookup(index, c.Spec.InfrastructureRef, c.Namespace)
-	cur.ControlPlane.Object = lookup(index, c.Spec.ControlPlaneRef, c.Namespace)
+	var err error
+	if cur.InfrastructureCluster, err = s.lookup(ctx, c.Spec.InfrastructureRef, c.Namespace); err != nil {
+		return nil, err
+	}
+	if cur.ControlPlane.Object, err = s.lookup(ctx, c.Spec.ControlPlaneRef, c.Namespace); err != nil {
+		return nil, err
+	}
 	if cp := cur.ControlPlane.Object; cp != nil {
 		if m, ok, _ := unstructured.NestedStringMap(cp.Object, "spec", "machineTemplate", "infrastructureRef"); ok {
-			cur.ControlPlane.InfrastructureMachineTemplate = lookup(index, &corev1.ObjectReference{APIVersion: m["apiVersion"], Kind: m["kind"], Name: m["name"]}, c.Namespace)
+			ref := &corev1.ObjectReference{APIVersion: m["apiVersion"], Kind: m["kind"], Name: m["name"]}
+			if cur.ControlPlane.InfrastructureMachineTemplate, err = s.lookup(ctx, ref, c.Namespace); err != nil {
+				return nil, err
+			}
 		}
 	}
-	for _, u := range index {
-		if u.GroupVersionKind().GroupKind() != (schema.GroupKind{Group: clusterv1.GroupVersion.Group, Kind: "MachineDeployment"}) ||
+	if err := s.listMachineDeployments(ctx, c); err != nil {
+		return nil, err
+	}
+	for _, u := range s.index {
+		if u == nil || u.GroupVersionKind().GroupKind() != mdGK ||
 			u.GetNamespace() != c.Namespace || u.GetLabels()[clusterv1.ClusterNameLabel] != c.Name {
 			continue
 		}
@@ -266,13 +330,16 @@ func currentState(index map[key]*unstructured.Unstructured, c *clusterv1.Cluster
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, md); err != nil {
 			continue
 		}
-		cur.MachineDeployments[topoName] = &topology.MachineDeploymentState{
-			Object:                        md,
-			BootstrapTemplate:             lookup(index, md.Spec.Template.Spec.Bootstrap.ConfigRef, c.Namespace),
-			InfrastructureMachineTemplate: lookup(index, &md.Spec.Template.Spec.InfrastructureRef, c.Namespace),
+		state := &topology.MachineDeploymentState{Object: md}
+		if state.BootstrapTemplate, err = s.lookup(ctx, md.Spec.Template.Spec.Bootstrap.ConfigRef, c.Namespace); err != nil {
+			return nil, err
 		}
+		if state.InfrastructureMachineTemplate, err = s.lookup(ctx, &md.Spec.Template.Spec.InfrastructureRef, c.Namespace); err != nil {
+			return nil, err
+		}
+		cur.MachineDeployments[topoName] = state
 	}
-	return cur
+	return cur, nil
 }
 
 func typed(obj runtime.Object) *unstructured.Unstructured {

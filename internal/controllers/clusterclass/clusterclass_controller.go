@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -67,8 +68,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			reterr = errors.Join(reterr, err)
 		}
 	}()
+	if len(facts.refErrs) > 0 {
+		// The templates are often created right after the class (clusterclass-*.yaml lists the class
+		// first), and nothing else wakes this controller: look again, as upstream's error backoff does.
+		return ctrl.Result{RequeueAfter: missingTemplateRequeue}, facts.internalErr
+	}
 	return ctrl.Result{}, facts.internalErr
 }
+
+// missingTemplateRequeue is how soon a class whose templates cannot be used is checked again.
+const missingTemplateRequeue = 5 * time.Second
 
 // facts are what a reconcile found, from which the status is computed.
 type facts struct {

@@ -82,8 +82,10 @@ func TestReconcileClusterClass(t *testing.T) {
 			objs = append(objs, class)
 			c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).WithStatusSubresource(class).Build()
 			r := &Reconciler{Client: c, Contracts: &contract.Resolver{Client: c}}
-			_, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(class)})
+			res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(class)})
 			g.Expect(err).NotTo(HaveOccurred())
+			// A class waiting for its templates is looked at again: nothing else wakes the controller.
+			g.Expect(res.RequeueAfter > 0).To(Equal(tt.wantRefs == metav1.ConditionFalse))
 			got := &clusterv1.ClusterClass{}
 			g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(class), got)).To(Succeed())
 			g.Expect(got.Spec.ControlPlane.Ref.APIVersion).To(Equal(tt.wantCPAPI))

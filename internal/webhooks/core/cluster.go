@@ -55,6 +55,10 @@ func (w Cluster) validate(ctx context.Context, old, c *clusterv1.Cluster) (admis
 	if old != nil && old.Spec.Topology != nil {
 		errs = append(errs, validateVersionChange(old.Spec.Topology.Version, t.Version, path.Child("version"))...)
 	}
+	if t.Workers != nil && len(t.Workers.MachinePools) > 0 {
+		errs = append(errs, field.Forbidden(path.Child("workers", "machinePools"),
+			"MachinePool topologies are not supported by capstan yet: use machineDeployments, or create the MachinePools without a topology (see docs/machinepools.md)"))
+	}
 	if w.Client == nil {
 		return nil, invalid("Cluster", c.Name, errs)
 	}

@@ -82,6 +82,13 @@ func TestTopologyAdmission(t *testing.T) {
 		Spec: clusterv1.ClusterSpec{Topology: &clusterv1.Topology{Class: "class", Version: "v1.30.0"}}})
 	g.Expect(err).To(MatchError(ContainSubstring(`required variable "replicasHint" is not set`)))
 
+	// MachinePool topologies are refused with a message saying what to do instead.
+	pools := topologyCluster(ns, "pools", "v1.30.0", `3`)
+	pools.Spec.Topology.Workers.MachinePools = []clusterv1.MachinePoolTopology{{Class: "default-worker", Name: "mp-0"}}
+	err = env.Client.Create(ctx, pools)
+	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
+	g.Expect(err.Error()).To(And(ContainSubstring("spec.topology.workers.machinePools"), ContainSubstring("MachinePool topologies are not supported by capstan yet: use machineDeployments")))
+
 	cluster := topologyCluster(ns, "good", "v1.30.0", `3`)
 	g.Expect(env.Client.Create(ctx, cluster)).To(Succeed())
 

@@ -1,7 +1,7 @@
 // Package alpha implements `clusterctl alpha`, the commands of features in alpha: `alpha rollout restart`,
 // `alpha rollout pause` and `alpha rollout resume`, which restart, pause and resume the rollout of a
-// MachineDeployment, and `alpha topology plan`, which shows offline what the topology controller would do
-// for Clusters with a ClusterClass.
+// MachineDeployment, and `alpha topology plan`, which shows what the topology controller would do for
+// Clusters with a ClusterClass, offline or with what the input lacks read from a management cluster.
 package alpha
 
 import (
@@ -25,6 +25,6 @@ func newCommand(streams iostreams.Streams, deps *clusterctlcli.Deps, now func() 
 		Long:  "These commands correspond to alpha features in clusterctl.",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newRolloutCommand(streams, deps, now), newTopologyCommand(streams))
+	cmd.AddCommand(newRolloutCommand(streams, deps, now), newTopologyCommand(streams, deps))
 	return cmd
 }

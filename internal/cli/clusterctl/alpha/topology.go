@@ -11,20 +11,26 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/topologyplan"
 )
 
 type topologyPlanOptions struct {
-	files   []string
-	cluster string
-	outDir  string
+	kubeconfig cluster.Kubeconfig
+	files      []string
+	cluster    string
+	namespace  string
+	outDir     string
 }
 
-func newTopologyCommand(streams iostreams.Streams) *cobra.Command {
+func newTopologyCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "topology",
 		Short: "Commands for ClusterClass based clusters.",
@@ -36,29 +42,45 @@ func newTopologyCommand(streams iostreams.Streams) *cobra.Command {
 		Short: "List the changes to clusters that use managed topologies for a given input.",
 		Long: `Provide a list of objects (ClusterClasses, their templates, Clusters and the objects the topology
 manages) and show the changes the topology controller would make: which objects it would create, modify
-or delete. The plan is computed offline, by the same engine as the controller, with the objects of the
-input as the current state.`,
+or delete, computed by the same engine as the controller.
+
+When a management cluster with Cluster API is reachable (--kubeconfig, or the default kubeconfig), what
+the input lacks is read from it: the ClusterClass and templates of a Cluster, the objects its topology
+manages, and the Clusters that use a ClusterClass or template of the input. A Cluster of the input is
+applied over the one in the management cluster, and a change of an existing object is found with a
+dry-run apply, as the controller finds it. Nothing is written. Without a management cluster the plan is
+computed offline, with the objects of the input as the current state.`,
 		Example: `  # List the objects a new Cluster from a ClusterClass gets.
   clusterctl alpha topology plan -f clusterclass.yaml -f cluster.yaml -o output/
 
   # Only for one Cluster of the input.
-  clusterctl alpha topology plan -f input.yaml -c default/my-cluster -o output/`,
+  clusterctl alpha topology plan -f input.yaml -c default/my-cluster -o output/
+
+  # What changing a running Cluster's version would do (the rest is read from the management cluster).
+  kubectl get cluster my-cluster -o yaml | sed 's/version: v1.36.3/version: v1.37.1/' > cluster.yaml
+  clusterctl alpha topology plan -f cluster.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTopologyPlan(cmd.Context(), streams, o)
+			return runTopologyPlan(cmd.Context(), streams, deps, o)
 		},
 	}
+	clusterctlcli.AddKubeconfigFlags(plan.Flags(), &o.kubeconfig, "Path to the kubeconfig for the management cluster. If unspecified, default discovery rules apply.")
 	plan.Flags().StringArrayVarP(&o.files, "file", "f", nil, "path to an input file with the objects to plan with (ClusterClasses, templates, Clusters); repeat for more files")
 	plan.Flags().StringVarP(&o.cluster, "cluster", "c", "", "name (or namespace/name) of the Cluster to plan for; every Cluster with a topology in the input when empty")
+	plan.Flags().StringVarP(&o.namespace, "namespace", "n", "", "namespace of the input's objects that have none; the management cluster's current namespace (online) or default when empty")
 	plan.Flags().StringVarP(&o.outDir, "output-directory", "o", "", "directory to write the created and modified objects and their diffs to")
 	_ = plan.MarkFlagRequired("file")
 	cmd.AddCommand(plan)
 	return cmd
 }
 
-func runTopologyPlan(ctx context.Context, streams iostreams.Streams, o *topologyPlanOptions) error {
+func runTopologyPlan(ctx context.Context, streams iostreams.Streams, deps *clusterctlcli.Deps, o *topologyPlanOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	planOpts, err := managementCluster(ctx, streams, deps, o)
+	if err != nil {
+		return err
 	}
 	var objs []unstructured.Unstructured
 	for _, f := range o.files {
@@ -72,7 +94,7 @@ func runTopologyPlan(ctx context.Context, streams iostreams.Streams, o *topology
 		}
 		objs = append(objs, parsed...)
 	}
-	plans, err := topologyplan.Plan(ctx, objs, o.cluster)
+	plans, err := topologyplan.PlanWith(ctx, objs, o.cluster, planOpts)
 	if err != nil {
 		return err
 	}
@@ -128,4 +150,32 @@ func runTopologyPlan(ctx context.Context, streams iostreams.Streams, o *topology
 	fmt.Fprintf(streams.Out, "\nCreated objects are written to directory %q\n", filepath.Join(o.outDir, "created"))
 	fmt.Fprintf(streams.Out, "Modified objects are written to directory %q\n", filepath.Join(o.outDir, "modified"))
 	return nil
+}
+
+// managementCluster returns the plan's options: online when a management cluster with Cluster API
+// answers. A kubeconfig named with --kubeconfig must work; without it, a missing or unreachable default
+// kubeconfig, or a cluster without Cluster API, means an offline plan.
+func managementCluster(ctx context.Context, streams iostreams.Streams, deps *clusterctlcli.Deps, o *topologyPlanOptions) (topologyplan.Options, error) {
+	offline := topologyplan.Options{Namespace: o.namespace}
+	if deps == nil || deps.ManagementCluster == nil {
+		return offline, nil
+	}
+	explicit := o.kubeconfig.Path != ""
+	c, namespace, err := deps.ObjectClient(ctx, o.kubeconfig, o.namespace)
+	if err != nil {
+		if explicit {
+			return offline, fmt.Errorf("reading the management cluster: %w", err)
+		}
+		return offline, nil
+	}
+	classes := &unstructured.UnstructuredList{}
+	classes.SetGroupVersionKind(clusterv1.GroupVersion.WithKind("ClusterClassList"))
+	if err := c.List(ctx, classes, client.Limit(1)); err != nil {
+		if explicit {
+			return offline, fmt.Errorf("the management cluster (%s) does not serve ClusterClasses: install Cluster API with clusterctl init, or plan offline without --kubeconfig: %w", o.kubeconfig.Path, err)
+		}
+		return offline, nil
+	}
+	fmt.Fprintln(streams.ErrOut, "Detected a cluster with Cluster API installed. Will use it to fetch missing objects.")
+	return topologyplan.Options{Client: c, Namespace: namespace}, nil
 }

@@ -15,7 +15,7 @@ func TestTopologyPlanOfTheBookExample(t *testing.T) {
 	g := NewWithT(t)
 	out := &bytes.Buffer{}
 	dir := t.TempDir()
-	cmd := newTopologyCommand(iostreams.Streams{In: &bytes.Buffer{}, Out: out, ErrOut: &bytes.Buffer{}})
+	cmd := newTopologyCommand(iostreams.Streams{In: &bytes.Buffer{}, Out: out, ErrOut: &bytes.Buffer{}}, nil)
 	cmd.SetArgs([]string{"plan", "-f", "testdata/topology-plan.yaml", "-o", dir})
 	g.Expect(cmd.Execute()).To(Succeed())
 	text := out.String()
@@ -46,7 +46,7 @@ func TestTopologyPlanErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			cmd := newTopologyCommand(iostreams.Streams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
+			cmd := newTopologyCommand(iostreams.Streams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, nil)
 			cmd.SetArgs(tt.args)
 			cmd.SilenceUsage, cmd.SilenceErrors = true, true
 			g.Expect(cmd.Execute()).To(MatchError(ContainSubstring(tt.wantErr)))
