@@ -22,7 +22,6 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/contract"
-	"github.com/capstan-dev/capstan/internal/controllers/machineset"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
@@ -73,7 +72,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorderFor("machinedeployment-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
 	}
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.MachineSet{}, MachineSetControllerIndex, machineset.ControllerUID); err != nil {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.MachineSet{}, MachineSetControllerIndex, reconciler.ControllerUID); err != nil {
 		return fmt.Errorf("indexing MachineSets by controller: %w", err)
 	}
 	err := ctrl.NewControllerManagedBy(mgr).

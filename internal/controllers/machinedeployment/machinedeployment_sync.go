@@ -22,8 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/controllers/machineset"
 	"github.com/capstan-dev/capstan/internal/external"
+	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
 // missingTemplateRequeue is how often a MachineDeployment whose templates do not exist checks again;
@@ -250,7 +250,7 @@ func newMachineSetReason(s *scope) string {
 		return "no MachineSet exists"
 	}
 	newest := s.machineSets[len(s.machineSets)-1]
-	if diffs := machineset.TemplateDiff(&newest.Spec.Template, &s.md.Spec.Template); len(diffs) > 0 {
+	if diffs := rollout.TemplateDiff(&newest.Spec.Template, &s.md.Spec.Template); len(diffs) > 0 {
 		return fmt.Sprintf("MachineSet %s: %s", newest.Name, strings.Join(diffs, ", "))
 	}
 	if s.md.Spec.RolloutAfter != nil {

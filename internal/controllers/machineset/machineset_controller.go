@@ -80,7 +80,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorderFor("machineset-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
 	}
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.Machine{}, MachineControllerIndex, ControllerUID); err != nil {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.Machine{}, MachineControllerIndex, reconciler.ControllerUID); err != nil {
 		return fmt.Errorf("indexing Machines by controller: %w", err)
 	}
 	err := ctrl.NewControllerManagedBy(mgr).
@@ -116,14 +116,6 @@ func (r *Reconciler) recorder() record.EventRecorder {
 		return &record.FakeRecorder{}
 	}
 	return r.Recorder
-}
-
-// ControllerUID is an index function returning the UID of an object's controller, if any.
-func ControllerUID(obj client.Object) []string {
-	if ref := metav1.GetControllerOf(obj); ref != nil {
-		return []string{string(ref.UID)}
-	}
-	return nil
 }
 
 // Reconcile brings one MachineSet closer to its spec.
