@@ -132,3 +132,7 @@ fuzz: ## Run each Go fuzz test for FUZZTIME (default 1m); `make test` runs only 
 .PHONY: bench
 bench: test-tools ## Run the Go benchmarks
 	go test -run '^$$' -bench . -benchmem -timeout $(GO_TEST_TIMEOUT) ./...
+
+.PHONY: test-e2e-rollout
+test-e2e-rollout: test-tools ## Run the long kubeadm control plane end-to-end check: a 3-machine local control plane upgraded, a Machine replaced, scaled down
+	CAPSTAN_E2E_ROLLOUT=1 go test -count=1 -v -timeout 60m -run TestHighlyAvailableControlPlane ./internal/providers/kubeadm/controlplane/e2e/

@@ -8,7 +8,7 @@ BIN=$PWD/bin
 NAME=${CAPSTAN_NAME:-default}
 CLUSTER=${CLUSTER_NAME:-demo}
 WORKERS=${WORKER_MACHINE_COUNT:-2}
-K8S_VERSION=${KUBERNETES_VERSION:-v1.31.0}
+K8S_VERSION=${KUBERNETES_VERSION:-v1.37.1}
 
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 
@@ -31,7 +31,7 @@ stop() {
 }
 trap 'stop; exit 0' INT TERM
 
-step "Installing the core, the kubeadm bootstrap and the local infrastructure providers (clusterctl init)"
+step "Installing the core, the kubeadm bootstrap and control plane and the local infrastructure providers (clusterctl init)"
 "$BIN/clusterctl" init --config "$CONFIG" --infrastructure local --wait-providers
 
 step "Creating the workload cluster \"$CLUSTER\" with a control plane machine and $WORKERS workers"
@@ -43,6 +43,10 @@ step "Waiting until \"$CLUSTER\" is provisioned and its machines are running"
 "$BIN/kubectl" wait machines -l "cluster.x-k8s.io/cluster-name=$CLUSTER" --for=jsonpath='{.status.phase}'=Running --timeout=5m
 # The Cluster sums its workers up a moment after the Machines change.
 "$BIN/kubectl" wait "cluster/$CLUSTER" --for=jsonpath='{.status.v1beta2.conditions[?(@.type=="WorkersAvailable")].status}'=True --timeout=2m
+"$BIN/kubectl" wait "cluster/$CLUSTER" --for=jsonpath='{.status.v1beta2.conditions[?(@.type=="Available")].status}'=True --timeout=3m
+
+step "The KubeadmControlPlane of \"$CLUSTER\""
+"$BIN/kubectl" get kubeadmcontrolplane "$CLUSTER-control-plane"
 
 step "clusterctl describe cluster $CLUSTER"
 "$BIN/clusterctl" describe cluster "$CLUSTER"

@@ -17,9 +17,20 @@ import (
 //go:embed bases/*.yaml
 var bases embed.FS
 
-// Core returns the CRDs of the cluster.x-k8s.io group, sorted by name.
+// Core returns the CRDs of the core provider, sorted by name: the cluster.x-k8s.io group, and the
+// addons.cluster.x-k8s.io (ClusterResourceSet) and ipam.cluster.x-k8s.io (IPAddress, IPAddressClaim) groups,
+// which upstream's core components install too.
 func Core() ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	return load(func(name string) bool { return strings.HasPrefix(name, "cluster.x-k8s.io_") })
+	return load(func(name string) bool {
+		return strings.HasPrefix(name, "cluster.x-k8s.io_") || strings.HasPrefix(name, "addons.cluster.x-k8s.io_") ||
+			strings.HasPrefix(name, "ipam.cluster.x-k8s.io_")
+	})
+}
+
+// Runtime returns the CRDs of the runtime.cluster.x-k8s.io group (ExtensionConfig), which the core
+// provider installs with its own, as upstream's does.
+func Runtime() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return load(func(name string) bool { return strings.HasPrefix(name, "runtime.cluster.x-k8s.io_") })
 }
 
 // Clusterctl returns clusterctl's own CRDs (the inventory Provider CRD).

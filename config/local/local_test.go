@@ -75,7 +75,7 @@ func TestReleaseArtifacts(t *testing.T) {
 	}
 	g.Expect(kinds).To(HaveKeyWithValue("Namespace", 1))
 	g.Expect(kinds).To(HaveKeyWithValue("Deployment", 1))
-	g.Expect(kinds).To(HaveKeyWithValue("CustomResourceDefinition", 4))
+	g.Expect(kinds).To(HaveKeyWithValue("CustomResourceDefinition", 6), "LocalCluster, LocalMachine, LocalMachinePool and their templates")
 	g.Expect(aggregated).To(BeTrue())
 }
 
@@ -122,12 +122,45 @@ func TestClusterTemplates(t *testing.T) {
 				if o.GetKind() == "MachineDeployment" && !strings.HasSuffix(o.GetName(), "control-plane") {
 					replicas, _, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "replicas")
 					g.Expect(replicas).To(BeEquivalentTo(2))
+					if name == "cluster-template.yaml" {
+						// The workers' KubeadmConfigs come from a KubeadmConfigTemplate; the references
+						// and the strategy carry what upstream's webhooks would default.
+						ref, _, _ := unstructured.NestedStringMap(o.Object, "spec", "template", "spec", "bootstrap", "configRef")
+						g.Expect(ref).To(HaveKeyWithValue("kind", "KubeadmConfigTemplate"))
+						g.Expect(ref).To(HaveKeyWithValue("namespace", "ns1"))
+						strategy, _, _ := unstructured.NestedString(o.Object, "spec", "strategy", "type")
+						g.Expect(strategy).To(Equal("RollingUpdate"))
+						continue
+					}
 					secret, _, _ := unstructured.NestedString(o.Object, "spec", "template", "spec", "bootstrap", "dataSecretName")
 					g.Expect(secret).To(Equal("c1-bootstrap"))
+				}
+				if o.GetKind() == "KubeadmControlPlane" {
+					replicas, _, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "replicas")
+					g.Expect(replicas).To(BeEquivalentTo(3))
+					version, _, _ := unstructured.NestedString(o.Object, "spec", "version")
+					g.Expect(version).To(Equal("v1.37.1"))
+					ns, _, _ := unstructured.NestedString(o.Object, "spec", "machineTemplate", "infrastructureRef", "namespace")
+					g.Expect(ns).To(Equal("ns1"))
 				}
 			}
 			g.Expect(kinds).To(HaveKeyWithValue("Cluster", 1))
 			g.Expect(kinds).To(HaveKeyWithValue("LocalCluster", 1))
+			if name == "cluster-template.yaml" {
+				g.Expect(kinds).To(HaveKeyWithValue("KubeadmControlPlane", 1))
+				g.Expect(kinds).To(HaveKeyWithValue("KubeadmConfigTemplate", 1))
+				g.Expect(kinds).NotTo(HaveKey("Secret"))
+				return
+			}
+			if name == "cluster-template-machinepool.yaml" {
+				// The control plane comes from the KubeadmControlPlane; the pool's kubeadm join data is
+				// written in the template, since the kubeadm bootstrap provider does not bootstrap pools.
+				g.Expect(kinds).To(HaveKeyWithValue("KubeadmControlPlane", 1))
+				g.Expect(kinds).To(HaveKeyWithValue("MachinePool", 1))
+				g.Expect(kinds).To(HaveKeyWithValue("LocalMachinePool", 1))
+				g.Expect(kinds).To(HaveKeyWithValue("Secret", 1))
+				return
+			}
 			g.Expect(kinds).To(HaveKeyWithValue("Secret", 2))
 			g.Expect(kinds).NotTo(HaveKey("KubeadmControlPlane"))
 		})

@@ -144,6 +144,7 @@ func New(mgr ctrl.Manager, opts Options) (*ClusterCache, error) {
 
 func (cc *ClusterCache) init() {
 	cc.initOnce.Do(func() {
+		registerClusterCacheMetrics()
 		cc.opts = cc.Options.withDefaults()
 		cc.ctx, cc.cancel = context.WithCancel(context.Background())
 		cc.accessors = map[client.ObjectKey]*accessor{}
@@ -328,6 +329,7 @@ func (cc *ClusterCache) forget(cluster client.ObjectKey) bool {
 	cc.mu.Lock()
 	delete(cc.accessors, cluster)
 	cc.mu.Unlock()
+	forgetMetrics(cluster)
 	if dropped {
 		cc.notifyListeners(cluster)
 	}

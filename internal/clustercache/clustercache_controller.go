@@ -68,8 +68,9 @@ func (cc *ClusterCache) stopAll() {
 	accessors := cc.accessors
 	cc.accessors = map[client.ObjectKey]*accessor{}
 	cc.mu.Unlock()
-	for _, acc := range accessors {
+	for key, acc := range accessors {
 		acc.disconnect()
+		forgetMetrics(key)
 	}
 }
 
@@ -175,6 +176,7 @@ func (cc *ClusterCache) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		}
 		log.Info("Reconnecting to the workload cluster: its kubeconfig changed", "Secret", klogRef(secretKey))
 		acc.disconnect()
+		recordConnection(key, false)
 		cc.notifyListeners(key)
 		connected = false
 		kubeconfig = data

@@ -30,6 +30,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
+	"github.com/capstan-dev/capstan/internal/test/scrape"
 )
 
 var env *envtest.Environment
@@ -199,10 +200,18 @@ func TestDropsTheConnection(t *testing.T) {
 		key := createCluster(t, ns, "workload", env.Config)
 		g.Eventually(func() bool { return cc.Health(key).Connected }, 30*time.Second, 100*time.Millisecond).Should(BeTrue())
 
+		labels := map[string]string{"cluster_name": key.Name, "cluster_namespace": key.Namespace}
+		g.Expect(metric("capi_cluster_cache_connection_up", labels)()).To(Equal(1.0))
+
 		g.Expect(env.Client.Delete(ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: key.Name}})).To(Succeed())
 		g.Eventually(func() bool { return cc.lookup(key) == nil }, 30*time.Second, 100*time.Millisecond).Should(BeTrue())
 		_, err := cc.GetClient(ctx, key)
 		g.Expect(errors.Is(err, ErrClusterNotConnected)).To(BeTrue())
+		for _, name := range []string{"capi_cluster_cache_connection_up", "capi_cluster_cache_healthcheck", "capi_cluster_cache_healthchecks_total"} {
+			series, err := scrape.Series(name, labels)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(series).To(BeEmpty(), "a deleted Cluster's series are gone from %s", name)
+		}
 	})
 
 	t.Run("when the kubeconfig Secret is deleted", func(t *testing.T) {
@@ -409,6 +418,11 @@ func TestHealthProbeDropsAndRecreatesTheConnection(t *testing.T) {
 	g.Eventually(func() bool { return cc.Health(key).Connected }, 30*time.Second, 50*time.Millisecond).Should(BeTrue())
 	before, err := cc.GetClient(ctx, key)
 	g.Expect(err).NotTo(HaveOccurred())
+	// The metrics say so, as upstream's name them.
+	labels := map[string]string{"cluster_name": key.Name, "cluster_namespace": key.Namespace}
+	g.Eventually(metric("capi_cluster_cache_connection_up", labels)).Should(Equal(1.0))
+	g.Eventually(metric("capi_cluster_cache_healthcheck", labels)).Should(Equal(1.0))
+	g.Eventually(metric("capi_cluster_cache_healthchecks_total", withStatus(labels, "success"))).Should(BeNumerically(">", 0))
 
 	p.setCut(true)
 	g.Eventually(func() bool {
@@ -421,6 +435,9 @@ func TestHealthProbeDropsAndRecreatesTheConnection(t *testing.T) {
 		defer acc.mu.RUnlock()
 		return acc.conn == nil
 	}, 10*time.Second, 50*time.Millisecond).Should(BeTrue(), "enough failed probes drop the connection")
+	g.Expect(metric("capi_cluster_cache_healthchecks_total", withStatus(labels, "error"))()).To(BeNumerically(">=", 3))
+	g.Expect(metric("capi_cluster_cache_healthcheck", labels)()).To(Equal(0.0))
+	g.Expect(metric("capi_cluster_cache_connection_up", labels)()).To(Equal(0.0))
 
 	p.setCut(false)
 	g.Eventually(func() bool {
@@ -428,6 +445,31 @@ func TestHealthProbeDropsAndRecreatesTheConnection(t *testing.T) {
 		return err == nil && after != before
 	}, 30*time.Second, 50*time.Millisecond).Should(BeTrue(), "a new connection is made once the cluster answers again")
 	g.Expect(cc.Health(key).LastProbeSuccess).NotTo(BeZero())
+	g.Eventually(metric("capi_cluster_cache_connection_up", labels)).Should(Equal(1.0))
+	g.Eventually(metric("capi_cluster_cache_healthcheck", labels)).Should(Equal(1.0))
+}
+
+// metric returns a function reading the value of the series of a metric with these labels as /metrics
+// serves it; -1 when there is no such series.
+func metric(name string, labels map[string]string) func() float64 {
+	return func() float64 {
+		v, found, err := scrape.Value(name, labels)
+		if err != nil {
+			panic(err)
+		}
+		if !found {
+			return -1
+		}
+		return v
+	}
+}
+
+func withStatus(labels map[string]string, status string) map[string]string {
+	out := map[string]string{"status": status}
+	for k, v := range labels {
+		out[k] = v
+	}
+	return out
 }
 
 // TestKeepsServingUntilTheFailureThreshold: a connection whose health probe fails is still served until

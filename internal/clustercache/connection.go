@@ -50,6 +50,7 @@ func (cc *ClusterCache) startConnect(ctx context.Context, acc *accessor, secretV
 	acc.connecting = true
 	connectCtx, cancel := context.WithTimeout(cc.ctx, cc.opts.ConnectionTimeout)
 	acc.cancelConnect = cancel
+	recordConnection(acc.key, false)
 	acc.mu.Unlock()
 
 	log := ctrl.LoggerFrom(ctx)
@@ -85,6 +86,7 @@ func (cc *ClusterCache) startConnect(ctx context.Context, acc *accessor, secretV
 		acc.lastFailure = time.Time{}
 		acc.failedSecretVersion = ""
 		probeCtx := conn.cacheCtx
+		recordConnection(acc.key, true)
 		acc.mu.Unlock()
 
 		log.Info("Connected to the workload cluster")
@@ -209,6 +211,7 @@ func (cc *ClusterCache) probeLoop(ctx context.Context, acc *accessor, conn *conn
 			acc.mu.Unlock()
 			return
 		}
+		recordProbe(acc.key, err == nil)
 		if err == nil {
 			recovered := acc.consecutiveFailures > 0
 			acc.consecutiveFailures = 0
@@ -232,6 +235,7 @@ func (cc *ClusterCache) probeLoop(ctx context.Context, acc *accessor, conn *conn
 		}
 		secretVersion := acc.secretVersion
 		acc.disconnectLocked()
+		recordConnection(acc.key, false)
 		acc.lastFailure = time.Now()
 		acc.failedSecretVersion = secretVersion
 		acc.mu.Unlock()

@@ -1,6 +1,7 @@
 // Package controllermanager builds a controller-runtime manager from the flags every capstan provider
 // shares (--kubeconfig, leader election, --namespace, --watch-filter, API client rate limits, sync period,
-// health and metrics addresses, feature gates, logging), with upstream Cluster API's names and defaults.
+// health address, the diagnostics endpoint and TLS settings, feature gates, logging), with upstream Cluster
+// API's names and defaults.
 package controllermanager
 
 import (
@@ -8,15 +9,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	uberzap "go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/component-base/logs"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -25,7 +29,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/capstan-dev/capstan/internal/feature"
 )
@@ -49,12 +52,27 @@ type Options struct {
 	KubeAPIBurst             int
 	SyncPeriod               time.Duration
 	HealthAddr               string
-	MetricsBindAddr          string
 	FeatureGates             *feature.Gates
+
+	// DiagnosticsAddress and InsecureDiagnostics are --diagnostics-address and --insecure-diagnostics (see
+	// docs/diagnostics.md); MetricsBindAddr is the deprecated --metrics-bind-addr, which replaces the
+	// diagnostics endpoint with plain HTTP metrics when set.
+	DiagnosticsAddress  string
+	InsecureDiagnostics bool
+	MetricsBindAddr     string
+	// TLSMinVersion and TLSCipherSuites configure the diagnostics endpoint and the webhook server
+	// (TLSOptions).
+	TLSMinVersion   string
+	TLSCipherSuites []string
+	// ProfilerAddress serves pprof over plain HTTP when set (--profiler-address).
+	ProfilerAddress string
 
 	// Verbosity is the log level of -v; Zap the controller-runtime --zap-* flags, which take precedence.
 	Verbosity int
 	Zap       zap.Options
+
+	// level is the logger's level, which PUT /debug/flags/v changes; set by SetupLogging.
+	level *uberzap.AtomicLevel
 }
 
 // DefaultOptions returns upstream Cluster API's defaults.
@@ -71,7 +89,8 @@ func DefaultOptions(name string) *Options {
 		KubeAPIBurst:             200,
 		SyncPeriod:               10 * time.Minute,
 		HealthAddr:               ":9440",
-		MetricsBindAddr:          "localhost:8080",
+		DiagnosticsAddress:       ":8443",
+		TLSMinVersion:            "VersionTLS12",
 		FeatureGates:             &feature.Gates{},
 	}
 }
@@ -90,7 +109,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Maximum burst of queries from the manager to the API server.")
 	fs.DurationVar(&o.SyncPeriod, "sync-period", o.SyncPeriod, "How often every watched object is reconciled even without changes.")
 	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "Address of the /healthz and /readyz endpoints.")
-	fs.StringVar(&o.MetricsBindAddr, "metrics-bind-addr", o.MetricsBindAddr, "Address of the /metrics endpoint; 0 disables it.")
+	o.addDiagnosticsFlags(fs)
 	fs.Var(o.FeatureGates, "feature-gates", "Comma-separated Gate=true|false pairs of upstream Cluster API's feature gates ("+strings.Join(feature.Known(), ", ")+"); an unknown gate is an error.")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Log verbosity: 0 logs the essentials, higher numbers log more.")
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
@@ -99,10 +118,17 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 }
 
 // SetupLogging sends controller-runtime's and klog's logs to w, at the level of -v unless a --zap-* flag
-// says otherwise.
+// says otherwise. The level can then be changed with PUT /debug/flags/v on the diagnostics endpoint.
 func (o *Options) SetupLogging(w io.Writer) {
-	if o.Zap.Level == nil {
-		o.Zap.Level = zapcore.Level(-o.Verbosity)
+	level, ok := o.Zap.Level.(uberzap.AtomicLevel) // what --zap-log-level sets
+	if !ok {
+		level = uberzap.NewAtomicLevelAt(zapcore.Level(-o.Verbosity))
+		o.Zap.Level = level
+	}
+	o.level = &level
+	// klog checks its own verbosity before handing a message to its logger: give it the same level.
+	if v := -int(level.Level()); v > 0 {
+		_, _ = logs.GlogSetter(strconv.Itoa(v))
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.Zap), zap.WriteTo(w)))
 	klog.SetLogger(ctrl.Log)
@@ -123,6 +149,10 @@ func (o *Options) New(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, e
 	cfg.QPS, cfg.Burst = o.KubeAPIQPS, o.KubeAPIBurst
 	cfg.UserAgent = o.Name
 
+	metricsOpts, err := o.metricsServerOptions()
+	if err != nil {
+		return nil, err
+	}
 	cacheOpts := cache.Options{SyncPeriod: ptr.To(o.SyncPeriod)}
 	if o.Namespace != "" {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
@@ -138,7 +168,8 @@ func (o *Options) New(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, e
 		// Stop the controllers before releasing the lease, so a new leader never overlaps with this one.
 		LeaderElectionReleaseOnCancel: true,
 		HealthProbeBindAddress:        o.HealthAddr,
-		Metrics:                       metricsserver.Options{BindAddress: o.MetricsBindAddr},
+		Metrics:                       metricsOpts,
+		PprofBindAddress:              o.ProfilerAddress,
 		Cache:                         cacheOpts,
 		Client: client.Options{Cache: &client.CacheOptions{
 			// As upstream: Secrets and ConfigMaps are read from the API server, not cached, so the manager

@@ -1,11 +1,13 @@
 // Package core wires the Cluster API core controllers — Cluster, Machine, MachineSet, MachineDeployment,
-// MachineHealthCheck —
+// MachineHealthCheck, MachinePool, ClusterResourceSet and ClusterResourceSetBinding, ExtensionConfig behind
+// the RuntimeSDK feature gate, and with the ClusterTopology feature gate ClusterClass and the Cluster topology —
 // and the workload cluster cache into a controller-runtime manager. `capstan manager` runs it; tests and
 // benchmarks use it to run the core in-process.
 package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -15,26 +17,43 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
+	addonsv1 "github.com/capstan-dev/capstan/api/addons/v1beta1"
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	ipamv1 "github.com/capstan-dev/capstan/api/ipam/v1beta1"
+	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
 	"github.com/capstan-dev/capstan/internal/contract"
 	clustercontroller "github.com/capstan-dev/capstan/internal/controllers/cluster"
+	clusterclasscontroller "github.com/capstan-dev/capstan/internal/controllers/clusterclass"
+	crscontroller "github.com/capstan-dev/capstan/internal/controllers/clusterresourceset"
+	crsbcontroller "github.com/capstan-dev/capstan/internal/controllers/clusterresourcesetbinding"
+	extensionconfigcontroller "github.com/capstan-dev/capstan/internal/controllers/extensionconfig"
 	machinecontroller "github.com/capstan-dev/capstan/internal/controllers/machine"
 	mdcontroller "github.com/capstan-dev/capstan/internal/controllers/machinedeployment"
 	mhccontroller "github.com/capstan-dev/capstan/internal/controllers/machinehealthcheck"
+	mpcontroller "github.com/capstan-dev/capstan/internal/controllers/machinepool"
 	mscontroller "github.com/capstan-dev/capstan/internal/controllers/machineset"
+	topologycontroller "github.com/capstan-dev/capstan/internal/controllers/topology"
 	"github.com/capstan-dev/capstan/internal/feature"
+	"github.com/capstan-dev/capstan/internal/localnet"
+	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
+	"github.com/capstan-dev/capstan/internal/runtime/registry"
+	"github.com/capstan-dev/capstan/internal/topology"
 )
 
 // Concurrency is how many objects of each kind are reconciled at the same time.
 type Concurrency struct {
-	Cluster, Machine, MachineSet, MachineDeployment, MachineHealthCheck int
+	Cluster, Machine, MachineSet, MachineDeployment, MachineHealthCheck, MachinePool, ClusterResourceSet, ExtensionConfig int
+	// ClusterClass and ClusterTopology are the ClusterClass and topology controllers' (upstream's
+	// --clusterclass-concurrency and --clustertopology-concurrency).
+	ClusterClass, ClusterTopology int
 }
 
 // DefaultConcurrency returns upstream's current defaults.
 func DefaultConcurrency() Concurrency {
-	return Concurrency{Cluster: 50, Machine: 100, MachineSet: 50, MachineDeployment: 50, MachineHealthCheck: 10}
+	return Concurrency{Cluster: 50, Machine: 100, MachineSet: 50, MachineDeployment: 50, MachineHealthCheck: 10,
+		MachinePool: 10, ClusterResourceSet: 10, ExtensionConfig: 10, ClusterClass: 10, ClusterTopology: 10}
 }
 
 // AddFlags registers the --<kind>-concurrency flags.
@@ -44,6 +63,11 @@ func (c *Concurrency) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.MachineSet, "machineset-concurrency", c.MachineSet, "Number of MachineSets to reconcile at the same time.")
 	fs.IntVar(&c.MachineDeployment, "machinedeployment-concurrency", c.MachineDeployment, "Number of MachineDeployments to reconcile at the same time.")
 	fs.IntVar(&c.MachineHealthCheck, "machinehealthcheck-concurrency", c.MachineHealthCheck, "Number of MachineHealthChecks to reconcile at the same time.")
+	fs.IntVar(&c.ClusterClass, "clusterclass-concurrency", c.ClusterClass, "Number of ClusterClasses to reconcile at the same time.")
+	fs.IntVar(&c.ClusterTopology, "clustertopology-concurrency", c.ClusterTopology, "Number of Clusters with a topology to reconcile at the same time.")
+	fs.IntVar(&c.MachinePool, "machinepool-concurrency", c.MachinePool, "Number of MachinePools to reconcile at the same time (with the MachinePool feature gate).")
+	fs.IntVar(&c.ClusterResourceSet, "clusterresourceset-concurrency", c.ClusterResourceSet, "Number of ClusterResourceSets and ClusterResourceSetBindings to reconcile at the same time (with the ClusterResourceSet feature gate).")
+	fs.IntVar(&c.ExtensionConfig, "extensionconfig-concurrency", c.ExtensionConfig, "Number of ExtensionConfigs to reconcile at the same time (with the RuntimeSDK feature gate).")
 }
 
 func concurrency(n, def int) int {
@@ -64,35 +88,65 @@ type Options struct {
 	MachineSetPreflightChecks []clusterv1.MachineSetPreflightCheck
 	// ClusterCache tunes the workload cluster cache; zero values take its defaults.
 	ClusterCache clustercache.Options
+	// RuntimeDial dials Runtime Extension servers; when nil, the embedded management cluster's Service
+	// routing (package localnet) where the manager runs in it, and a plain dialer elsewhere.
+	RuntimeDial localnet.DialFunc
+	// RuntimeExtensionClientCertFile and RuntimeExtensionClientKeyFile are the client certificate presented
+	// to Runtime Extensions (--runtime-extension-client-cert-file, --runtime-extension-client-key-file).
+	RuntimeExtensionClientCertFile, RuntimeExtensionClientKeyFile string
+	// ExternalPatcher runs the external patches of ClusterClasses (Runtime SDK); ClusterClasses with
+	// external patches are reported as not reconcilable without one.
+	ExternalPatcher topology.ExternalPatcher
+	// TopologyHooks are the lifecycle hooks of managed topologies (Runtime SDK); none when nil.
+	TopologyHooks topologycontroller.Hooks
 }
 
 // NewScheme returns the scheme of the core manager: Kubernetes built-in types, apiextensions, and the
-// Cluster API and clusterctl types.
+// Cluster API (core, addons, IPAM) and clusterctl types.
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
-	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, clusterctlv1.AddToScheme)
+	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, clusterctlv1.AddToScheme,
+		addonsv1.AddToScheme, ipamv1.AddToScheme, runtimev1.AddToScheme)
 	if err := add.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
 	return scheme, nil
 }
 
-// Setup adds the core controllers to mgr.
+// step sets up one controller.
+type step struct {
+	name  string
+	setup func() error
+}
+
+// Setup adds the core controllers to mgr: MachinePool with the MachinePool feature gate, ClusterResourceSet
+// and ClusterResourceSetBinding with the ClusterResourceSet gate (both on by default, as upstream).
 func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	contracts := &contract.Resolver{Client: mgr.GetClient()}
+	// The Runtime SDK client, nil when the RuntimeSDK gate is off: no hook is called then.
+	var runtimeClient *runtimeclient.Client
+	if o.FeatureGates.Enabled(feature.RuntimeSDK) {
+		dial := o.RuntimeDial
+		if dial == nil {
+			dial = localnet.ForEnvironment(mgr.GetAPIReader())
+		}
+		if (o.RuntimeExtensionClientCertFile == "") != (o.RuntimeExtensionClientKeyFile == "") {
+			return errors.New("--runtime-extension-client-cert-file and --runtime-extension-client-key-file go together: set both or neither")
+		}
+		runtimeClient = &runtimeclient.Client{Registry: registry.New(), Namespaces: mgr.GetClient(), Dial: dial,
+			CertFile: o.RuntimeExtensionClientCertFile, KeyFile: o.RuntimeExtensionClientKeyFile}
+	}
 	cacheOpts := o.ClusterCache
 	cacheOpts.WatchFilter = o.WatchFilter
 	cache, err := clustercache.New(mgr, cacheOpts)
 	if err != nil {
 		return fmt.Errorf("creating the workload cluster cache: %w", err)
 	}
-	steps := []struct {
-		name  string
-		setup func() error
-	}{
+	steps := []step{
 		{"Cluster", func() error {
 			return (&clustercontroller.Reconciler{
 				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
+				RuntimeClient: runtimeClient,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.Cluster})
 		}},
 		{"Machine", func() error {
@@ -118,10 +172,52 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.MachineHealthCheck, 10)})
 		}},
 	}
+	if o.FeatureGates.Enabled(feature.ClusterTopology) {
+		steps = append(steps, step{"ClusterClass", func() error {
+			return (&clusterclasscontroller.Reconciler{
+				Client: mgr.GetClient(), Contracts: contracts, WatchFilter: o.WatchFilter,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterClass, 10)})
+		}}, step{"topology", func() error {
+			return (&topologycontroller.Reconciler{
+				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilter: o.WatchFilter,
+				ExternalPatcher: o.ExternalPatcher, Hooks: o.TopologyHooks,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterTopology, 10)})
+		}})
+	}
+	if o.FeatureGates.Enabled(feature.MachinePool) {
+		steps = append(steps, step{"MachinePool", func() error {
+			return (&mpcontroller.Reconciler{
+				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
+				ClusterCache: cache,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.MachinePool, 10)})
+		}})
+	}
+	if o.FeatureGates.Enabled(feature.ClusterResourceSet) {
+		steps = append(steps, step{"ClusterResourceSet", func() error {
+			return (&crscontroller.Reconciler{
+				Client: mgr.GetClient(), ClusterCache: cache, WatchFilter: o.WatchFilter,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterResourceSet, 10)})
+		}}, step{"ClusterResourceSetBinding", func() error {
+			return (&crsbcontroller.Reconciler{
+				Client: mgr.GetClient(), WatchFilter: o.WatchFilter,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterResourceSet, 10)})
+		}})
+	}
+	if runtimeClient != nil {
+		steps = append(steps, step{"ExtensionConfig", func() error {
+			return (&extensionconfigcontroller.Reconciler{
+				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Runtime: runtimeClient,
+				Registry: runtimeClient.Registry, WatchFilter: o.WatchFilter,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ExtensionConfig, 10)})
+		}})
+	}
 	for _, s := range steps {
 		if err := s.setup(); err != nil {
 			return fmt.Errorf("setting up the %s controller: %w", s.name, err)
 		}
+	}
+	if err := machinecontroller.AddPhaseMetrics(mgr, o.WatchFilter); err != nil {
+		return fmt.Errorf("adding the Machine phase metrics: %w", err)
 	}
 	return nil
 }

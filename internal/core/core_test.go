@@ -22,6 +22,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
+	"github.com/capstan-dev/capstan/internal/test/scrape"
 	"github.com/capstan-dev/capstan/internal/test/stack"
 )
 
@@ -436,6 +437,14 @@ func TestUnreachableWorkloadClusterDoesNotSlowOthers(t *testing.T) {
 	for _, m := range machinesOf(ctx, g, ns, "stuck") {
 		g.Expect(m.Status.NodeRef).To(BeNil())
 	}
+	// /metrics tells which cluster is unreachable.
+	up, found, err := scrape.Value("capi_cluster_cache_connection_up", map[string]string{"cluster_name": "stuck", "cluster_namespace": ns})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(found).To(BeTrue())
+	g.Expect(up).To(BeZero())
+	series, err := scrape.Series("capstan_machines", map[string]string{"namespace": ns, "cluster_name": "stuck", "phase": "Running"})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(series).To(BeEmpty())
 	// Deleting the stuck cluster is not held forever by its unreachable workload cluster.
 	cluster := &clusterv1.Cluster{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "stuck"}, cluster)).To(Succeed())

@@ -216,7 +216,7 @@ To use it:
   export KUBECONFIG=%s
   clusterctl init --config %s --infrastructure local
 
-The local repository in %s holds cluster-api, bootstrap-kubeadm and %s.
+The local repository in %s holds cluster-api, bootstrap-kubeadm, control-plane-kubeadm and %s.
 %s; `+"`capstan up`"+` again resumes with every object kept.
 `, name, ports.APIServer, short(state.Kubeconfig()), short(state.LogDir()),
 		short(state.Kubeconfig()), short(state.ClusterctlConfig()), short(state.RepositoryDir()), infra, stop)

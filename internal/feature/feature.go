@@ -15,10 +15,10 @@ type Gate string
 
 // Upstream Cluster API's feature gates.
 const (
-	// MachinePool serves MachinePools; capstan has no MachinePool controller yet, so the gate is accepted
-	// and has no effect.
+	// MachinePool runs the MachinePool controller in the core manager.
 	MachinePool Gate = "MachinePool"
-	// ClusterResourceSet is accepted for compatibility; capstan has no ClusterResourceSet controller yet.
+	// ClusterResourceSet runs the ClusterResourceSet and ClusterResourceSetBinding controllers in the core
+	// manager.
 	ClusterResourceSet Gate = "ClusterResourceSet"
 	// ClusterTopology enables managed topologies (ClusterClass); on by default in capstan.
 	ClusterTopology Gate = "ClusterTopology"

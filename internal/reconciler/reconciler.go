@@ -1,6 +1,6 @@
 // Package reconciler holds what every capstan controller does the same way around its Reconcile: quiet
-// requeues on conflicts, the pause rules, deletions by clusterctl move, and the --watch-filter and
-// --namespace event filters.
+// requeues on conflicts, the count of reconcile results by reason (capstan_reconcile_results_total), the
+// pause rules, deletions by clusterctl move, and the --watch-filter and --namespace event filters.
 package reconciler
 
 import (
@@ -17,10 +17,15 @@ import (
 )
 
 // RequeueOnConflict wraps a reconciler so that a conflict (someone else changed the object first) is
-// requeued without being reported as an error: the next reconcile reads the new version.
+// requeued without being reported as an error: the next reconcile reads the new version. Every outcome,
+// conflicts included, counts in the ResultsMetric counter under the controller's name, which is the name
+// of r's package (one package per controller: "machine" for *machine.Reconciler).
 func RequeueOnConflict(r reconcile.Reconciler) reconcile.Reconciler {
+	counter := resultsOf(controllerName(r))
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		res, err := r.Reconcile(ctx, req)
+		result, reason := classify(res, err)
+		counter.WithLabelValues(result, reason).Inc()
 		if err != nil && isConflict(err) {
 			return reconcile.Result{Requeue: true}, nil //nolint:staticcheck // Requeue is what a quiet retry needs here.
 		}

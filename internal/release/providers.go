@@ -5,6 +5,7 @@ import (
 	"github.com/capstan-dev/capstan/config/core"
 	"github.com/capstan-dev/capstan/config/crd"
 	kubeadmbootstrap "github.com/capstan-dev/capstan/config/kubeadm-bootstrap"
+	kubeadmcontrolplane "github.com/capstan-dev/capstan/config/kubeadm-control-plane"
 	"github.com/capstan-dev/capstan/config/local"
 	"github.com/capstan-dev/capstan/config/operator"
 	"github.com/capstan-dev/capstan/internal/version"
@@ -29,6 +30,11 @@ func Core() (Provider, error) {
 	if err != nil {
 		return Provider{}, err
 	}
+	runtimeCRDs, err := crd.Runtime()
+	if err != nil {
+		return Provider{}, err
+	}
+	crds = append(crds, runtimeCRDs...)
 	return Provider{Name: "cluster-api", Type: clusterctlv1.CoreProviderType, CRDs: crds, Manifests: core.Files}, nil
 }
 
@@ -50,12 +56,23 @@ func KubeadmBootstrap() (Provider, error) {
 	return Provider{Name: "kubeadm", Type: clusterctlv1.BootstrapProviderType, CRDs: crds, Manifests: kubeadmbootstrap.Files}, nil
 }
 
+// KubeadmControlPlane returns capstan's kubeadm control plane provider, "kubeadm" (label
+// control-plane-kubeadm).
+func KubeadmControlPlane() (Provider, error) {
+	crds, err := crd.ControlPlane()
+	if err != nil {
+		return Provider{}, err
+	}
+	return Provider{Name: "kubeadm", Type: clusterctlv1.ControlPlaneProviderType, CRDs: crds, Manifests: kubeadmcontrolplane.Files}, nil
+}
+
 // all lists capstan's providers, the core first. Adding a provider to every release — the GitHub
 // release directory of `make release`, the local repository of `capstan up`, the tests' repositories —
 // is one entry here (a function like Core that returns its Provider).
 var all = []func() (Provider, error){
 	Core,
 	KubeadmBootstrap,
+	KubeadmControlPlane,
 	Local,
 }
 

@@ -68,6 +68,9 @@ type Options struct {
 	// CertDir, when set, holds certificates that someone else manages (cert-manager, for example); when
 	// empty the manager manages its own (package certs).
 	CertDir, CertName, KeyName string
+	// TLSOpts are applied to the server's TLS configuration after the TLS 1.2 minimum: the manager's
+	// --tls-min-version and --tls-cipher-suites (controllermanager.Options.TLSOptions).
+	TLSOpts []func(*tls.Config)
 }
 
 // DefaultOptions returns upstream's defaults, except that certificates are self-managed.
@@ -109,7 +112,7 @@ func (s Set) Setup(mgr ctrl.Manager, o Options, namespace string) error {
 	}
 	scheme := mgr.GetScheme()
 	wo := webhook.Options{Port: o.Port, CertDir: o.CertDir, CertName: o.CertName, KeyName: o.KeyName,
-		TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}}
+		TLSOpts: append([]func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}, o.TLSOpts...)}
 	var rotator *certs.Rotator
 	if o.CertDir == "" {
 		rotator = &certs.Rotator{Client: mgr.GetClient(), Namespace: namespace, SecretName: s.SecretName(),

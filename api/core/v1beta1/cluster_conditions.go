@@ -106,6 +106,9 @@ const (
 	ClusterDeletingV1Beta2Condition = "Deleting"
 	// ClusterNotDeletingV1Beta2Reason is the reason of a False Deleting condition.
 	ClusterNotDeletingV1Beta2Reason = "NotDeleting"
+	// ClusterDeletingWaitingForBeforeDeleteHookV1Beta2Reason is used while the BeforeClusterDelete hook of
+	// the Runtime SDK holds the deletion of a Cluster with a managed topology.
+	ClusterDeletingWaitingForBeforeDeleteHookV1Beta2Reason = "WaitingForBeforeDeleteHook"
 	// ClusterDeletingWaitingForWorkersDeletionV1Beta2Reason is used while MachineDeployments, MachineSets or
 	// worker Machines are being deleted.
 	ClusterDeletingWaitingForWorkersDeletionV1Beta2Reason = "WaitingForWorkersDeletion"

@@ -1,5 +1,5 @@
 // Package v1beta1 holds the cluster.x-k8s.io/v1beta1 API: Cluster, ClusterClass, Machine, MachineSet,
-// MachineDeployment and MachineHealthCheck. The schemas match upstream Cluster API v1.10 field for field,
+// MachineDeployment, MachineHealthCheck, MachineDrainRule and MachinePool. The schemas match upstream Cluster API v1.10 field for field,
 // so existing manifests are accepted unchanged; validation that upstream does in admission webhooks is
 // expressed here as OpenAPI and CEL rules instead.
 //

@@ -26,6 +26,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&MachineDeployment{}, &MachineDeploymentList{},
 		&MachineHealthCheck{}, &MachineHealthCheckList{},
 		&MachineDrainRule{}, &MachineDrainRuleList{},
+		&MachinePool{}, &MachinePoolList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil

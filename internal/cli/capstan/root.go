@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/capstan-dev/capstan/internal/cli/capstan/bootstrapkubeadm"
+	"github.com/capstan-dev/capstan/internal/cli/capstan/controlplanekubeadm"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/down"
+	"github.com/capstan-dev/capstan/internal/cli/capstan/extensionsample"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/infralocal"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/manager"
@@ -33,7 +35,9 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 	cmd.AddCommand(manager.NewCommand(streams))
 	cmd.AddCommand(infralocal.NewCommand(streams))
 	cmd.AddCommand(bootstrapkubeadm.NewCommand(streams))
+	cmd.AddCommand(controlplanekubeadm.NewCommand(streams))
 	cmd.AddCommand(operator.NewCommand(streams))
+	cmd.AddCommand(extensionsample.NewCommand(streams))
 	cmd.AddCommand(up.NewCommand(streams), down.NewCommand(streams), status.NewCommand(streams), kubeconfig.NewCommand(streams))
 	cmd.AddCommand(newVersionCommand(streams.Out))
 	return cmd

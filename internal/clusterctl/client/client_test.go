@@ -361,14 +361,14 @@ func TestInitImages(t *testing.T) {
 		want    []string
 	}{
 		{
-			name: "first run: the core, kubeadm bootstrap and infrastructure providers, no cert-manager as none needs it",
+			name: "first run: the core, kubeadm bootstrap and control plane and infrastructure providers, no cert-manager as none needs it",
 			opts: InitOptions{Providers: Providers{InfrastructureProviders: []string{"foo"}}},
-			want: []string{"registry.example.com/bootstrap-kubeadm:v1.0.0", "registry.example.com/cluster-api:v1.0.0", "registry.example.com/foo:v1.0.0"},
+			want: []string{"registry.example.com/bootstrap-kubeadm:v1.0.0", "registry.example.com/cluster-api:v1.0.0", "registry.example.com/control-plane-kubeadm:v1.0.0", "registry.example.com/foo:v1.0.0"},
 		},
 		{
 			name: "a provider that needs cert-manager",
 			opts: InitOptions{Providers: Providers{InfrastructureProviders: []string{"bar"}}},
-			want: append(certManager, "registry.example.com/bar:v1.0.0", "registry.example.com/bootstrap-kubeadm:v1.0.0", "registry.example.com/cluster-api:v1.0.0"),
+			want: append(certManager, "registry.example.com/bar:v1.0.0", "registry.example.com/bootstrap-kubeadm:v1.0.0", "registry.example.com/cluster-api:v1.0.0", "registry.example.com/control-plane-kubeadm:v1.0.0"),
 		},
 		{
 			name: "opting out of the defaults",
@@ -379,7 +379,7 @@ func TestInitImages(t *testing.T) {
 			name:   "externally provisioned cert-manager and image overrides",
 			config: "cert-manager:\n  externallyProvisioned: true\n  url: ${CLUSTERCTL_REPOSITORY_PATH}/cert-manager/latest/cert-manager.yaml\nimages:\n  all: {repository: mirror.example.com}\n",
 			opts:   InitOptions{Providers: Providers{InfrastructureProviders: []string{"bar"}}},
-			want:   []string{"mirror.example.com/bar:v1.0.0", "mirror.example.com/bootstrap-kubeadm:v1.0.0", "mirror.example.com/cluster-api:v1.0.0"},
+			want:   []string{"mirror.example.com/bar:v1.0.0", "mirror.example.com/bootstrap-kubeadm:v1.0.0", "mirror.example.com/cluster-api:v1.0.0", "mirror.example.com/control-plane-kubeadm:v1.0.0"},
 		},
 		{
 			name:    "a management cluster with a core provider: only what is asked for and not installed",

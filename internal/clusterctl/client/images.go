@@ -21,12 +21,12 @@ const NoProvider = "-"
 
 // firstRunProviders returns the providers init adds on a first run (no core provider in the management
 // cluster) unless they are given or opted out of with "-", by type: the core provider and, as upstream, the
-// kubeadm bootstrap provider. (Upstream also adds the kubeadm control plane provider; capstan adds it here
-// once it ships it.)
+// kubeadm bootstrap and control plane providers.
 func firstRunProviders() map[clusterctlv1.ProviderType]string {
 	return map[clusterctlv1.ProviderType]string{
-		clusterctlv1.CoreProviderType:      config.CoreProviderName,
-		clusterctlv1.BootstrapProviderType: config.KubeadmProviderName,
+		clusterctlv1.CoreProviderType:         config.CoreProviderName,
+		clusterctlv1.BootstrapProviderType:    config.KubeadmProviderName,
+		clusterctlv1.ControlPlaneProviderType: config.KubeadmProviderName,
 	}
 }
 

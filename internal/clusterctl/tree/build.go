@@ -31,6 +31,11 @@ type Objects struct {
 	// Machines, by Machine name.
 	MachineInfrastructure map[string]*unstructured.Unstructured
 	BootstrapConfigs      map[string]*unstructured.Unstructured
+	// MachinePools are the Cluster's MachinePools; MachinePoolInfrastructure and MachinePoolBootstrap their
+	// InfraMachinePools and bootstrap configs, by MachinePool name.
+	MachinePools              []clusterv1.MachinePool
+	MachinePoolInfrastructure map[string]*unstructured.Unstructured
+	MachinePoolBootstrap      map[string]*unstructured.Unstructured
 	// ClusterResourceSets are the names of the ClusterResourceSets bound to the Cluster; nil when the
 	// Cluster has no ClusterResourceSetBinding.
 	ClusterResourceSets []string
@@ -139,6 +144,31 @@ func Build(objs *Objects, opts Options) *Tree {
 					b.addMachine(parent, m)
 					placed[m.Name] = true
 				}
+			}
+		}
+	}
+
+	// MachinePools, with their bootstrap config and InfraMachinePool (unless they only echo the pool's
+	// state) and the Machines the pool controls, as upstream.
+	pools := slices.Clone(objs.MachinePools)
+	slices.SortFunc(pools, func(a, b clusterv1.MachinePool) int { return cmp.Compare(a.Name, b.Name) })
+	for i := range pools {
+		mp := &pools[i]
+		mpNode := machinePoolNode(mp)
+		mpNode.groupChildren = opts.Grouping
+		if b.add(workers, mpNode, false) {
+			if config := objs.MachinePoolBootstrap[mp.Name]; config != nil {
+				b.add(mpNode, providerNode(config, "BootstrapConfig"), true)
+			}
+			if infra := objs.MachinePoolInfrastructure[mp.Name]; infra != nil {
+				b.add(mpNode, providerNode(infra, "MachinePoolInfrastructure"), true)
+			}
+		}
+		for k := range machines {
+			m := &machines[k]
+			if !placed[m.Name] && controlledBy(m.OwnerReferences, mp.UID) {
+				b.addMachine(mpNode, m)
+				placed[m.Name] = true
 			}
 		}
 	}

@@ -313,3 +313,39 @@ func mustFilter(t *testing.T, s string) ConditionFilter {
 	}
 	return f
 }
+
+// TestMachinePools: a MachinePool is a worker row with its counters, its InfraMachinePool when it is not
+// ready (a ready bootstrap config only echoes the pool), and the Machines it controls.
+func TestMachinePools(t *testing.T) {
+	g := NewWithT(t)
+	objs := provisioned(0)
+	mp := clusterv1.MachinePool{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "demo-mp", UID: "mp-uid"},
+		Spec:       clusterv1.MachinePoolSpec{ClusterName: "demo", Replicas: ptr.To[int32](3)},
+		Status: clusterv1.MachinePoolStatus{Replicas: 2, V1Beta2: &clusterv1.MachinePoolV1Beta2Status{
+			ReadyReplicas: ptr.To[int32](2), AvailableReplicas: ptr.To[int32](1), UpToDateReplicas: ptr.To[int32](2)}},
+	}
+	objs.MachinePools = []clusterv1.MachinePool{mp}
+	objs.MachinePoolBootstrap = map[string]*unstructured.Unstructured{"demo-mp": provider("KubeadmConfig", "demo-mp", true)}
+	objs.MachinePoolInfrastructure = map[string]*unstructured.Unstructured{"demo-mp": provider("LocalMachinePool", "demo-mp", false)}
+	for _, name := range []string{"demo-mp-0", "demo-mp-1"} {
+		m := running(name, time.Minute)
+		m.OwnerReferences = []metav1.OwnerReference{{Kind: "MachinePool", Name: "demo-mp", UID: "mp-uid", Controller: ptr.To(true)}}
+		objs.Machines = append(objs.Machines, *m)
+	}
+
+	tr := Build(objs, Options{})
+	want := []string{
+		"Cluster/demo",
+		"  ClusterInfrastructure - LocalCluster/demo",
+		"  Workers",
+		"    MachineDeployment/demo-md-0",
+		"    MachinePool/demo-mp",
+		"      Machine/demo-mp-0",
+		"      Machine/demo-mp-1",
+		"      MachinePoolInfrastructure - LocalMachinePool/demo-mp",
+	}
+	g.Expect(outline(tr)).To(Equal(want), cmp.Diff(want, outline(tr)))
+	pool := tr.Root.Children[1].Children[1]
+	g.Expect([]string{pool.replicas, pool.available, pool.ready, pool.upToDate}).To(Equal([]string{"2/3", "1", "2", "2"}))
+}

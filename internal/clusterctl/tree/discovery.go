@@ -69,6 +69,9 @@ func Discover(ctx context.Context, c client.Reader, namespace, name string, o Di
 			objs.MachineSets = append(objs.MachineSets, ms)
 		}
 	}
+	if err := discoverMachinePools(ctx, c, namespace, name, objs); err != nil {
+		return nil, err
+	}
 	machines, err := listTyped[clusterv1.Machine](ctx, c, "Machine", namespace)
 	if err != nil {
 		return nil, err
@@ -108,6 +111,44 @@ func Discover(ctx context.Context, c client.Reader, namespace, name string, o Di
 		}
 	}
 	return objs, nil
+}
+
+// discoverMachinePools reads the Cluster's MachinePools (none when the kind is not served) and their
+// bootstrap configs and InfraMachinePools.
+func discoverMachinePools(ctx context.Context, c client.Reader, namespace, name string, objs *Objects) error {
+	pools, err := listTyped[clusterv1.MachinePool](ctx, c, "MachinePool", namespace)
+	if err != nil {
+		return err
+	}
+	var infraRefs, bootstrapRefs []*corev1.ObjectReference
+	for i := range pools {
+		if pools[i].Spec.ClusterName != name {
+			continue
+		}
+		objs.MachinePools = append(objs.MachinePools, pools[i])
+		mp := &objs.MachinePools[len(objs.MachinePools)-1]
+		infraRefs = append(infraRefs, &mp.Spec.Template.Spec.InfrastructureRef)
+		bootstrapRefs = append(bootstrapRefs, mp.Spec.Template.Spec.Bootstrap.ConfigRef)
+	}
+	infra, err := listReferenced(ctx, c, namespace, infraRefs)
+	if err != nil {
+		return err
+	}
+	bootstrap, err := listReferenced(ctx, c, namespace, bootstrapRefs)
+	if err != nil {
+		return err
+	}
+	objs.MachinePoolInfrastructure = map[string]*unstructured.Unstructured{}
+	objs.MachinePoolBootstrap = map[string]*unstructured.Unstructured{}
+	for i, mp := range objs.MachinePools {
+		if infra[i] != nil {
+			objs.MachinePoolInfrastructure[mp.Name] = infra[i]
+		}
+		if bootstrap[i] != nil {
+			objs.MachinePoolBootstrap[mp.Name] = bootstrap[i]
+		}
+	}
+	return nil
 }
 
 // getReferenced reads the object a reference points at; nil when there is no reference, no object, or

@@ -136,6 +136,19 @@ func machineDeploymentNode(md *clusterv1.MachineDeployment) *Node {
 	return n
 }
 
+// machinePoolNode is the row of a MachinePool: counters and its Available condition.
+func machinePoolNode(mp *clusterv1.MachinePool) *Node {
+	n := objectNode("MachinePool", mp.Name, mp.DeletionTimestamp, mp)
+	n.summary = availableCondition
+	if mp.Spec.Replicas != nil {
+		n.replicas = fmt.Sprintf("%d/%d", mp.Status.Replicas, *mp.Spec.Replicas)
+	}
+	if s := mp.Status.V1Beta2; s != nil {
+		n.available, n.ready, n.upToDate = counter(s.AvailableReplicas), counter(s.ReadyReplicas), counter(s.UpToDateReplicas)
+	}
+	return n
+}
+
 // machineSetNode is the row of a MachineSet: counters, and no condition unless all are listed.
 func machineSetNode(ms *clusterv1.MachineSet) *Node {
 	n := objectNode("MachineSet", ms.Name, ms.DeletionTimestamp, ms)

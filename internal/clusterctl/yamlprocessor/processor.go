@@ -8,6 +8,8 @@
 package yamlprocessor
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,6 +34,11 @@ type variable struct {
 
 // Parse parses data and collects its variables. An error names the line of the first malformed variable.
 func Parse(data []byte) (*Template, error) {
+	// envsubst stops at a NUL byte and would drop the rest of the text; YAML never contains one.
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return nil, &SyntaxError{Line: bytes.Count(data[:i], []byte("\n")) + 1, Fragment: "\x00",
+			Err: errors.New("the text contains a NUL byte, which YAML does not allow (is it a binary file?)")}
+	}
 	t := &Template{text: normalizeSpaced(string(data)), variables: map[string]variable{}}
 	if !strings.Contains(t.text, "${") {
 		return t, nil

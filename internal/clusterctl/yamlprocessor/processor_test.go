@@ -123,3 +123,11 @@ func TestNormalizeSpaced(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRefusesNUL: a text with a NUL byte (a binary file given as a template) is refused with the line
+// of the byte, instead of being cut there.
+func TestParseRefusesNUL(t *testing.T) {
+	g := NewWithT(t)
+	_, err := Parse([]byte("a: ${A}\nb: x\x00y\n"))
+	g.Expect(err).To(MatchError(`invalid variable syntax at line 2: the text contains a NUL byte, which YAML does not allow (is it a binary file?) in "\x00"`))
+}

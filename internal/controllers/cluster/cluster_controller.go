@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -32,6 +33,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
+	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
 )
 
 const (
@@ -55,6 +57,11 @@ type Reconciler struct {
 	Contracts *contract.Resolver
 	// WatchFilter is the value of --watch-filter; "" means every Cluster.
 	WatchFilter string
+	// RuntimeClient calls the Runtime Extensions' lifecycle hooks (BeforeClusterDelete,
+	// AfterControlPlaneInitialized) of Clusters with a topology; nil when the RuntimeSDK gate is off.
+	RuntimeClient *runtimeclient.Client
+	// Recorder records the events of failed lifecycle hooks; the manager's when nil.
+	Recorder record.EventRecorder
 
 	// RequeueAfter is how long to wait before looking again at something that sends no event the
 	// controller sees: a referenced object that does not exist yet, a missing `<cluster>-ca` Secret.
@@ -85,12 +92,16 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	}
 	r.externalReader = mgr.GetCache()
 	r.secretMetadata = mgr.GetCache()
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorderFor("cluster-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
+	}
 	toCluster := enqueueClusterAfter(descendantEventDelay)
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		For(&clusterv1.Cluster{}).
 		Watches(&clusterv1.Machine{}, toCluster, builder.WithPredicates(machineCountersChanged())).
 		Watches(&clusterv1.MachineSet{}, toCluster, builder.WithPredicates(machineSetFactsChanged())).
 		Watches(&clusterv1.MachineDeployment{}, toCluster, builder.WithPredicates(machineDeploymentFactsChanged())).
+		Watches(&clusterv1.MachinePool{}, toCluster, builder.WithPredicates(machinePoolFactsChanged())).
 		WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
 		Named("cluster").
@@ -166,10 +177,14 @@ type externalObject struct {
 
 // descendants are the objects that carry the Cluster's cluster-name label, sorted by name.
 type descendants struct {
+	machinePools         []clusterv1.MachinePool
 	machineDeployments   []clusterv1.MachineDeployment
 	machineSets          []clusterv1.MachineSet
 	controlPlaneMachines []clusterv1.Machine
-	workerMachines       []clusterv1.Machine
+	// workerMachines are the worker Machines that do not belong to a MachinePool; machinePoolMachines
+	// those that do, which the Cluster's counters leave out, as upstream v1.10 does.
+	workerMachines      []clusterv1.Machine
+	machinePoolMachines []clusterv1.Machine
 }
 
 // Reconcile brings a Cluster's status, its provider objects' ownership and its kubeconfig up to date, or
@@ -198,6 +213,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	// The finalizer comes first, so that a Cluster is never deleted before its descendants.
 	if cluster.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(cluster, clusterv1.ClusterFinalizer) {
 		controllerutil.AddFinalizer(cluster, clusterv1.ClusterFinalizer)
+		r.markHooksPending(cluster, true)
 		return ctrl.Result{}, helper.Patch(ctx, cluster)
 	}
 
@@ -229,8 +245,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		// The topology controller has not created the control plane yet; a kubeconfig written now would
 		// belong to the control plane provider.
 		ctrl.LoggerFrom(ctx).V(4).Info("Waiting for the topology to be generated")
+		r.markHooksPending(cluster, false)
 	default:
-		phases = append(phases, r.reconcileKubeconfig)
+		phases = append(phases, r.reconcileKubeconfig, r.reconcileAfterControlPlaneInitialized)
 	}
 	return doReconcile(ctx, s, phases)
 }
@@ -384,6 +401,14 @@ func machineDeploymentFactsChanged() predicate.Predicate {
 		}
 		return ownershipFacts(before) != ownershipFacts(after) || !ptr.Equal(before.Spec.Replicas, after.Spec.Replicas) ||
 			!sameCondition(conditions.GetV1Beta2(before, machineAvailableCondition), conditions.GetV1Beta2(after, machineAvailableCondition))
+	}}
+}
+
+// machinePoolFactsChanged lets through the MachinePool updates that change what the Cluster reads from its
+// MachinePools: labels, the controller owner and deletion.
+func machinePoolFactsChanged() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		return ownershipFacts(e.ObjectOld) != ownershipFacts(e.ObjectNew)
 	}}
 }
 

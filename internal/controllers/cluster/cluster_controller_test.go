@@ -21,11 +21,19 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/contract"
+	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
+	"github.com/capstan-dev/capstan/internal/runtime/registry"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 )
 
-var env *envtest.Environment
+var (
+	env *envtest.Environment
+	// hookRegistry and runtimeClient are the Runtime SDK registry and client of the Cluster controller
+	// under test; tests register their Extensions' handlers with a namespaceSelector of their namespace.
+	hookRegistry  *registry.Registry
+	runtimeClient *runtimeclient.Client
+)
 
 const (
 	timeout  = 30 * time.Second
@@ -67,7 +75,15 @@ func run(m *testing.M) int {
 		return 1
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	hookRegistry = registry.New()
+	if err := hookRegistry.WarmUp(nil); err != nil {
+		fmt.Fprintf(os.Stderr, "Warming up the Runtime SDK registry: %v\n", err)
+		cancel()
+		return 1
+	}
+	runtimeClient = &runtimeclient.Client{Registry: hookRegistry, Namespaces: mgr.GetClient()}
 	r := &Reconciler{
+		RuntimeClient:      runtimeClient,
 		Client:             mgr.GetClient(),
 		APIReader:          mgr.GetAPIReader(),
 		Contracts:          &contract.Resolver{Client: mgr.GetClient()},

@@ -30,12 +30,29 @@ type kindedObject struct {
 
 // planDeletion returns the next step of a Cluster's deletion. The Cluster deletes its descendants one
 // kind at a time and waits until the objects of a kind are gone before it deletes the next:
-// MachineDeployments; MachineSets (those of a MachineDeployment are normally gone with it, by garbage
+// MachinePools (their Machines go with them); MachineDeployments; MachineSets (those of a MachineDeployment are normally gone with it, by garbage
 // collection); worker Machines; control plane Machines, only when there is no control plane object (that
 // object deletes its own Machines); the control plane object; the InfraCluster. Objects already being
 // deleted are not deleted again.
 func planDeletion(c *clusterv1.Cluster, d descendants, cp, infra externalObject) deletionStep {
 	workers := clusterv1.ClusterDeletingWaitingForWorkersDeletionV1Beta2Reason
+	if len(d.machinePools) > 0 {
+		step := waitFor(workers, "MachinePool", names(d.machinePools))
+		for i := range d.machinePools {
+			step.deleteIfNotDeleting("MachinePool", &d.machinePools[i])
+		}
+		return step
+	}
+	if len(d.machinePoolMachines) > 0 {
+		// The Machines of MachinePools that are gone: garbage collection deletes them.
+		step := waitFor(workers, "Machine", names(d.machinePoolMachines))
+		for i := range d.machinePoolMachines {
+			if m := &d.machinePoolMachines[i]; metav1.GetControllerOfNoCopy(m) == nil {
+				step.deleteIfNotDeleting("Machine", m)
+			}
+		}
+		return step
+	}
 	if len(d.machineDeployments) > 0 {
 		step := waitFor(workers, "MachineDeployment", names(d.machineDeployments))
 		for i := range d.machineDeployments {
@@ -141,6 +158,10 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		// getDescendants has returned the error.
 		s.deletingReason, s.deletingMessage = clusterv1.ClusterDeletingInternalErrorV1Beta2Reason, internalErrorMessage
 		return ctrl.Result{}, nil
+	}
+
+	if ok, res, err := r.reconcileBeforeClusterDelete(ctx, s); !ok || err != nil {
+		return res, err
 	}
 
 	step := planDeletion(s.cluster, s.descendants, s.controlPlane, s.infra)

@@ -330,15 +330,26 @@ func listDescendants(ctx context.Context, c client.Reader, cluster *clusterv1.Cl
 	if err := c.List(ctx, machines, opts...); err != nil {
 		return descendants{}, fmt.Errorf("listing the Machines of Cluster %s: %w", cluster.Name, err)
 	}
-	d := descendants{machineDeployments: mds.Items, machineSets: mss.Items}
+	mps := &clusterv1.MachinePoolList{}
+	if err := c.List(ctx, mps, opts...); err != nil {
+		return descendants{}, fmt.Errorf("listing the MachinePools of Cluster %s: %w", cluster.Name, err)
+	}
+	d := descendants{machinePools: mps.Items, machineDeployments: mds.Items, machineSets: mss.Items}
 	for _, m := range machines.Items {
-		if _, ok := m.Labels[clusterv1.MachineControlPlaneLabel]; ok {
+		_, controlPlane := m.Labels[clusterv1.MachineControlPlaneLabel]
+		_, pool := m.Labels[clusterv1.MachinePoolNameLabel]
+		switch {
+		case controlPlane:
 			d.controlPlaneMachines = append(d.controlPlaneMachines, m)
-		} else {
+		case pool:
+			d.machinePoolMachines = append(d.machinePoolMachines, m)
+		default:
 			d.workerMachines = append(d.workerMachines, m)
 		}
 	}
 	byName := func(a, b metav1.Object) int { return strings.Compare(a.GetName(), b.GetName()) }
+	slices.SortFunc(d.machinePools, func(a, b clusterv1.MachinePool) int { return byName(&a, &b) })
+	slices.SortFunc(d.machinePoolMachines, func(a, b clusterv1.Machine) int { return byName(&a, &b) })
 	slices.SortFunc(d.machineDeployments, func(a, b clusterv1.MachineDeployment) int { return byName(&a, &b) })
 	slices.SortFunc(d.machineSets, func(a, b clusterv1.MachineSet) int { return byName(&a, &b) })
 	slices.SortFunc(d.controlPlaneMachines, func(a, b clusterv1.Machine) int { return byName(&a, &b) })

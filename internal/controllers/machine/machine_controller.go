@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	ipamv1 "github.com/capstan-dev/capstan/api/ipam/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/contract"
@@ -125,6 +126,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToMachines),
 			builder.WithPredicates(clusterChangesForMachines())).
 		WatchesRawSource(r.ClusterCache.ClusterSource(r.clusterToMachines)).
+		Watches(&ipamv1.IPAddressClaim{}, claimHandler(mgr)).
 		WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
 		Build(reconciler.RequeueOnConflict(r))
@@ -242,6 +244,9 @@ type providerFacts struct {
 	// problem, with getErr, says why the object cannot be read in a way the user must fix (a reference to
 	// another namespace, RBAC).
 	problem string
+	// unboundClaims are the IPAddressClaims the Machine owns that are not bound yet: the Machine does not
+	// hand its InfraMachine over to the provider (ownerReference) until they are.
+	unboundClaims []string
 }
 
 // Reconcile drives one Machine.

@@ -49,7 +49,8 @@ func shouldAdopt(m *clusterv1.Machine) bool {
 	}
 	_, fromMachineSet := m.Labels[clusterv1.MachineSetNameLabel]
 	_, fromControlPlane := m.Labels[clusterv1.MachineControlPlaneNameLabel]
-	return !fromMachineSet && !fromControlPlane
+	_, fromMachinePool := m.Labels[clusterv1.MachinePoolNameLabel]
+	return !fromMachineSet && !fromControlPlane && !fromMachinePool
 }
 
 func groupOf(apiVersion string) string {
@@ -130,6 +131,19 @@ func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (ctr
 	log := ctrl.LoggerFrom(ctx)
 	m := s.machine
 	ref := &m.Spec.InfrastructureRef
+	if !m.Status.InfrastructureReady && m.DeletionTimestamp.IsZero() {
+		// As upstream's IPAM contract: the addresses the Machine claimed are allocated before its
+		// infrastructure is provisioned. A claim's binding requeues the Machine.
+		claims, err := r.unboundClaims(ctx, m)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if len(claims) > 0 {
+			s.infra.unboundClaims = claims
+			log.Info(claimsMessage(claims))
+			return ctrl.Result{}, nil
+		}
+	}
 	obj, info, err := r.ensureExternal(ctx, s, ref)
 	if err != nil {
 		if apierrors.IsNotFound(err) {

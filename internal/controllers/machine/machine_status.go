@@ -98,6 +98,10 @@ func setInfrastructureConditions(m *clusterv1.Machine, f providerFacts) {
 	deleting := !m.DeletionTimestamp.IsZero()
 	kind := m.Spec.InfrastructureRef.Kind
 	switch {
+	case len(f.unboundClaims) > 0:
+		conditions.MarkFalse(m, clusterv1.InfrastructureReadyCondition, waitingForIPAddressClaimsReason, clusterv1.ConditionSeverityInfo,
+			"%s", claimsMessage(f.unboundClaims))
+		setV1Beta2(m, t, metav1.ConditionFalse, clusterv1.MachineInfrastructureNotReadyV1Beta2Reason, claimsMessage(f.unboundClaims))
 	case f.obj != nil:
 		mirrorV1Beta1(m, clusterv1.InfrastructureReadyCondition, f.obj, f.ready, fallbackReason(deleting, clusterv1.WaitingForInfrastructureFallbackReason))
 		field := "status.ready"

@@ -23,6 +23,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
@@ -145,7 +147,7 @@ func TestMainJob(t *testing.T) {
 
 	// The workload cluster "demo" with two workers.
 	yaml := run(t, clusterctl, "generate", "cluster", "demo", "--config", config, "--infrastructure", "local",
-		"--kubernetes-version", "v1.31.0", "--worker-machine-count", "2")
+		"--kubernetes-version", "v1.37.1", "--worker-machine-count", "2")
 	objs, err := manifest.Parse([]byte(yaml))
 	g.Expect(err).NotTo(HaveOccurred())
 	// --wait-providers returned once the webhooks answer: the MachineDeployments are admitted at once.
@@ -221,8 +223,9 @@ func newClient(t *testing.T, state embedded.State) client.Client {
 	return c
 }
 
-// waitProvisioned waits until the demo Cluster is Provisioned, its three Machines (a control plane
-// Machine and two workers) are Running and its workload API server lists three Ready Nodes.
+// waitProvisioned waits until the demo Cluster is Provisioned and Available (as `make run` does), its
+// three Machines (the KubeadmControlPlane's Machine and two workers) are Running and its workload API
+// server lists three Ready Nodes.
 func waitProvisioned(t *testing.T, c client.Client, state embedded.State) {
 	t.Helper()
 	g := NewWithT(t)
@@ -231,6 +234,9 @@ func waitProvisioned(t *testing.T, c client.Client, state embedded.State) {
 		cluster := &clusterv1.Cluster{}
 		g.Expect(c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "demo"}, cluster)).To(Succeed())
 		g.Expect(cluster.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
+		available := meta.FindStatusCondition(cluster.GetV1Beta2Conditions(), clusterv1.ClusterAvailableV1Beta2Condition)
+		g.Expect(available).NotTo(BeNil())
+		g.Expect(available.Status).To(Equal(metav1.ConditionTrue), "Available: %s", available.Message)
 		machines := &clusterv1.MachineList{}
 		g.Expect(c.List(ctx, machines, client.MatchingLabels{clusterv1.ClusterNameLabel: "demo"})).To(Succeed())
 		g.Expect(machines.Items).To(HaveLen(3))

@@ -93,9 +93,14 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 	}
 	core := &operatorv1.CoreProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "capi-system", Name: "cluster-api"}}
 	local := &operatorv1.InfrastructureProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "capl-system", Name: "local"}}
+	// The local provider's default flavor needs the kubeadm bootstrap and control plane providers.
+	bootstrap := &operatorv1.BootstrapProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "capi-kubeadm-bootstrap-system", Name: "kubeadm"}}
+	controlPlane := &operatorv1.ControlPlaneProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "capi-kubeadm-control-plane-system", Name: "kubeadm"}}
 	providers := []provider{
 		{core, "capi-system", "cluster-api", "core-components.yaml"},
 		{local, "capl-system", "infrastructure-local", "infrastructure-components.yaml"},
+		{bootstrap, "capi-kubeadm-bootstrap-system", "bootstrap-kubeadm", "bootstrap-components.yaml"},
+		{controlPlane, "capi-kubeadm-control-plane-system", "control-plane-kubeadm", "control-plane-components.yaml"},
 	}
 	for _, p := range providers {
 		g.Expect(client.IgnoreAlreadyExists(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.ns}}))).To(Succeed())
@@ -105,7 +110,9 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 	}
 	// The CRDs are applied by capstan up --operator; create the providers once they are served.
 	g.Eventually(func() error { return c.Create(ctx, core) }, time.Minute, time.Second).Should(Succeed())
-	g.Expect(c.Create(ctx, local)).To(Succeed())
+	for _, obj := range []client.Object{local, bootstrap, controlPlane} {
+		g.Expect(c.Create(ctx, obj)).To(Succeed())
+	}
 	for _, p := range providers {
 		g.Eventually(func(g Gomega) {
 			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(p.obj), p.obj)).To(Succeed())
@@ -119,7 +126,7 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 	t.Setenv("KUBECONFIG", state.Kubeconfig())
 	config := state.ClusterctlConfig()
 	yaml := run(t, clusterctl, "generate", "cluster", "demo", "--config", config, "--infrastructure", "local",
-		"--kubernetes-version", "v1.31.0", "--worker-machine-count", "1")
+		"--kubernetes-version", "v1.37.1", "--worker-machine-count", "1")
 	objs, err := manifest.Parse([]byte(yaml))
 	g.Expect(err).NotTo(HaveOccurred())
 	for i := range objs {
@@ -133,7 +140,7 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		nodes, err := workload.ReadyNodes(ctx, wcfg)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(workload.Names(nodes)).To(HaveLen(1))
+		g.Expect(workload.Names(nodes)).To(HaveLen(2), "the control plane Machine's Node and the worker's")
 	}, 4*time.Minute, 2*time.Second).Should(Succeed())
 
 	// clusterctl sees the operator-installed providers through the inventory.

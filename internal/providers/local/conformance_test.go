@@ -70,7 +70,8 @@ func TestConformance(t *testing.T) {
 		NewInfraMachine: func(namespace, name string) *unstructured.Unstructured {
 			return newObject("LocalMachine", namespace, name)
 		},
-		Start: func(ctx context.Context, cfg *rest.Config) error { return runProvider(ctx, cfg, dataDir) },
+		InfraMachinePool: infrav1.GroupVersion.WithKind("LocalMachinePool"),
+		Start:            func(ctx context.Context, cfg *rest.Config) error { return runProvider(ctx, cfg, dataDir) },
 		// The API behind a LocalCluster's endpoint is run by its control plane Machines, which a control
 		// plane provider creates: the kit's Machines are workers, whose Nodes wait for one.
 		InfrastructureReady: createControlPlaneMachine,

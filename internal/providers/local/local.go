@@ -20,23 +20,25 @@ import (
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 	"github.com/capstan-dev/capstan/internal/providers/local/controllers/localcluster"
 	"github.com/capstan-dev/capstan/internal/providers/local/controllers/localmachine"
+	"github.com/capstan-dev/capstan/internal/providers/local/controllers/localmachinepool"
 )
 
 // Concurrency is how many objects of each kind are reconciled at the same time.
 type Concurrency struct {
-	LocalCluster, LocalMachine int
+	LocalCluster, LocalMachine, LocalMachinePool int
 }
 
 // DefaultConcurrency returns the defaults of the --local*-concurrency flags (those of upstream's
 // development provider).
 func DefaultConcurrency() Concurrency {
-	return Concurrency{LocalCluster: 10, LocalMachine: 50}
+	return Concurrency{LocalCluster: 10, LocalMachine: 50, LocalMachinePool: 10}
 }
 
 // AddFlags registers the --<kind>-concurrency flags.
 func (c *Concurrency) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.LocalCluster, "localcluster-concurrency", c.LocalCluster, "Number of LocalClusters to reconcile at the same time.")
 	fs.IntVar(&c.LocalMachine, "localmachine-concurrency", c.LocalMachine, "Number of LocalMachines to reconcile at the same time.")
+	fs.IntVar(&c.LocalMachinePool, "localmachinepool-concurrency", c.LocalMachinePool, "Number of LocalMachinePools to reconcile at the same time.")
 }
 
 // Options configure the provider's controllers.
@@ -59,7 +61,7 @@ func NewScheme() (*runtime.Scheme, error) {
 	return scheme, nil
 }
 
-// Setup adds the LocalCluster and LocalMachine controllers to mgr.
+// Setup adds the LocalCluster, LocalMachine and LocalMachinePool controllers to mgr.
 func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	if o.Backend == nil {
 		return fmt.Errorf("the local provider needs a backend")
@@ -79,6 +81,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		Backend: o.Backend,
 	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.LocalMachine}); err != nil {
 		return fmt.Errorf("setting up the LocalMachine controller: %w", err)
+	}
+	if o.Concurrency.LocalMachinePool == 0 {
+		o.Concurrency.LocalMachinePool = DefaultConcurrency().LocalMachinePool
+	}
+	if err := (&localmachinepool.Reconciler{
+		Client: mgr.GetClient(), WatchFilter: o.WatchFilter, Backend: o.Backend,
+	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.LocalMachinePool}); err != nil {
+		return fmt.Errorf("setting up the LocalMachinePool controller: %w", err)
 	}
 	return nil
 }

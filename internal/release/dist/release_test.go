@@ -65,12 +65,16 @@ func TestRelease(t *testing.T) {
 		g.Expect(res.Code).To(Equal(0), res.Stderr)
 		g.Expect(srv.Requests()).To(ContainElements(
 			"github.com/capstan-dev/capstan/releases/download/v0.1.0/core-components.yaml",
+			"github.com/capstan-dev/capstan/releases/download/v0.1.0/bootstrap-components.yaml",
+			"github.com/capstan-dev/capstan/releases/download/v0.1.0/control-plane-components.yaml",
 			"github.com/capstan-dev/capstan/releases/download/v0.1.0/infrastructure-components.yaml",
 		))
 
 		for _, key := range []client.ObjectKey{
 			{Namespace: "capi-system", Name: "capi-controller-manager"},
 			{Namespace: "capl-system", Name: "capl-controller-manager"},
+			{Namespace: "capi-kubeadm-bootstrap-system", Name: "capi-kubeadm-bootstrap-controller-manager"},
+			{Namespace: "capi-kubeadm-control-plane-system", Name: "capi-kubeadm-control-plane-controller-manager"},
 		} {
 			d := &appsv1.Deployment{}
 			g.Expect(env.Client.Get(t.Context(), key, d)).To(Succeed())
@@ -83,7 +87,9 @@ func TestRelease(t *testing.T) {
 		for _, p := range providers.Items {
 			installed = append(installed, p.Namespace+"/"+p.Name+" "+p.Version)
 		}
-		g.Expect(installed).To(ConsistOf("capi-system/cluster-api v0.1.0", "capl-system/infrastructure-local v0.1.0"))
+		// A first init adds the kubeadm bootstrap and control plane providers, as upstream's does.
+		g.Expect(installed).To(ConsistOf("capi-system/cluster-api v0.1.0", "capl-system/infrastructure-local v0.1.0",
+			"capi-kubeadm-bootstrap-system/bootstrap-kubeadm v0.1.0", "capi-kubeadm-control-plane-system/control-plane-kubeadm v0.1.0"))
 	})
 
 	t.Run("clusterctl generate cluster reads the release's templates", func(t *testing.T) {

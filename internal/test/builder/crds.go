@@ -27,6 +27,7 @@ const (
 	InfraClusterTemplateKind = "GenericInfrastructureClusterTemplate"
 	InfraMachineKind         = "GenericInfrastructureMachine"
 	InfraMachineTemplateKind = "GenericInfrastructureMachineTemplate"
+	InfraMachinePoolKind     = "GenericInfrastructureMachinePool"
 	BootstrapConfigKind      = "GenericBootstrapConfig"
 	BootstrapTemplateKind    = "GenericBootstrapConfigTemplate"
 	ControlPlaneKind         = "GenericControlPlane"
@@ -53,7 +54,7 @@ func CRDs() []*apiextensionsv1.CustomResourceDefinition {
 	var out []*apiextensionsv1.CustomResourceDefinition
 	for _, p := range []Provider{V1Beta1, V1Beta2} {
 		for group, kinds := range map[string][]string{
-			p.Infrastructure:    {InfraClusterKind, InfraClusterTemplateKind, InfraMachineKind, InfraMachineTemplateKind},
+			p.Infrastructure:    {InfraClusterKind, InfraClusterTemplateKind, InfraMachineKind, InfraMachineTemplateKind, InfraMachinePoolKind},
 			p.Bootstrap:         {BootstrapConfigKind, BootstrapTemplateKind},
 			p.ControlPlaneGroup: {ControlPlaneKind, ControlPlaneTemplateKind},
 		} {

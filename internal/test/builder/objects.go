@@ -36,6 +36,17 @@ func (p Provider) InfraMachineTemplate(namespace, name string) *unstructured.Uns
 	return u
 }
 
+// InfraMachinePool returns an InfraMachinePool of the test provider. With machines, it reports
+// status.infrastructureMachineKind and creates an InfraMachine for each of its instances, for which the core
+// creates MachinePool Machines.
+func (p Provider) InfraMachinePool(namespace, name string, machines bool) *unstructured.Unstructured {
+	u := p.Object(p.Infrastructure, InfraMachinePoolKind, namespace, name)
+	if machines {
+		_ = unstructured.SetNestedField(u.Object, true, "spec", "machines")
+	}
+	return u
+}
+
 // BootstrapConfig returns a BootstrapConfig of the test provider.
 func (p Provider) BootstrapConfig(namespace, name string) *unstructured.Unstructured {
 	return p.Object(p.Bootstrap, BootstrapConfigKind, namespace, name)
@@ -51,6 +62,24 @@ func (p Provider) BootstrapTemplate(namespace, name string) *unstructured.Unstru
 // ControlPlane returns a ControlPlane of the test provider.
 func (p Provider) ControlPlane(namespace, name string) *unstructured.Unstructured {
 	return p.Object(p.ControlPlaneGroup, ControlPlaneKind, namespace, name)
+}
+
+// MachinePool returns a MachinePool of a Cluster with replicas, whose bootstrap config and InfraMachinePool
+// are the objects given.
+func MachinePool(namespace, name, clusterName string, replicas int32, infraPool, bootstrap *unstructured.Unstructured) *clusterv1.MachinePool {
+	return &clusterv1.MachinePool{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: clusterv1.MachinePoolSpec{
+			ClusterName: clusterName,
+			Replicas:    ptr.To(replicas),
+			Template: clusterv1.MachineTemplateSpec{Spec: clusterv1.MachineSpec{
+				ClusterName:       clusterName,
+				Bootstrap:         clusterv1.Bootstrap{ConfigRef: Ref(bootstrap)},
+				InfrastructureRef: *Ref(infraPool),
+				Version:           ptr.To("v1.31.0"),
+			}},
+		},
+	}
 }
 
 // Ref returns a reference to an object.

@@ -157,6 +157,42 @@ func TestRender(t *testing.T) {
 	}
 }
 
+// TestRenderDiagnostics: the operator serves the diagnostics endpoint as every capstan manager, on the
+// container port named metrics, and the values move it or make it insecure.
+func TestRenderDiagnostics(t *testing.T) {
+	tests := []struct {
+		name, values string
+		args         []string
+		port         any
+	}{
+		{name: "defaults", args: []string{"--diagnostics-address=:8443", "--insecure-diagnostics=false"},
+			port: map[string]any{"containerPort": int64(8443), "name": "metrics", "protocol": "TCP"}},
+		{name: "insecure on another port", values: "diagnosticsAddress: localhost:8080\ninsecureDiagnostics: true\n",
+			args: []string{"--diagnostics-address=localhost:8080", "--insecure-diagnostics=true"},
+			port: map[string]any{"containerPort": int64(8080), "name": "metrics", "protocol": "TCP"}},
+		{name: "disabled", values: `diagnosticsAddress: "0"` + "\n", args: []string{"--diagnostics-address=0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			for _, o := range render(t, values(t, tt.values)) {
+				if o.GetKind() != "Deployment" {
+					continue
+				}
+				cs, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+				c := cs[0].(map[string]any)
+				g.Expect(c["args"]).To(ContainElements(tt.args))
+				g.Expect(c["args"]).NotTo(ContainElement(HavePrefix("--metrics-bind-addr")))
+				if tt.port == nil {
+					g.Expect(c["ports"]).NotTo(ContainElement(HaveKeyWithValue("name", "metrics")))
+					return
+				}
+				g.Expect(c["ports"]).To(ContainElement(tt.port))
+			}
+		})
+	}
+}
+
 // TestRenderAppliesWithServerSideDryRun is `helm template | kubectl apply --dry-run=server`: every
 // rendered object is valid for the API server, the providers against capstan's operator CRDs (which the
 // chart's crds/ folder holds).

@@ -40,6 +40,9 @@ type Provider struct {
 	// When empty they are taken from the objects NewInfraCluster and NewInfraMachine return. With no
 	// InfraMachine kind at all, the InfraMachine rules are skipped.
 	InfraCluster, InfraMachine schema.GroupVersionKind
+	// InfraMachinePool is the provider's InfraMachinePool kind, when it supports MachinePools; the
+	// InfraMachinePool rules are skipped without it.
+	InfraMachinePool schema.GroupVersionKind
 
 	// NewInfraCluster returns a valid InfraCluster the provider can provision, with the given namespace
 	// and name; the kit adds the owner references and labels Cluster API's core would.

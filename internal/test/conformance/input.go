@@ -53,11 +53,11 @@ func (in *input) label() string {
 	return clusterctlv1.ManifestLabel(in.p.Name, clusterctlv1.InfrastructureProviderType)
 }
 
-// kinds returns the kinds Cluster API's core interacts with: the InfraCluster, the InfraMachine and their
-// templates, whether or not the provider defines them.
+// kinds returns the kinds Cluster API's core interacts with: the InfraCluster, the InfraMachine, the
+// InfraMachinePool when the provider has one, and their templates, whether or not the provider defines them.
 func (in *input) kinds() []schema.GroupKind {
 	var out []schema.GroupKind
-	for _, gvk := range []schema.GroupVersionKind{in.p.InfraCluster, in.p.InfraMachine} {
+	for _, gvk := range []schema.GroupVersionKind{in.p.InfraCluster, in.p.InfraMachine, in.p.InfraMachinePool} {
 		if gvk.Kind == "" {
 			continue
 		}

@@ -90,8 +90,14 @@ func Rules() []Rule {
 	return out
 }
 
-// catalog is the rule table: name, source, whether it is mandatory, what is checked, and the check.
-var catalog = []Rule{
+// catalog is the rule table: name, source, whether it is mandatory, what is checked, and the check; the
+// InfraMachinePool rules follow the InfraMachine ones.
+var catalog = func() []Rule {
+	i := slices.IndexFunc(baseCatalog, func(r Rule) bool { return r.Name == RuleInfraMachineDeletion })
+	return slices.Concat(baseCatalog[:i+1], poolRules, baseCatalog[i+1:])
+}()
+
+var baseCatalog = []Rule{
 	{Name: RuleScope, Source: sourceInfraCluster, Mandatory: true, check: checkScope,
 		Checks: "The CRDs of the InfraCluster, InfraMachine and their templates are namespace-scoped"},
 	{Name: RuleTypeMeta, Source: sourceInfraCluster, Mandatory: true, check: checkTypeMeta,

@@ -27,10 +27,13 @@ import (
 	crenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	addonsv1 "github.com/capstan-dev/capstan/api/addons/v1beta1"
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	ipamv1 "github.com/capstan-dev/capstan/api/ipam/v1beta1"
+	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/config/crd"
 	"github.com/capstan-dev/capstan/internal/localnet"
 )
@@ -66,11 +69,12 @@ type Options struct {
 }
 
 // NewScheme returns a scheme with the Kubernetes built-in types, apiextensions and capstan's API types
-// (core, clusterctl, kubeadm bootstrap and control plane).
+// (core, clusterctl, kubeadm bootstrap and control plane, runtime).
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
 	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme,
-		clusterctlv1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme)
+		clusterctlv1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme, addonsv1.AddToScheme, ipamv1.AddToScheme,
+		runtimev1.AddToScheme)
 	if err := add.AddToScheme(scheme); err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
-// Package stack starts capstan's core controllers and, optionally, the local infrastructure provider (with
-// its process backend) or the test provider of package provider, in one controller-runtime manager against
-// an envtest Environment, for end-to-end tests: what the providers' Deployments would run, which the test
-// API server cannot run.
+// Package stack starts capstan's core controllers and, optionally, the kubeadm bootstrap and control plane
+// providers, the local infrastructure provider (with its process backend) or the test provider of package
+// provider, in one controller-runtime manager against an envtest Environment, for end-to-end tests: what
+// the providers' Deployments would run, which the test API server cannot run.
 package stack
 
 import (
@@ -21,12 +21,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
+	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	configlocal "github.com/capstan-dev/capstan/config/local"
 	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/yamlprocessor"
 	"github.com/capstan-dev/capstan/internal/core"
+	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap"
+	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane"
 	"github.com/capstan-dev/capstan/internal/providers/local"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
 	"github.com/capstan-dev/capstan/internal/test/provider"
@@ -42,6 +46,8 @@ type Options struct {
 	Workload *rest.Config
 	// WithoutCore leaves the core controllers out, to run a provider alone as its own Deployment would.
 	WithoutCore bool
+	// Kubeadm runs the kubeadm bootstrap and control plane providers.
+	Kubeadm bool
 }
 
 // Stack is a running manager.
@@ -66,6 +72,14 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Stack, error) 
 	}
 	if opts.Local {
 		if err := infrav1.AddToScheme(scheme); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Kubeadm {
+		if err := bootstrapv1.AddToScheme(scheme); err != nil {
+			return nil, err
+		}
+		if err := controlplanev1.AddToScheme(scheme); err != nil {
 			return nil, err
 		}
 	}
@@ -105,6 +119,14 @@ func (s *Stack) setup(ctx context.Context, opts Options) error {
 	}
 	if opts.Workload != nil {
 		if err := (&provider.Provider{Client: s.Manager.GetClient(), Workload: opts.Workload}).SetupWithManager(s.Manager); err != nil {
+			return err
+		}
+	}
+	if opts.Kubeadm {
+		if err := bootstrap.Setup(ctx, s.Manager, bootstrap.DefaultOptions()); err != nil {
+			return err
+		}
+		if err := controlplane.Setup(ctx, s.Manager, controlplane.DefaultOptions()); err != nil {
 			return err
 		}
 	}

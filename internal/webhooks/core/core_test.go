@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 func install(t *testing.T, ns string) {
 	t.Helper()
 	ctx := context.Background()
-	objs, err := Webhooks().Manifests(env.Scheme, ns)
+	objs, err := Webhooks(nil).Manifests(env.Scheme, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +93,8 @@ type manager struct {
 }
 
 // startManager runs a manager with the core's webhooks in namespace ns, routes the webhook Service to it
-// and waits until it is ready.
-func startManager(t *testing.T, ns string) *manager {
+// and waits until it is ready. opts change the webhook options.
+func startManager(t *testing.T, ns string, opts ...func(*webhooks.Options)) *manager {
 	t.Helper()
 	g := NewWithT(t)
 	webhookPort, err := loopback.FreePort()
@@ -110,7 +110,10 @@ func startManager(t *testing.T, ns string) *manager {
 	g.Expect(err).NotTo(HaveOccurred())
 	o := webhooks.DefaultOptions()
 	o.Port = webhookPort
-	g.Expect(Webhooks().Setup(mgr, o, ns)).To(Succeed())
+	for _, opt := range opts {
+		opt(&o)
+	}
+	g.Expect(Webhooks(mgr.GetClient()).Setup(mgr, o, ns)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -86,3 +86,12 @@ const (
 	// the machine runs the provider's default one (the message says which).
 	KubernetesVersionFallbackReason = "KubernetesVersionFallback"
 )
+
+// Conditions of a LocalMachinePool.
+const (
+	// NodesRegisteredCondition says whether every instance of the pool has a registered Node.
+	NodesRegisteredCondition clusterv1.ConditionType = "NodesRegistered"
+
+	// NodesRegisteredReason: every instance's Node is registered.
+	NodesRegisteredReason = "NodesRegistered"
+)

@@ -23,6 +23,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&LocalClusterTemplate{}, &LocalClusterTemplateList{},
 		&LocalMachine{}, &LocalMachineList{},
 		&LocalMachineTemplate{}, &LocalMachineTemplateList{},
+		&LocalMachinePool{}, &LocalMachinePoolList{},
+		&LocalMachinePoolTemplate{}, &LocalMachinePoolTemplateList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil

@@ -26,6 +26,9 @@ type Options struct {
 	Webhooks    webhooks.Options
 	// PreflightChecks is --machineset-preflight-checks.
 	PreflightChecks []string
+	// RuntimeExtensionClientCertFile and RuntimeExtensionClientKeyFile are the client certificate presented
+	// to Runtime Extensions.
+	RuntimeExtensionClientCertFile, RuntimeExtensionClientKeyFile string
 }
 
 // NewCommand returns `capstan manager`.
@@ -50,6 +53,10 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 	o.Webhooks.AddFlags(fs)
 	fs.StringSliceVar(&o.PreflightChecks, "machineset-preflight-checks", []string{string(clusterv1.MachineSetPreflightCheckAll)},
 		"MachineSet preflight checks to run before creating or remediating Machines: All, KubeadmVersionSkew, KubernetesVersionSkew, ControlPlaneIsStable, ControlPlaneVersionSkew (needs the MachineSetPreflightChecks feature gate).")
+	fs.StringVar(&o.RuntimeExtensionClientCertFile, "runtime-extension-client-cert-file", "",
+		"Filename of the PEM-encoded client certificate to be used when calling runtime extensions.")
+	fs.StringVar(&o.RuntimeExtensionClientKeyFile, "runtime-extension-client-key-file", "",
+		"Filename of the PEM-encoded client key to be used when calling runtime extensions.")
 	return cmd
 }
 
@@ -95,6 +102,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := core.Setup(ctx, mgr, core.Options{
 		WatchFilter: o.Manager.WatchFilter, Concurrency: o.Concurrency,
 		FeatureGates: o.Manager.FeatureGates, MachineSetPreflightChecks: checks,
+		RuntimeExtensionClientCertFile: o.RuntimeExtensionClientCertFile, RuntimeExtensionClientKeyFile: o.RuntimeExtensionClientKeyFile,
 	}); err != nil {
 		return err
 	}
@@ -103,7 +111,10 @@ func (o *Options) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := corewebhooks.Webhooks().Setup(mgr, o.Webhooks, namespace); err != nil {
+		if o.Webhooks.TLSOpts, err = o.Manager.TLSOptions(); err != nil {
+			return err
+		}
+		if err := corewebhooks.Webhooks(mgr.GetClient()).Setup(mgr, o.Webhooks, namespace); err != nil {
 			return fmt.Errorf("setting up the webhooks: %w", err)
 		}
 	}

@@ -1,6 +1,7 @@
 // Package alpha implements `clusterctl alpha`, the commands of features in alpha: `alpha rollout restart`,
 // `alpha rollout pause` and `alpha rollout resume`, which restart, pause and resume the rollout of a
-// MachineDeployment.
+// MachineDeployment, and `alpha topology plan`, which shows offline what the topology controller would do
+// for Clusters with a ClusterClass.
 package alpha
 
 import (
@@ -24,6 +25,6 @@ func newCommand(streams iostreams.Streams, deps *clusterctlcli.Deps, now func() 
 		Long:  "These commands correspond to alpha features in clusterctl.",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newRolloutCommand(streams, deps, now))
+	cmd.AddCommand(newRolloutCommand(streams, deps, now), newTopologyCommand(streams))
 	return cmd
 }

@@ -30,12 +30,16 @@ type kind struct {
 	// aliases are the other names accepted on the command line.
 	aliases []string
 	gvk     schema.GroupVersionKind
+	// pausedByAnnotation says the kind is paused with the cluster.x-k8s.io/paused annotation rather than
+	// spec.paused (KubeadmControlPlane, as upstream).
+	pausedByAnnotation bool
 }
 
-// kinds are the kinds `alpha rollout` supports. (KubeadmControlPlane joins them once capstan has the
-// kubeadm control plane provider.)
+// kinds are the kinds `alpha rollout` supports.
 var kinds = []kind{
 	{name: "machinedeployment", aliases: []string{"machinedeployments", "md", "machinedeployment.cluster.x-k8s.io"}, gvk: clusterv1.GroupVersion.WithKind("MachineDeployment")},
+	{name: "kubeadmcontrolplane", aliases: []string{"kubeadmcontrolplanes", "kcp", "kubeadmcontrolplane.controlplane.cluster.x-k8s.io"},
+		gvk: schema.GroupVersionKind{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta1", Kind: "KubeadmControlPlane"}, pausedByAnnotation: true},
 }
 
 func supportedKinds() string {
@@ -128,7 +132,8 @@ func newRolloutCommand(streams iostreams.Streams, deps *clusterctlcli.Deps, now 
 		Long: `Manage the rollout of a cluster-api resource.
 Valid resource types include:
 
-   * machinedeployment`,
+   * machinedeployment
+   * kubeadmcontrolplane`,
 		Example: `  # Force an immediate rollout of machinedeployment
   clusterctl alpha rollout restart machinedeployment/my-md-0
 
@@ -155,7 +160,7 @@ rollout strategy allows. A paused resource must be resumed first.`,
 			long: `Mark the provided cluster-api resource as paused.
 
 Paused resources will not be reconciled by a controller. Use "clusterctl alpha rollout resume" to resume a
-paused resource. Currently only MachineDeployments support being paused.`,
+paused resource. Currently only MachineDeployments and KubeadmControlPlanes support being paused.`,
 			example: `  # Mark the machinedeployment as paused.
   clusterctl alpha rollout pause machinedeployment/my-md-0`,
 			action: pause,
@@ -165,7 +170,7 @@ paused resource. Currently only MachineDeployments support being paused.`,
 			long: `Resume a paused cluster-api resource
 
 Paused resources will not be reconciled by a controller. By resuming a resource, we allow it to be
-reconciled again. Currently only MachineDeployments support being resumed.`,
+reconciled again. Currently only MachineDeployments and KubeadmControlPlanes support being resumed.`,
 			example: `  # Resume an already paused machinedeployment
   clusterctl alpha rollout resume machinedeployment/my-md-0`,
 			action: resume,
@@ -238,14 +243,19 @@ func apply(ctx context.Context, c client.Client, namespace string, r resource, a
 	return nil
 }
 
-func paused(obj *unstructured.Unstructured) bool {
+func paused(r resource, obj *unstructured.Unstructured) bool {
+	if r.kind.pausedByAnnotation {
+		_, ok := obj.GetAnnotations()[clusterv1.PausedAnnotation]
+		return ok
+	}
 	p, _, _ := unstructured.NestedBool(obj.Object, "spec", "paused")
 	return p
 }
 
-// restart sets spec.rolloutAfter to now, which makes the MachineDeployment replace its Machines.
+// restart sets spec.rolloutAfter to now, which makes the MachineDeployment or KubeadmControlPlane replace
+// its Machines.
 func restart(r resource, obj *unstructured.Unstructured, now time.Time) (map[string]any, error) {
-	if paused(obj) {
+	if paused(r, obj) {
 		return nil, fmt.Errorf("%s is paused: resume it first with clusterctl alpha rollout resume %s", r, r)
 	}
 	if after, found, _ := unstructured.NestedString(obj.Object, "spec", "rolloutAfter"); found && after != "" {
@@ -256,18 +266,25 @@ func restart(r resource, obj *unstructured.Unstructured, now time.Time) (map[str
 	return map[string]any{"spec": map[string]any{"rolloutAfter": now.UTC().Format(time.RFC3339)}}, nil
 }
 
-// pause sets spec.paused: the MachineDeployment's controller stops rolling out changes.
+// pause sets spec.paused (MachineDeployment: its controller stops rolling out changes) or the
+// cluster.x-k8s.io/paused annotation (KubeadmControlPlane: its controller stops reconciling it).
 func pause(r resource, obj *unstructured.Unstructured, _ time.Time) (map[string]any, error) {
-	if paused(obj) {
+	if paused(r, obj) {
 		return nil, fmt.Errorf("%s is already paused", r)
+	}
+	if r.kind.pausedByAnnotation {
+		return map[string]any{"metadata": map[string]any{"annotations": map[string]any{clusterv1.PausedAnnotation: "true"}}}, nil
 	}
 	return map[string]any{"spec": map[string]any{"paused": true}}, nil
 }
 
-// resume clears spec.paused.
+// resume clears spec.paused or removes the cluster.x-k8s.io/paused annotation.
 func resume(r resource, obj *unstructured.Unstructured, _ time.Time) (map[string]any, error) {
-	if !paused(obj) {
+	if !paused(r, obj) {
 		return nil, errors.New(r.String() + " is not paused")
+	}
+	if r.kind.pausedByAnnotation {
+		return map[string]any{"metadata": map[string]any{"annotations": map[string]any{clusterv1.PausedAnnotation: nil}}}, nil
 	}
 	return map[string]any{"spec": map[string]any{"paused": false}}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
@@ -43,9 +44,9 @@ func TestParseResources(t *testing.T) {
 		{name: "several TYPE/NAME", args: []string{"machinedeployment/a", "MachineDeployment/b"}, want: []resource{{md, "a"}, {md, "b"}}},
 		{name: "TYPE NAME...", args: []string{"machinedeployment", "a", "b"}, want: []resource{{md, "a"}, {md, "b"}}},
 		{name: "aliases", args: []string{"md/a", "machinedeployments/b", "machinedeployment.cluster.x-k8s.io/c"}, want: []resource{{md, "a"}, {md, "b"}, {md, "c"}}},
-		{name: "nothing", args: nil, wantErr: "required resource not specified: give one as TYPE/NAME, e.g. machinedeployment/my-md-0 (supported types: machinedeployment)"},
-		{name: "an unsupported type", args: []string{"deployment/a"}, wantErr: `invalid resource type "deployment": supported types are machinedeployment`},
-		{name: "an unsupported type, kubectl style", args: []string{"kubeadmcontrolplane", "a"}, wantErr: `invalid resource type "kubeadmcontrolplane": supported types are machinedeployment`},
+		{name: "nothing", args: nil, wantErr: "required resource not specified: give one as TYPE/NAME, e.g. machinedeployment/my-md-0 (supported types: machinedeployment, kubeadmcontrolplane)"},
+		{name: "an unsupported type", args: []string{"deployment/a"}, wantErr: `invalid resource type "deployment": supported types are machinedeployment, kubeadmcontrolplane`},
+		{name: "an unsupported type, kubectl style", args: []string{"machineset", "a"}, wantErr: `invalid resource type "machineset": supported types are machinedeployment, kubeadmcontrolplane`},
 		{name: "a type without name", args: []string{"machinedeployment"}, wantErr: "no name given for machinedeployment: use machinedeployment/NAME"},
 		{name: "an empty name", args: []string{"machinedeployment/"}, wantErr: `"machinedeployment/" is not a resource: give it as TYPE/NAME`},
 		{name: "mixed forms", args: []string{"machinedeployment", "a/b"}, wantErr: `"a/b": give resources either as TYPE NAME... or as TYPE/NAME..., not both`},
@@ -191,6 +192,41 @@ func TestPauseResume(t *testing.T) {
 	_, err = rollout(t, kubeconfig, "resume", "machinedeployment/md-0")
 	g.Expect(err).To(MatchError("machinedeployment/md-0 is not paused"))
 
-	_, err = rollout(t, kubeconfig, "pause", "kubeadmcontrolplane/cp")
-	g.Expect(err).To(MatchError(`invalid resource type "kubeadmcontrolplane": supported types are machinedeployment`))
+	_, err = rollout(t, kubeconfig, "pause", "machineset/ms")
+	g.Expect(err).To(MatchError(`invalid resource type "machineset": supported types are machinedeployment, kubeadmcontrolplane`))
+}
+
+// A KubeadmControlPlane is paused with the cluster.x-k8s.io/paused annotation, as upstream, and restarted
+// with spec.rolloutAfter.
+func TestKubeadmControlPlane(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.NewNamespace(t)
+	kubeconfig := env.KubeconfigFile(t, ns)
+	kcp := &controlplanev1.KubeadmControlPlane{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cp"},
+		Spec: controlplanev1.KubeadmControlPlaneSpec{Version: "v1.37.1", MachineTemplate: controlplanev1.KubeadmControlPlaneMachineTemplate{
+			InfrastructureRef: corev1.ObjectReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1alpha1", Kind: "LocalMachineTemplate", Name: "cp"}}},
+	}
+	g.Expect(env.Client.Create(context.Background(), kcp)).To(Succeed())
+	get := func() *controlplanev1.KubeadmControlPlane {
+		out := &controlplanev1.KubeadmControlPlane{}
+		g.Expect(env.Client.Get(context.Background(), client.ObjectKeyFromObject(kcp), out)).To(Succeed())
+		return out
+	}
+
+	out, err := rollout(t, kubeconfig, "pause", "kcp/cp")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(out).To(Equal("kubeadmcontrolplane.controlplane.cluster.x-k8s.io/cp paused\n"))
+	g.Expect(get().Annotations).To(HaveKeyWithValue(clusterv1.PausedAnnotation, "true"))
+	_, err = rollout(t, kubeconfig, "restart", "kubeadmcontrolplane/cp")
+	g.Expect(err).To(MatchError("kubeadmcontrolplane/cp is paused: resume it first with clusterctl alpha rollout resume kubeadmcontrolplane/cp"))
+
+	out, err = rollout(t, kubeconfig, "resume", "kubeadmcontrolplane/cp")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(out).To(Equal("kubeadmcontrolplane.controlplane.cluster.x-k8s.io/cp resumed\n"))
+	g.Expect(get().Annotations).NotTo(HaveKey(clusterv1.PausedAnnotation))
+
+	_, err = rollout(t, kubeconfig, "restart", "kubeadmcontrolplane/cp")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(get().Spec.RolloutAfter.Time).To(BeTemporally("==", now))
 }

@@ -53,10 +53,10 @@ type ManagementRepositoryOptions struct {
 	CertManagerVersion string
 }
 
-// NewManagementRepository writes a local repository with capstan's core (cluster-api), kubeadm bootstrap and
-// local infrastructure providers at ReleaseV1 and ReleaseV2, rendered from the release artifacts, and the test
-// providers of testdata/management/repository (fixture, webhooks, badcrd, a stand-in cert-manager),
-// with a clusterctl.yaml that names them.
+// NewManagementRepository writes a local repository with capstan's core (cluster-api), kubeadm bootstrap,
+// kubeadm control plane and local infrastructure providers at ReleaseV1 and ReleaseV2, rendered from the
+// release artifacts, and the test providers of testdata/management/repository (fixture, webhooks, badcrd,
+// a stand-in cert-manager), with a clusterctl.yaml that names them.
 func NewManagementRepository(t testing.TB, o ManagementRepositoryOptions) ManagementRepository {
 	t.Helper()
 	dir := t.TempDir()
@@ -96,6 +96,7 @@ func NewManagementRepository(t testing.TB, o ManagementRepositoryOptions) Manage
 	config := fmt.Sprintf(`providers:
 - {name: cluster-api, type: CoreProvider, url: "${CLUSTERCTL_REPOSITORY_PATH}/cluster-api/latest/core-components.yaml"}
 - {name: kubeadm, type: BootstrapProvider, url: "${CLUSTERCTL_REPOSITORY_PATH}/bootstrap-kubeadm/latest/bootstrap-components.yaml"}
+- {name: kubeadm, type: ControlPlaneProvider, url: "${CLUSTERCTL_REPOSITORY_PATH}/control-plane-kubeadm/latest/control-plane-components.yaml"}
 - {name: local, type: InfrastructureProvider, url: "${CLUSTERCTL_REPOSITORY_PATH}/infrastructure-local/latest/infrastructure-components.yaml"}
 - {name: fixture, type: InfrastructureProvider, url: "${CLUSTERCTL_REPOSITORY_PATH}/infrastructure-fixture/latest/infrastructure-components.yaml"}
 - {name: webhooks, type: InfrastructureProvider, url: "${CLUSTERCTL_REPOSITORY_PATH}/infrastructure-webhooks/latest/infrastructure-components.yaml"}

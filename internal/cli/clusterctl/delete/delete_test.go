@@ -56,8 +56,8 @@ func TestDelete(t *testing.T) {
 	fixtureCRD.Name = "fixtureclusters.infrastructure.fixture.capstan.dev"
 
 	g := NewWithT(t)
-	// Without the kubeadm bootstrap provider a first init adds (the init tests cover it).
-	res := run(t, "init", "-b", "-", "-i", "local", "-i", "fixture:v0.1.0")
+	// Without the kubeadm bootstrap and control plane providers a first init adds (the init tests cover it).
+	res := run(t, "init", "-b", "-", "-c", "-", "-i", "local", "-i", "fixture:v0.1.0")
 	g.Expect(res.Code).To(Equal(0), res.Stderr)
 	ns := env.NewNamespace(t)
 	objs, err := manifest.Parse([]byte(`apiVersion: cluster.x-k8s.io/v1beta1

@@ -38,7 +38,7 @@ func TestInit(t *testing.T) {
 		return out
 	}
 
-	t.Run("an empty cluster gets the core and kubeadm bootstrap providers and the provider asked for", func(t *testing.T) {
+	t.Run("an empty cluster gets the core and kubeadm bootstrap and control plane providers and the provider asked for", func(t *testing.T) {
 		g := NewWithT(t)
 		res := run(t, "init", "--infrastructure", "local")
 		g.Expect(res.Code).To(Equal(0), res.Stderr)
@@ -46,7 +46,7 @@ func TestInit(t *testing.T) {
 		golden.Assert(t, "init-first-run.golden.txt", []byte(res.Stderr))
 
 		g.Expect(inventory(g)).To(ConsistOf("capi-system/cluster-api v0.2.0", "capi-kubeadm-bootstrap-system/bootstrap-kubeadm v0.2.0",
-			"capl-system/infrastructure-local v0.2.0"))
+			"capi-kubeadm-control-plane-system/control-plane-kubeadm v0.2.0", "capl-system/infrastructure-local v0.2.0"))
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		g.Expect(env.Client.Get(t.Context(), client.ObjectKey{Name: "clusters.cluster.x-k8s.io"}, crd)).To(Succeed())
 		g.Expect(crd.Labels).To(HaveKeyWithValue("cluster.x-k8s.io/provider", "cluster-api"))
@@ -54,6 +54,8 @@ func TestInit(t *testing.T) {
 		g.Expect(env.Client.Get(t.Context(), client.ObjectKey{Name: "localclusters.infrastructure.cluster.x-k8s.io"}, crd)).To(Succeed())
 		g.Expect(env.Client.Get(t.Context(), client.ObjectKey{Name: "kubeadmconfigs.bootstrap.cluster.x-k8s.io"}, crd)).To(Succeed())
 		g.Expect(crd.Labels).To(HaveKeyWithValue("cluster.x-k8s.io/provider", "bootstrap-kubeadm"))
+		g.Expect(env.Client.Get(t.Context(), client.ObjectKey{Name: "kubeadmcontrolplanes.controlplane.cluster.x-k8s.io"}, crd)).To(Succeed())
+		g.Expect(crd.Labels).To(HaveKeyWithValue("cluster.x-k8s.io/provider", "control-plane-kubeadm"))
 		g.Expect(env.Client.Get(t.Context(), client.ObjectKey{Name: "providers.clusterctl.cluster.x-k8s.io"}, crd)).To(Succeed())
 		g.Expect(crd.Labels).To(HaveKeyWithValue("clusterctl.cluster.x-k8s.io/core", "inventory"))
 		d := &appsv1.Deployment{}

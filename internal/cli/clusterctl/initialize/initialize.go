@@ -48,9 +48,9 @@ Installs Cluster API core components and the selected bootstrap, control plane, 
 runtime extension and add-on providers, each recorded in clusterctl's inventory.
 
 The management cluster must be an existing Kubernetes cluster. The first time init runs, it adds the
-cluster-api core provider and the kubeadm bootstrap provider unless given ("-" as a provider name opts out
-of a default provider); unlike upstream it does not add the kubeadm control plane provider yet.
-cert-manager is installed only when a provider's components need it.
+cluster-api core provider and the kubeadm bootstrap and control plane providers unless given ("-" as a
+provider name opts out of a default provider), as upstream. cert-manager is installed only when a
+provider's components need it.
 
 Everything is checked before anything changes. Running init again with the same providers changes
 nothing; a provider installed at another version is an error that points at 'clusterctl upgrade'.`,

@@ -56,8 +56,8 @@ func TestUpgrade(t *testing.T) {
 	clusterctltest.MarkDeploymentsAvailable(t, env.Client, "cert-manager")
 
 	g := NewWithT(t)
-	// Without the kubeadm bootstrap provider a first init adds (the init tests cover it).
-	res := runWith(t, before, "init", "-b", "-", "--core", "cluster-api:v0.1.0", "-i", "local:v0.1.0", "-i", "fixture:v0.1.0", "-i", "webhooks")
+	// Without the kubeadm bootstrap and control plane providers a first init adds (the init tests cover it).
+	res := runWith(t, before, "init", "-b", "-", "-c", "-", "--core", "cluster-api:v0.1.0", "-i", "local:v0.1.0", "-i", "fixture:v0.1.0", "-i", "webhooks")
 	g.Expect(res.Code).To(Equal(0), res.Stderr)
 	ns := env.NewNamespace(t)
 	objs, err := manifest.Parse([]byte(`apiVersion: cluster.x-k8s.io/v1beta1

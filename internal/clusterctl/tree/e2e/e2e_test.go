@@ -54,7 +54,8 @@ func clusterctl(t *testing.T, kubeconfig string, args ...string) (string, string
 }
 
 // provisioned waits until the Cluster ns/name and its MachineDeployment have settled with replicas
-// Machines that are ready, available and up to date, and returns those Machines.
+// Machines that are ready, available and up to date, and returns those Machines (the workers; the
+// KubeadmControlPlane's Machine is not among them).
 func provisioned(t *testing.T, ns, name string, replicas int32, exclude map[string]bool) []clusterv1.Machine {
 	t.Helper()
 	g := NewWithT(t)
@@ -71,6 +72,17 @@ func provisioned(t *testing.T, ns, name string, replicas int32, exclude map[stri
 			g.Expect(counter).To(HaveValue(Equal(replicas)))
 		}
 		g.Expect(conditionStatus(c.GetV1Beta2Conditions(), "WorkersAvailable")).To(Equal(metav1.ConditionTrue))
+		g.Expect(conditionStatus(c.GetV1Beta2Conditions(), "Available")).To(Equal(metav1.ConditionTrue))
+		cp := c.Status.V1Beta2.ControlPlane
+		g.Expect(cp).NotTo(BeNil())
+		for _, counter := range []*int32{cp.Replicas, cp.AvailableReplicas, cp.ReadyReplicas, cp.UpToDateReplicas} {
+			g.Expect(counter).To(HaveValue(Equal(int32(1))))
+		}
+		all := &clusterv1.MachineList{}
+		g.Expect(env.Client.List(ctx, all, client.InNamespace(ns))).To(Succeed())
+		for _, m := range all.Items {
+			g.Expect(conditionStatus(m.GetV1Beta2Conditions(), "Ready")).To(Equal(metav1.ConditionTrue), "Ready of %s", m.Name)
+		}
 
 		md := &clusterv1.MachineDeployment{}
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name + "-md-0"}, md)).To(Succeed())
@@ -81,7 +93,7 @@ func provisioned(t *testing.T, ns, name string, replicas int32, exclude map[stri
 		g.Expect(md.Status.Replicas).To(Equal(replicas))
 
 		list := &clusterv1.MachineList{}
-		g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		g.Expect(env.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: name + "-md-0"})).To(Succeed())
 		g.Expect(list.Items).To(HaveLen(int(replicas)))
 		for _, m := range list.Items {
 			g.Expect(exclude).NotTo(HaveKey(m.Name))
@@ -112,7 +124,7 @@ func TestDescribeProvisionedCluster(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
-	stack.ForTest(t, env.Config, stack.Options{Local: true})
+	stack.ForTest(t, env.Config, stack.Options{Local: true, Kubeadm: true})
 
 	kubeconfig := env.KubeconfigFile(t, "")
 
@@ -144,7 +156,8 @@ func TestDescribeProvisionedCluster(t *testing.T) {
 	// The command shows the same tree.
 	stdout, stderr, code := clusterctl(t, kubeconfig, "describe", "cluster", "e2e", "-n", ns)
 	g.Expect(code).To(Equal(0), stderr)
-	g.Expect(stdout).To(MatchRegexp(`(?m)^Cluster/e2e +2/2 +2 +2 +2 +Available: False +NotAvailable `))
+	g.Expect(stdout).To(MatchRegexp(`(?m)^Cluster/e2e +3/3 +3 +3 +3 +Available: True +Available `))
+	g.Expect(stdout).To(MatchRegexp(`(?m)^├─ControlPlane - KubeadmControlPlane/e2e-control-plane +1/1 +1 +1 +1 +Available: True +Available `))
 	g.Expect(stdout).To(MatchRegexp(`(?m)^    └─2 Machines\.\.\. +2 +2 +2 +Ready: True +Ready `))
 
 	// get kubeconfig prints a kubeconfig that reaches the workload cluster.
@@ -155,7 +168,7 @@ func TestDescribeProvisionedCluster(t *testing.T) {
 	cfg.Timeout = 5 * time.Second
 	nodes, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(nodes.Items).To(HaveLen(2))
+	g.Expect(nodes.Items).To(HaveLen(3), "the control plane Machine's Node and the 2 workers'")
 
 	// rollout restart replaces the Machines.
 	stdout, stderr, code = clusterctl(t, kubeconfig, "alpha", "rollout", "restart", "machinedeployment/e2e-md-0", "-n", ns)
@@ -236,8 +249,15 @@ func stableNames(objs *tree.Objects, out string) string {
 	machines := slices.Clone(objs.Machines)
 	slices.SortFunc(machines, func(a, b clusterv1.Machine) int { return cmp.Compare(a.Name, b.Name) })
 	// Machines first: their names start with their MachineSet's.
-	for i, m := range machines {
-		pairs = append(pairs, m.Name, fmt.Sprintf("e2e-md-0-sssss-m%04d", i))
+	workers, controlPlane := 0, 0
+	for _, m := range machines {
+		if _, ok := m.Labels[clusterv1.MachineDeploymentNameLabel]; ok {
+			pairs = append(pairs, m.Name, fmt.Sprintf("e2e-md-0-sssss-m%04d", workers))
+			workers++
+			continue
+		}
+		pairs = append(pairs, m.Name, fmt.Sprintf("e2e-control-plane-c%04d", controlPlane))
+		controlPlane++
 	}
 	for i, ms := range sets {
 		pairs = append(pairs, ms.Name, fmt.Sprintf("e2e-md-0-s%04d", i))

@@ -23,6 +23,7 @@ import (
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 	"github.com/capstan-dev/capstan/internal/test/stack"
 	"github.com/capstan-dev/capstan/internal/test/workload"
@@ -49,14 +50,17 @@ func TestUpgradeKeepsWorkloadClustersRunning(t *testing.T) {
 		return repo.Run(t, kc, args...)
 	}
 
-	// Without the kubeadm bootstrap provider a first init adds (the init tests cover it).
-	res := run("init", "-b", "-", "--core", "cluster-api:v0.1.0", "-i", "local:v0.1.0", "-i", "fixture:v0.1.0")
+	// Without the kubeadm bootstrap and control plane providers a first init adds (the init tests cover
+	// them).
+	res := run("init", "-b", "-", "-c", "-", "--core", "cluster-api:v0.1.0", "-i", "local:v0.1.0", "-i", "fixture:v0.1.0")
 	g.Expect(res.Code).To(Equal(0), res.Stderr)
 	// The core and the local provider run in the test, as their Deployments would.
 	stack.ForTest(t, env.Config, stack.Options{Local: true})
 
 	ns := env.NewNamespace(t)
-	res = run("generate", "cluster", "e2e", "--infrastructure", "local", "--kubernetes-version", "v1.37.1", "--worker-machine-count", "2", "--target-namespace", ns)
+	// The control-plane flavor: its control plane is a MachineDeployment, no kubeadm provider is needed.
+	res = run("generate", "cluster", "e2e", "--infrastructure", "local", "--flavor", "control-plane", "--kubernetes-version", "v1.37.1",
+		"--controlplane-machine-count", "1", "--worker-machine-count", "2", "--target-namespace", ns)
 	g.Expect(res.Code).To(Equal(0), res.Stderr)
 	objs, err := manifest.Parse([]byte(res.Stdout))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -68,8 +72,14 @@ func TestUpgradeKeepsWorkloadClustersRunning(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster)).To(Succeed())
 		g.Expect(cluster.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
-		g.Expect(providerIDs(g, ns)).To(HaveLen(2))
-		g.Expect(readyNodes(g, ns)).To(HaveLen(2))
+		g.Expect(providerIDs(g, ns)).To(HaveLen(3))
+		g.Expect(readyNodes(g, ns)).To(HaveLen(3))
+		ms := &clusterv1.MachineList{}
+		g.Expect(env.Client.List(ctx, ms, client.InNamespace(ns))).To(Succeed())
+		for _, m := range ms.Items {
+			g.Expect(m.Status.NodeRef).NotTo(BeNil(), "nodeRef of %s (%v)", m.Name, m.GetV1Beta2Conditions())
+		}
+		g.Expect(conditions.IsTrue(cluster, clusterv1.ControlPlaneInitializedCondition)).To(BeTrue(), "the control plane is initialized")
 	}, 3*time.Minute, time.Second).Should(Succeed())
 	before := snapshot(g, ns)
 	ids := providerIDs(g, ns)
@@ -78,7 +88,7 @@ func TestUpgradeKeepsWorkloadClustersRunning(t *testing.T) {
 		g := NewWithT(t)
 		res := run("delete", "--all", "--include-crd")
 		g.Expect(res.Code).To(Equal(1))
-		g.Expect(res.Stderr).To(HavePrefix("Error: cannot delete the CRDs of infrastructure-local, infrastructure-fixture and cluster-api: 1 LocalCluster, 2 LocalMachines, 1 LocalMachineTemplate, 1 FixtureCluster, 1 Cluster, "))
+		g.Expect(res.Stderr).To(HavePrefix("Error: cannot delete the CRDs of infrastructure-local, infrastructure-fixture and cluster-api: 1 LocalCluster, 3 LocalMachines, 1 LocalMachineTemplate, 1 FixtureCluster, 1 Cluster, "))
 		g.Expect(res.Stderr).To(HaveSuffix(" still exist; delete the Clusters first or run without --include-crd\n"))
 		g.Expect(inventory(g)).To(HaveLen(3))
 		crd := &apiextensionsv1.CustomResourceDefinition{}
@@ -103,11 +113,19 @@ func TestUpgradeKeepsWorkloadClustersRunning(t *testing.T) {
 			g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster)).To(Succeed())
 			g.Expect(cluster.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
 		}, 5*time.Second, time.Second).Should(Succeed())
-		g.Expect(readyNodes(g, ns)).To(HaveLen(2))
+		g.Expect(readyNodes(g, ns)).To(HaveLen(3))
 	})
 
 	g.Expect(env.Client.Delete(ctx, cluster)).To(Succeed())
-	g.Eventually(func() error { return env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster) }, 2*time.Minute, time.Second).ShouldNot(Succeed())
+	g.Eventually(func() error { return env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster) }, 2*time.Minute, time.Second).ShouldNot(Succeed(), func() string {
+		ms := &clusterv1.MachineList{}
+		_ = env.Client.List(ctx, ms, client.InNamespace(ns))
+		out := fmt.Sprintf("cluster conditions %+v\n", cluster.GetV1Beta2Conditions())
+		for _, m := range ms.Items {
+			out += fmt.Sprintf("machine %s finalizers %v conditions %+v\n", m.Name, m.Finalizers, m.GetV1Beta2Conditions())
+		}
+		return out
+	})
 }
 
 func mustParse(g Gomega, yaml string) []unstructured.Unstructured {

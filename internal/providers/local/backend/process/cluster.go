@@ -391,6 +391,10 @@ func (c *cluster) nodeLoop(ctx context.Context) {
 	}
 }
 
+// probeFallThreshold is how many probes in a row must fail before a running API server that was ready
+// stops being ready, as a load balancer's health check "fall" count.
+const probeFallThreshold = 3
+
 // probe checks every control plane machine's API server and reports whether all are ready.
 func (c *cluster) probe(ctx context.Context) bool {
 	c.mu.Lock()
@@ -430,11 +434,20 @@ func (c *cluster) probe(ctx context.Context) bool {
 	changed := false
 	allReady := true
 	for _, t := range targets {
+		switch {
+		case ready[t.m] || !t.running:
+			t.m.probeFailures = 0
+		case t.m.apiReady && t.m.probeFailures+1 < probeFallThreshold:
+			// Still running and ready a moment ago: one slow or failed probe does not take it out of
+			// the load balancer (which closes its connections).
+			t.m.probeFailures++
+			ready[t.m] = true
+		}
 		if t.m.apiReady != ready[t.m] {
 			changed = true
 			t.m.apiReady = ready[t.m]
 		}
-		allReady = allReady && ready[t.m]
+		allReady = allReady && ready[t.m] && t.m.probeFailures == 0 // a failing probe is retried soon
 	}
 	c.updateBackends()
 	status := c.computeStatus()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -23,8 +24,12 @@ type loadBalancer struct {
 	backends []int // ports of ready API servers
 	next     int
 	conns    map[net.Conn]struct{}
-	closed   bool
-	done     chan struct{}
+	// upstreams maps the connections to API servers to their ports, so that the connections to an API
+	// server that stops being ready are closed (as a load balancer's shutdown-sessions does): an API
+	// server whose etcd member was removed keeps its connections open but answers no request.
+	upstreams map[net.Conn]int
+	closed    bool
+	done      chan struct{}
 }
 
 // listenLoadBalancer starts a load balancer on port; it forwards nothing until setBackends.
@@ -33,16 +38,23 @@ func listenLoadBalancer(port int, log logr.Logger) (*loadBalancer, error) {
 	if err != nil {
 		return nil, err
 	}
-	lb := &loadBalancer{listener: l, log: log, conns: map[net.Conn]struct{}{}, done: make(chan struct{})}
+	lb := &loadBalancer{listener: l, log: log, conns: map[net.Conn]struct{}{}, upstreams: map[net.Conn]int{}, done: make(chan struct{})}
 	go lb.serve()
 	return lb, nil
 }
 
-// setBackends replaces the API servers connections go to.
+// setBackends replaces the API servers connections go to, and closes the connections to the API servers
+// that are no longer among them.
 func (lb *loadBalancer) setBackends(ports []int) {
 	lb.mu.Lock()
 	defer lb.mu.Unlock()
 	lb.backends = ports
+	for conn, port := range lb.upstreams {
+		if !slices.Contains(ports, port) {
+			_ = conn.Close()
+			delete(lb.upstreams, conn)
+		}
+	}
 }
 
 // pick returns the backends to try, starting with the next in turn.
@@ -89,7 +101,21 @@ func (lb *loadBalancer) track(conn net.Conn, add bool) bool {
 		lb.conns[conn] = struct{}{}
 	} else {
 		delete(lb.conns, conn)
+		delete(lb.upstreams, conn)
 	}
+	return true
+}
+
+// trackUpstream tracks a connection to the API server on port; false when the load balancer is closed or
+// the API server stopped being a backend meanwhile.
+func (lb *loadBalancer) trackUpstream(conn net.Conn, port int) bool {
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	if lb.closed || !slices.Contains(lb.backends, port) {
+		return false
+	}
+	lb.conns[conn] = struct{}{}
+	lb.upstreams[conn] = port
 	return true
 }
 
@@ -97,17 +123,18 @@ func (lb *loadBalancer) forward(client net.Conn) {
 	defer lb.track(client, false)
 	defer func() { _ = client.Close() }()
 	var upstream net.Conn
+	upstreamPort := 0
 	for _, port := range lb.pick() {
 		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), 2*time.Second)
 		if err == nil {
-			upstream = c
+			upstream, upstreamPort = c, port
 			break
 		}
 	}
 	if upstream == nil {
 		return // no API server is ready: the client sees the connection closed
 	}
-	if !lb.track(upstream, true) {
+	if !lb.trackUpstream(upstream, upstreamPort) {
 		_ = upstream.Close()
 		return
 	}

@@ -43,7 +43,11 @@ type machine struct {
 	startedAt       metav1.Time
 	// apiReady: the probe loop found the API server's /readyz answering.
 	apiReady bool
-	// podStatus remembers the mirror Pods' states last written, by component.
+	// probeFailures counts the probes in a row that found a ready API server not answering; it stops
+	// being ready at probeFallThreshold (a slow answer on a loaded machine is not a failure).
+	probeFailures int
+	// podStatus remembers the mirror Pods' states last written, by component; guarded by the cluster's
+	// nodeOps (only refreshMirrorPods uses it).
 	podStatus map[string]string
 }
 

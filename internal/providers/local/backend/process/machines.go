@@ -301,10 +301,9 @@ func (c *cluster) refreshMirrorPods(ctx context.Context) {
 		var node *corev1.Node
 		for i, pod := range p.pods {
 			key := statusKey(p.state[i]) + "/" + pod.Annotations[mirrorAnnotation]
-			c.mu.Lock()
-			same := p.m.podStatus[pod.Name] == key
-			c.mu.Unlock()
-			if same {
+			// podStatus is guarded by nodeOps, held here: taking mu under nodeOps would deadlock with
+			// deleteMachine, which takes nodeOps under mu.
+			if p.m.podStatus[pod.Name] == key {
 				continue
 			}
 			if node == nil {
@@ -322,9 +321,7 @@ func (c *cluster) refreshMirrorPods(ctx context.Context) {
 				}
 				continue
 			}
-			c.mu.Lock()
 			p.m.podStatus[pod.Name] = key
-			c.mu.Unlock()
 		}
 	}
 }

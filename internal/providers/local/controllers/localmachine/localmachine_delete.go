@@ -33,6 +33,13 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 			case lc.DeletionTimestamp.IsZero():
 				ctrl.LoggerFrom(ctx).Info("Deleting the machine: its Node, and for a control plane machine its etcd member and processes")
 				err := r.Backend.DeleteMachine(ctx, key, s.machine.Name)
+				if errors.Is(err, backend.ErrClusterNotReady) && !s.cluster.DeletionTimestamp.IsZero() {
+					// The Cluster is going, its control plane machines may be gone already: there is no
+					// API server left to delete the Node from, and the LocalCluster's deletion removes the
+					// rest (upstream skips the Node deletion of a Cluster being deleted too).
+					ctrl.LoggerFrom(ctx).Info("The Cluster is being deleted and its control plane is gone: leaving the Node to the LocalCluster's deletion")
+					break
+				}
 				if errors.Is(err, backend.ErrClusterNotReady) {
 					s.facts.waiting = infrav1.WaitingForControlPlaneReason
 					return ctrl.Result{RequeueAfter: r.RetryInterval}, nil

@@ -74,3 +74,49 @@ func TestLocalMachineMovedAway(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(n.UID).To(Equal(node.UID))
 }
+
+// TestWorkerOfADeletedClusterGoesWithoutAControlPlane deletes a Cluster whose control plane machine is
+// gone before its worker: the worker's LocalMachine does not wait for an API server that will never come
+// back to delete its Node, it goes (the LocalCluster's deletion removes the rest).
+func TestWorkerOfADeletedClusterGoesWithoutAControlPlane(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	startProvider(t, t.TempDir())
+	cluster, lc := createCluster(t, ns, "c1", true)
+	g.Eventually(func(g Gomega) {
+		get(g, lc)
+		g.Expect(lc.Status.Ready).To(BeTrue())
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	setInfrastructureReady(g, cluster, lc)
+	_, cp := createMachine(t, cluster, "cp-0", machineOptions{owned: true, controlPlane: true})
+	g.Eventually(func(g Gomega) string { return nodeRegisteredReason(g, cp) }, 90*time.Second, 100*time.Millisecond).
+		Should(Equal(infrav1.NodeRegisteredReason))
+	_, lm := createMachine(t, cluster, "m1", machineOptions{owned: true})
+	g.Eventually(func(g Gomega) string { return nodeRegisteredReason(g, lm) }, 30*time.Second, 100*time.Millisecond).
+		Should(Equal(infrav1.NodeRegisteredReason))
+
+	t.Log("the control plane machine goes first")
+	g.Expect(env.Client.Delete(ctx, cp)).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(cp), &infrav1.LocalMachine{}))
+	}, 60*time.Second, 100*time.Millisecond).Should(BeTrue())
+
+	t.Log("with the Cluster being deleted, the worker goes too")
+	const hold = "test.capstan.dev/hold"
+	get(g, cluster)
+	cluster.Finalizers = append(cluster.Finalizers, hold)
+	g.Expect(env.Client.Update(ctx, cluster)).To(Succeed())
+	t.Cleanup(func() {
+		c := &clusterv1.Cluster{}
+		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(cluster), c); err == nil {
+			c.Finalizers = nil
+			_ = env.Client.Update(context.Background(), c)
+		}
+	})
+	g.Expect(env.Client.Delete(ctx, cluster)).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, lm)).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(lm), &infrav1.LocalMachine{}))
+	}, 60*time.Second, 100*time.Millisecond).Should(BeTrue(), "the worker's LocalMachine is deleted")
+}

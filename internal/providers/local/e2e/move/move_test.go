@@ -164,7 +164,7 @@ func TestMoveLocalClusters(t *testing.T) {
 		return res
 	}
 	for _, kc := range []string{sourceKC, targetKC} {
-		clusterctl(kc, "init", "-b", "-", "--core", "cluster-api:v0.1.0", "-i", "local:v0.1.0")
+		clusterctl(kc, "init", "-b", "-", "-c", "-", "--core", "cluster-api:v0.1.0", "-i", "local:v0.1.0")
 	}
 	dataRoot := t.TempDir()
 	sourceData, targetData := filepath.Join(dataRoot, "source"), filepath.Join(dataRoot, "target")

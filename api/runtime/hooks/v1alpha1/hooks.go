@@ -1,0 +1,138 @@
+package v1alpha1
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// GroupVersion is the group and version of the hook requests and responses.
+var GroupVersion = schema.GroupVersion{Group: "hooks.runtime.cluster.x-k8s.io", Version: "v1alpha1"}
+
+// Hook is the name of a Runtime Hook, as discovery responses and ExtensionConfig handlers give it.
+type Hook string
+
+// The hooks of this version.
+const (
+	// Discovery asks an Extension server which handlers it serves. The core calls it when it reconciles an
+	// ExtensionConfig.
+	Discovery Hook = "Discovery"
+
+	// BeforeClusterCreate is called before the objects of a Cluster's topology are created; it blocks.
+	BeforeClusterCreate Hook = "BeforeClusterCreate"
+	// AfterControlPlaneInitialized is called once after the control plane of a Cluster with a topology is
+	// initialized; it does not block.
+	AfterControlPlaneInitialized Hook = "AfterControlPlaneInitialized"
+	// BeforeClusterUpgrade is called before a new spec.topology.version reaches the control plane; it
+	// blocks.
+	BeforeClusterUpgrade Hook = "BeforeClusterUpgrade"
+	// AfterControlPlaneUpgrade is called once the control plane has the new version and before the
+	// workers get it; it blocks.
+	AfterControlPlaneUpgrade Hook = "AfterControlPlaneUpgrade"
+	// AfterClusterUpgrade is called once the whole Cluster has the new version; it does not block.
+	AfterClusterUpgrade Hook = "AfterClusterUpgrade"
+	// BeforeClusterDelete is called before the objects of a deleted Cluster with a topology are deleted;
+	// it blocks.
+	BeforeClusterDelete Hook = "BeforeClusterDelete"
+
+	// GeneratePatches computes patches of the templates of a Cluster's topology.
+	GeneratePatches Hook = "GeneratePatches"
+	// ValidateTopology validates the templates of a Cluster's topology after every patch.
+	ValidateTopology Hook = "ValidateTopology"
+	// DiscoverVariables returns the definitions of the variables an external patch uses.
+	DiscoverVariables Hook = "DiscoverVariables"
+)
+
+// hookTypes are the request and response of each hook.
+var hookTypes = map[Hook]func() (runtime.Object, ResponseObject){
+	Discovery: func() (runtime.Object, ResponseObject) { return &DiscoveryRequest{}, &DiscoveryResponse{} },
+	BeforeClusterCreate: func() (runtime.Object, ResponseObject) {
+		return &BeforeClusterCreateRequest{}, &BeforeClusterCreateResponse{}
+	},
+	AfterControlPlaneInitialized: func() (runtime.Object, ResponseObject) {
+		return &AfterControlPlaneInitializedRequest{}, &AfterControlPlaneInitializedResponse{}
+	},
+	BeforeClusterUpgrade: func() (runtime.Object, ResponseObject) {
+		return &BeforeClusterUpgradeRequest{}, &BeforeClusterUpgradeResponse{}
+	},
+	AfterControlPlaneUpgrade: func() (runtime.Object, ResponseObject) {
+		return &AfterControlPlaneUpgradeRequest{}, &AfterControlPlaneUpgradeResponse{}
+	},
+	AfterClusterUpgrade: func() (runtime.Object, ResponseObject) {
+		return &AfterClusterUpgradeRequest{}, &AfterClusterUpgradeResponse{}
+	},
+	BeforeClusterDelete: func() (runtime.Object, ResponseObject) {
+		return &BeforeClusterDeleteRequest{}, &BeforeClusterDeleteResponse{}
+	},
+	GeneratePatches: func() (runtime.Object, ResponseObject) {
+		return &GeneratePatchesRequest{}, &GeneratePatchesResponse{}
+	},
+	ValidateTopology: func() (runtime.Object, ResponseObject) {
+		return &ValidateTopologyRequest{}, &ValidateTopologyResponse{}
+	},
+	DiscoverVariables: func() (runtime.Object, ResponseObject) {
+		return &DiscoverVariablesRequest{}, &DiscoverVariablesResponse{}
+	},
+}
+
+// Hooks returns every hook of this version, Discovery first.
+func Hooks() []Hook {
+	return []Hook{
+		Discovery, BeforeClusterCreate, AfterControlPlaneInitialized, BeforeClusterUpgrade,
+		AfterControlPlaneUpgrade, AfterClusterUpgrade, BeforeClusterDelete,
+		GeneratePatches, ValidateTopology, DiscoverVariables,
+	}
+}
+
+// Known reports whether h is a hook of this version.
+func (h Hook) Known() bool {
+	_, ok := hookTypes[h]
+	return ok
+}
+
+// New returns an empty request and response of the hook, their apiVersion and kind set.
+func (h Hook) New() (runtime.Object, ResponseObject, error) {
+	f, ok := hookTypes[h]
+	if !ok {
+		return nil, nil, fmt.Errorf("hook %q is not a hook of %s", h, GroupVersion)
+	}
+	req, resp := f()
+	req.GetObjectKind().SetGroupVersionKind(h.RequestKind())
+	resp.GetObjectKind().SetGroupVersionKind(h.ResponseKind())
+	return req, resp, nil
+}
+
+// RequestKind is the apiVersion and kind of the hook's request.
+func (h Hook) RequestKind() schema.GroupVersionKind {
+	return GroupVersion.WithKind(string(h) + "Request")
+}
+
+// ResponseKind is the apiVersion and kind of the hook's response.
+func (h Hook) ResponseKind() schema.GroupVersionKind {
+	return GroupVersion.WithKind(string(h) + "Response")
+}
+
+// Blocking reports whether the hook's response has retryAfterSeconds, with which a handler holds what
+// the hook precedes.
+func (h Hook) Blocking() bool {
+	f, ok := hookTypes[h]
+	if !ok {
+		return false
+	}
+	_, resp := f()
+	_, retry := resp.(RetryResponseObject)
+	return retry
+}
+
+// Path is the URL path of a handler of the hook, below the Extension server's base path:
+// /hooks.runtime.cluster.x-k8s.io/v1alpha1/<hook in lower case>/<handler in lower case>. Discovery has no
+// handler name.
+func (h Hook) Path(handler string) string {
+	p := "/" + GroupVersion.Group + "/" + GroupVersion.Version + "/" + strings.ToLower(string(h))
+	if handler != "" {
+		p += "/" + strings.ToLower(handler)
+	}
+	return p
+}

@@ -1,0 +1,77 @@
+// Package controlplanekubeadm is the `capstan controlplane-kubeadm` command: the controller manager of
+// capstan's kubeadm control plane provider (control-plane-kubeadm), upstream's
+// capi-kubeadm-control-plane-controller-manager.
+package controlplanekubeadm
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+	"github.com/capstan-dev/capstan/internal/controllermanager"
+	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane"
+)
+
+// ManagerName names the provider's manager (and its leader election lease), as its Deployment is named.
+const ManagerName = "capi-kubeadm-control-plane-controller-manager"
+
+// Options are the flags of `capstan controlplane-kubeadm`.
+type Options struct {
+	Manager  *controllermanager.Options
+	Provider controlplane.Options
+}
+
+// NewCommand returns `capstan controlplane-kubeadm`.
+func NewCommand(streams iostreams.Streams) *cobra.Command {
+	o := &Options{Manager: controllermanager.DefaultOptions(ManagerName), Provider: controlplane.DefaultOptions()}
+	cmd := &cobra.Command{
+		Use:   "controlplane-kubeadm",
+		Short: "Run the kubeadm control plane provider (KubeadmControlPlane)",
+		Long: `Run the controller of capstan's kubeadm control plane provider, control-plane-kubeadm.
+
+It manages the control plane Machines of KubeadmControlPlanes: their certificates and kubeconfig, one
+KubeadmConfig and InfraMachine per Machine, scaling and rollouts one Machine at a time, and the etcd
+members of the workload cluster, which it reaches through port-forwards of the workload API server.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.Manager.SetupLogging(streams.ErrOut)
+			return o.Run(ctrl.SetupSignalHandler())
+		},
+	}
+	fs := cmd.Flags()
+	o.Manager.AddFlags(fs)
+	o.Provider.AddFlags(fs)
+	return cmd
+}
+
+// Run starts the provider and blocks until ctx is done.
+func (o *Options) Run(ctx context.Context) error {
+	if err := o.Provider.Validate(); err != nil {
+		return err
+	}
+	cfg, err := o.Manager.RESTConfig()
+	if err != nil {
+		return err
+	}
+	scheme, err := controlplane.NewScheme()
+	if err != nil {
+		return err
+	}
+	mgr, err := o.Manager.New(cfg, scheme)
+	if err != nil {
+		return err
+	}
+	p := o.Provider
+	p.WatchFilter = o.Manager.WatchFilter
+	if err := controlplane.Setup(ctx, mgr, p); err != nil {
+		return err
+	}
+	ctrl.Log.WithName("setup").Info("Starting the kubeadm control plane provider")
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running the controller manager: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,227 @@
+package kubeadmcontrolplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
+	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustercache"
+	"github.com/capstan-dev/capstan/internal/external"
+	"github.com/capstan-dev/capstan/internal/patch"
+	"github.com/capstan-dev/capstan/internal/reconciler"
+)
+
+// kubeadmControlPlaneKind is the kind this controller reconciles.
+const kubeadmControlPlaneKind = "KubeadmControlPlane"
+
+// Requeue intervals, as upstream's.
+const (
+	deleteRequeueAfter          = 5 * time.Second
+	preflightFailedRequeueAfter = 15 * time.Second
+	dependentCertRequeueAfter   = 30 * time.Second
+	notReadyRequeueAfter        = 20 * time.Second
+	// healthRequeueAfter is how often the health of a healthy control plane is read again: the workload
+	// cluster's Pods are not watched (upstream reads them again on Machine events and at the sync period).
+	healthRequeueAfter = 30 * time.Second
+)
+
+// Reconciler reconciles KubeadmControlPlanes.
+type Reconciler struct {
+	// Client is the manager's client (Secrets are read from the API server); APIReader reads Machines
+	// uncached, so that a Machine just created is never created twice.
+	Client    client.Client
+	APIReader client.Reader
+	// ClusterCache connects to the workload clusters.
+	ClusterCache *clustercache.ClusterCache
+	// WatchFilter is the value of --watch-filter; "" reconciles everything.
+	WatchFilter string
+	// EtcdDialTimeout and EtcdCallTimeout bound the connections and calls to etcd.
+	EtcdDialTimeout, EtcdCallTimeout time.Duration
+	// EtcdLogger receives the etcd client's logs; none when nil.
+	EtcdLogger *zap.Logger
+
+	recorder  record.EventRecorder
+	etcdCerts etcdClientCerts
+}
+
+// SetupWithManager builds the controller.
+func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.Client == nil || r.APIReader == nil || r.ClusterCache == nil {
+		return errors.New("the KubeadmControlPlane controller needs a client, an API reader and a cluster cache")
+	}
+	r.recorder = mgr.GetEventRecorderFor("kubeadmcontrolplane-controller") //nolint:staticcheck // The events API recorder is what the other capstan controllers use too.
+	c, err := ctrl.NewControllerManagedBy(mgr).
+		Named("kubeadmcontrolplane").
+		WithOptions(options).
+		For(&controlplanev1.KubeadmControlPlane{}).
+		Owns(&clusterv1.Machine{}).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToKubeadmControlPlane)).
+		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
+		Build(reconciler.RequeueOnConflict(r))
+	if err != nil {
+		return err
+	}
+	return c.Watch(r.ClusterCache.ClusterSource(r.clusterToKubeadmControlPlane))
+}
+
+// clusterToKubeadmControlPlane maps a Cluster to its KubeadmControlPlane. The cluster cache's connection
+// events carry only the Cluster's key: the Cluster is read from the cache then.
+func (r *Reconciler) clusterToKubeadmControlPlane(ctx context.Context, o client.Object) []reconcile.Request {
+	c, ok := o.(*clusterv1.Cluster)
+	if !ok {
+		return nil
+	}
+	if c.Spec.ControlPlaneRef == nil && c.Spec.InfrastructureRef == nil {
+		full := &clusterv1.Cluster{}
+		if err := r.Client.Get(ctx, client.ObjectKeyFromObject(c), full); err != nil {
+			return nil
+		}
+		c = full
+	}
+	ref := c.Spec.ControlPlaneRef
+	if ref == nil || ref.Kind != kubeadmControlPlaneKind {
+		return nil
+	}
+	ns := ref.Namespace
+	if ns == "" {
+		ns = c.Namespace
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: ref.Name}}}
+}
+
+// Reconcile reconciles one KubeadmControlPlane.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, reterr error) {
+	log := ctrl.LoggerFrom(ctx)
+	kcp := &controlplanev1.KubeadmControlPlane{}
+	if err := r.Client.Get(ctx, req.NamespacedName, kcp); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	cluster := &clusterv1.Cluster{}
+	found, err := reconciler.GetOwner(ctx, r.Client, kcp, "Cluster", cluster)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !found {
+		if !kcp.DeletionTimestamp.IsZero() {
+			// The Cluster is gone: nothing is left to clean up but the finalizer.
+			helper := patch.NewHelper(kcp, r.Client)
+			controllerutil.RemoveFinalizer(kcp, controlplanev1.KubeadmControlPlaneFinalizer)
+			return ctrl.Result{}, helper.Patch(ctx, kcp)
+		}
+		log.Info("Waiting for the Cluster controller to set an owner reference on the KubeadmControlPlane")
+		return ctrl.Result{}, nil
+	}
+	log = log.WithValues("Cluster", klog.KObj(cluster))
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	helper := patch.NewHelper(kcp, r.Client)
+	if kcp.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(kcp, controlplanev1.KubeadmControlPlaneFinalizer) {
+		controllerutil.AddFinalizer(kcp, controlplanev1.KubeadmControlPlaneFinalizer)
+		return ctrl.Result{}, helper.Patch(ctx, kcp)
+	}
+
+	s := &scope{kcp: kcp, cluster: cluster, now: time.Now()}
+	paused := reconciler.IsPaused(cluster, kcp)
+	if err := r.readMachines(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	s.machineHelpers = map[string]*patch.Helper{}
+	for name, m := range s.machines {
+		s.machineHelpers[name] = patch.NewHelper(m, r.Client)
+	}
+	defer func() {
+		if paused {
+			setPausedStatus(s)
+		} else {
+			setStatus(s)
+		}
+		var errs []error
+		if reterr == nil || !apierrors.IsConflict(reterr) {
+			for name, m := range s.machines {
+				if h, ok := s.machineHelpers[name]; ok {
+					if err := h.Patch(ctx, m); err != nil && !apierrors.IsNotFound(err) {
+						errs = append(errs, fmt.Errorf("patching Machine %s: %w", name, err))
+					}
+				}
+			}
+		}
+		if err := helper.Patch(ctx, kcp); err != nil {
+			errs = append(errs, err)
+		}
+		reterr = errors.Join(append([]error{reterr}, errs...)...)
+		if reterr == nil && res.IsZero() && kcp.DeletionTimestamp.IsZero() && !paused {
+			// Pod and Node changes in the workload cluster are not watched: look again while the control plane
+			// is not ready or a component is unhealthy.
+			res = ctrl.Result{RequeueAfter: healthRequeueAfter}
+			if !kcp.Status.Ready || !componentsHealthy(kcp) {
+				res = ctrl.Result{RequeueAfter: notReadyRequeueAfter}
+			}
+		}
+	}()
+
+	if paused {
+		log.V(1).Info("Reconciliation is paused")
+		return ctrl.Result{}, nil
+	}
+	if !kcp.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, s)
+	}
+	return r.reconcile(ctx, s)
+}
+
+// readMachines reads the control plane Machines the KubeadmControlPlane owns, their KubeadmConfigs and
+// InfraMachines, and which of them are up to date.
+func (r *Reconciler) readMachines(ctx context.Context, s *scope) error {
+	list := &clusterv1.MachineList{}
+	if err := r.APIReader.List(ctx, list, client.InNamespace(s.kcp.Namespace), client.MatchingLabels{
+		clusterv1.ClusterNameLabel: s.cluster.Name, clusterv1.MachineControlPlaneLabel: "",
+	}); err != nil {
+		return fmt.Errorf("listing the control plane Machines: %w", err)
+	}
+	s.machines = map[string]*clusterv1.Machine{}
+	s.kubeadmConfigs = map[string]*bootstrapv1.KubeadmConfig{}
+	s.infraMachines = map[string]*unstructured.Unstructured{}
+	for i := range list.Items {
+		m := &list.Items[i]
+		if owner := metav1.GetControllerOf(m); owner == nil || owner.Kind != kubeadmControlPlaneKind || owner.UID != s.kcp.UID {
+			continue
+		}
+		s.machines[m.Name] = m
+		if ref := m.Spec.Bootstrap.ConfigRef; ref != nil && ref.Kind == "KubeadmConfig" {
+			cfg := &bootstrapv1.KubeadmConfig{}
+			if err := r.Client.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: ref.Name}, cfg); err == nil {
+				s.kubeadmConfigs[m.Name] = cfg
+			} else if !apierrors.IsNotFound(err) {
+				return fmt.Errorf("getting KubeadmConfig %s of Machine %s: %w", ref.Name, m.Name, err)
+			}
+		}
+		if infra, err := external.Get(ctx, r.Client, &m.Spec.InfrastructureRef, m.Namespace); err == nil {
+			s.infraMachines[m.Name] = infra
+		} else if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("getting the InfraMachine of Machine %s: %w", m.Name, err)
+		}
+	}
+	s.computeUpToDate()
+	return nil
+}

@@ -1,0 +1,13 @@
+// Package runtime is the core side of the Runtime SDK: registry holds the handlers that discovery found,
+// client calls them over HTTPS, hooks tracks on Clusters which lifecycle hooks are still to be called.
+// The ExtensionConfig controller (internal/controllers/extensionconfig) fills the registry; core.Setup
+// builds one client (nil when the RuntimeSDK gate is off) and hands it to the controllers that call hooks.
+//
+// A controller calls a lifecycle hook with client.CallAll (every handler whose namespaceSelector selects
+// the Cluster; the shortest non-zero retryAfterSeconds wins; a *client.HandlerError names the handler and
+// its ExtensionConfig) and an external patch with client.Call (one handler, by its
+// <handler>.<ExtensionConfig> name). The topology controller is expected to call BeforeClusterCreate,
+// BeforeClusterUpgrade, AfterControlPlaneUpgrade and AfterClusterUpgrade this way, marking the After...
+// hooks pending with hooks.MarkPending when the operation starts and hooks.MarkDone once called; the
+// Cluster controller already calls BeforeClusterDelete and AfterControlPlaneInitialized.
+package runtime

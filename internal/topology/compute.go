@@ -1,0 +1,617 @@
+package topology
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/topology/variables"
+)
+
+// Options are the collaborators Compute calls out to; all are optional.
+type Options struct {
+	// ExternalPatcher runs external patches; a class with external patches needs one.
+	ExternalPatcher ExternalPatcher
+	// UpgradeHooks are consulted while rolling out a new version.
+	UpgradeHooks UpgradeHooks
+}
+
+// Compute returns the desired state of the topology of current.Cluster built from blueprint. It is
+// deterministic: the same input gives the same output (generated names derive from the Cluster's UID).
+func Compute(ctx context.Context, blueprint *Blueprint, current *Current, opts Options) (*Desired, error) {
+	c := &computation{ctx: ctx, bp: blueprint, cur: current, opts: opts}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	return c.run()
+}
+
+type computation struct {
+	ctx  context.Context
+	bp   *Blueprint
+	cur  *Current
+	opts Options
+
+	cluster  *clusterv1.Cluster
+	topology *clusterv1.Topology
+	defs     *variables.Definitions
+	values   variables.Values
+	desired  *Desired
+}
+
+func (c *computation) check() error {
+	if c.bp == nil || c.bp.ClusterClass == nil {
+		return errors.New("the blueprint has no ClusterClass")
+	}
+	if c.cur == nil || c.cur.Cluster == nil || c.cur.Cluster.Spec.Topology == nil {
+		return errors.New("the Cluster has no spec.topology")
+	}
+	c.cluster = c.cur.Cluster
+	c.topology = c.cluster.Spec.Topology
+	class := c.bp.ClusterClass
+	if c.bp.InfrastructureClusterTemplate == nil && class.Spec.Infrastructure.Ref != nil {
+		return fmt.Errorf("the blueprint lacks the infrastructure cluster template %s", refString(class.Spec.Infrastructure.Ref))
+	}
+	if c.bp.ControlPlaneTemplate == nil {
+		return fmt.Errorf("the blueprint lacks the control plane template of ClusterClass %s", class.Name)
+	}
+	if class.Spec.ControlPlane.MachineInfrastructure != nil && c.bp.ControlPlaneMachineInfrastructureTemplate == nil {
+		return fmt.Errorf("the blueprint lacks the control plane machine infrastructure template %s", refString(class.Spec.ControlPlane.MachineInfrastructure.Ref))
+	}
+	if c.topology.Workers != nil {
+		for _, md := range c.topology.Workers.MachineDeployments {
+			if _, ok := c.mdClass(md.Class); !ok {
+				return fmt.Errorf("MachineDeployment %q uses class %q, which ClusterClass %s does not define", md.Name, md.Class, class.Name)
+			}
+			if t, ok := c.bp.MachineDeployments[md.Class]; !ok || t.BootstrapTemplate == nil || t.InfrastructureMachineTemplate == nil {
+				return fmt.Errorf("the blueprint lacks the templates of MachineDeployment class %q", md.Class)
+			}
+		}
+	}
+	defs, err := variables.FromClass(class)
+	if err != nil {
+		return fmt.Errorf("variables of ClusterClass %s: %w", class.Name, err)
+	}
+	c.defs = defs
+	values, err := defs.Resolve(c.ctx, c.topology.Variables, field.NewPath("spec", "topology", "variables"))
+	if err != nil {
+		return err
+	}
+	c.values = values
+	return nil
+}
+
+func refString(ref *corev1.ObjectReference) string {
+	if ref == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("%s %s/%s", ref.Kind, ref.Namespace, ref.Name)
+}
+
+func (c *computation) mdClass(name string) (*clusterv1.MachineDeploymentClass, bool) {
+	for i := range c.bp.ClusterClass.Spec.Workers.MachineDeployments {
+		if c.bp.ClusterClass.Spec.Workers.MachineDeployments[i].Class == name {
+			return &c.bp.ClusterClass.Spec.Workers.MachineDeployments[i], true
+		}
+	}
+	return nil, false
+}
+
+// seed is the base of the random parts of generated names.
+func (c *computation) seed(what string) string {
+	return string(c.cluster.UID) + "/" + c.cluster.Namespace + "/" + c.cluster.Name + "/" + what
+}
+
+func (c *computation) run() (*Desired, error) {
+	c.desired = &Desired{MachineDeployments: map[string]*MachineDeploymentState{}}
+	var err error
+	if c.bp.InfrastructureClusterTemplate != nil {
+		if c.desired.InfrastructureCluster, err = c.infrastructureCluster(); err != nil {
+			return nil, fmt.Errorf("computing the InfrastructureCluster: %w", err)
+		}
+	}
+	if c.bp.ControlPlaneMachineInfrastructureTemplate != nil {
+		var currentRef *corev1.ObjectReference
+		if c.cur.ControlPlane.Object != nil {
+			currentRef = nestedRef(c.cur.ControlPlane.Object, "spec", "machineTemplate", "infrastructureRef")
+		}
+		infra := c.templateToTemplate(c.bp.ControlPlaneMachineInfrastructureTemplate, c.bp.ClusterClass.Spec.ControlPlane.MachineInfrastructure.Ref, currentRef)
+		if infra.GetName() == "" {
+			name, err := renderName("{{ .cluster.name }}-{{ .random }}", c.seed("controlplane/"+infra.GetKind()+"/"+specHash(infra)), c.cluster.Name, nil)
+			if err != nil {
+				return nil, err
+			}
+			infra.SetName(name)
+		}
+		c.desired.ControlPlane.InfrastructureMachineTemplate = infra
+	}
+	for _, md := range c.cur.MachineDeployments {
+		if md != nil && md.Object != nil && md.Upgrading {
+			c.desired.Upgrade.MachineDeploymentsUpgrading = append(c.desired.Upgrade.MachineDeploymentsUpgrading, md.Object.Name)
+		}
+	}
+	slices.Sort(c.desired.Upgrade.MachineDeploymentsUpgrading)
+	if c.desired.ControlPlane.Object, err = c.controlPlane(); err != nil {
+		return nil, fmt.Errorf("computing the control plane: %w", err)
+	}
+	if check, ok := healthCheck(c.bp.ClusterClass.Spec.ControlPlane.MachineHealthCheck, c.topology.ControlPlane.MachineHealthCheck); ok {
+		c.desired.ControlPlane.MachineHealthCheck = c.machineHealthCheck(c.desired.ControlPlane.Object.GetName(), &metav1.LabelSelector{MatchLabels: map[string]string{
+			clusterv1.ClusterTopologyOwnedLabel: "",
+			clusterv1.MachineControlPlaneLabel:  "",
+		}}, check)
+	}
+	c.desired.Cluster = c.clusterObject()
+	if c.topology.Workers != nil {
+		for _, mdt := range c.topology.Workers.MachineDeployments {
+			md, err := c.machineDeployment(mdt)
+			if err != nil {
+				return nil, fmt.Errorf("computing MachineDeployment %q: %w", mdt.Name, err)
+			}
+			if md != nil {
+				c.desired.MachineDeployments[mdt.Name] = md
+			}
+		}
+	}
+	if err := c.applyPatches(); err != nil {
+		return nil, err
+	}
+	if err := c.rotateTemplates(); err != nil {
+		return nil, err
+	}
+	return c.desired, nil
+}
+
+// templateMetadata returns the labels and annotations of spec.template.metadata of a template.
+func templateMetadata(template *unstructured.Unstructured) (map[string]string, map[string]string) {
+	labels, _, _ := unstructured.NestedStringMap(template.Object, "spec", "template", "metadata", "labels")
+	annotations, _, _ := unstructured.NestedStringMap(template.Object, "spec", "template", "metadata", "annotations")
+	return labels, annotations
+}
+
+// merge returns the union of maps; earlier maps win.
+func merge(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for i := len(ms) - 1; i >= 0; i-- {
+		maps.Copy(out, ms[i])
+	}
+	return out
+}
+
+func objectKind(templateKind string) string { return strings.TrimSuffix(templateKind, "Template") }
+
+// templateToObject builds an object (InfraCluster or control plane) from the spec.template of a template.
+func (c *computation) templateToObject(template *unstructured.Unstructured, clonedFrom *corev1.ObjectReference, currentRef *corev1.ObjectReference, name string, labels, annotations map[string]string) (*unstructured.Unstructured, error) {
+	obj := &unstructured.Unstructured{Object: map[string]any{}}
+	obj.SetAPIVersion(template.GetAPIVersion())
+	obj.SetKind(objectKind(template.GetKind()))
+	obj.SetNamespace(c.cluster.Namespace)
+	spec, found, err := unstructured.NestedFieldCopy(template.Object, "spec", "template", "spec")
+	if err != nil {
+		return nil, fmt.Errorf("reading spec.template.spec of %s %s: %w", template.GetKind(), template.GetName(), err)
+	}
+	if found {
+		obj.Object["spec"] = spec
+	}
+	tl, ta := templateMetadata(template)
+	l := merge(labels, tl)
+	l[clusterv1.ClusterNameLabel] = c.cluster.Name
+	l[clusterv1.ClusterTopologyOwnedLabel] = ""
+	obj.SetLabels(l)
+	a := merge(annotations, ta)
+	a[clusterv1.TemplateClonedFromNameAnnotation] = clonedFrom.Name
+	a[clusterv1.TemplateClonedFromGroupKindAnnotation] = clonedFrom.GroupVersionKind().GroupKind().String()
+	obj.SetAnnotations(a)
+	// The name of an existing object is kept; the apiVersion is the class's.
+	if currentRef != nil && currentRef.Name != "" {
+		name = currentRef.Name
+	}
+	obj.SetName(name)
+	return obj, nil
+}
+
+// templateToTemplate clones a template for the Cluster. Its name is the current one (templateToTemplate is
+// followed by rotateTemplates, which renames it when its spec changes) or a new one.
+func (c *computation) templateToTemplate(template *unstructured.Unstructured, clonedFrom *corev1.ObjectReference, currentRef *corev1.ObjectReference) *unstructured.Unstructured {
+	obj := template.DeepCopy()
+	obj.SetNamespace(c.cluster.Namespace)
+	obj.SetResourceVersion("")
+	obj.SetUID("")
+	obj.SetGeneration(0)
+	obj.SetCreationTimestamp(metav1.Time{})
+	obj.SetManagedFields(nil)
+	obj.SetFinalizers(nil)
+	obj.SetGenerateName("")
+	delete(obj.Object, "status")
+	l := merge(template.GetLabels())
+	l[clusterv1.ClusterNameLabel] = c.cluster.Name
+	l[clusterv1.ClusterTopologyOwnedLabel] = ""
+	obj.SetLabels(l)
+	a := merge(template.GetAnnotations())
+	delete(a, corev1.LastAppliedConfigAnnotation)
+	a[clusterv1.TemplateClonedFromNameAnnotation] = clonedFrom.Name
+	a[clusterv1.TemplateClonedFromGroupKindAnnotation] = clonedFrom.GroupVersionKind().GroupKind().String()
+	obj.SetAnnotations(a)
+	obj.SetOwnerReferences([]metav1.OwnerReference{c.clusterOwnerRef()})
+	obj.SetName("")
+	if currentRef != nil {
+		obj.SetName(currentRef.Name)
+	}
+	return obj
+}
+
+func (c *computation) clusterOwnerRef() metav1.OwnerReference {
+	return metav1.OwnerReference{
+		APIVersion: clusterv1.GroupVersion.String(),
+		Kind:       "Cluster",
+		Name:       c.cluster.Name,
+		UID:        c.cluster.UID,
+	}
+}
+
+func nestedRef(obj *unstructured.Unstructured, path ...string) *corev1.ObjectReference {
+	m, found, err := unstructured.NestedMap(obj.Object, path...)
+	if err != nil || !found {
+		return nil
+	}
+	ref := &corev1.ObjectReference{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, ref); err != nil {
+		return nil
+	}
+	return ref
+}
+
+func objectRef(obj *unstructured.Unstructured) *corev1.ObjectReference {
+	return &corev1.ObjectReference{
+		APIVersion: obj.GetAPIVersion(),
+		Kind:       obj.GetKind(),
+		Namespace:  obj.GetNamespace(),
+		Name:       obj.GetName(),
+	}
+}
+
+// desiredRef is a reference to obj that keeps the apiVersion of the current reference when group and kind
+// match, so that a newer version set by another controller is not reverted.
+func desiredRef(current *corev1.ObjectReference, obj *unstructured.Unstructured) *corev1.ObjectReference {
+	ref := objectRef(obj)
+	if current == nil {
+		return ref
+	}
+	gv, err := schema.ParseGroupVersion(current.APIVersion)
+	if err == nil && gv.Group == obj.GroupVersionKind().Group && current.Kind == obj.GetKind() {
+		ref.APIVersion = current.APIVersion
+	}
+	return ref
+}
+
+func (c *computation) infrastructureCluster() (*unstructured.Unstructured, error) {
+	class := c.bp.ClusterClass
+	tmpl := DefaultInfrastructureNameTemplate
+	if s := class.Spec.InfrastructureNamingStrategy; s != nil && s.Template != nil {
+		tmpl = *s.Template
+	}
+	name, err := renderName(tmpl, c.seed("infrastructure"), c.cluster.Name, nil)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := c.templateToObject(c.bp.InfrastructureClusterTemplate, class.Spec.Infrastructure.Ref, c.cluster.Spec.InfrastructureRef, name, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if c.cur.InfrastructureCluster != nil {
+		obj.SetOwnerReferences(clusterOwnerRefs(c.cur.InfrastructureCluster, c.cluster))
+	}
+	return obj, nil
+}
+
+// clusterOwnerRefs keeps the owner reference to the Cluster that the Cluster controller set, so that
+// applying the desired object does not remove it.
+func clusterOwnerRefs(current *unstructured.Unstructured, cluster *clusterv1.Cluster) []metav1.OwnerReference {
+	for _, ref := range current.GetOwnerReferences() {
+		if ref.Kind == "Cluster" && ref.Name == cluster.Name && strings.HasPrefix(ref.APIVersion, clusterv1.GroupVersion.Group+"/") {
+			return []metav1.OwnerReference{ref}
+		}
+	}
+	return nil
+}
+
+func (c *computation) controlPlane() (*unstructured.Unstructured, error) {
+	class := c.bp.ClusterClass
+	cpt := c.topology.ControlPlane
+	labels := merge(cpt.Metadata.Labels, class.Spec.ControlPlane.Metadata.Labels)
+	labels[clusterv1.ClusterNameLabel] = c.cluster.Name
+	labels[clusterv1.ClusterTopologyOwnedLabel] = ""
+	annotations := merge(cpt.Metadata.Annotations, class.Spec.ControlPlane.Metadata.Annotations)
+	tmpl := DefaultControlPlaneNameTemplate
+	if s := class.Spec.ControlPlane.NamingStrategy; s != nil && s.Template != nil {
+		tmpl = *s.Template
+	}
+	name, err := renderName(tmpl, c.seed("controlplane"), c.cluster.Name, nil)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := c.templateToObject(c.bp.ControlPlaneTemplate, class.Spec.ControlPlane.Ref, c.cluster.Spec.ControlPlaneRef, name, labels, annotations)
+	if err != nil {
+		return nil, err
+	}
+	if c.cur.ControlPlane.Object != nil {
+		obj.SetOwnerReferences(clusterOwnerRefs(c.cur.ControlPlane.Object, c.cluster))
+	}
+	if infra := c.desired.ControlPlane.InfrastructureMachineTemplate; infra != nil {
+		var currentRef *corev1.ObjectReference
+		if c.cur.ControlPlane.Object != nil {
+			currentRef = nestedRef(c.cur.ControlPlane.Object, "spec", "machineTemplate", "infrastructureRef")
+		}
+		if err := setRef(obj, desiredRef(currentRef, infra), "spec", "machineTemplate", "infrastructureRef"); err != nil {
+			return nil, err
+		}
+		ml, _, _ := unstructured.NestedStringMap(obj.Object, "spec", "machineTemplate", "metadata", "labels")
+		ma, _, _ := unstructured.NestedStringMap(obj.Object, "spec", "machineTemplate", "metadata", "annotations")
+		if err := setStringMap(obj, merge(labels, ml), "spec", "machineTemplate", "metadata", "labels"); err != nil {
+			return nil, err
+		}
+		if a := merge(annotations, ma); len(a) > 0 {
+			if err := setStringMap(obj, a, "spec", "machineTemplate", "metadata", "annotations"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if cpt.Replicas != nil {
+		if err := unstructured.SetNestedField(obj.Object, int64(*cpt.Replicas), "spec", "replicas"); err != nil {
+			return nil, err
+		}
+	}
+	gates := class.Spec.ControlPlane.ReadinessGates
+	if cpt.ReadinessGates != nil {
+		gates = cpt.ReadinessGates
+	}
+	if gates != nil {
+		if err := setTyped(obj, gates, "spec", "machineTemplate", "readinessGates"); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range []struct {
+		field       string
+		class, topo *metav1.Duration
+	}{
+		{"nodeDrainTimeout", class.Spec.ControlPlane.NodeDrainTimeout, cpt.NodeDrainTimeout},
+		{"nodeVolumeDetachTimeout", class.Spec.ControlPlane.NodeVolumeDetachTimeout, cpt.NodeVolumeDetachTimeout},
+		{"nodeDeletionTimeout", class.Spec.ControlPlane.NodeDeletionTimeout, cpt.NodeDeletionTimeout},
+	} {
+		v := d.class
+		if d.topo != nil {
+			v = d.topo
+		}
+		if v != nil {
+			if err := unstructured.SetNestedField(obj.Object, v.Duration.String(), "spec", "machineTemplate", d.field); err != nil {
+				return nil, err
+			}
+		}
+	}
+	version, err := c.controlPlaneVersion()
+	if err != nil {
+		return nil, err
+	}
+	if err := unstructured.SetNestedField(obj.Object, version, "spec", "version"); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+func setRef(obj *unstructured.Unstructured, ref *corev1.ObjectReference, path ...string) error {
+	m := map[string]any{"apiVersion": ref.APIVersion, "kind": ref.Kind, "name": ref.Name}
+	if ref.Namespace != "" {
+		m["namespace"] = ref.Namespace
+	}
+	return unstructured.SetNestedMap(obj.Object, m, path...)
+}
+
+func setStringMap(obj *unstructured.Unstructured, m map[string]string, path ...string) error {
+	return unstructured.SetNestedStringMap(obj.Object, m, path...)
+}
+
+func setTyped(obj *unstructured.Unstructured, v any, path ...string) error {
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&struct {
+		V any `json:"v"`
+	}{v})
+	if err != nil {
+		return err
+	}
+	return unstructured.SetNestedField(obj.Object, raw["v"], path...)
+}
+
+// healthCheck returns the health check a class and a topology ask for: the topology's fields when it sets
+// any, else the class's; enabled when the topology says so or, without a word from it, when the class
+// defines one.
+func healthCheck(class *clusterv1.MachineHealthCheckClass, topo *clusterv1.MachineHealthCheckTopology) (*clusterv1.MachineHealthCheckClass, bool) {
+	check := class
+	if topo != nil && !isZeroHealthCheck(topo.MachineHealthCheckClass) {
+		check = &topo.MachineHealthCheckClass
+	}
+	enabled := class != nil
+	if topo != nil && topo.Enable != nil {
+		enabled = *topo.Enable
+	}
+	if !enabled || check == nil {
+		return nil, false
+	}
+	return check, true
+}
+
+func isZeroHealthCheck(c clusterv1.MachineHealthCheckClass) bool {
+	return len(c.UnhealthyConditions) == 0 && c.MaxUnhealthy == nil && c.UnhealthyRange == nil &&
+		c.NodeStartupTimeout == nil && c.RemediationTemplate == nil
+}
+
+func (c *computation) machineHealthCheck(name string, selector *metav1.LabelSelector, check *clusterv1.MachineHealthCheckClass) *clusterv1.MachineHealthCheck {
+	mhc := &clusterv1.MachineHealthCheck{
+		TypeMeta: metav1.TypeMeta{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineHealthCheck"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      name,
+			Namespace: c.cluster.Namespace,
+			Labels: map[string]string{
+				clusterv1.ClusterNameLabel:          c.cluster.Name,
+				clusterv1.ClusterTopologyOwnedLabel: "",
+			},
+			OwnerReferences: []metav1.OwnerReference{c.clusterOwnerRef()},
+		},
+		Spec: clusterv1.MachineHealthCheckSpec{
+			ClusterName:         c.cluster.Name,
+			Selector:            *selector,
+			UnhealthyConditions: check.UnhealthyConditions,
+			MaxUnhealthy:        check.MaxUnhealthy,
+			UnhealthyRange:      check.UnhealthyRange,
+			NodeStartupTimeout:  check.NodeStartupTimeout,
+			RemediationTemplate: check.RemediationTemplate,
+		},
+	}
+	return mhc
+}
+
+func (c *computation) clusterObject() *clusterv1.Cluster {
+	cluster := c.cluster.DeepCopy()
+	if cluster.Labels == nil {
+		cluster.Labels = map[string]string{}
+	}
+	cluster.Labels[clusterv1.ClusterNameLabel] = cluster.Name
+	cluster.Labels[clusterv1.ClusterTopologyOwnedLabel] = ""
+	if c.desired.InfrastructureCluster != nil {
+		cluster.Spec.InfrastructureRef = desiredRef(c.cluster.Spec.InfrastructureRef, c.desired.InfrastructureCluster)
+	}
+	cluster.Spec.ControlPlaneRef = desiredRef(c.cluster.Spec.ControlPlaneRef, c.desired.ControlPlane.Object)
+	return cluster
+}
+
+func (c *computation) machineDeployment(mdt clusterv1.MachineDeploymentTopology) (*MachineDeploymentState, error) {
+	mdClass, _ := c.mdClass(mdt.Class)
+	templates := c.bp.MachineDeployments[mdt.Class]
+	current := c.cur.MachineDeployments[mdt.Name]
+	if current != nil && current.Object == nil {
+		current = nil
+	}
+	version, create := c.machineDeploymentVersion(mdt, current)
+	if !create {
+		return nil, nil
+	}
+	out := &MachineDeploymentState{}
+	var currentBootstrapRef, currentInfraRef *corev1.ObjectReference
+	if current != nil {
+		currentBootstrapRef = current.Object.Spec.Template.Spec.Bootstrap.ConfigRef
+		currentInfraRef = &current.Object.Spec.Template.Spec.InfrastructureRef
+	}
+	out.BootstrapTemplate = c.templateToTemplate(templates.BootstrapTemplate, mdClass.Template.Bootstrap.Ref, currentBootstrapRef)
+	out.InfrastructureMachineTemplate = c.templateToTemplate(templates.InfrastructureMachineTemplate, mdClass.Template.Infrastructure.Ref, currentInfraRef)
+	for _, t := range []*unstructured.Unstructured{out.BootstrapTemplate, out.InfrastructureMachineTemplate} {
+		l := t.GetLabels()
+		l[clusterv1.ClusterTopologyMachineDeploymentNameLabel] = mdt.Name
+		t.SetLabels(l)
+	}
+	// New templates need a name now, for the builtin variables and references; rotateTemplates renames
+	// them if patches make them differ from the current ones.
+	for _, t := range []*unstructured.Unstructured{out.BootstrapTemplate, out.InfrastructureMachineTemplate} {
+		if t.GetName() == "" {
+			name, err := renderName(machineDeploymentTemplateNameTemplate, c.seed("md/"+mdt.Name+"/"+t.GetKind()+"/"+specHash(t)), c.cluster.Name,
+				map[string]any{"machineDeployment": map[string]any{"topologyName": mdt.Name}})
+			if err != nil {
+				return nil, err
+			}
+			t.SetName(name)
+		}
+	}
+
+	tmpl := DefaultMachineDeploymentNameTemplate
+	if mdClass.NamingStrategy != nil && mdClass.NamingStrategy.Template != nil {
+		tmpl = *mdClass.NamingStrategy.Template
+	}
+	name, err := renderName(tmpl, c.seed("md/"+mdt.Name), c.cluster.Name, map[string]any{"machineDeployment": map[string]any{"topologyName": mdt.Name}})
+	if err != nil {
+		return nil, err
+	}
+	if current != nil {
+		name = current.Object.Name
+	}
+	pick := func(class, topo *metav1.Duration) *metav1.Duration {
+		if topo != nil {
+			return topo
+		}
+		return class
+	}
+	minReady := mdClass.MinReadySeconds
+	if mdt.MinReadySeconds != nil {
+		minReady = mdt.MinReadySeconds
+	}
+	strategy := mdClass.Strategy
+	if mdt.Strategy != nil {
+		strategy = mdt.Strategy
+	}
+	failureDomain := mdClass.FailureDomain
+	if mdt.FailureDomain != nil {
+		failureDomain = mdt.FailureDomain
+	}
+	gates := mdClass.ReadinessGates
+	if mdt.ReadinessGates != nil {
+		gates = mdt.ReadinessGates
+	}
+	annotations := merge(mdt.Metadata.Annotations, mdClass.Template.Metadata.Annotations)
+	delete(annotations, clusterv1.ClusterTopologyHoldUpgradeSequenceAnnotation)
+	delete(annotations, clusterv1.ClusterTopologyDeferUpgradeAnnotation)
+	labels := merge(mdt.Metadata.Labels, mdClass.Template.Metadata.Labels)
+	labels[clusterv1.ClusterNameLabel] = c.cluster.Name
+	labels[clusterv1.ClusterTopologyOwnedLabel] = ""
+	labels[clusterv1.ClusterTopologyMachineDeploymentNameLabel] = mdt.Name
+	if len(annotations) == 0 {
+		annotations = nil
+	}
+	md := &clusterv1.MachineDeployment{
+		TypeMeta: metav1.TypeMeta{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineDeployment"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Namespace:   c.cluster.Namespace,
+			Labels:      labels,
+			Annotations: annotations,
+		},
+		Spec: clusterv1.MachineDeploymentSpec{
+			ClusterName:     c.cluster.Name,
+			Replicas:        mdt.Replicas,
+			MinReadySeconds: minReady,
+			Strategy:        strategy,
+			Selector: metav1.LabelSelector{MatchLabels: map[string]string{
+				clusterv1.ClusterNameLabel:                          c.cluster.Name,
+				clusterv1.ClusterTopologyOwnedLabel:                 "",
+				clusterv1.ClusterTopologyMachineDeploymentNameLabel: mdt.Name,
+			}},
+			Template: clusterv1.MachineTemplateSpec{
+				ObjectMeta: clusterv1.ObjectMeta{Labels: labels, Annotations: annotations},
+				Spec: clusterv1.MachineSpec{
+					ClusterName:             c.cluster.Name,
+					Version:                 &version,
+					Bootstrap:               clusterv1.Bootstrap{ConfigRef: desiredRef(currentBootstrapRef, out.BootstrapTemplate)},
+					InfrastructureRef:       *desiredRef(currentInfraRef, out.InfrastructureMachineTemplate),
+					FailureDomain:           failureDomain,
+					NodeDrainTimeout:        pick(mdClass.NodeDrainTimeout, mdt.NodeDrainTimeout),
+					NodeVolumeDetachTimeout: pick(mdClass.NodeVolumeDetachTimeout, mdt.NodeVolumeDetachTimeout),
+					NodeDeletionTimeout:     pick(mdClass.NodeDeletionTimeout, mdt.NodeDeletionTimeout),
+					ReadinessGates:          gates,
+				},
+			},
+		},
+	}
+	out.Object = md
+	if check, ok := healthCheck(mdClass.MachineHealthCheck, mdt.MachineHealthCheck); ok {
+		out.MachineHealthCheck = c.machineHealthCheck(name, &metav1.LabelSelector{MatchLabels: map[string]string{
+			clusterv1.ClusterTopologyOwnedLabel:                 "",
+			clusterv1.ClusterTopologyMachineDeploymentNameLabel: mdt.Name,
+		}}, check)
+	}
+	return out, nil
+}
