@@ -10,6 +10,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
@@ -35,8 +36,7 @@ func setStatus(s *scope) {
 		md.Status.Phase = string(computePhase(s))
 	}
 	setV1Beta1Conditions(s)
-	conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionFalse,
-		Reason: clusterv1.NotPausedV1Beta2Reason})
+	conditions.SetV1Beta2(md, reconciler.PausedCondition(s.cluster, md, "MachineDeployment", false))
 	setAvailableCondition(s)
 	setMachinesCondition(s, conditions.MachinesConditionInput{
 		ConditionType: machineReadyCondition, TargetType: clusterv1.MachineDeploymentMachinesReadyV1Beta2Condition,
@@ -157,19 +157,6 @@ func setV1Beta1Conditions(s *scope) {
 	if conditions.Get(md, clusterv1.MachineDeploymentAvailableCondition) != nil || s.invalidConfiguration != "" {
 		conditions.SetSummary(md, summarised...)
 	}
-}
-
-// setPausedCondition sets the v1beta2 Paused condition of a paused MachineDeployment.
-func setPausedCondition(md *clusterv1.MachineDeployment, cluster *clusterv1.Cluster) {
-	var why []string
-	if cluster != nil && cluster.Spec.Paused {
-		why = append(why, "Cluster spec.paused is set to true")
-	}
-	if _, ok := md.Annotations[clusterv1.PausedAnnotation]; ok {
-		why = append(why, "MachineDeployment has the cluster.x-k8s.io/paused annotation")
-	}
-	conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionTrue,
-		Reason: clusterv1.PausedV1Beta2Reason, Message: strings.Join(why, ", ")})
 }
 
 // setAvailableCondition is True when at least spec.replicas minus maxUnavailable Machines are available.

@@ -456,11 +456,3 @@ func ownedKeys(obj metav1.Object, field string) sets.Set[string] {
 	}
 	return out
 }
-
-// capitalise makes the first letter of a condition message upper case.
-func capitalise(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}

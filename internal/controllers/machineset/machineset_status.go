@@ -12,6 +12,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 const (
@@ -40,7 +41,7 @@ func setStatus(s *scope) {
 		setReplicas(s)
 	}
 	setV1Beta1Conditions(s)
-	setPausedCondition(ms, s.cluster, false)
+	conditions.SetV1Beta2(ms, reconciler.PausedCondition(s.cluster, ms, "MachineSet", false))
 	setScalingUpCondition(s)
 	setScalingDownCondition(s)
 	setMachinesReadyCondition(s)
@@ -223,22 +224,6 @@ func severityRank(s clusterv1.ConditionSeverity) int {
 		return 1
 	}
 	return 0
-}
-
-// setPausedCondition sets the v1beta2 Paused condition, saying why reconciliation is paused.
-func setPausedCondition(ms *clusterv1.MachineSet, cluster *clusterv1.Cluster, paused bool) {
-	c := metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionFalse, Reason: clusterv1.NotPausedV1Beta2Reason}
-	if paused {
-		var why []string
-		if cluster != nil && cluster.Spec.Paused {
-			why = append(why, "Cluster spec.paused is set to true")
-		}
-		if _, ok := ms.Annotations[clusterv1.PausedAnnotation]; ok {
-			why = append(why, "MachineSet has the cluster.x-k8s.io/paused annotation")
-		}
-		c.Status, c.Reason, c.Message = metav1.ConditionTrue, clusterv1.PausedV1Beta2Reason, strings.Join(why, ", ")
-	}
-	conditions.SetV1Beta2(ms, c)
 }
 
 // setScalingUpCondition is True while there are fewer Machines than wanted; its message says what blocks
