@@ -40,20 +40,7 @@ func machineHealthCheck(ns, name string, md *clusterv1.MachineDeployment, maxUnh
 
 // makeNodeNotReady sets a Node's Ready condition False in the workload cluster, as a kubelet would.
 func makeNodeNotReady(ctx context.Context, g Gomega, name string) {
-	g.Eventually(func() error {
-		node := &corev1.Node{}
-		if err := workload.Client.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
-			return err
-		}
-		for i := range node.Status.Conditions {
-			if node.Status.Conditions[i].Type == corev1.NodeReady {
-				node.Status.Conditions[i].Status = corev1.ConditionFalse
-				node.Status.Conditions[i].Reason = "KubeletNotReady"
-				node.Status.Conditions[i].LastTransitionTime = metav1.Now()
-			}
-		}
-		return workload.Client.Status().Update(ctx, node)
-	}, 30*time.Second, 250*time.Millisecond).Should(Succeed())
+	setNodeReady(ctx, g, name, corev1.ConditionFalse)
 }
 
 // newClusterWithControlPlane creates a Cluster as newCluster does, plus a control plane Machine, whose
