@@ -2,7 +2,6 @@ package machinedeployment
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
@@ -267,8 +266,8 @@ func (r *Reconciler) updateMachineSet(ctx context.Context, s *scope, ms *cluster
 	}
 	// Labels and annotations that others set on the MachineSet stay; those this controller set and no
 	// longer wants go.
-	want.Labels = syncMetadata(ms.Labels, want.Labels, ownedKeys(ms, "f:labels"))
-	want.Annotations = syncMetadata(ms.Annotations, want.Annotations, ownedKeys(ms, "f:annotations"))
+	want.Labels = syncMetadata(ms.Labels, want.Labels, rollout.OwnedKeys(ms, fieldOwner, "f:labels"))
+	want.Annotations = syncMetadata(ms.Annotations, want.Annotations, rollout.OwnedKeys(ms, fieldOwner, "f:annotations"))
 	if err := r.patchMachineSet(ctx, ms, want, "Updating MachineSet in place"); err != nil {
 		return err
 	}
@@ -430,29 +429,6 @@ func syncMetadata(current, want map[string]string, owned sets.Set[string]) map[s
 	maps.Copy(out, want)
 	if len(out) == 0 && current == nil {
 		return nil
-	}
-	return out
-}
-
-// ownedKeys returns the keys of metadata.labels (field "f:labels") or metadata.annotations
-// ("f:annotations") that this controller's field manager owns, from the object's managedFields.
-func ownedKeys(obj metav1.Object, field string) sets.Set[string] {
-	out := sets.New[string]()
-	for _, mf := range obj.GetManagedFields() {
-		if mf.Manager != fieldOwner || mf.Subresource != "" || mf.FieldsV1 == nil {
-			continue
-		}
-		var fields map[string]any
-		if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields); err != nil {
-			continue
-		}
-		metadata, _ := fields["f:metadata"].(map[string]any)
-		keys, _ := metadata[field].(map[string]any)
-		for k := range keys {
-			if name, ok := strings.CutPrefix(k, "f:"); ok {
-				out.Insert(name)
-			}
-		}
 	}
 	return out
 }

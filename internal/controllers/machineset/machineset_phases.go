@@ -2,12 +2,10 @@ package machineset
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
 	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -241,8 +239,8 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, e
 		before := m.DeepCopy()
 		syncInPlaceSpec(&m.Spec, &ms.Spec.Template.Spec)
 		if m.DeletionTimestamp.IsZero() {
-			m.Labels = syncMetadata(m.Labels, wantLabels, ownedKeys(m, "f:labels"))
-			m.Annotations = syncMetadata(m.Annotations, wantAnnotations, ownedKeys(m, "f:annotations"))
+			m.Labels = syncMetadata(m.Labels, wantLabels, rollout.OwnedKeys(m, fieldOwner, "f:labels"))
+			m.Annotations = syncMetadata(m.Annotations, wantAnnotations, rollout.OwnedKeys(m, fieldOwner, "f:annotations"))
 		}
 		if !reflect.DeepEqual(before.Labels, m.Labels) || !reflect.DeepEqual(before.Annotations, m.Annotations) ||
 			!reflect.DeepEqual(before.Spec, m.Spec) {
@@ -333,8 +331,8 @@ func (r *Reconciler) syncExternalMetadata(ctx context.Context, ref *corev1.Objec
 		return fmt.Errorf("getting %s %s/%s: %w", ref.Kind, ns, ref.Name, err)
 	}
 	before := obj.DeepCopy()
-	obj.Labels = syncMetadata(obj.Labels, wantLabels, ownedKeys(obj, "f:labels"))
-	obj.Annotations = syncMetadata(obj.Annotations, wantAnnotations, ownedKeys(obj, "f:annotations"))
+	obj.Labels = syncMetadata(obj.Labels, wantLabels, rollout.OwnedKeys(obj, fieldOwner, "f:labels"))
+	obj.Annotations = syncMetadata(obj.Annotations, wantAnnotations, rollout.OwnedKeys(obj, fieldOwner, "f:annotations"))
 	if reflect.DeepEqual(before.Labels, obj.Labels) && reflect.DeepEqual(before.Annotations, obj.Annotations) {
 		return nil
 	}
@@ -363,29 +361,6 @@ func syncMetadata(current, want map[string]string, owned sets.Set[string]) map[s
 			return current
 		}
 		return nil
-	}
-	return out
-}
-
-// ownedKeys returns the keys of metadata.labels (field "f:labels") or metadata.annotations
-// ("f:annotations") that this controller's field manager owns, from the object's managedFields.
-func ownedKeys(obj metav1.Object, field string) sets.Set[string] {
-	out := sets.New[string]()
-	for _, mf := range obj.GetManagedFields() {
-		if mf.Manager != fieldOwner || mf.Subresource != "" || mf.FieldsV1 == nil {
-			continue
-		}
-		var fields map[string]any
-		if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields); err != nil {
-			continue
-		}
-		metadata, _ := fields["f:metadata"].(map[string]any)
-		keys, _ := metadata[field].(map[string]any)
-		for k := range keys {
-			if name, ok := strings.CutPrefix(k, "f:"); ok {
-				out.Insert(name)
-			}
-		}
 	}
 	return out
 }

@@ -34,20 +34,6 @@ func TestSyncMetadata(t *testing.T) {
 	}
 }
 
-func TestOwnedKeys(t *testing.T) {
-	g := NewWithT(t)
-	obj := &metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{
-		{Manager: fieldOwner, Operation: metav1.ManagedFieldsOperationUpdate,
-			FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{".":{},"f:a":{},"f:b":{}},"f:annotations":{"f:n":{}}}}`)},
-		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate,
-			FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:user":{}}}}`)},
-		{Manager: fieldOwner, Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status",
-			FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:status-only":{}}}}`)},
-	}}
-	g.Expect(sets.List(ownedKeys(obj, "f:labels"))).To(Equal([]string{"a", "b"}))
-	g.Expect(sets.List(ownedKeys(obj, "f:annotations"))).To(Equal([]string{"n"}))
-}
-
 func TestValidate(t *testing.T) {
 	ms := func(selector map[string]string, labels map[string]string, naming string) *clusterv1.MachineSet {
 		m := &clusterv1.MachineSet{
