@@ -40,20 +40,7 @@ func machineHealthCheck(ns, name string, md *clusterv1.MachineDeployment, maxUnh
 
 // makeNodeNotReady sets a Node's Ready condition False in the workload cluster, as a kubelet would.
 func makeNodeNotReady(ctx context.Context, g Gomega, name string) {
-	g.Eventually(func() error {
-		node := &corev1.Node{}
-		if err := workload.Client.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
-			return err
-		}
-		for i := range node.Status.Conditions {
-			if node.Status.Conditions[i].Type == corev1.NodeReady {
-				node.Status.Conditions[i].Status = corev1.ConditionFalse
-				node.Status.Conditions[i].Reason = "KubeletNotReady"
-				node.Status.Conditions[i].LastTransitionTime = metav1.Now()
-			}
-		}
-		return workload.Client.Status().Update(ctx, node)
-	}, 30*time.Second, 250*time.Millisecond).Should(Succeed())
+	setNodeReady(ctx, g, name, corev1.ConditionFalse)
 }
 
 // newClusterWithControlPlane creates a Cluster as newCluster does, plus a control plane Machine, whose
@@ -190,15 +177,27 @@ func reasons(events *corev1.EventList, kind, name string) []string {
 	return out
 }
 
+// eventsByKind returns the events of a namespace as "reason: message" by the kind of their object.
+func eventsByKind(ctx context.Context, g Gomega, ns string) map[string][]string {
+	events := &corev1.EventList{}
+	g.Expect(env.Client.List(ctx, events, client.InNamespace(ns))).To(Succeed())
+	byKind := map[string][]string{}
+	for _, e := range events.Items {
+		byKind[e.InvolvedObject.Kind] = append(byKind[e.InvolvedObject.Kind], e.Reason+": "+e.Message)
+	}
+	return byKind
+}
+
 // TestEventsOfScalingAMachineDeployment: scaling a MachineDeployment leaves, as with upstream, events that
 // `kubectl get events` shows: the MachineDeployment scaled its MachineSet, the MachineSet created and
-// deleted Machines, the Machines went through their phases.
+// deleted Machines, the Machines went through their phases and the deleted one's Node was drained.
 func TestEventsOfScalingAMachineDeployment(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
-	_, md := newCluster(ctx, g, ns, "events", 1)
-	waitForRunning(ctx, g, ns, "events", 1)
+	// With a control plane Machine: only then are a worker's Node drained and deleted with it.
+	_, md := newClusterWithControlPlane(ctx, g, ns, "events", 1)
+	waitForRunning(ctx, g, ns, "events", 2)
 	g.Eventually(func() error {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(md), md); err != nil {
 			return err
@@ -206,21 +205,31 @@ func TestEventsOfScalingAMachineDeployment(t *testing.T) {
 		md.Spec.Replicas = ptr.To[int32](2)
 		return env.Client.Update(ctx, md)
 	}, 30*time.Second, 250*time.Millisecond).Should(Succeed())
-	waitForRunning(ctx, g, ns, "events", 2)
+	waitForRunning(ctx, g, ns, "events", 3)
 
 	g.Eventually(func(g Gomega) {
-		events := &corev1.EventList{}
-		g.Expect(env.Client.List(ctx, events, client.InNamespace(ns))).To(Succeed())
-		byKind := map[string][]string{}
-		for _, e := range events.Items {
-			byKind[e.InvolvedObject.Kind] = append(byKind[e.InvolvedObject.Kind], e.Reason+": "+e.Message)
-		}
+		byKind := eventsByKind(ctx, g, ns)
 		g.Expect(byKind["MachineDeployment"]).To(ContainElement(HavePrefix("SuccessfulCreate: Created MachineSet")))
 		g.Expect(byKind["MachineDeployment"]).To(ContainElement(MatchRegexp(`^SuccessfulScale: Scaled MachineSet .*: 1 -> 2$`)))
 		g.Expect(byKind["MachineSet"]).To(ContainElement(HavePrefix("SuccessfulCreate: Created machine")))
 		g.Expect(byKind["Machine"]).To(ContainElement(MatchRegexp(`^Running: Machine .* is Running$`)))
 		g.Expect(byKind["Machine"]).To(ContainElement(HavePrefix("SuccessfulSetNodeRef: ")))
 	}, 30*time.Second, 500*time.Millisecond).Should(Succeed())
+
+	// Scaling down: the MachineSet deletes a Machine, whose Node is drained first.
+	g.Eventually(func() error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(md), md); err != nil {
+			return err
+		}
+		md.Spec.Replicas = ptr.To[int32](1)
+		return env.Client.Update(ctx, md)
+	}, 30*time.Second, 250*time.Millisecond).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		byKind := eventsByKind(ctx, g, ns)
+		g.Expect(byKind["MachineDeployment"]).To(ContainElement(MatchRegexp(`^SuccessfulScale: Scaled MachineSet .*: 2 -> 1$`)))
+		g.Expect(byKind["MachineSet"]).To(ContainElement(HavePrefix("SuccessfulDelete: Deleted machine")))
+		g.Expect(byKind["Machine"]).To(ContainElement(HavePrefix("SuccessfulDrainNode: success draining Machine's node")))
+	}, 60*time.Second, 500*time.Millisecond).Should(Succeed())
 }
 
 // applyAdmissionPolicy creates the core's ValidatingAdmissionPolicy and its binding, and removes them when

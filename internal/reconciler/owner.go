@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -29,4 +30,13 @@ func GetOwner(ctx context.Context, c client.Reader, obj client.Object, kind stri
 		return true, nil
 	}
 	return false, nil
+}
+
+// ControllerUID is an index function returning the UID of an object's controller, if any: with it, a
+// controller lists the objects it owns (a MachineSet its Machines) from the cache without a label.
+func ControllerUID(obj client.Object) []string {
+	if ref := metav1.GetControllerOf(obj); ref != nil {
+		return []string{string(ref.UID)}
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -64,4 +65,20 @@ func HasWatchLabel(value string) predicate.Predicate {
 	return predicate.NewPredicateFuncs(func(obj client.Object) bool {
 		return value == "" || obj.GetLabels()[clusterv1.WatchLabel] == value
 	})
+}
+
+// ClusterCreatedOrPauseChanged passes Cluster creations (an object may wait for its Cluster to exist) and
+// changes of the Cluster's spec.paused: the Cluster events that the MachineDeployment and MachineSet
+// controllers act on.
+func ClusterCreatedOrPauseChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return true },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldC, okOld := e.ObjectOld.(*clusterv1.Cluster)
+			newC, okNew := e.ObjectNew.(*clusterv1.Cluster)
+			return okOld && okNew && oldC.Spec.Paused != newC.Spec.Paused
+		},
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
 }

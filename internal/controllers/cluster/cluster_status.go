@@ -503,18 +503,7 @@ func setDeletingCondition(c *clusterv1.Cluster, reason, message string) {
 
 // setPausedCondition says whether the Cluster is paused, and why.
 func setPausedCondition(c *clusterv1.Cluster) {
-	if !reconciler.IsPaused(c, c) {
-		setV1Beta2(c, clusterv1.PausedV1Beta2Condition, metav1.ConditionFalse, clusterv1.NotPausedV1Beta2Reason, "")
-		return
-	}
-	var why []string
-	if c.Spec.Paused {
-		why = append(why, "Cluster spec.paused is set to true")
-	}
-	if _, ok := c.Annotations[clusterv1.PausedAnnotation]; ok {
-		why = append(why, "Cluster has the cluster.x-k8s.io/paused annotation")
-	}
-	setV1Beta2(c, clusterv1.PausedV1Beta2Condition, metav1.ConditionTrue, clusterv1.PausedV1Beta2Reason, strings.Join(why, ", "))
+	conditions.SetV1Beta2(c, reconciler.PausedCondition(c, c, "Cluster", reconciler.IsPaused(c, c)))
 }
 
 // setAvailableCondition summarises Deleting (good when false), InfrastructureReady, ControlPlaneAvailable,

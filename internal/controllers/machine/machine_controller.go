@@ -108,13 +108,6 @@ func (r *Reconciler) providers() client.Reader {
 	return r.Client
 }
 
-func orDefault(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return d
-}
-
 // SetupWithManager adds the Machine controller to mgr.
 func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil || r.Contracts == nil || r.ClusterCache == nil {
@@ -286,9 +279,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	phase := m.Status.Phase
 	defer func() {
 		if paused {
-			setPausedCondition(m, cluster, true)
+			conditions.SetV1Beta2(m, reconciler.PausedCondition(cluster, m, "Machine", true))
 		} else {
-			updateStatus(s, time.Now(), orDefault(r.RemoteConditionsGracePeriod, defaultRemoteConditionsGracePeriod))
+			updateStatus(s, time.Now(), reconciler.OrDefault(r.RemoteConditionsGracePeriod, defaultRemoteConditionsGracePeriod))
 			r.recordPhase(m, phase)
 		}
 		if err := helper.Patch(ctx, m); err != nil {
@@ -350,7 +343,7 @@ func (r *Reconciler) runPhases(ctx context.Context, phases []func(context.Contex
 		case err != nil:
 			errs = append(errs, err)
 		default:
-			res = lowestNonZero(res, phaseRes)
+			res = reconciler.LowestNonZero(res, phaseRes)
 		}
 	}
 	if len(errs) > 0 {
@@ -358,22 +351,9 @@ func (r *Reconciler) runPhases(ctx context.Context, phases []func(context.Contex
 	}
 	if notConnected {
 		ctrl.LoggerFrom(ctx).V(4).Info("Requeuing: the workload cluster cannot be reached")
-		res = lowestNonZero(res, ctrl.Result{RequeueAfter: orDefault(r.RemoteConnectionRetryInterval, defaultRemoteConnectionRetryInterval)})
+		res = reconciler.LowestNonZero(res, ctrl.Result{RequeueAfter: reconciler.OrDefault(r.RemoteConnectionRetryInterval, defaultRemoteConnectionRetryInterval)})
 	}
 	return res, nil
-}
-
-func lowestNonZero(a, b ctrl.Result) ctrl.Result {
-	switch {
-	case a.RequeueAfter == 0:
-		return b
-	case b.RequeueAfter == 0:
-		return a
-	case a.RequeueAfter < b.RequeueAfter:
-		return a
-	default:
-		return b
-	}
 }
 
 // controlPlaneInitialized reports whether a Cluster's control plane accepts requests (v1beta1

@@ -20,6 +20,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
 	"github.com/capstan-dev/capstan/internal/external"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // stepState is how far a reconcile got with one step of the deletion. The zero value means the reconcile
@@ -105,7 +106,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 				d.drain = stepWaiting
 				d.drainMessage = message
 				d.at(clusterv1.MachineDeletingDrainingNodeV1Beta2Reason, message)
-				return ctrl.Result{RequeueAfter: orDefault(r.DrainRetryInterval, defaultDrainRetryInterval)}, nil
+				return ctrl.Result{RequeueAfter: reconciler.OrDefault(r.DrainRetryInterval, defaultDrainRetryInterval)}, nil
 			}
 			d.drain = stepDone
 			r.event(m, corev1.EventTypeNormal, "SuccessfulDrainNode", "success draining Machine's node %q", m.Status.NodeRef.Name)
@@ -128,7 +129,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 				d.volumeDetach = stepWaiting
 				d.at(clusterv1.MachineDeletingWaitingForVolumeDetachV1Beta2Reason, volumesMessage(volumes))
 				log.Info("Waiting for the Node's volumes to be detached", "volumes", len(volumes))
-				return ctrl.Result{RequeueAfter: orDefault(r.VolumeDetachRetryInterval, defaultVolumeDetachRetryInterval)}, nil
+				return ctrl.Result{RequeueAfter: reconciler.OrDefault(r.VolumeDetachRetryInterval, defaultVolumeDetachRetryInterval)}, nil
 			}
 			d.volumeDetach = stepDone
 			r.event(m, corev1.EventTypeNormal, "NodeVolumesDetached", "success waiting for node volumes detaching Machine's node %q", m.Status.NodeRef.Name)
@@ -176,7 +177,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 			if !nodeDeletionTimedOut(m, now) {
 				d.at(clusterv1.MachineDeletingDeletingNodeV1Beta2Reason, "Error deleting Node, please check controller logs for errors")
 				log.Error(err, "Deleting the Node failed, retrying", "Node", klog.KRef("", m.Status.NodeRef.Name))
-				return ctrl.Result{RequeueAfter: orDefault(r.NodeDeletionRetryInterval, defaultNodeDeletionRetryInterval)}, nil
+				return ctrl.Result{RequeueAfter: reconciler.OrDefault(r.NodeDeletionRetryInterval, defaultNodeDeletionRetryInterval)}, nil
 			}
 			log.Error(err, "Deleting the Node failed and nodeDeletionTimeout expired, going on without deleting it", "Node", klog.KRef("", m.Status.NodeRef.Name))
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/external"
 	"github.com/capstan-dev/capstan/internal/patch"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // reconcileOwner makes a stand-alone Machine owned by its Cluster. Machines of a MachineSet or of a control
@@ -82,12 +83,12 @@ func (r *Reconciler) reconcileBootstrap(ctx context.Context, s *scope) (ctrl.Res
 				return ctrl.Result{}, nil
 			}
 			log.Info("Could not find the bootstrap config, requeuing", ref.Kind, klog.KRef(m.Namespace, ref.Name))
-			return ctrl.Result{RequeueAfter: orDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
+			return ctrl.Result{RequeueAfter: reconciler.OrDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
 		}
 		s.bootstrap.getErr = true
 		if s.bootstrap.problem = external.ReadProblem(err, ref); s.bootstrap.problem != "" {
 			log.Info("Cannot use the bootstrap config", "problem", s.bootstrap.problem)
-			return ctrl.Result{RequeueAfter: orDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
+			return ctrl.Result{RequeueAfter: reconciler.OrDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
 		}
 		return ctrl.Result{}, err
 	}
@@ -162,12 +163,12 @@ func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (ctr
 				return ctrl.Result{}, nil
 			}
 			log.Info("Could not find the InfraMachine, requeuing", ref.Kind, klog.KRef(m.Namespace, ref.Name))
-			return ctrl.Result{RequeueAfter: orDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
+			return ctrl.Result{RequeueAfter: reconciler.OrDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
 		}
 		s.infra.getErr = true
 		if s.infra.problem = external.ReadProblem(err, ref); s.infra.problem != "" {
 			log.Info("Cannot use the InfraMachine", "problem", s.infra.problem)
-			return ctrl.Result{RequeueAfter: orDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
+			return ctrl.Result{RequeueAfter: reconciler.OrDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
 		}
 		return ctrl.Result{}, err
 	}

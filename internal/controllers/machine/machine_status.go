@@ -14,6 +14,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/clustercache"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/contract"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // Conditions that other controllers set on Machines and that the Ready summaries take into account.
@@ -38,7 +39,7 @@ func updateStatus(s *scope, now time.Time, remoteGracePeriod time.Duration) {
 	setReadyCondition(m)
 	setAvailableCondition(m)
 	setUpToDateCondition(m)
-	setPausedCondition(m, s.cluster, false)
+	conditions.SetV1Beta2(m, reconciler.PausedCondition(s.cluster, m, "Machine", false))
 	setPhase(m, now)
 	m.Status.ObservedGeneration = m.Generation
 }
@@ -534,22 +535,6 @@ func setUpToDateCondition(m *clusterv1.Machine) {
 	if conditions.GetV1Beta2(m, clusterv1.MachineUpToDateV1Beta2Condition) == nil {
 		setV1Beta2(m, clusterv1.MachineUpToDateV1Beta2Condition, metav1.ConditionTrue, clusterv1.MachineUpToDateV1Beta2Reason, "")
 	}
-}
-
-// setPausedCondition sets Paused, saying why the Machine is paused.
-func setPausedCondition(m *clusterv1.Machine, cluster *clusterv1.Cluster, paused bool) {
-	if !paused {
-		setV1Beta2(m, clusterv1.PausedV1Beta2Condition, metav1.ConditionFalse, clusterv1.NotPausedV1Beta2Reason, "")
-		return
-	}
-	var why []string
-	if cluster != nil && cluster.Spec.Paused {
-		why = append(why, "Cluster spec.paused is set to true")
-	}
-	if _, ok := m.Annotations[clusterv1.PausedAnnotation]; ok {
-		why = append(why, "Machine has the cluster.x-k8s.io/paused annotation")
-	}
-	setV1Beta2(m, clusterv1.PausedV1Beta2Condition, metav1.ConditionTrue, clusterv1.PausedV1Beta2Reason, strings.Join(why, ", "))
 }
 
 // setPhase sets the phase by upstream's rules, later rules winning: Pending when unset, Provisioning once

@@ -523,13 +523,3 @@ func TestSetDeletionConditions(t *testing.T) {
 		})
 	}
 }
-
-func TestSetPausedCondition(t *testing.T) {
-	g := NewWithT(t)
-	m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{clusterv1.PausedAnnotation: ""}}}
-	setPausedCondition(m, &clusterv1.Cluster{Spec: clusterv1.ClusterSpec{Paused: true}}, true)
-	g.Expect(v1beta2(m, clusterv1.PausedV1Beta2Condition)).To(Equal(cond{Status: metav1.ConditionTrue, Reason: "Paused",
-		Message: "Cluster spec.paused is set to true, Machine has the cluster.x-k8s.io/paused annotation"}))
-	setPausedCondition(m, nil, false)
-	g.Expect(v1beta2(m, clusterv1.PausedV1Beta2Condition)).To(Equal(cond{Status: metav1.ConditionFalse, Reason: "NotPaused"}))
-}

@@ -15,14 +15,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/contract"
-	"github.com/capstan-dev/capstan/internal/controllers/machineset"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
@@ -73,7 +71,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorderFor("machinedeployment-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
 	}
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.MachineSet{}, MachineSetControllerIndex, machineset.ControllerUID); err != nil {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.MachineSet{}, MachineSetControllerIndex, reconciler.ControllerUID); err != nil {
 		return fmt.Errorf("indexing MachineSets by controller: %w", err)
 	}
 	err := ctrl.NewControllerManagedBy(mgr).
@@ -83,7 +81,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		// Orphan MachineSets, for adoption.
 		Watches(&clusterv1.MachineSet{}, handler.EnqueueRequestsFromMapFunc(orphanMachineSetToMachineDeployment)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToMachineDeployments),
-			builder.WithPredicates(clusterCreatedOrPauseChanged())).
+			builder.WithPredicates(reconciler.ClusterCreatedOrPauseChanged())).
 		WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
 		Complete(reconciler.RequeueOnConflict(r))
@@ -131,7 +129,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	h := patch.NewHelper(md, r.Client, patch.WithWrites(&r.writes))
 	if reconciler.IsPaused(cluster, md) {
 		log.V(4).Info("Reconciliation is paused")
-		setPausedCondition(md, cluster)
+		conditions.SetV1Beta2(md, reconciler.PausedCondition(cluster, md, "MachineDeployment", true))
 		return ctrl.Result{}, h.Patch(ctx, md)
 	}
 
@@ -159,9 +157,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	}()
 
 	if !md.DeletionTimestamp.IsZero() {
-		return runPhases(ctx, s, r.getMachineSets, r.getMachines, r.reconcileDelete)
+		return reconciler.RunPhases(ctx, s, r.getMachineSets, r.getMachines, r.reconcileDelete)
 	}
-	return runPhases(ctx, s,
+	return reconciler.RunPhases(ctx, s,
 		r.reconcileLabelsAndDefaults,
 		r.reconcileTemplates,
 		r.getMachineSets,
@@ -185,38 +183,6 @@ func (r *Reconciler) event(md *clusterv1.MachineDeployment, eventType, reason, f
 	if r.Recorder != nil {
 		r.Recorder.Eventf(md, eventType, reason, format, args...)
 	}
-}
-
-// phase is one step of a reconcile; it records what it found in the scope.
-type phase func(ctx context.Context, s *scope) (ctrl.Result, error)
-
-// runPhases runs the phases in order, stops at the first error and returns the soonest requeue asked for.
-func runPhases(ctx context.Context, s *scope, phases ...phase) (ctrl.Result, error) {
-	var res ctrl.Result
-	for _, p := range phases {
-		r, err := p(ctx, s)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		if r.RequeueAfter > 0 && (res.RequeueAfter == 0 || r.RequeueAfter < res.RequeueAfter) {
-			res = r
-		}
-	}
-	return res, nil
-}
-
-func (r *Reconciler) clock() time.Time {
-	if r.now != nil {
-		return r.now()
-	}
-	return time.Now()
-}
-
-func (r *Reconciler) cacheSyncTimeout() time.Duration {
-	if r.CacheSyncTimeout > 0 {
-		return r.CacheSyncTimeout
-	}
-	return defaultCacheSyncTimeout
 }
 
 // orphanMachineSetToMachineDeployment maps a MachineSet without a controller to the MachineDeployment its
@@ -250,17 +216,8 @@ func (r *Reconciler) clusterToMachineDeployments(ctx context.Context, obj client
 	return reqs
 }
 
-// clusterCreatedOrPauseChanged passes Cluster creations (a MachineDeployment may wait for its Cluster) and
-// changes of spec.paused.
-func clusterCreatedOrPauseChanged() predicate.Predicate {
-	return predicate.Funcs{
-		CreateFunc: func(event.CreateEvent) bool { return true },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			oldC, okOld := e.ObjectOld.(*clusterv1.Cluster)
-			newC, okNew := e.ObjectNew.(*clusterv1.Cluster)
-			return okOld && okNew && oldC.Spec.Paused != newC.Spec.Paused
-		},
-		DeleteFunc:  func(event.DeleteEvent) bool { return false },
-		GenericFunc: func(event.GenericEvent) bool { return false },
-	}
+func (r *Reconciler) clock() time.Time { return reconciler.Clock(r.now) }
+
+func (r *Reconciler) cacheSyncTimeout() time.Duration {
+	return reconciler.OrDefault(r.CacheSyncTimeout, defaultCacheSyncTimeout)
 }

@@ -15,7 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/controllers/machineset"
+	"github.com/capstan-dev/capstan/internal/reconciler"
+	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
 // reconcileLabelsAndDefaults labels the MachineDeployment with its Cluster, applies the replicas default
@@ -33,7 +34,7 @@ func (r *Reconciler) reconcileLabelsAndDefaults(ctx context.Context, s *scope) (
 		if md.Status.ObservedGeneration > 0 {
 			current = &md.Status.Replicas
 		}
-		replicas, err := machineset.DefaultReplicas(md.Annotations, current)
+		replicas, err := rollout.DefaultReplicas(md.Annotations, current)
 		if err != nil {
 			log.Error(err, "Ignoring the cluster autoscaler annotations")
 		}
@@ -45,7 +46,7 @@ func (r *Reconciler) reconcileLabelsAndDefaults(ctx context.Context, s *scope) (
 	var err error
 	s.strategy, err = resolveStrategy(md, s.replicas())
 	if err != nil && s.invalidConfiguration == "" {
-		s.invalidConfiguration = capitalise(err.Error())
+		s.invalidConfiguration = reconciler.Capitalise(err.Error())
 	}
 	return ctrl.Result{}, nil
 }
@@ -59,7 +60,7 @@ func validate(md *clusterv1.MachineDeployment) string {
 	if !selector.Matches(labels.Set(effectiveTemplateLabels(md))) {
 		return "Spec.selector does not match the labels of spec.template.metadata"
 	}
-	return machineset.TemplateRefsProblem(&md.Spec.Template.Spec, md.Namespace)
+	return rollout.TemplateRefsProblem(&md.Spec.Template.Spec, md.Namespace)
 }
 
 // effectiveSelectorLabels is the MachineDeployment's selector restricted to its Cluster and to itself, as
@@ -94,12 +95,12 @@ func effectiveTemplateLabels(md *clusterv1.MachineDeployment) map[string]string 
 func (r *Reconciler) reconcileTemplates(ctx context.Context, s *scope) (ctrl.Result, error) {
 	spec := &s.md.Spec.Template.Spec
 	var err error
-	s.infrastructureTemplateNotFound, err = machineset.ReconcileTemplate(ctx, r.Client, r.Contracts, s.cluster, &spec.InfrastructureRef, s.md.Namespace)
+	s.infrastructureTemplateNotFound, err = rollout.ReconcileTemplate(ctx, r.Client, r.Contracts, s.cluster, &spec.InfrastructureRef, s.md.Namespace)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if spec.Bootstrap.ConfigRef != nil {
-		s.bootstrapTemplateNotFound, err = machineset.ReconcileTemplate(ctx, r.Client, r.Contracts, s.cluster, spec.Bootstrap.ConfigRef, s.md.Namespace)
+		s.bootstrapTemplateNotFound, err = rollout.ReconcileTemplate(ctx, r.Client, r.Contracts, s.cluster, spec.Bootstrap.ConfigRef, s.md.Namespace)
 		if err != nil {
 			return ctrl.Result{}, err
 		}

@@ -10,7 +10,8 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
-	"github.com/capstan-dev/capstan/internal/controllers/machineset"
+	"github.com/capstan-dev/capstan/internal/reconciler"
+	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
 // Condition types of Machines that the MachineDeployment aggregates.
@@ -35,15 +36,14 @@ func setStatus(s *scope) {
 		md.Status.Phase = string(computePhase(s))
 	}
 	setV1Beta1Conditions(s)
-	conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionFalse,
-		Reason: clusterv1.NotPausedV1Beta2Reason})
+	conditions.SetV1Beta2(md, reconciler.PausedCondition(s.cluster, md, "MachineDeployment", false))
 	setAvailableCondition(s)
-	setMachinesCondition(s, machineset.MachinesConditionInput{
+	setMachinesCondition(s, conditions.MachinesConditionInput{
 		ConditionType: machineReadyCondition, TargetType: clusterv1.MachineDeploymentMachinesReadyV1Beta2Condition,
 		TrueReason: clusterv1.MachineSetMachinesReadyV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotReadyV1Beta2Reason,
 		UnknownReason: clusterv1.MachineSetMachinesReadyUnknownV1Beta2Reason, NoReplicasReason: clusterv1.MachineSetMachinesReadyNoReplicasV1Beta2Reason,
 	})
-	setMachinesCondition(s, machineset.MachinesConditionInput{
+	setMachinesCondition(s, conditions.MachinesConditionInput{
 		ConditionType: machineUpToDateCondition, TargetType: clusterv1.MachineDeploymentMachinesUpToDateV1Beta2Condition,
 		TrueReason: clusterv1.MachineSetMachinesUpToDateV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotUpToDateV1Beta2Reason,
 		UnknownReason: clusterv1.MachineSetMachinesUpToDateUnknownV1Beta2Reason, NoReplicasReason: clusterv1.MachineSetMachinesUpToDateNoReplicasV1Beta2Reason,
@@ -159,19 +159,6 @@ func setV1Beta1Conditions(s *scope) {
 	}
 }
 
-// setPausedCondition sets the v1beta2 Paused condition of a paused MachineDeployment.
-func setPausedCondition(md *clusterv1.MachineDeployment, cluster *clusterv1.Cluster) {
-	var why []string
-	if cluster != nil && cluster.Spec.Paused {
-		why = append(why, "Cluster spec.paused is set to true")
-	}
-	if _, ok := md.Annotations[clusterv1.PausedAnnotation]; ok {
-		why = append(why, "MachineDeployment has the cluster.x-k8s.io/paused annotation")
-	}
-	conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionTrue,
-		Reason: clusterv1.PausedV1Beta2Reason, Message: strings.Join(why, ", ")})
-}
-
 // setAvailableCondition is True when at least spec.replicas minus maxUnavailable Machines are available.
 func setAvailableCondition(s *scope) {
 	md := s.md
@@ -201,13 +188,13 @@ func setAvailableCondition(s *scope) {
 	conditions.SetV1Beta2(md, c)
 }
 
-func setMachinesCondition(s *scope, in machineset.MachinesConditionInput) {
+func setMachinesCondition(s *scope, in conditions.MachinesConditionInput) {
 	if !s.getMachinesSucceeded {
 		conditions.SetV1Beta2(s.md, metav1.Condition{Type: in.TargetType, Status: metav1.ConditionUnknown,
 			Reason: "InternalError", Message: "Please check controller logs for errors"})
 		return
 	}
-	conditions.SetV1Beta2(s.md, machineset.MachinesCondition(s.machines, in))
+	conditions.SetV1Beta2(s.md, conditions.MachinesCondition(s.machines, in))
 }
 
 // setRollingOutCondition is True while old MachineSets still have Machines, and says why they are old.
@@ -226,8 +213,8 @@ func setRollingOutCondition(s *scope) {
 			continue
 		}
 		outdated += ms.Status.Replicas
-		diffs := machineset.TemplateDiff(&ms.Spec.Template, &md.Spec.Template)
-		if len(diffs) == 0 && machineset.RolloutAfterExpired(md, ms, s.now) {
+		diffs := rollout.TemplateDiff(&ms.Spec.Template, &md.Spec.Template)
+		if len(diffs) == 0 && rollout.AfterExpired(md, ms, s.now) {
 			diffs = []string{"MachineDeployment spec.rolloutAfter expired"}
 		}
 		for _, d := range diffs {
@@ -244,7 +231,7 @@ func setRollingOutCondition(s *scope) {
 	}
 	msg := fmt.Sprintf("Rolling out %d not up-to-date %s", outdated, plural(int(outdated), "replica", "replicas"))
 	if len(reasons) > 0 {
-		msg += "\n" + bullets(reasons)
+		msg += "\n" + conditions.Bullets(reasons)
 	}
 	if md.Spec.Paused {
 		msg += "\nThe rollout waits: spec.paused is set"
@@ -282,7 +269,7 @@ func setScalingUpCondition(s *scope) {
 	if have >= desired {
 		msg := ""
 		if len(blockers) > 0 {
-			msg = "Scaling up would be blocked because:\n" + bullets(blockers)
+			msg = "Scaling up would be blocked because:\n" + conditions.Bullets(blockers)
 		}
 		conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentScalingUpV1Beta2Condition, Status: metav1.ConditionFalse,
 			Reason: clusterv1.MachineDeploymentNotScalingUpV1Beta2Reason, Message: msg})
@@ -290,7 +277,7 @@ func setScalingUpCondition(s *scope) {
 	}
 	msg := fmt.Sprintf("Scaling up from %d to %d replicas", have, desired)
 	if len(blockers) > 0 {
-		msg += " is blocked because:\n" + bullets(blockers)
+		msg += " is blocked because:\n" + conditions.Bullets(blockers)
 	}
 	conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentScalingUpV1Beta2Condition, Status: metav1.ConditionTrue,
 		Reason: clusterv1.MachineDeploymentScalingUpV1Beta2Reason, Message: msg})
@@ -348,13 +335,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// bullets renders items as a list, one per line.
-func bullets(items []string) string {
-	lines := make([]string, 0, len(items))
-	for _, item := range items {
-		lines = append(lines, "* "+strings.ReplaceAll(item, "\n", "\n  "))
-	}
-	return strings.Join(lines, "\n")
 }

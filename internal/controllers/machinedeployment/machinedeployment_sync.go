@@ -2,7 +2,6 @@ package machinedeployment
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
@@ -22,8 +21,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/controllers/machineset"
 	"github.com/capstan-dev/capstan/internal/external"
+	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
 // missingTemplateRequeue is how often a MachineDeployment whose templates do not exist checks again;
@@ -250,7 +249,7 @@ func newMachineSetReason(s *scope) string {
 		return "no MachineSet exists"
 	}
 	newest := s.machineSets[len(s.machineSets)-1]
-	if diffs := machineset.TemplateDiff(&newest.Spec.Template, &s.md.Spec.Template); len(diffs) > 0 {
+	if diffs := rollout.TemplateDiff(&newest.Spec.Template, &s.md.Spec.Template); len(diffs) > 0 {
 		return fmt.Sprintf("MachineSet %s: %s", newest.Name, strings.Join(diffs, ", "))
 	}
 	if s.md.Spec.RolloutAfter != nil {
@@ -267,8 +266,8 @@ func (r *Reconciler) updateMachineSet(ctx context.Context, s *scope, ms *cluster
 	}
 	// Labels and annotations that others set on the MachineSet stay; those this controller set and no
 	// longer wants go.
-	want.Labels = syncMetadata(ms.Labels, want.Labels, ownedKeys(ms, "f:labels"))
-	want.Annotations = syncMetadata(ms.Annotations, want.Annotations, ownedKeys(ms, "f:annotations"))
+	want.Labels = syncMetadata(ms.Labels, want.Labels, rollout.OwnedKeys(ms, fieldOwner, "f:labels"))
+	want.Annotations = syncMetadata(ms.Annotations, want.Annotations, rollout.OwnedKeys(ms, fieldOwner, "f:annotations"))
 	if err := r.patchMachineSet(ctx, ms, want, "Updating MachineSet in place"); err != nil {
 		return err
 	}
@@ -432,35 +431,4 @@ func syncMetadata(current, want map[string]string, owned sets.Set[string]) map[s
 		return nil
 	}
 	return out
-}
-
-// ownedKeys returns the keys of metadata.labels (field "f:labels") or metadata.annotations
-// ("f:annotations") that this controller's field manager owns, from the object's managedFields.
-func ownedKeys(obj metav1.Object, field string) sets.Set[string] {
-	out := sets.New[string]()
-	for _, mf := range obj.GetManagedFields() {
-		if mf.Manager != fieldOwner || mf.Subresource != "" || mf.FieldsV1 == nil {
-			continue
-		}
-		var fields map[string]any
-		if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields); err != nil {
-			continue
-		}
-		metadata, _ := fields["f:metadata"].(map[string]any)
-		keys, _ := metadata[field].(map[string]any)
-		for k := range keys {
-			if name, ok := strings.CutPrefix(k, "f:"); ok {
-				out.Insert(name)
-			}
-		}
-	}
-	return out
-}
-
-// capitalise makes the first letter of a condition message upper case.
-func capitalise(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -10,13 +10,13 @@ import (
 	"k8s.io/utils/ptr"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/controllers/machineset"
+	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
 // templateHash is a short, stable hash of the fields of a Machine template that trigger a rollout: FNV-32a
 // of their JSON encoding (Go's encoding sorts map keys, so it is canonical).
 func templateHash(t *clusterv1.MachineTemplateSpec) string {
-	data, err := json.Marshal(machineset.RolloutFields(t))
+	data, err := json.Marshal(rollout.Fields(t))
 	if err != nil {
 		// A MachineTemplateSpec always encodes; this would be a programming error.
 		panic(fmt.Sprintf("encoding a Machine template: %v", err))
@@ -35,7 +35,7 @@ func findNewMachineSet(md *clusterv1.MachineDeployment, machineSets []*clusterv1
 		if !ms.DeletionTimestamp.IsZero() {
 			continue
 		}
-		if len(machineset.TemplateDiff(&ms.Spec.Template, &md.Spec.Template)) == 0 {
+		if len(rollout.TemplateDiff(&ms.Spec.Template, &md.Spec.Template)) == 0 {
 			matching = append(matching, ms)
 		}
 	}
@@ -47,7 +47,7 @@ func findNewMachineSet(md *clusterv1.MachineDeployment, machineSets []*clusterv1
 		return olderThan(matching[i], matching[j])
 	})
 	for _, ms := range matching {
-		if !machineset.RolloutAfterExpired(md, ms, now) {
+		if !rollout.AfterExpired(md, ms, now) {
 			return ms
 		}
 	}

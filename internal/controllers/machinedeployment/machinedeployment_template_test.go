@@ -10,7 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/controllers/machineset"
+	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
 func testTemplate() clusterv1.MachineTemplateSpec {
@@ -63,7 +63,7 @@ func TestTemplateDiff(t *testing.T) {
 			g := NewWithT(t)
 			current, desired := testTemplate(), testTemplate()
 			tt.change(&desired)
-			g.Expect(machineset.TemplateDiff(&current, &desired)).To(Equal(tt.want))
+			g.Expect(rollout.TemplateDiff(&current, &desired)).To(Equal(tt.want))
 			if len(tt.want) == 0 {
 				g.Expect(templateHash(&current)).To(Equal(templateHash(&desired)))
 			} else {

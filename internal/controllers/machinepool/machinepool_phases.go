@@ -19,10 +19,10 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/contract"
-	"github.com/capstan-dev/capstan/internal/controllers/machineset"
 	"github.com/capstan-dev/capstan/internal/external"
 	"github.com/capstan-dev/capstan/internal/labelformat"
 	"github.com/capstan-dev/capstan/internal/patch"
+	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
 // scope holds a MachinePool, its Cluster and the facts the phases observed, from which the status is
@@ -91,7 +91,7 @@ func (r *Reconciler) reconcileOwnerAndDefaults(ctx context.Context, s *scope) (c
 		if mp.Status.ObservedGeneration > 0 {
 			current = &mp.Status.Replicas
 		}
-		replicas, err := machineset.DefaultReplicas(mp.Annotations, current)
+		replicas, err := rollout.DefaultReplicas(mp.Annotations, current)
 		if err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "Ignoring the cluster autoscaler annotations")
 		}

@@ -16,12 +16,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/feature"
 	"github.com/capstan-dev/capstan/internal/patch"
@@ -80,7 +79,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorderFor("machineset-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
 	}
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.Machine{}, MachineControllerIndex, ControllerUID); err != nil {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.Machine{}, MachineControllerIndex, reconciler.ControllerUID); err != nil {
 		return fmt.Errorf("indexing Machines by controller: %w", err)
 	}
 	err := ctrl.NewControllerManagedBy(mgr).
@@ -92,7 +91,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		// A MachineDeployment's template decides whether the Machines of its MachineSets are up to date.
 		Watches(&clusterv1.MachineDeployment{}, handler.EnqueueRequestsFromMapFunc(r.machineDeploymentToMachineSets)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToMachineSets),
-			builder.WithPredicates(clusterCreatedOrPauseChanged())).
+			builder.WithPredicates(reconciler.ClusterCreatedOrPauseChanged())).
 		WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
 		Complete(reconciler.RequeueOnConflict(r))
@@ -116,14 +115,6 @@ func (r *Reconciler) recorder() record.EventRecorder {
 		return &record.FakeRecorder{}
 	}
 	return r.Recorder
-}
-
-// ControllerUID is an index function returning the UID of an object's controller, if any.
-func ControllerUID(obj client.Object) []string {
-	if ref := metav1.GetControllerOf(obj); ref != nil {
-		return []string{string(ref.UID)}
-	}
-	return nil
 }
 
 // Reconcile brings one MachineSet closer to its spec.
@@ -160,7 +151,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	h := patch.NewHelper(ms, r.Client, patch.WithWrites(&r.writes))
 	if reconciler.IsPaused(cluster, ms) {
 		log.V(4).Info("Reconciliation is paused")
-		setPausedCondition(ms, cluster, true)
+		conditions.SetV1Beta2(ms, reconciler.PausedCondition(cluster, ms, "MachineSet", true))
 		return ctrl.Result{}, h.Patch(ctx, ms)
 	}
 
@@ -187,14 +178,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		}
 		if retErr == nil && ms.DeletionTimestamp.IsZero() {
 			// Come back when a Ready Machine has been Ready for minReadySeconds, to count it as available.
-			res = lowestNonZero(res, ctrl.Result{RequeueAfter: requeueForAvailability(s)})
+			res = reconciler.LowestNonZero(res, ctrl.Result{RequeueAfter: requeueForAvailability(s)})
 		}
 	}()
 
 	if !ms.DeletionTimestamp.IsZero() {
-		return runPhases(ctx, s, r.getAndAdoptMachines, r.reconcileDelete)
+		return reconciler.RunPhases(ctx, s, r.getAndAdoptMachines, r.reconcileDelete)
 	}
-	return runPhases(ctx, s,
+	return reconciler.RunPhases(ctx, s,
 		r.reconcileLabelsAndDefaults,
 		r.getOwningMachineDeployment,
 		r.reconcileTemplates,
@@ -203,49 +194,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		r.reconcileUnhealthyMachines,
 		r.syncReplicas,
 	)
-}
-
-// phase is one step of a reconcile; it records what it found in the scope.
-type phase func(ctx context.Context, s *scope) (ctrl.Result, error)
-
-// runPhases runs the phases in order, stops at the first error and returns the soonest requeue asked for.
-func runPhases(ctx context.Context, s *scope, phases ...phase) (ctrl.Result, error) {
-	var res ctrl.Result
-	for _, p := range phases {
-		r, err := p(ctx, s)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		res = lowestNonZero(res, r)
-	}
-	return res, nil
-}
-
-func lowestNonZero(a, b ctrl.Result) ctrl.Result {
-	switch {
-	case a.RequeueAfter == 0:
-		return b
-	case b.RequeueAfter == 0:
-		return a
-	case b.RequeueAfter < a.RequeueAfter:
-		return b
-	default:
-		return a
-	}
-}
-
-func (r *Reconciler) clock() time.Time {
-	if r.now != nil {
-		return r.now()
-	}
-	return time.Now()
-}
-
-func (r *Reconciler) cacheSyncTimeout() time.Duration {
-	if r.CacheSyncTimeout > 0 {
-		return r.CacheSyncTimeout
-	}
-	return defaultCacheSyncTimeout
 }
 
 // getCluster returns the MachineSet's Cluster, or nil when it does not exist.
@@ -320,17 +268,8 @@ func (r *Reconciler) clusterToMachineSets(ctx context.Context, obj client.Object
 	return reqs
 }
 
-// clusterCreatedOrPauseChanged passes Cluster creations (a MachineSet may wait for its Cluster) and changes
-// of spec.paused.
-func clusterCreatedOrPauseChanged() predicate.Predicate {
-	return predicate.Funcs{
-		CreateFunc: func(event.CreateEvent) bool { return true },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			oldC, okOld := e.ObjectOld.(*clusterv1.Cluster)
-			newC, okNew := e.ObjectNew.(*clusterv1.Cluster)
-			return okOld && okNew && oldC.Spec.Paused != newC.Spec.Paused
-		},
-		DeleteFunc:  func(event.DeleteEvent) bool { return false },
-		GenericFunc: func(event.GenericEvent) bool { return false },
-	}
+func (r *Reconciler) clock() time.Time { return reconciler.Clock(r.now) }
+
+func (r *Reconciler) cacheSyncTimeout() time.Duration {
+	return reconciler.OrDefault(r.CacheSyncTimeout, defaultCacheSyncTimeout)
 }

@@ -26,6 +26,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/external"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 const (
@@ -91,7 +92,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, n, count int) 
 	ms := s.ms
 	m, err := newMachine(ms, utilrand.String(randomLength))
 	if err != nil {
-		s.createFailure = &failure{clusterv1.MachineSetMachineCreationFailedReason, capitalise(err.Error())}
+		s.createFailure = &failure{clusterv1.MachineSetMachineCreationFailedReason, reconciler.Capitalise(err.Error())}
 		return nil, err
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("Machine", klog.KObj(m))
@@ -272,12 +273,4 @@ func refToUnstructured(ref *corev1.ObjectReference) *unstructured.Unstructured {
 	u.SetNamespace(ref.Namespace)
 	u.SetName(ref.Name)
 	return u
-}
-
-// capitalise makes the first letter of a condition message upper case.
-func capitalise(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -2,17 +2,13 @@ package machineset
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
 	"sort"
-	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -23,7 +19,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
-	"github.com/capstan-dev/capstan/internal/contract"
+	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
 // reconcileLabelsAndDefaults labels the MachineSet with its Cluster, applies the defaults upstream's webhook
@@ -42,7 +38,7 @@ func (r *Reconciler) reconcileLabelsAndDefaults(ctx context.Context, s *scope) (
 		if ms.Status.ObservedGeneration > 0 {
 			current = &ms.Status.Replicas
 		}
-		replicas, err := DefaultReplicas(ms.Annotations, current)
+		replicas, err := rollout.DefaultReplicas(ms.Annotations, current)
 		if err != nil {
 			log.Error(err, "Ignoring the cluster autoscaler annotations")
 		}
@@ -65,35 +61,6 @@ func hasOwner(refs []metav1.OwnerReference, kind string) bool {
 	return false
 }
 
-// DefaultReplicas returns the replicas of a MachineSet or MachineDeployment whose spec.replicas is empty,
-// as upstream's defaulting webhook computes them. With both cluster autoscaler annotations set, it is the
-// minimum size for a new object and, for an object handed over to the autoscaler by removing
-// spec.replicas, its current number of Machines (current) kept within the autoscaler's range. Otherwise
-// it is 1. An annotation that is not a number is an error, and the annotations are then ignored.
-func DefaultReplicas(annotations map[string]string, current *int32) (int32, error) {
-	minRaw, hasMin := annotations[clusterv1.AutoscalerMinSizeAnnotation]
-	maxRaw, hasMax := annotations[clusterv1.AutoscalerMaxSizeAnnotation]
-	if !hasMin || !hasMax {
-		return 1, nil
-	}
-	minSize, err := strconv.ParseInt(minRaw, 10, 32)
-	if err != nil {
-		return 1, fmt.Errorf("parsing annotation %s: %w", clusterv1.AutoscalerMinSizeAnnotation, err)
-	}
-	maxSize, err := strconv.ParseInt(maxRaw, 10, 32)
-	if err != nil {
-		return 1, fmt.Errorf("parsing annotation %s: %w", clusterv1.AutoscalerMaxSizeAnnotation, err)
-	}
-	switch {
-	case current == nil || int64(*current) < minSize:
-		return int32(minSize), nil
-	case int64(*current) > maxSize:
-		return int32(maxSize), nil
-	default:
-		return *current, nil
-	}
-}
-
 // validate returns why the MachineSet's spec cannot work, or "" when it can.
 func validate(ms *clusterv1.MachineSet) string {
 	selector, err := effectiveSelector(ms)
@@ -103,33 +70,13 @@ func validate(ms *clusterv1.MachineSet) string {
 	if !selector.Matches(labels.Set(effectiveTemplateLabels(ms))) {
 		return "Spec.selector does not match the labels of spec.template.metadata"
 	}
-	if problem := TemplateRefsProblem(&ms.Spec.Template.Spec, ms.Namespace); problem != "" {
+	if problem := rollout.TemplateRefsProblem(&ms.Spec.Template.Spec, ms.Namespace); problem != "" {
 		return problem
 	}
 	if t := ms.Spec.MachineNamingStrategy; t != nil && t.Template != "" {
 		if _, err := machineName(t.Template, ms, "abcde"); err != nil {
 			return fmt.Sprintf("Spec.machineNamingStrategy.template is invalid: %v", err)
 		}
-	}
-	return ""
-}
-
-// TemplateRefsProblem returns why the references of a Machine template cannot be cloned for each Machine,
-// or "" when they can: both must point at templates (kinds ending in "Template") in namespace, the
-// namespace of the MachineSet or MachineDeployment.
-func TemplateRefsProblem(spec *clusterv1.MachineSpec, namespace string) string {
-	for _, ref := range []*corev1.ObjectReference{&spec.InfrastructureRef, spec.Bootstrap.ConfigRef} {
-		if ref != nil && ref.Namespace != "" && ref.Namespace != namespace {
-			return fmt.Sprintf("Spec.template.spec references %s %s in namespace %s: references must stay in namespace %s", ref.Kind, ref.Name, ref.Namespace, namespace)
-		}
-	}
-	if !strings.HasSuffix(spec.InfrastructureRef.Kind, clusterv1.TemplateSuffix) {
-		return fmt.Sprintf("Spec.template.spec.infrastructureRef must point at a template (a kind ending in %s), not at a %q",
-			clusterv1.TemplateSuffix, spec.InfrastructureRef.Kind)
-	}
-	if ref := spec.Bootstrap.ConfigRef; ref != nil && !strings.HasSuffix(ref.Kind, clusterv1.TemplateSuffix) {
-		return fmt.Sprintf("Spec.template.spec.bootstrap.configRef must point at a template (a kind ending in %s), not at a %q",
-			clusterv1.TemplateSuffix, ref.Kind)
 	}
 	return ""
 }
@@ -195,68 +142,17 @@ func (r *Reconciler) getOwningMachineDeployment(ctx context.Context, s *scope) (
 func (r *Reconciler) reconcileTemplates(ctx context.Context, s *scope) (ctrl.Result, error) {
 	spec := &s.ms.Spec.Template.Spec
 	var err error
-	s.infrastructureTemplateNotFound, err = r.reconcileTemplate(ctx, s.cluster, &spec.InfrastructureRef, s.ms.Namespace)
+	s.infrastructureTemplateNotFound, err = rollout.ReconcileTemplate(ctx, r.Client, r.Contracts, s.cluster, &spec.InfrastructureRef, s.ms.Namespace)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if spec.Bootstrap.ConfigRef != nil {
-		s.bootstrapTemplateNotFound, err = r.reconcileTemplate(ctx, s.cluster, spec.Bootstrap.ConfigRef, s.ms.Namespace)
+		s.bootstrapTemplateNotFound, err = rollout.ReconcileTemplate(ctx, r.Client, r.Contracts, s.cluster, spec.Bootstrap.ConfigRef, s.ms.Namespace)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
 	}
 	return ctrl.Result{}, nil
-}
-
-func (r *Reconciler) reconcileTemplate(ctx context.Context, cluster *clusterv1.Cluster, ref *corev1.ObjectReference, namespace string) (notFound bool, err error) {
-	return ReconcileTemplate(ctx, r.Client, r.Contracts, cluster, ref, namespace)
-}
-
-// ReconcileTemplate updates a template reference to the newest API version of its contract, and makes the
-// Cluster an owner of the template. It reports whether the template does not exist. References that are
-// not templates (their kind does not end in "Template") are left alone.
-func ReconcileTemplate(ctx context.Context, c client.Client, contracts *contract.Resolver,
-	cluster *clusterv1.Cluster, ref *corev1.ObjectReference, namespace string,
-) (notFound bool, err error) {
-	if ref == nil || ref.Name == "" || !strings.HasSuffix(ref.Kind, clusterv1.TemplateSuffix) {
-		return false, nil
-	}
-	if ref.Namespace != "" && ref.Namespace != namespace {
-		// Refused by validate: another namespace's template is never read nor owned.
-		return false, nil
-	}
-	if _, _, err := contracts.UpdateReference(ctx, ref); err != nil {
-		if apierrors.IsNotFound(err) {
-			return true, nil // no CRD for the kind
-		}
-		return false, err
-	}
-	obj := &metav1.PartialObjectMetadata{}
-	obj.SetGroupVersionKind(schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind))
-	ns := ref.Namespace
-	if ns == "" {
-		ns = namespace
-	}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, obj); err != nil {
-		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
-			return true, nil
-		}
-		return false, fmt.Errorf("getting %s %s/%s: %w", ref.Kind, ns, ref.Name, err)
-	}
-	for _, o := range obj.OwnerReferences {
-		if o.UID == cluster.UID {
-			return false, nil
-		}
-	}
-	before := obj.DeepCopy()
-	obj.OwnerReferences = append(obj.OwnerReferences, metav1.OwnerReference{
-		APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID,
-	})
-	ctrl.LoggerFrom(ctx).Info("Setting the Cluster as owner of the template", ref.Kind, klog.KRef(ns, ref.Name))
-	if err := c.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
-		return false, fmt.Errorf("setting the Cluster as owner of %s %s/%s: %w", ref.Kind, ns, ref.Name, err)
-	}
-	return false, nil
 }
 
 // getAndAdoptMachines finds the Machines the MachineSet owns and adopts the orphans of its Cluster that its
@@ -343,8 +239,8 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, e
 		before := m.DeepCopy()
 		syncInPlaceSpec(&m.Spec, &ms.Spec.Template.Spec)
 		if m.DeletionTimestamp.IsZero() {
-			m.Labels = syncMetadata(m.Labels, wantLabels, ownedKeys(m, "f:labels"))
-			m.Annotations = syncMetadata(m.Annotations, wantAnnotations, ownedKeys(m, "f:annotations"))
+			m.Labels = syncMetadata(m.Labels, wantLabels, rollout.OwnedKeys(m, fieldOwner, "f:labels"))
+			m.Annotations = syncMetadata(m.Annotations, wantAnnotations, rollout.OwnedKeys(m, fieldOwner, "f:annotations"))
 		}
 		if !reflect.DeepEqual(before.Labels, m.Labels) || !reflect.DeepEqual(before.Annotations, m.Annotations) ||
 			!reflect.DeepEqual(before.Spec, m.Spec) {
@@ -435,8 +331,8 @@ func (r *Reconciler) syncExternalMetadata(ctx context.Context, ref *corev1.Objec
 		return fmt.Errorf("getting %s %s/%s: %w", ref.Kind, ns, ref.Name, err)
 	}
 	before := obj.DeepCopy()
-	obj.Labels = syncMetadata(obj.Labels, wantLabels, ownedKeys(obj, "f:labels"))
-	obj.Annotations = syncMetadata(obj.Annotations, wantAnnotations, ownedKeys(obj, "f:annotations"))
+	obj.Labels = syncMetadata(obj.Labels, wantLabels, rollout.OwnedKeys(obj, fieldOwner, "f:labels"))
+	obj.Annotations = syncMetadata(obj.Annotations, wantAnnotations, rollout.OwnedKeys(obj, fieldOwner, "f:annotations"))
 	if reflect.DeepEqual(before.Labels, obj.Labels) && reflect.DeepEqual(before.Annotations, obj.Annotations) {
 		return nil
 	}
@@ -465,29 +361,6 @@ func syncMetadata(current, want map[string]string, owned sets.Set[string]) map[s
 			return current
 		}
 		return nil
-	}
-	return out
-}
-
-// ownedKeys returns the keys of metadata.labels (field "f:labels") or metadata.annotations
-// ("f:annotations") that this controller's field manager owns, from the object's managedFields.
-func ownedKeys(obj metav1.Object, field string) sets.Set[string] {
-	out := sets.New[string]()
-	for _, mf := range obj.GetManagedFields() {
-		if mf.Manager != fieldOwner || mf.Subresource != "" || mf.FieldsV1 == nil {
-			continue
-		}
-		var fields map[string]any
-		if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields); err != nil {
-			continue
-		}
-		metadata, _ := fields["f:metadata"].(map[string]any)
-		keys, _ := metadata[field].(map[string]any)
-		for k := range keys {
-			if name, ok := strings.CutPrefix(k, "f:"); ok {
-				out.Insert(name)
-			}
-		}
 	}
 	return out
 }

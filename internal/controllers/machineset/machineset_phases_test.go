@@ -7,38 +7,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/utils/ptr"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
-
-func TestDefaultReplicas(t *testing.T) {
-	autoscaled := map[string]string{clusterv1.AutoscalerMinSizeAnnotation: "2", clusterv1.AutoscalerMaxSizeAnnotation: "5"}
-	tests := []struct {
-		name        string
-		annotations map[string]string
-		current     *int32
-		want        int32
-		wantErr     bool
-	}{
-		{name: "no annotations", want: 1},
-		{name: "only one annotation", annotations: map[string]string{clusterv1.AutoscalerMinSizeAnnotation: "3"}, want: 1},
-		{name: "new object: the minimum size", annotations: autoscaled, want: 2},
-		{name: "handed over below the range", annotations: autoscaled, current: ptr.To[int32](1), want: 2},
-		{name: "handed over within the range", annotations: autoscaled, current: ptr.To[int32](4), want: 4},
-		{name: "handed over above the range", annotations: autoscaled, current: ptr.To[int32](9), want: 5},
-		{name: "not a number", annotations: map[string]string{clusterv1.AutoscalerMinSizeAnnotation: "two", clusterv1.AutoscalerMaxSizeAnnotation: "5"},
-			want: 1, wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			got, err := DefaultReplicas(tt.annotations, tt.current)
-			g.Expect(err != nil).To(Equal(tt.wantErr))
-			g.Expect(got).To(Equal(tt.want))
-		})
-	}
-}
 
 func TestSyncMetadata(t *testing.T) {
 	tests := []struct {
@@ -61,20 +32,6 @@ func TestSyncMetadata(t *testing.T) {
 			g.Expect(syncMetadata(tt.current, tt.want, sets.New(tt.owned...))).To(Equal(tt.result))
 		})
 	}
-}
-
-func TestOwnedKeys(t *testing.T) {
-	g := NewWithT(t)
-	obj := &metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{
-		{Manager: fieldOwner, Operation: metav1.ManagedFieldsOperationUpdate,
-			FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{".":{},"f:a":{},"f:b":{}},"f:annotations":{"f:n":{}}}}`)},
-		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate,
-			FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:user":{}}}}`)},
-		{Manager: fieldOwner, Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status",
-			FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:status-only":{}}}}`)},
-	}}
-	g.Expect(sets.List(ownedKeys(obj, "f:labels"))).To(Equal([]string{"a", "b"}))
-	g.Expect(sets.List(ownedKeys(obj, "f:annotations"))).To(Equal([]string{"n"}))
 }
 
 func TestValidate(t *testing.T) {

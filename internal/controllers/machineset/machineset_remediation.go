@@ -213,5 +213,5 @@ func setRemediatingCondition(s *scope) {
 		return
 	}
 	conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetRemediatingV1Beta2Condition, Status: metav1.ConditionTrue,
-		Reason: clusterv1.MachineSetRemediatingV1Beta2Reason, Message: groupedMessage(remediating, messages)})
+		Reason: clusterv1.MachineSetRemediatingV1Beta2Reason, Message: conditions.MachinesMessage(remediating, messages)})
 }

@@ -2,7 +2,6 @@ package machineset
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 const (
@@ -22,9 +22,6 @@ const (
 
 	// stuckDeletionAfter is how long a Machine may be deleting before the status points it out.
 	stuckDeletionAfter = 15 * time.Minute
-
-	// maxMachinesInMessage bounds the Machines named in one line of a condition message.
-	maxMachinesInMessage = 3
 )
 
 // setStatus computes the MachineSet's status from what the reconcile found.
@@ -44,7 +41,7 @@ func setStatus(s *scope) {
 		setReplicas(s)
 	}
 	setV1Beta1Conditions(s)
-	setPausedCondition(ms, s.cluster, false)
+	conditions.SetV1Beta2(ms, reconciler.PausedCondition(s.cluster, ms, "MachineSet", false))
 	setScalingUpCondition(s)
 	setScalingDownCondition(s)
 	setMachinesReadyCondition(s)
@@ -229,22 +226,6 @@ func severityRank(s clusterv1.ConditionSeverity) int {
 	return 0
 }
 
-// setPausedCondition sets the v1beta2 Paused condition, saying why reconciliation is paused.
-func setPausedCondition(ms *clusterv1.MachineSet, cluster *clusterv1.Cluster, paused bool) {
-	c := metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionFalse, Reason: clusterv1.NotPausedV1Beta2Reason}
-	if paused {
-		var why []string
-		if cluster != nil && cluster.Spec.Paused {
-			why = append(why, "Cluster spec.paused is set to true")
-		}
-		if _, ok := ms.Annotations[clusterv1.PausedAnnotation]; ok {
-			why = append(why, "MachineSet has the cluster.x-k8s.io/paused annotation")
-		}
-		c.Status, c.Reason, c.Message = metav1.ConditionTrue, clusterv1.PausedV1Beta2Reason, strings.Join(why, ", ")
-	}
-	conditions.SetV1Beta2(ms, c)
-}
-
 // setScalingUpCondition is True while there are fewer Machines than wanted; its message says what blocks
 // scaling up, even when not scaling up, so that users see the problem before it bites.
 func setScalingUpCondition(s *scope) {
@@ -263,7 +244,7 @@ func setScalingUpCondition(s *scope) {
 	if have >= want {
 		msg := ""
 		if len(blockers) > 0 {
-			msg = "Scaling up would be blocked because:\n" + bullets(blockers)
+			msg = "Scaling up would be blocked because:\n" + conditions.Bullets(blockers)
 		}
 		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetScalingUpV1Beta2Condition, Status: metav1.ConditionFalse,
 			Reason: clusterv1.MachineSetNotScalingUpV1Beta2Reason, Message: msg})
@@ -271,7 +252,7 @@ func setScalingUpCondition(s *scope) {
 	}
 	msg := fmt.Sprintf("Scaling up from %d to %d replicas", have, want)
 	if len(blockers) > 0 {
-		msg += " is blocked because:\n" + bullets(blockers)
+		msg += " is blocked because:\n" + conditions.Bullets(blockers)
 	}
 	conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetScalingUpV1Beta2Condition, Status: metav1.ConditionTrue,
 		Reason: clusterv1.MachineSetScalingUpV1Beta2Reason, Message: msg})
@@ -337,7 +318,7 @@ func stuckDeletionMessage(machines []*clusterv1.Machine, now time.Time) string {
 	if len(names) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("* %s in deletion since more than %s", machineNames(names, "is", "are"), stuckDeletionAfter)
+	return fmt.Sprintf("* %s in deletion since more than %s", conditions.MachineNames(names, "is", "are"), stuckDeletionAfter)
 }
 
 // setMachinesReadyCondition aggregates the Machines' Ready conditions.
@@ -347,7 +328,7 @@ func setMachinesReadyCondition(s *scope) {
 			Reason: clusterv1.MachineSetMachinesReadyInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
 		return
 	}
-	c := MachinesCondition(s.machines, MachinesConditionInput{
+	c := conditions.MachinesCondition(s.machines, conditions.MachinesConditionInput{
 		ConditionType: clusterv1.MachineReadyV1Beta2Condition, TargetType: clusterv1.MachineSetMachinesReadyV1Beta2Condition,
 		TrueReason: clusterv1.MachineSetMachinesReadyV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotReadyV1Beta2Reason,
 		UnknownReason: clusterv1.MachineSetMachinesReadyUnknownV1Beta2Reason, NoReplicasReason: clusterv1.MachineSetMachinesReadyNoReplicasV1Beta2Reason,
@@ -362,7 +343,7 @@ func setMachinesUpToDateCondition(s *scope) {
 			Reason: clusterv1.MachineSetMachinesUpToDateInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
 		return
 	}
-	c := MachinesCondition(s.machines, MachinesConditionInput{
+	c := conditions.MachinesCondition(s.machines, conditions.MachinesConditionInput{
 		ConditionType: clusterv1.MachineUpToDateV1Beta2Condition, TargetType: clusterv1.MachineSetMachinesUpToDateV1Beta2Condition,
 		TrueReason: clusterv1.MachineSetMachinesUpToDateV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotUpToDateV1Beta2Reason,
 		UnknownReason: clusterv1.MachineSetMachinesUpToDateUnknownV1Beta2Reason, NoReplicasReason: clusterv1.MachineSetMachinesUpToDateNoReplicasV1Beta2Reason,
@@ -397,128 +378,6 @@ func setDeletingCondition(s *scope) {
 		Reason: clusterv1.MachineSetDeletingV1Beta2Reason, Message: msg})
 }
 
-// MachinesConditionInput says which Machine condition to aggregate into which condition, with which
-// reasons.
-type MachinesConditionInput struct {
-	// ConditionType is the Machines' v1beta2 condition to aggregate, for example Ready.
-	ConditionType string
-	// TargetType is the type of the aggregated condition, for example MachinesReady.
-	TargetType string
-	// The reasons of the aggregated condition: all True, one False, none False but one Unknown or not
-	// reported, and no Machines.
-	TrueReason, FalseReason, UnknownReason, NoReplicasReason string
-	// Skip, when set, leaves Machines out of the aggregation.
-	Skip func(*clusterv1.Machine) bool
-}
-
-// MachinesCondition aggregates one v1beta2 condition of Machines: False when a Machine reports it False,
-// Unknown when none does but one reports it Unknown or not at all, True otherwise (also with no Machines,
-// with the NoReplicas reason). The message lists the Machines that are not True, grouped by message, in a
-// deterministic order.
-func MachinesCondition(machines []*clusterv1.Machine, in MachinesConditionInput) metav1.Condition {
-	out := metav1.Condition{Type: in.TargetType, Status: metav1.ConditionTrue, Reason: in.TrueReason}
-	var falseMachines, unknownMachines []*clusterv1.Machine
-	messages := map[string]string{}
-	counted := 0
-	for _, m := range machines {
-		if in.Skip != nil && in.Skip(m) {
-			continue
-		}
-		counted++
-		c := conditions.GetV1Beta2(m, in.ConditionType)
-		switch {
-		case c == nil:
-			unknownMachines = append(unknownMachines, m)
-			messages[m.Name] = fmt.Sprintf("Condition %s not yet reported", in.ConditionType)
-		case c.Status == metav1.ConditionFalse:
-			falseMachines = append(falseMachines, m)
-			messages[m.Name] = firstNonEmpty(c.Message, c.Reason, fmt.Sprintf("Condition %s is False", in.ConditionType))
-		case c.Status != metav1.ConditionTrue:
-			unknownMachines = append(unknownMachines, m)
-			messages[m.Name] = firstNonEmpty(c.Message, c.Reason, fmt.Sprintf("Condition %s is Unknown", in.ConditionType))
-		}
-	}
-	switch {
-	case counted == 0:
-		out.Reason = in.NoReplicasReason
-	case len(falseMachines) > 0:
-		out.Status, out.Reason = metav1.ConditionFalse, in.FalseReason
-		out.Message = groupedMessage(append(falseMachines, unknownMachines...), messages)
-	case len(unknownMachines) > 0:
-		out.Status, out.Reason = metav1.ConditionUnknown, in.UnknownReason
-		out.Message = groupedMessage(unknownMachines, messages)
-	}
-	return out
-}
-
-// groupedMessage lists Machines by message: "* Machines a, b: message", the largest group first, at most
-// maxMachinesInMessage groups.
-func groupedMessage(machines []*clusterv1.Machine, messages map[string]string) string {
-	type group struct {
-		message string
-		names   []string
-	}
-	var groups []*group
-	byMessage := map[string]*group{}
-	for _, m := range machines {
-		msg := messages[m.Name]
-		g, ok := byMessage[msg]
-		if !ok {
-			g = &group{message: msg}
-			byMessage[msg] = g
-			groups = append(groups, g)
-		}
-		g.names = append(g.names, m.Name)
-	}
-	for _, g := range groups {
-		sort.Strings(g.names)
-	}
-	sort.SliceStable(groups, func(i, j int) bool {
-		if len(groups[i].names) != len(groups[j].names) {
-			return len(groups[i].names) > len(groups[j].names)
-		}
-		return groups[i].names[0] < groups[j].names[0]
-	})
-	var lines []string
-	others := 0
-	for i, g := range groups {
-		if i >= maxMachinesInMessage {
-			others += len(g.names)
-			continue
-		}
-		lines = append(lines, fmt.Sprintf("* %s: %s", machineNames(g.names, "", ""), indent(g.message)))
-	}
-	if others > 0 {
-		lines = append(lines, fmt.Sprintf("And %d more %s with other issues", others, plural(others, "Machine", "Machines")))
-	}
-	return strings.Join(lines, "\n")
-}
-
-// machineNames renders "Machine a", "Machines a, b" or "Machines a, b, c, ... (5 more)", followed by verb
-// in the singular or plural when given.
-func machineNames(names []string, singularVerb, pluralVerb string) string {
-	shown := names
-	suffix := ""
-	if len(names) > maxMachinesInMessage {
-		shown = names[:maxMachinesInMessage]
-		suffix = fmt.Sprintf(", ... (%d more)", len(names)-maxMachinesInMessage)
-	}
-	out := "Machine " + strings.Join(shown, ", ") + suffix
-	verb := singularVerb
-	if len(names) > 1 {
-		out = "Machines " + strings.Join(shown, ", ") + suffix
-		verb = pluralVerb
-	}
-	if verb != "" {
-		out += " " + verb
-	}
-	return out
-}
-
-func indent(msg string) string {
-	return strings.ReplaceAll(msg, "\n", "\n  ")
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
@@ -533,13 +392,4 @@ func firstNonEmpty(values ...string) string {
 		}
 	}
 	return ""
-}
-
-// bullets renders items as a Markdown-like list, one per line.
-func bullets(items []string) string {
-	lines := make([]string, 0, len(items))
-	for _, item := range items {
-		lines = append(lines, "* "+indent(item))
-	}
-	return strings.Join(lines, "\n")
 }

@@ -227,27 +227,3 @@ func TestConditions(t *testing.T) {
 		})
 	}
 }
-
-func TestMachinesConditionGroupsMessages(t *testing.T) {
-	g := NewWithT(t)
-	notReady := func(msg string) func(*clusterv1.Machine) {
-		return func(m *clusterv1.Machine) {
-			m.Status.V1Beta2 = &clusterv1.MachineV1Beta2Status{Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Message: msg}}}
-		}
-	}
-	var machines []*clusterv1.Machine
-	for _, name := range []string{"e", "d", "c", "b", "a"} {
-		machines = append(machines, testMachine(name, time.Hour, notReady("Waiting for a Node")))
-	}
-	machines = append(machines,
-		testMachine("x", time.Hour, notReady("Drain failed")),
-		testMachine("y", time.Hour, notReady("Boot failed\nsee console")),
-		testMachine("z", time.Hour, notReady("Disk full")))
-	c := MachinesCondition(machines, MachinesConditionInput{ConditionType: "Ready", TargetType: "MachinesReady",
-		TrueReason: "Ready", FalseReason: "NotReady", UnknownReason: "ReadyUnknown", NoReplicasReason: "NoReplicas"})
-	g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-	g.Expect(c.Message).To(Equal("* Machines a, b, c, ... (2 more): Waiting for a Node\n" +
-		"* Machine x: Drain failed\n" +
-		"* Machine y: Boot failed\n  see console\n" +
-		"And 1 more Machine with other issues"))
-}

@@ -266,6 +266,27 @@ func TestHighlyAvailableControlPlane(t *testing.T) {
 		g.Expect(names).To(ConsistOf("cp-0", "cp-1", "cp-2"))
 	}, time.Minute, time.Second).Should(Succeed())
 
+	t.Log("etcd answers only clients with a certificate of its CA (mTLS on loopback)")
+	etcdGet := func(certs []tls.Certificate) error {
+		pool := x509.NewCertPool()
+		pool.AddCert(etcdCA.Cert)
+		hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+			TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool, Certificates: certs}}}
+		resp, err := hc.Get("https://127.0.0.1:" + strconv.Itoa(etcdPort) + "/version")
+		if err != nil {
+			return err
+		}
+		defer func() { _ = resp.Body.Close() }()
+		_, err = io.ReadAll(resp.Body)
+		return err
+	}
+	clientKP, err := etcdCA.Sign(pki.CertConfig{CommonName: "test-etcd-client", Usages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Eventually(func() error {
+		return etcdGet([]tls.Certificate{{Certificate: [][]byte{clientKP.Cert.Raw}, PrivateKey: clientKP.Key}})
+	}, 30*time.Second, time.Second).Should(Succeed(), "a client certificate of the etcd CA is accepted")
+	g.Expect(etcdGet(nil)).NotTo(Succeed(), "TLS without a client certificate is refused")
+
 	t.Log("kubectl -n kube-system logs etcd-cp-0 returns etcd's log")
 	kubectl, err := binaries.Find("kubectl", "")
 	g.Expect(err).NotTo(HaveOccurred())

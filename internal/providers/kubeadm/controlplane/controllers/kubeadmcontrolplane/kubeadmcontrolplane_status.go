@@ -13,6 +13,7 @@ import (
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // selector returns the label selector of a Cluster's control plane Machines, as status.selector says it.
@@ -25,19 +26,9 @@ func setPausedStatus(s *scope) {
 	setPausedCondition(s, true)
 }
 
+// setPausedCondition says whether the KubeadmControlPlane is paused, and why.
 func setPausedCondition(s *scope, paused bool) {
-	c := metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionFalse, Reason: clusterv1.NotPausedV1Beta2Reason}
-	if paused {
-		var why []string
-		if s.cluster.Spec.Paused {
-			why = append(why, "Cluster spec.paused is set to true")
-		}
-		if _, ok := s.kcp.Annotations[clusterv1.PausedAnnotation]; ok {
-			why = append(why, "KubeadmControlPlane has the cluster.x-k8s.io/paused annotation")
-		}
-		c.Status, c.Reason, c.Message = metav1.ConditionTrue, clusterv1.PausedV1Beta2Reason, strings.Join(why, ", ")
-	}
-	conditions.SetV1Beta2(s.kcp, c)
+	conditions.SetV1Beta2(s.kcp, reconciler.PausedCondition(s.cluster, s.kcp, "KubeadmControlPlane", paused))
 }
 
 // setStatus computes the status of the KubeadmControlPlane and the UpToDate condition of its Machines from

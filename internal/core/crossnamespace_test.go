@@ -1,0 +1,112 @@
+package core_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/test/builder"
+)
+
+// TestCrossNamespaceClusterAndBootstrapReferencesAreRefused completes TestCrossNamespaceReferencesAreRefused
+// for the other references of issue 16: a Cluster's infrastructureRef and controlPlaneRef, and a Machine's
+// bootstrap.configRef, naming namespace B are refused at admission; with the admission policy removed,
+// the controllers say they refuse them, and deleting the Cluster (and its Machine) leaves B's objects alone.
+func TestCrossNamespaceClusterAndBootstrapReferencesAreRefused(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	nsA, nsB := env.NewNamespace(t), env.NewNamespace(t)
+	remove := applyAdmissionPolicy(t)
+	p := builder.V1Beta1
+
+	theirInfra := p.InfraCluster(nsB, "their-infra")
+	theirCP := p.ControlPlane(nsB, "their-cp")
+	theirBootstrap := p.BootstrapConfig(nsB, "their-bootstrap")
+	ownInfra := p.InfraCluster(nsA, "own-infra")
+	ownInfraMachine := p.InfraMachine(nsA, "own-machine")
+	for _, obj := range []*unstructured.Unstructured{theirInfra, theirCP, theirBootstrap, ownInfra, ownInfraMachine} {
+		g.Expect(env.Client.Create(ctx, obj)).To(Succeed())
+	}
+
+	must := func(field, kind string) string {
+		return field + " names namespace " + nsB + ": Cluster API references must stay in the namespace of the " + kind + " (" + nsA + ")"
+	}
+	machine := builder.Machine(nsA, "intruder", "c", ownInfraMachine, theirBootstrap)
+	tests := []struct {
+		name string
+		obj  client.Object
+		want string
+	}{
+		{name: "a Cluster's infrastructureRef", obj: builder.Cluster(nsA, "c", theirInfra, nil), want: must("spec.infrastructureRef", "Cluster")},
+		{name: "a Cluster's controlPlaneRef", obj: builder.Cluster(nsA, "c", ownInfra, theirCP), want: must("spec.controlPlaneRef", "Cluster")},
+		{name: "a Machine's bootstrap.configRef", obj: machine, want: must("spec.bootstrap.configRef", "Machine")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			// The first may meet the API server before the policy is in force: delete what got through.
+			g.Eventually(func() string {
+				obj := tt.obj.DeepCopyObject().(client.Object)
+				err := env.Client.Create(ctx, obj)
+				if err == nil {
+					_ = env.Client.Delete(ctx, obj)
+					return ""
+				}
+				return err.Error()
+			}, 30*time.Second, 250*time.Millisecond).Should(ContainSubstring(tt.want))
+		})
+	}
+	// Clean up whatever got through before the policy was in force, and wait until it is gone.
+	g.Eventually(func(g Gomega) {
+		g.Expect(client.IgnoreNotFound(env.Client.Delete(ctx, machine.DeepCopy()))).To(Succeed())
+		g.Expect(client.IgnoreNotFound(env.Client.Delete(ctx, builder.Cluster(nsA, "c", nil, nil)))).To(Succeed())
+		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(machine), &clusterv1.Machine{}))).To(BeTrue())
+		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Namespace: nsA, Name: "c"}, &clusterv1.Cluster{}))).To(BeTrue())
+	}, 60*time.Second, 250*time.Millisecond).Should(Succeed())
+
+	// Without the policy, the controllers refuse the references themselves.
+	remove()
+	cluster := builder.Cluster(nsA, "c", theirInfra, theirCP)
+	g.Eventually(func() error { return env.Client.Create(ctx, cluster.DeepCopy()) }, 30*time.Second, 250*time.Millisecond).Should(Succeed())
+	g.Expect(env.Client.Create(ctx, machine.DeepCopy())).To(Succeed())
+	refusing := func(obj *unstructured.Unstructured) string {
+		return "Refusing " + obj.GetKind() + " " + obj.GetName() + " in namespace " + nsB
+	}
+	g.Eventually(func(g Gomega) {
+		c := &clusterv1.Cluster{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), c)).To(Succeed())
+		infra := conditions.GetV1Beta2(c, clusterv1.ClusterInfrastructureReadyV1Beta2Condition)
+		g.Expect(infra).NotTo(BeNil())
+		g.Expect(infra.Message).To(HavePrefix(refusing(theirInfra)))
+		cp := conditions.GetV1Beta2(c, clusterv1.ClusterControlPlaneAvailableV1Beta2Condition)
+		g.Expect(cp).NotTo(BeNil())
+		g.Expect(cp.Message).To(HavePrefix(refusing(theirCP)))
+		m := &clusterv1.Machine{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(machine), m)).To(Succeed())
+		bootstrap := conditions.GetV1Beta2(m, clusterv1.MachineBootstrapConfigReadyV1Beta2Condition)
+		g.Expect(bootstrap).NotTo(BeNil())
+		g.Expect(bootstrap.Status).NotTo(Equal(metav1.ConditionTrue))
+		g.Expect(bootstrap.Message).To(HavePrefix(refusing(theirBootstrap)))
+	}, 60*time.Second, 250*time.Millisecond).Should(Succeed())
+
+	g.Expect(env.Client.Delete(ctx, cluster.DeepCopy())).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(machine), &clusterv1.Machine{}))).To(BeTrue())
+		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), &clusterv1.Cluster{}))).To(BeTrue())
+	}, 90*time.Second, 250*time.Millisecond).Should(Succeed(), "the Cluster's and the Machine's deletions complete")
+	for _, theirs := range []*unstructured.Unstructured{theirInfra, theirCP, theirBootstrap} {
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(theirs.GroupVersionKind())
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(theirs), got)).To(Succeed(), "namespace B's %s is left alone", theirs.GetKind())
+		g.Expect(got.GetDeletionTimestamp()).To(BeNil())
+		g.Expect(got.GetOwnerReferences()).To(BeEmpty(), "nor adopted by namespace A's objects")
+	}
+}
