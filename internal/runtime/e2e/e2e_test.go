@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -38,6 +39,9 @@ const timeout = 3 * time.Minute
 
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(logr.Discard())
+	if os.Getenv("E2E_LOG") != "" {
+		ctrl.SetLogger(zap.New(zap.UseDevMode(true)))
+	}
 	os.Exit(m.Run())
 }
 
