@@ -22,8 +22,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/yaml"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
@@ -38,9 +38,11 @@ import (
 const timeout = 3 * time.Minute
 
 func TestMain(m *testing.M) {
-	ctrl.SetLogger(logr.Discard())
+	// E2E_LOG=1 shows the controllers' log.
 	if os.Getenv("E2E_LOG") != "" {
 		ctrl.SetLogger(zap.New(zap.UseDevMode(true)))
+	} else {
+		ctrl.SetLogger(logr.Discard())
 	}
 	os.Exit(m.Run())
 }

@@ -18,9 +18,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	hooksv1 "github.com/capstan-dev/capstan/api/runtime/hooks/v1alpha1"
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
@@ -186,7 +186,10 @@ func TestTopologyHooks(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		got := &clusterv1.Cluster{}
 		g.Expect(c.Get(ctx, key, got)).To(Succeed())
-		got.Annotations = map[string]string{sample.HoldUpgradeAnnotation: "5"}
+		if got.Annotations == nil {
+			got.Annotations = map[string]string{}
+		}
+		got.Annotations[sample.HoldUpgradeAnnotation] = "5"
 		got.Spec.Topology.Version = "v1.31.0"
 		g.Expect(c.Update(ctx, got)).To(Succeed())
 	}, timeout, interval).Should(Succeed())

@@ -10,12 +10,14 @@ package lifecycle
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -155,13 +157,21 @@ func (h *Hooks) call(ctx context.Context, hook runtimehooksv1.Hook, c *clusterv1
 	return nil
 }
 
-// annotate changes c's annotations with mutate and, when they changed, writes them.
+// annotate changes c's pending-hooks annotation with mutate and, when it changed, writes that annotation
+// alone (a patch of the whole map would drop annotations others added meanwhile).
 func (h *Hooks) annotate(ctx context.Context, c *clusterv1.Cluster, mutate func() bool) error {
-	before := c.DeepCopy()
 	if !mutate() {
 		return nil
 	}
-	if err := h.Client.Patch(ctx, c, client.MergeFrom(before)); err != nil {
+	var value any
+	if v, ok := c.Annotations[runtimev1.PendingHooksAnnotation]; ok {
+		value = v
+	}
+	data, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{runtimev1.PendingHooksAnnotation: value}}})
+	if err != nil {
+		return err
+	}
+	if err := h.Client.Patch(ctx, c, client.RawPatch(types.MergePatchType, data)); err != nil {
 		return fmt.Errorf("writing the %s annotation of the Cluster: %w", runtimev1.PendingHooksAnnotation, err)
 	}
 	return nil
