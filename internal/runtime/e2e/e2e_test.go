@@ -1,7 +1,10 @@
 // Package e2e runs the Runtime SDK end to end in the embedded management cluster with the real binaries:
 // the sample Extension (`capstan extension-sample`) deployed as a Deployment behind a Service from
-// examples/extension-sample, discovered by the core; BeforeClusterDelete holding a Cluster's deletion
-// until the Extension lets it go; a broken ExtensionConfig reported while the core goes on.
+// examples/extension-sample, discovered by the core; the variables of a ClusterClass's external patch
+// discovered and BeforeClusterCreate holding a Cluster, through the Service; BeforeClusterDelete holding a
+// Cluster's deletion until the Extension lets it go; a broken ExtensionConfig reported while the core goes
+// on. TestTopologyHooks runs the topology hooks end to end against a kube-apiserver, with the sample on
+// loopback.
 package e2e
 
 import (
@@ -17,8 +20,10 @@ import (
 	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -113,6 +118,55 @@ func TestSampleExtensionInTheEmbeddedCluster(t *testing.T) {
 		g.Expect(d.Status).To(Equal(metav1.ConditionFalse))
 		g.Expect(d.Message).To(ContainSubstring("connection refused"))
 	}, timeout, time.Second).Should(Succeed())
+
+	// Through the Service: the sample's DiscoverVariables defines the variable of a ClusterClass's external
+	// patch, and its BeforeClusterCreate holds a Cluster of that class (nothing is created).
+	for _, tmpl := range []string{
+		`{"apiVersion":"infrastructure.cluster.x-k8s.io/v1beta1","kind":"LocalClusterTemplate","metadata":{"name":"sample","namespace":"default"},"spec":{"template":{"spec":{}}}}`,
+		`{"apiVersion":"infrastructure.cluster.x-k8s.io/v1beta1","kind":"LocalMachineTemplate","metadata":{"name":"sample","namespace":"default"},"spec":{"template":{"spec":{}}}}`,
+		`{"apiVersion":"controlplane.cluster.x-k8s.io/v1beta1","kind":"KubeadmControlPlaneTemplate","metadata":{"name":"sample","namespace":"default"},"spec":{"template":{"spec":{"kubeadmConfigSpec":{}}}}}`,
+	} {
+		u := &unstructured.Unstructured{}
+		g.Expect(u.UnmarshalJSON([]byte(tmpl))).To(Succeed())
+		g.Expect(c.Create(ctx, u)).To(Succeed())
+	}
+	ref := func(apiVersion, kind string) *corev1.ObjectReference {
+		return &corev1.ObjectReference{APIVersion: apiVersion, Kind: kind, Name: "sample", Namespace: "default"}
+	}
+	g.Expect(c.Create(ctx, &clusterv1.ClusterClass{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "sample"},
+		Spec: clusterv1.ClusterClassSpec{
+			Infrastructure: clusterv1.LocalObjectTemplate{Ref: ref("infrastructure.cluster.x-k8s.io/v1beta1", "LocalClusterTemplate")},
+			ControlPlane: clusterv1.ControlPlaneClass{
+				LocalObjectTemplate:   clusterv1.LocalObjectTemplate{Ref: ref("controlplane.cluster.x-k8s.io/v1beta1", "KubeadmControlPlaneTemplate")},
+				MachineInfrastructure: &clusterv1.LocalObjectTemplate{Ref: ref("infrastructure.cluster.x-k8s.io/v1beta1", "LocalMachineTemplate")},
+			},
+			Patches: []clusterv1.ClusterClassPatch{{Name: "sample-patch", External: &clusterv1.ExternalPatchDefinition{
+				GenerateExtension: ptr.To("generate-patches.extension-sample"), DiscoverVariablesExtension: ptr.To("discover-variables.extension-sample"),
+			}}},
+		},
+	})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		class := &clusterv1.ClusterClass{}
+		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "sample"}, class)).To(Succeed())
+		g.Expect(class.Status.Variables).To(ContainElement(And(HaveField("Name", sample.BannerVariable),
+			HaveField("Definitions", ConsistOf(HaveField("From", "sample-patch"))))))
+	}, timeout, time.Second).Should(Succeed())
+	creating := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "creating",
+		Annotations: map[string]string{sample.HoldCreateAnnotation: "5"}},
+		Spec: clusterv1.ClusterSpec{Topology: &clusterv1.Topology{Class: "sample", Version: "v1.31.0",
+			Variables: []clusterv1.ClusterVariable{{Name: sample.BannerVariable, Value: apiextensionsv1.JSON{Raw: []byte(`"hi"`)}}}}}}
+	g.Expect(c.Create(ctx, creating)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := &clusterv1.Cluster{}
+		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(creating), got)).To(Succeed())
+		cond := conditions.GetV1Beta2(got, clusterv1.ClusterTopologyReconciledV1Beta2Condition)
+		g.Expect(cond).NotTo(BeNil())
+		g.Expect(cond.Reason).To(Equal("LifecycleHookBlocking"))
+		g.Expect(cond.Message).To(Equal(`hook "BeforeClusterCreate" is blocking: Cluster has the ` + sample.HoldCreateAnnotation + " annotation"))
+		g.Expect(got.Spec.ControlPlaneRef).To(BeNil())
+	}, timeout, time.Second).Should(Succeed())
+	g.Expect(c.Delete(ctx, creating)).To(Succeed())
 
 	// BeforeClusterDelete holds the deletion of a Cluster with a topology while it has the sample's
 	// annotation; a Cluster without topology is deleted meanwhile.
