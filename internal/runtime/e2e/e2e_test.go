@@ -35,8 +35,10 @@ import (
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/core"
 	"github.com/capstan-dev/capstan/internal/embedded"
+	"github.com/capstan-dev/capstan/internal/test/builder"
 	"github.com/capstan-dev/capstan/pkg/extension/sample"
 )
 
@@ -121,14 +123,19 @@ func TestSampleExtensionInTheEmbeddedCluster(t *testing.T) {
 
 	// Through the Service: the sample's DiscoverVariables defines the variable of a ClusterClass's external
 	// patch, and its BeforeClusterCreate holds a Cluster of that class (nothing is created).
+	// No infrastructure provider is installed: the test provider's generic kinds stand in (nothing is
+	// created from them while the Cluster is held).
+	for _, kind := range []string{builder.InfraClusterTemplateKind, builder.InfraMachineTemplateKind} {
+		g.Expect(c.Create(ctx, builder.GenericCRD(builder.InfrastructureGroup, "v1beta1", kind, contract.V1Beta1))).To(Succeed())
+	}
 	for _, tmpl := range []string{
-		`{"apiVersion":"infrastructure.cluster.x-k8s.io/v1beta1","kind":"LocalClusterTemplate","metadata":{"name":"sample","namespace":"default"},"spec":{"template":{"spec":{}}}}`,
-		`{"apiVersion":"infrastructure.cluster.x-k8s.io/v1beta1","kind":"LocalMachineTemplate","metadata":{"name":"sample","namespace":"default"},"spec":{"template":{"spec":{}}}}`,
+		`{"apiVersion":"infrastructure.cluster.x-k8s.io/v1beta1","kind":"GenericInfrastructureClusterTemplate","metadata":{"name":"sample","namespace":"default"},"spec":{"template":{"spec":{}}}}`,
+		`{"apiVersion":"infrastructure.cluster.x-k8s.io/v1beta1","kind":"GenericInfrastructureMachineTemplate","metadata":{"name":"sample","namespace":"default"},"spec":{"template":{"spec":{}}}}`,
 		`{"apiVersion":"controlplane.cluster.x-k8s.io/v1beta1","kind":"KubeadmControlPlaneTemplate","metadata":{"name":"sample","namespace":"default"},"spec":{"template":{"spec":{"kubeadmConfigSpec":{}}}}}`,
 	} {
 		u := &unstructured.Unstructured{}
 		g.Expect(u.UnmarshalJSON([]byte(tmpl))).To(Succeed())
-		g.Expect(c.Create(ctx, u)).To(Succeed())
+		g.Eventually(func() error { return c.Create(ctx, u.DeepCopy()) }, timeout, time.Second).Should(Succeed(), "creating %s", u.GetKind())
 	}
 	ref := func(apiVersion, kind string) *corev1.ObjectReference {
 		return &corev1.ObjectReference{APIVersion: apiVersion, Kind: kind, Name: "sample", Namespace: "default"}
@@ -136,10 +143,10 @@ func TestSampleExtensionInTheEmbeddedCluster(t *testing.T) {
 	g.Expect(c.Create(ctx, &clusterv1.ClusterClass{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "sample"},
 		Spec: clusterv1.ClusterClassSpec{
-			Infrastructure: clusterv1.LocalObjectTemplate{Ref: ref("infrastructure.cluster.x-k8s.io/v1beta1", "LocalClusterTemplate")},
+			Infrastructure: clusterv1.LocalObjectTemplate{Ref: ref("infrastructure.cluster.x-k8s.io/v1beta1", builder.InfraClusterTemplateKind)},
 			ControlPlane: clusterv1.ControlPlaneClass{
 				LocalObjectTemplate:   clusterv1.LocalObjectTemplate{Ref: ref("controlplane.cluster.x-k8s.io/v1beta1", "KubeadmControlPlaneTemplate")},
-				MachineInfrastructure: &clusterv1.LocalObjectTemplate{Ref: ref("infrastructure.cluster.x-k8s.io/v1beta1", "LocalMachineTemplate")},
+				MachineInfrastructure: &clusterv1.LocalObjectTemplate{Ref: ref("infrastructure.cluster.x-k8s.io/v1beta1", builder.InfraMachineTemplateKind)},
 			},
 			Patches: []clusterv1.ClusterClassPatch{{Name: "sample-patch", External: &clusterv1.ExternalPatchDefinition{
 				GenerateExtension: ptr.To("generate-patches.extension-sample"), DiscoverVariablesExtension: ptr.To("discover-variables.extension-sample"),

@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -95,11 +97,35 @@ func TestTopologyHooks(t *testing.T) {
 		}
 		g.Expect(c.Create(ctx, ec)).To(Succeed())
 	}
+	// A fourth Extension counts the calls of the After... upgrade hooks.
+	recorder := runtimetest.Start(t)
+	var calls sync.Map // hook -> *atomic.Int32
+	count := func(hook hooksv1.Hook) *atomic.Int32 {
+		n, _ := calls.LoadOrStore(hook, &atomic.Int32{})
+		return n.(*atomic.Int32)
+	}
+	g.Expect(extension.AddHandler(recorder.Server, extension.Handler[*hooksv1.AfterControlPlaneUpgradeRequest, *hooksv1.AfterControlPlaneUpgradeResponse]{
+		Hook: hooksv1.AfterControlPlaneUpgrade, Name: "after-cp",
+		Func: func(_ context.Context, req *hooksv1.AfterControlPlaneUpgradeRequest, _ *hooksv1.AfterControlPlaneUpgradeResponse) {
+			if req.KubernetesVersion == "v1.31.0" {
+				count(hooksv1.AfterControlPlaneUpgrade).Add(1)
+			}
+		},
+	})).To(Succeed())
+	g.Expect(extension.AddHandler(recorder.Server, extension.Handler[*hooksv1.AfterClusterUpgradeRequest, *hooksv1.AfterClusterUpgradeResponse]{
+		Hook: hooksv1.AfterClusterUpgrade, Name: "after-cluster",
+		Func: func(_ context.Context, req *hooksv1.AfterClusterUpgradeRequest, _ *hooksv1.AfterClusterUpgradeResponse) {
+			if req.KubernetesVersion == "v1.31.0" {
+				count(hooksv1.AfterClusterUpgrade).Add(1)
+			}
+		},
+	})).To(Succeed())
+	extensionConfig("recorder", recorder, nil)
 	extensionConfig("sample", ext, nil)
 	extensionConfig("slow-fail", slow(hooksv1.FailurePolicyFail), map[string]string{"hooks": "fail"})
 	extensionConfig("slow-ignore", slow(hooksv1.FailurePolicyIgnore), map[string]string{"hooks": "ignore"})
 	g.Eventually(func(g Gomega) {
-		for _, name := range []string{"sample", "slow-fail", "slow-ignore"} {
+		for _, name := range []string{"sample", "slow-fail", "slow-ignore", "recorder"} {
 			ec := &runtimev1.ExtensionConfig{}
 			g.Expect(c.Get(ctx, client.ObjectKey{Name: name}, ec)).To(Succeed())
 			g.Expect(conditions.IsV1Beta2True(ec, runtimev1.ExtensionConfigDiscoveredV1Beta2Condition)).To(BeTrue(), name)
@@ -210,8 +236,7 @@ func TestTopologyHooks(t *testing.T) {
 		g.Expect(c.Get(ctx, key, got)).To(Succeed())
 		g.Expect(strings.Split(got.Annotations[pendingHooks], ",")).To(ContainElements("AfterClusterUpgrade", "AfterControlPlaneUpgrade"))
 	}, timeout, interval).Should(Succeed())
-	// Once the control plane runs v1.31.0, both are called (the sample has no handler: they succeed) and
-	// no longer pending.
+	// Once the control plane runs v1.31.0, both are called, once, and no longer pending.
 	g.Eventually(func(g Gomega) {
 		cp := getU(ctx, g, c, cpGVK, ns, cpName)
 		_ = unstructured.SetNestedField(cp.Object, "v1.31.0", "status", "version")
@@ -224,6 +249,11 @@ func TestTopologyHooks(t *testing.T) {
 		cond := conditions.GetV1Beta2(got, clusterv1.ClusterTopologyReconciledV1Beta2Condition)
 		g.Expect(cond.Status).To(Equal(metav1.ConditionTrue), "%+v", cond)
 	}, timeout, interval).Should(Succeed())
+	setAnnotation(ctx, g, c, key, "poke", "1")
+	g.Consistently(func(g Gomega) {
+		g.Expect(count(hooksv1.AfterControlPlaneUpgrade).Load()).To(Equal(int32(1)))
+		g.Expect(count(hooksv1.AfterClusterUpgrade).Load()).To(Equal(int32(1)))
+	}, 3*time.Second, interval).Should(Succeed())
 
 	// failurePolicy: with Fail, a handler that does not answer in time keeps the Cluster from being created
 	// and its condition names the handler; with Ignore, the Cluster is created without it.

@@ -133,7 +133,7 @@ func (h *Hooks) AfterClusterReconciled(ctx context.Context, c *clusterv1.Cluster
 	req := &runtimehooksv1.AfterClusterUpgradeRequest{Cluster: *hookCluster(c), KubernetesVersion: c.Spec.Topology.Version}
 	resp := &runtimehooksv1.AfterClusterUpgradeResponse{}
 	if err := h.call(ctx, runtimehooksv1.AfterClusterUpgrade, c, req, resp); err != nil {
-		return err
+		return fmt.Errorf("calling the %s hook: %w", runtimehooksv1.AfterClusterUpgrade, err)
 	}
 	return h.annotate(ctx, c, func() bool { return hooks.MarkDone(c, runtimehooksv1.AfterClusterUpgrade) })
 }
@@ -152,7 +152,7 @@ func (h *Hooks) call(ctx context.Context, hook runtimehooksv1.Hook, c *clusterv1
 		if h.Recorder != nil {
 			h.Recorder.Eventf(c, corev1.EventTypeWarning, FailedEventReason, "%s hook failed: %s", hook, err.Error())
 		}
-		return fmt.Errorf("calling the %s hook: %w", hook, err)
+		return err // the callers say which hook they called
 	}
 	return nil
 }
