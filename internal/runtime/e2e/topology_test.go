@@ -317,6 +317,9 @@ func setAnnotation(ctx context.Context, g Gomega, c client.Client, key client.Ob
 	g.Eventually(func(g Gomega) {
 		got := &clusterv1.Cluster{}
 		g.Expect(c.Get(ctx, key, got)).To(Succeed())
+		if got.Annotations == nil {
+			got.Annotations = map[string]string{}
+		}
 		if value == "" {
 			delete(got.Annotations, name)
 		} else {
