@@ -89,3 +89,22 @@ func load(keep func(string) bool) ([]*apiextensionsv1.CustomResourceDefinition, 
 func Operator() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return load(func(name string) bool { return strings.HasPrefix(name, "operator.cluster.x-k8s.io_") })
 }
+
+// OperatorFiles returns the files of the provider operator's CRDs as controller-gen wrote them, keyed by
+// file name: the Helm chart's crds/ folder holds the same files.
+func OperatorFiles() (map[string][]byte, error) {
+	entries, err := fs.ReadDir(bases, "bases")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "operator.cluster.x-k8s.io_") {
+			continue
+		}
+		if out[e.Name()], err = bases.ReadFile(path.Join("bases", e.Name())); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -153,12 +153,13 @@ func TestClusterTemplates(t *testing.T) {
 				return
 			}
 			if name == "cluster-template-machinepool.yaml" {
-				// The control plane comes from the KubeadmControlPlane; the pool's kubeadm join data is
-				// written in the template, since the kubeadm bootstrap provider does not bootstrap pools.
+				// The control plane comes from the KubeadmControlPlane, the pool's join data from its
+				// KubeadmConfig: nothing is written by hand.
 				g.Expect(kinds).To(HaveKeyWithValue("KubeadmControlPlane", 1))
 				g.Expect(kinds).To(HaveKeyWithValue("MachinePool", 1))
 				g.Expect(kinds).To(HaveKeyWithValue("LocalMachinePool", 1))
-				g.Expect(kinds).To(HaveKeyWithValue("Secret", 1))
+				g.Expect(kinds).To(HaveKeyWithValue("KubeadmConfig", 1))
+				g.Expect(kinds).NotTo(HaveKey("Secret"))
 				return
 			}
 			g.Expect(kinds).To(HaveKeyWithValue("Secret", 2))

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	corewebhooks "github.com/capstan-dev/capstan/internal/webhooks/core"
+	operatorwebhooks "github.com/capstan-dev/capstan/internal/webhooks/operator"
 )
 
 func main() {
@@ -15,6 +16,8 @@ func main() {
 		render func() ([]byte, error)
 	}{
 		{corewebhooks.ManifestsFile, corewebhooks.Manifests},
+		{operatorwebhooks.ManifestsFile, operatorwebhooks.Manifests},
+		{operatorwebhooks.ChartFile, operatorwebhooks.ChartManifests},
 	}
 	for _, f := range files {
 		data, err := f.render()

@@ -232,7 +232,8 @@ func TestOperator(t *testing.T) {
 		ns := env.NewNamespace(t)
 		noMeta := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nometa", Labels: map[string]string{"p": "nometa", operatorv1.ConfigMapVersionLabelName: "v0.1.0"}},
 			Data: map[string]string{"components": string(local[operatortest.V1].Components())}}
-		create(t, noMeta, operatortest.ConfigMap(t, ns, map[string]string{"p": "missing"}, local[operatortest.V1], false))
+		create(t, noMeta, operatortest.ConfigMap(t, ns, map[string]string{"p": "missing"}, local[operatortest.V1], false),
+			operatortest.ConfigMap(t, ns, map[string]string{"p": "newcontract"}, localV3, false))
 		tests := []struct {
 			name, condition, reason, message string
 			fetch                            *operatorv1.FetchConfiguration
@@ -249,6 +250,15 @@ func TestOperator(t *testing.T) {
 			{name: "missing", version: "v9.9.9", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "missing"}}},
 				condition: operatorv1.ProviderInstalledCondition, reason: operatorv1.ComponentsFetchErrorReason,
 				message: "Version v9.9.9 of infrastructure-missing not found in the ConfigMaps of namespace " + ns + " selected by p=missing: use one of v0.1.0"},
+			// A second local provider: refused, and deletable although the first one is in use.
+			{name: "local", version: "v0.1.0", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "missing"}}},
+				condition: operatorv1.PreflightCheckCondition, reason: operatorv1.MoreThanOneProviderInstanceExistsReason,
+				message: "InfrastructureProvider capl-system/local already installs this provider, and a provider can be installed once: delete one of them"},
+			{name: "cluster-api", condition: operatorv1.PreflightCheckCondition, reason: operatorv1.IncorrectCoreProviderNameReason,
+				message: "The name cluster-api is the core provider's: use a CoreProvider for it, or another name"},
+			{name: "newcontract", version: "v0.3.0", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "newcontract"}}},
+				condition: operatorv1.PreflightCheckCondition, reason: operatorv1.CAPIVersionIncompatibilityReason,
+				message: "Infrastructure-newcontract v0.3.0 follows the v1beta2 contract, but the core provider follows v1beta1: choose a version for v1beta1, or pause the provider (spec.paused: true) while the core changes contract"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

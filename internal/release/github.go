@@ -32,9 +32,9 @@ const ClusterctlConfigFile = "clusterctl.yaml"
 // AssetSource renders release assets besides the providers' manifests (for example a Helm chart).
 type AssetSource func(o Options) (map[string][]byte, error)
 
-// otherAssets are the sources of the GitHub release's assets that are not a provider's; the provider
-// operator's Helm chart joins here.
-var otherAssets []AssetSource
+// otherAssets are the sources of the GitHub release's assets that are not a provider's: the provider
+// operator's operator-components.yaml and Helm chart.
+var otherAssets = []AssetSource{operatorAssets}
 
 // GitHubReleaseOptions say how a GitHub release is rendered.
 type GitHubReleaseOptions struct {

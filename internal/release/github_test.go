@@ -72,16 +72,16 @@ func TestGitHubRelease(t *testing.T) {
 		}
 		sort.Strings(names)
 		g.Expect(names).To(Equal([]string{
-			"bootstrap-components.yaml", "capstan.spdx.json", "checksums.txt", "cluster-template-control-plane.yaml",
+			"bootstrap-components.yaml", "capstan-operator-0.3.0.tgz", "capstan.spdx.json", "checksums.txt", "cluster-template-control-plane.yaml",
 			"cluster-template-machinepool.yaml", "cluster-template.yaml", "clusterctl.yaml", "control-plane-components.yaml",
 			"core-components.yaml",
-			"infrastructure-components.yaml", "metadata.yaml",
+			"infrastructure-components.yaml", "metadata.yaml", "operator-components.yaml",
 		}))
 	})
 
 	t.Run("every Deployment runs the pinned image", func(t *testing.T) {
 		g := NewWithT(t)
-		for _, f := range []string{"core-components.yaml", "bootstrap-components.yaml", "control-plane-components.yaml", "infrastructure-components.yaml"} {
+		for _, f := range []string{"core-components.yaml", "bootstrap-components.yaml", "control-plane-components.yaml", "infrastructure-components.yaml", "operator-components.yaml"} {
 			imgs := images(t, assets[f])
 			g.Expect(imgs).NotTo(BeEmpty(), f)
 			g.Expect(imgs).To(HaveEach(pinned), f)

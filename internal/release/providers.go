@@ -97,10 +97,15 @@ const OperatorComponentsFile = "operator-components.yaml"
 // clusterctl provider: its objects are labelled cluster.x-k8s.io/provider=capi-operator only to tell them
 // apart.
 func OperatorComponents(version string) ([]byte, error) {
+	return operatorComponents(Options{Version: version})
+}
+
+// operatorComponents renders OperatorComponentsFile with the image of o.
+func operatorComponents(o Options) ([]byte, error) {
 	crds, err := crd.Operator()
 	if err != nil {
 		return nil, err
 	}
 	p := Provider{Name: "capi-operator", Type: clusterctlv1.CoreProviderType, CRDs: crds, Manifests: operator.Files}
-	return p.Components(version)
+	return p.render(o)
 }

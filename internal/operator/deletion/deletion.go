@@ -45,9 +45,14 @@ func IsBlocked(err error) (*BlockedError, bool) {
 const maxNamed = 10
 
 // Check returns a BlockedError when p may not be deleted, another error when that cannot be told, nil
-// when it may. reader must serve Clusters, CRDs, the provider kinds and the provider's kinds (an
-// uncached client does).
+// when it may: when clusterctl's inventory has no record of p in its namespace, or nothing uses it.
+// reader must serve clusterctl's inventory, Clusters, CRDs, the provider kinds and the provider's kinds
+// (an uncached client does).
 func Check(ctx context.Context, reader client.Reader, p operatorv1.GenericProvider) error {
+	recorded, err := inInventory(ctx, reader, p)
+	if err != nil || !recorded {
+		return err
+	}
 	what := fmt.Sprintf("%s %s/%s", kindName(p), p.GetNamespace(), p.GetName())
 	if p.ProviderType() == clusterctlv1.CoreProviderType {
 		others, err := otherProviders(ctx, reader, p)
@@ -81,6 +86,22 @@ func Check(ctx context.Context, reader client.Reader, p operatorv1.GenericProvid
 			"%s cannot be deleted while Clusters use it: %s; delete them first", what, names(users))}
 	}
 	return nil
+}
+
+// inInventory reports whether clusterctl's inventory records the provider in its namespace. A provider
+// object without a record installs nothing that deleting it would remove — a duplicate that the operator
+// refuses to install (another object, or clusterctl, installs the provider elsewhere), or one not
+// installed yet — so it protects nothing.
+func inInventory(ctx context.Context, reader client.Reader, p operatorv1.GenericProvider) (bool, error) {
+	list := &clusterctlv1.ProviderList{}
+	if err := reader.List(ctx, list, client.InNamespace(p.GetNamespace())); err != nil {
+		if meta.IsNoMatchError(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("listing clusterctl's inventory: %w", err)
+	}
+	label := operatorv1.ManifestLabel(p)
+	return slices.ContainsFunc(list.Items, func(i clusterctlv1.Provider) bool { return i.ManifestLabel() == label }), nil
 }
 
 func kindName(p operatorv1.GenericProvider) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -151,12 +152,13 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 	g.Expect(plan).To(ContainSubstring("infrastructure-local"))
 	g.Expect(plan).To(ContainSubstring(release.Version()))
 
-	// Deleting the local provider while the cluster exists waits, naming it.
-	g.Expect(c.Delete(ctx, local)).To(Succeed())
+	// Deleting the local provider while the cluster exists is refused at admission by the operator's
+	// webhook (served with its self-managed certificates through the embedded cluster's Service), naming it.
 	g.Eventually(func(g Gomega) {
-		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(local), local)).To(Succeed())
-		cond := meta.FindStatusCondition(local.Status.Conditions, operatorv1.DeletionBlockedCondition)
-		g.Expect(cond).NotTo(BeNil())
-		g.Expect(cond.Message).To(ContainSubstring("default/demo (LocalCluster default/demo)"))
+		err := c.Delete(ctx, local)
+		g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "refused as forbidden, got: %v", err)
+		g.Expect(err.Error()).To(ContainSubstring("InfrastructureProvider capl-system/local cannot be deleted while Clusters use it: default/demo (LocalCluster default/demo); delete them first"))
 	}, time.Minute, time.Second).Should(Succeed())
+	g.Expect(c.Get(ctx, client.ObjectKeyFromObject(local), local)).To(Succeed())
+	g.Expect(local.DeletionTimestamp).To(BeNil(), "the provider is not marked for deletion")
 }

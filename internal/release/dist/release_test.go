@@ -1,16 +1,20 @@
 package dist_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
+	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository/repositorytest"
 	"github.com/capstan-dev/capstan/internal/release"
 	"github.com/capstan-dev/capstan/internal/release/dist"
@@ -90,6 +94,24 @@ func TestRelease(t *testing.T) {
 		// A first init adds the kubeadm bootstrap and control plane providers, as upstream's does.
 		g.Expect(installed).To(ConsistOf("capi-system/cluster-api v0.1.0", "capl-system/infrastructure-local v0.1.0",
 			"capi-kubeadm-bootstrap-system/bootstrap-kubeadm v0.1.0", "capi-kubeadm-control-plane-system/control-plane-kubeadm v0.1.0"))
+	})
+
+	t.Run("the operator's manifests and chart package run the built image by digest", func(t *testing.T) {
+		g := NewWithT(t)
+		objs, err := manifest.Parse(published[release.OperatorComponentsFile])
+		g.Expect(err).NotTo(HaveOccurred())
+		var images []string
+		for _, o := range objs {
+			if o.GetKind() == "Deployment" {
+				cs, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+				images = append(images, cs[0].(map[string]any)["image"].(string))
+			}
+		}
+		g.Expect(images).To(Equal([]string{pinned}))
+		chart, err := loader.LoadArchive(bytes.NewReader(published["capstan-operator-0.1.0.tgz"]))
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(chart.Values).To(HaveKeyWithValue("image", And(
+			HaveKeyWithValue("tag", version), HaveKeyWithValue("digest", f.img.Digest.String()))))
 	})
 
 	t.Run("clusterctl generate cluster reads the release's templates", func(t *testing.T) {

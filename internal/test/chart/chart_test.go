@@ -124,6 +124,8 @@ func TestRender(t *testing.T) {
 		"ClusterRole /capstan-capi-operator-manager-role",
 		"ClusterRoleBinding /capstan-capi-operator-manager-rolebinding",
 		"Deployment capi-operator-system/capi-operator-controller-manager",
+		"Service capi-operator-system/capi-operator-webhook-service",
+		"ValidatingWebhookConfiguration /capi-operator-validating-webhook-configuration",
 		"Namespace /capi-system", "CoreProvider capi-system/cluster-api",
 		"Namespace /kubeadm-bootstrap-system", "BootstrapProvider kubeadm-bootstrap-system/kubeadm",
 		"Namespace /kubeadm-control-plane-system", "ControlPlaneProvider kubeadm-control-plane-system/kubeadm",
@@ -189,6 +191,51 @@ func TestRenderDiagnostics(t *testing.T) {
 				}
 				g.Expect(c["ports"]).To(ContainElement(tt.port))
 			}
+		})
+	}
+}
+
+// TestRenderWebhooks: the operator serves its deletion webhook by default, on the container port the
+// webhook Service targets, in the release's namespace; disabled, neither the port nor the objects exist.
+func TestRenderWebhooks(t *testing.T) {
+	tests := []struct {
+		name, values string
+		want         bool
+	}{
+		{name: "defaults", want: true},
+		{name: "disabled", values: "webhooks: {enabled: false}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			kinds := map[string]bool{}
+			for _, o := range render(t, values(t, tt.values)) {
+				kinds[o.GetKind()] = true
+				switch o.GetKind() {
+				case "Deployment":
+					cs, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+					c := cs[0].(map[string]any)
+					g.Expect(c["env"]).To(ContainElement(HaveKeyWithValue("name", "POD_NAMESPACE")))
+					if tt.want {
+						g.Expect(c["args"]).To(ContainElement("--webhook-port=9443"))
+						g.Expect(c["ports"]).To(ContainElement(map[string]any{"containerPort": int64(9443), "name": "webhook-server", "protocol": "TCP"}))
+					} else {
+						g.Expect(c["args"]).To(ContainElement("--webhook-port=-1"))
+						g.Expect(c["ports"]).NotTo(ContainElement(HaveKeyWithValue("name", "webhook-server")))
+					}
+				case "ValidatingWebhookConfiguration":
+					hooks, _, _ := unstructured.NestedSlice(o.Object, "webhooks")
+					g.Expect(hooks).To(HaveLen(7), "one per provider kind")
+					for _, h := range hooks {
+						svc, _, _ := unstructured.NestedMap(h.(map[string]any), "clientConfig", "service")
+						g.Expect(svc).To(HaveKeyWithValue("namespace", "capi-operator-system"))
+						rules, _, _ := unstructured.NestedSlice(h.(map[string]any), "rules")
+						g.Expect(rules[0]).To(HaveKeyWithValue("operations", []any{"DELETE"}))
+					}
+				}
+			}
+			g.Expect(kinds["ValidatingWebhookConfiguration"]).To(Equal(tt.want))
+			g.Expect(kinds["Service"]).To(Equal(tt.want))
 		})
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/operator"
+	"github.com/capstan-dev/capstan/internal/webhooks"
+	operatorwebhooks "github.com/capstan-dev/capstan/internal/webhooks/operator"
 )
 
 // ManagerName names the operator's manager (and its leader election lease), as its Deployment is named.
@@ -22,18 +24,22 @@ const ManagerName = "capi-operator-controller-manager"
 type Options struct {
 	Manager     *controllermanager.Options
 	Concurrency int
+	// Webhooks are the flags of the webhook server, which refuses to delete providers in use.
+	Webhooks webhooks.Options
 }
 
 // NewCommand returns `capstan operator`.
 func NewCommand(streams iostreams.Streams) *cobra.Command {
-	o := &Options{Manager: controllermanager.DefaultOptions(ManagerName), Concurrency: 1}
+	o := &Options{Manager: controllermanager.DefaultOptions(ManagerName), Concurrency: 1, Webhooks: webhooks.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "operator",
 		Short: "Run the declarative provider operator (CoreProvider, InfrastructureProvider, ...)",
 		Long: `Run the controllers of the declarative provider operator: each CoreProvider, BootstrapProvider,
 ControlPlaneProvider, InfrastructureProvider, AddonProvider, IPAMProvider and RuntimeExtensionProvider
 (operator.cluster.x-k8s.io/v1alpha2) installs, configures, upgrades, pauses and removes one Cluster API
-provider, as clusterctl would, and records it in clusterctl's inventory.`,
+provider, as clusterctl would, and records it in clusterctl's inventory. Its validating webhook refuses
+to delete a provider that Clusters still use (and the core while other providers exist), with
+certificates it creates and rotates itself.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Manager.SetupLogging(streams.ErrOut)
@@ -42,6 +48,7 @@ provider, as clusterctl would, and records it in clusterctl's inventory.`,
 	}
 	fs := cmd.Flags()
 	o.Manager.AddFlags(fs)
+	o.Webhooks.AddFlags(fs)
 	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "Number of providers of each kind reconciled at once.")
 	return cmd
 }
@@ -62,6 +69,19 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	if err := operator.Setup(mgr, operator.Options{Concurrency: o.Concurrency}); err != nil {
 		return err
+	}
+	if o.Webhooks.Port >= 0 {
+		namespace, err := webhooks.Namespace()
+		if err != nil {
+			return err
+		}
+		if o.Webhooks.TLSOpts, err = o.Manager.TLSOptions(); err != nil {
+			return err
+		}
+		// Deletions are rare: the check reads the API server, so the operator caches no Clusters or provider objects for it.
+		if err := operatorwebhooks.Webhooks(mgr.GetAPIReader()).Setup(mgr, o.Webhooks, namespace); err != nil {
+			return fmt.Errorf("setting up the webhooks: %w", err)
+		}
 	}
 	ctrl.Log.WithName("setup").Info("Starting the provider operator")
 	if err := mgr.Start(ctx); err != nil {

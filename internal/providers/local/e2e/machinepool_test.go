@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonsv1 "github.com/capstan-dev/capstan/api/addons/v1beta1"
+	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/test/stack"
@@ -33,7 +34,8 @@ func poolNodes(ctx context.Context, g Gomega, wc kubernetes.Interface, pool stri
 }
 
 // TestMachinePoolFlavor applies the machinepool flavor with 3 workers and a ClusterResourceSet selecting
-// the Cluster, with the core controllers and the local provider running: the MachinePool reaches Running
+// the Cluster, with the core controllers, the kubeadm providers and the local provider running: the
+// MachinePool's KubeadmConfig gets join data and a bootstrap token; the MachinePool reaches Running
 // with 3 Nodes in the workload cluster and status.nodeRefs set; the ClusterResourceSet's Namespace and
 // ConfigMap appear in the workload API server; scaling the pool to 1 removes two Nodes.
 func TestMachinePoolFlavor(t *testing.T) {
@@ -78,6 +80,16 @@ func TestMachinePoolFlavor(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(node.Annotations).To(HaveKeyWithValue(clusterv1.OwnerKindAnnotation, "MachinePool"))
 	g.Expect(node.Spec.ProviderID).To(Equal(infrav1.ProviderIDPrefix + ns + "/pools/pools-mp-0-1"))
+
+	t.Log("the pool's join data comes from its KubeadmConfig, with a bootstrap token in the workload cluster")
+	g.Expect(mp.Spec.Template.Spec.Bootstrap.DataSecretName).To(HaveValue(Equal("pools-mp-0-config")))
+	config := &bootstrapv1.KubeadmConfig{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "pools-mp-0-config"}, config)).To(Succeed())
+	g.Expect(config.Status.Ready).To(BeTrue())
+	token, err := bootstrapv1.NewBootstrapTokenString(config.Spec.JoinConfiguration.Discovery.BootstrapToken.Token)
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = wc.CoreV1().Secrets(metav1.NamespaceSystem).Get(ctx, "bootstrap-token-"+token.ID, metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
 
 	t.Log("the ClusterResourceSet's objects are in the workload API server")
 	g.Eventually(func(g Gomega) {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -153,15 +154,15 @@ func TestHighlyAvailableControlPlane(t *testing.T) {
 		t.Log("CAPSTAN_E2E_ROLLOUT is not set: skipping the rolling upgrade, the replacement and the scale down")
 		return
 	}
-	rollout(ctx, t, g, ns, kcpKey, cfg, wc, w, has136)
+	rollout(ctx, t, g, ns, kcpKey, cfg, wc, w, has136, b.ClusterDir(types.NamespacedName{Namespace: ns, Name: "ha"}))
 }
 
 // rollout is the rest of issue 12's check: a rolling upgrade v1.36 → v1.37 with maxSurge 1 sampled every
-// 100 ms (the API answers, etcd keeps 2 of 3 or 3 of 4 healthy members, the worker untouched), a control
-// plane Machine deleted by hand and replaced, then a scale down to 1 that removes the etcd members before
-// their Machines and keeps the data. It takes many minutes on a loaded machine, so it runs only with
-// CAPSTAN_E2E_ROLLOUT=1 (make test-e2e-rollout).
-func rollout(ctx context.Context, t *testing.T, g Gomega, ns string, kcpKey client.ObjectKey, cfg *rest.Config, wc kubernetes.Interface, w *workload.Cluster, has136 bool) {
+// 100 ms (the API answers, etcd keeps 2 of 3 or 3 of 4 healthy members, the worker untouched); a control
+// plane Machine whose etcd is killed for good is reported unhealthy, then deleted by hand and replaced;
+// then a scale down to 1 removes the etcd members before their Machines and keeps the data. It takes
+// minutes on a loaded machine, so it runs only with CAPSTAN_E2E_ROLLOUT=1 (make test-e2e-rollout).
+func rollout(ctx context.Context, t *testing.T, g Gomega, ns string, kcpKey client.ObjectKey, cfg *rest.Config, wc kubernetes.Interface, w *workload.Cluster, has136 bool, clusterDir string) {
 	kept := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "kept"}, Data: map[string]string{"written": "before"}}
 	_, err := wc.CoreV1().ConfigMaps("default").Create(ctx, kept, metav1.CreateOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -185,9 +186,27 @@ func rollout(ctx context.Context, t *testing.T, g Gomega, ns string, kcpKey clie
 	g.Expect(after.UID).To(Equal(worker.UID), "the worker Machine is not touched")
 	g.Expect(after.DeletionTimestamp).To(BeNil())
 
-	t.Log("a control plane Machine deleted by hand is replaced, quorum restored")
+	t.Log("a control plane Machine's etcd killed for good (its data directory made unusable, so the supervisor cannot bring it back): the member is reported unhealthy")
 	machines := kcpMachines(ctx, g, ns, kcpKey.Name)
 	victim := machines[0]
+	machineDir := filepath.Join(clusterDir, "machines", victim.Spec.InfrastructureRef.Name)
+	g.Expect(os.Rename(filepath.Join(machineDir, "etcd"), filepath.Join(machineDir, "etcd.broken"))).To(Succeed())
+	g.Expect(os.WriteFile(filepath.Join(machineDir, "etcd"), []byte("not a directory"), 0o600)).To(Succeed())
+	pid, err := procs.ReadPidFile(filepath.Join(machineDir, "etcd.pid"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		m := &clusterv1.Machine{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(&victim), m)).To(Succeed())
+		g.Expect(conditions.IsV1Beta2True(m, controlplanev1.KubeadmControlPlaneMachineEtcdMemberHealthyV1Beta2Condition)).To(BeFalse())
+		kcp := &controlplanev1.KubeadmControlPlane{}
+		g.Expect(env.Client.Get(ctx, kcpKey, kcp)).To(Succeed())
+		g.Expect(conditions.IsV1Beta2True(kcp, controlplanev1.KubeadmControlPlaneEtcdClusterHealthyV1Beta2Condition)).To(BeFalse())
+	}, wait, interval).Should(Succeed())
+	_, err = wc.CoreV1().ConfigMaps("default").Get(ctx, "kept", metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred(), "2 of 3 members keep quorum: the API answers")
+
+	t.Log("the Machine deleted by hand is replaced, quorum restored")
 	g.Expect(env.Client.Delete(ctx, &victim)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		for _, m := range kcpMachines(ctx, g, ns, kcpKey.Name) {

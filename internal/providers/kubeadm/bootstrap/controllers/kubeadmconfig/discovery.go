@@ -10,9 +10,9 @@ import (
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/bootstrapdata"
 )
 
-// joinStep is the join a Machine does: as a control plane Machine or as a worker.
+// joinStep is the join the owner does: as a control plane Machine or as a worker.
 func joinStep(s *scope) bootstrapdata.Step {
-	if isControlPlaneMachine(s.machine) {
+	if s.owner.isControlPlane() {
 		return bootstrapdata.JoinControlPlane
 	}
 	return bootstrapdata.JoinWorker

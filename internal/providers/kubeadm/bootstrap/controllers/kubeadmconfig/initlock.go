@@ -30,14 +30,14 @@ type lockInformation struct {
 func initLockName(cluster *clusterv1.Cluster) string { return cluster.Name + "-lock" }
 
 // lock reports whether machine holds the lock, taking it when it is free or its holder is gone.
-func (l *initLock) lock(ctx context.Context, cluster *clusterv1.Cluster, machine *clusterv1.Machine) (bool, error) {
+func (l *initLock) lock(ctx context.Context, cluster *clusterv1.Cluster, machine string) (bool, error) {
 	key := client.ObjectKey{Namespace: cluster.Namespace, Name: initLockName(cluster)}
 	for range 2 {
 		cm := &corev1.ConfigMap{}
 		err := l.client.Get(ctx, key, cm)
 		switch {
 		case apierrors.IsNotFound(err):
-			info, _ := json.Marshal(lockInformation{MachineName: machine.Name})
+			info, _ := json.Marshal(lockInformation{MachineName: machine})
 			cm = &corev1.ConfigMap{
 				ObjectMeta: metav1.ObjectMeta{
 					Namespace: key.Namespace, Name: key.Name,
@@ -62,7 +62,7 @@ func (l *initLock) lock(ctx context.Context, cluster *clusterv1.Cluster, machine
 		if err := json.Unmarshal([]byte(cm.Data[initLockKey]), &info); err != nil || info.MachineName == "" {
 			return false, l.release(ctx, cm)
 		}
-		if info.MachineName == machine.Name {
+		if info.MachineName == machine {
 			return true, nil
 		}
 		holder := &clusterv1.Machine{}

@@ -36,7 +36,7 @@ const (
 )
 
 // +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=kubeadmconfigs;kubeadmconfigs/status;kubeadmconfigs/finalizers,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status;machines;machines/status,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status;machines;machines/status;machinepools;machinepools/status,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets;configmaps,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
@@ -81,6 +81,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 		Named("kubeadmconfig").
 		For(&bootstrapv1.KubeadmConfig{}).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToConfig)).
+		Watches(&clusterv1.MachinePool{}, handler.EnqueueRequestsFromMapFunc(machinePoolToConfig)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToConfigs),
 			builder.WithPredicates(clusterChangesForConfigs())).
 		WatchesRawSource(r.ClusterCache.ClusterSource(r.clusterToConfigs)).
@@ -108,16 +109,38 @@ func machineToConfig(_ context.Context, obj client.Object) []reconcile.Request {
 	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: m.Namespace, Name: m.Spec.Bootstrap.ConfigRef.Name}}}
 }
 
-// clusterToConfigs maps a Cluster to the KubeadmConfigs of its Machines.
+// machinePoolToConfig maps a MachinePool to its KubeadmConfig.
+func machinePoolToConfig(_ context.Context, obj client.Object) []reconcile.Request {
+	mp, ok := obj.(*clusterv1.MachinePool)
+	if !ok {
+		return nil
+	}
+	ref := mp.Spec.Template.Spec.Bootstrap.ConfigRef
+	if ref == nil || !isKubeadmConfig(ref.APIVersion, ref.Kind) {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: mp.Namespace, Name: ref.Name}}}
+}
+
+// clusterToConfigs maps a Cluster to the KubeadmConfigs of its Machines and MachinePools.
 func (r *Reconciler) clusterToConfigs(ctx context.Context, obj client.Object) []reconcile.Request {
+	inCluster := []client.ListOption{client.InNamespace(obj.GetNamespace()), client.MatchingLabels{clusterv1.ClusterNameLabel: obj.GetName()}}
 	machines := &clusterv1.MachineList{}
-	if err := r.Client.List(ctx, machines, client.InNamespace(obj.GetNamespace()), client.MatchingLabels{clusterv1.ClusterNameLabel: obj.GetName()}); err != nil {
+	if err := r.Client.List(ctx, machines, inCluster...); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Listing the Machines of a Cluster", "Cluster", klog.KObj(obj))
 		return nil
 	}
 	var out []reconcile.Request
 	for i := range machines.Items {
 		out = append(out, machineToConfig(ctx, &machines.Items[i])...)
+	}
+	pools := &clusterv1.MachinePoolList{}
+	if err := r.Client.List(ctx, pools, inCluster...); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the MachinePools of a Cluster", "Cluster", klog.KObj(obj))
+		return out
+	}
+	for i := range pools.Items {
+		out = append(out, machinePoolToConfig(ctx, &pools.Items[i])...)
 	}
 	return out
 }
@@ -157,27 +180,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 		return ctrl.Result{}, err
 	}
-	machine := &clusterv1.Machine{}
-	found, err := reconciler.GetOwner(ctx, r.Client, config, "Machine", machine)
+	owner, err := getOwner(ctx, r.Client, config)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if !found {
-		log.V(1).Info("Waiting for a Machine to own the KubeadmConfig")
+	if owner == nil {
+		log.V(1).Info("Waiting for a Machine or a MachinePool to own the KubeadmConfig")
 		return ctrl.Result{}, nil
 	}
-	log = log.WithValues("Machine", klog.KObj(machine), "Cluster", klog.KRef(machine.Namespace, machine.Spec.ClusterName))
+	log = log.WithValues(owner.kind, klog.KObj(owner.obj), "Cluster", klog.KRef(config.Namespace, owner.clusterName))
 	ctx = ctrl.LoggerInto(ctx, log)
 	cluster := &clusterv1.Cluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: machine.Namespace, Name: machine.Spec.ClusterName}, cluster); err != nil {
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: config.Namespace, Name: owner.clusterName}, cluster); err != nil {
 		if apierrors.IsNotFound(err) {
-			log.Info("Waiting for the Machine's Cluster to exist")
+			log.Info("Waiting for the " + owner.kind + "'s Cluster to exist")
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
 	}
 
-	s := &scope{config: config, machine: machine, cluster: cluster}
+	s := &scope{config: config, owner: owner, cluster: cluster}
 	helper := patch.NewHelper(config, r.Client)
 	defer func() {
 		setStatus(config, s.facts)

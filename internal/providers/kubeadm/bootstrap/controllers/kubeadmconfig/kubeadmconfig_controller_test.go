@@ -296,3 +296,94 @@ func TestPausedClusterIsLeftAlone(t *testing.T) {
 	}, timeout).Should(Succeed())
 	g.Expect(strings.Contains(string(dataSecret(g, config).Data["value"]), "kubeadm init")).To(BeTrue())
 }
+
+// TestMachinePoolJoinsWorkersAndKeepsATokenForScaleUps: a KubeadmConfig owned by a MachinePool gets worker
+// join data once the control plane is initialized; its token is refreshed while the pool's Nodes have not all
+// joined, then rotated (a new token, the data rendered again) so that a later scale up can still join.
+func TestMachinePoolJoinsWorkersAndKeepsATokenForScaleUps(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	cluster := createCluster(t, ns, "pools")
+	createClusterCA(t, cluster)
+
+	config := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pool-config"},
+		Spec: bootstrapv1.KubeadmConfigSpec{JoinConfiguration: &bootstrapv1.JoinConfiguration{
+			NodeRegistration: bootstrapv1.NodeRegistrationOptions{KubeletExtraArgs: map[string]string{"node-labels": "pool=blue"}},
+		}}}
+	g.Expect(env.Client.Create(ctx, config)).To(Succeed())
+	pool := &clusterv1.MachinePool{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pool", Labels: map[string]string{clusterv1.ClusterNameLabel: "pools"}},
+		Spec: clusterv1.MachinePoolSpec{
+			ClusterName: "pools",
+			Replicas:    ptr.To[int32](2),
+			Template: clusterv1.MachineTemplateSpec{Spec: clusterv1.MachineSpec{
+				ClusterName: "pools",
+				Version:     ptr.To("v1.37.1"),
+				Bootstrap: clusterv1.Bootstrap{ConfigRef: &corev1.ObjectReference{
+					APIVersion: bootstrapv1.GroupVersion.String(), Kind: "KubeadmConfig", Name: config.Name, Namespace: ns,
+				}},
+				InfrastructureRef: corev1.ObjectReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta1", Kind: "GenericInfrastructureMachinePool", Name: "pool"},
+			}},
+		},
+	}
+	g.Expect(env.Client.Create(ctx, pool)).To(Succeed())
+	before := config.DeepCopy()
+	config.OwnerReferences = []metav1.OwnerReference{{
+		APIVersion: clusterv1.GroupVersion.String(), Kind: "MachinePool", Name: pool.Name, UID: pool.UID, Controller: ptr.To(true),
+	}}
+	g.Expect(env.Client.Patch(ctx, config, client.MergeFrom(before))).To(Succeed())
+
+	// The pool's instances join as workers: nothing before the control plane is initialized.
+	g.Eventually(func(g Gomega) {
+		get(g, config)
+		c := conditions.Get(config, bootstrapv1.DataSecretAvailableCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Reason).To(Equal(bootstrapv1.WaitingForControlPlaneAvailableReason))
+	}, timeout).Should(Succeed())
+	g.Expect(dataSecret(g, config)).To(BeNil())
+
+	initializeControlPlane(t, cluster)
+	g.Eventually(func(g Gomega) {
+		get(g, config)
+		g.Expect(config.Status.Ready).To(BeTrue())
+		g.Expect(config.Status.DataSecretName).To(Equal(ptr.To("pool-config")))
+	}, timeout).Should(Succeed())
+	token := config.Spec.JoinConfiguration.Discovery.BootstrapToken.Token
+	join := writtenFiles(g, dataSecret(g, config).Data["value"])["/run/kubeadm/kubeadm-join-config.yaml"]
+	g.Expect(join).To(ContainSubstring("token: " + token))
+	g.Expect(join).To(ContainSubstring("value: pool=blue"))
+	g.Expect(join).NotTo(ContainSubstring("controlPlane:"))
+
+	// While the pool's Nodes have not all joined, the token is refreshed, not replaced.
+	first := tokenExpiration(g, token)
+	g.Eventually(func(g Gomega) {
+		g.Expect(tokenExpiration(g, token)).To(BeTemporally(">", first))
+	}, timeout).Should(Succeed())
+	get(g, config)
+	g.Expect(config.Spec.JoinConfiguration.Discovery.BootstrapToken.Token).To(Equal(token))
+
+	// Once every replica has a Node, the token is rotated before it expires: a new token in the workload
+	// cluster and in the data, for the next instance the pool creates.
+	get(g, pool)
+	pool.Status.NodeRefs = []corev1.ObjectReference{{Kind: "Node", Name: "pool-0"}, {Kind: "Node", Name: "pool-1"}}
+	pool.Status.InfrastructureReady = true
+	g.Expect(env.Client.Status().Update(ctx, pool)).To(Succeed())
+	var rotated string
+	g.Eventually(func(g Gomega) {
+		get(g, config)
+		rotated = config.Spec.JoinConfiguration.Discovery.BootstrapToken.Token
+		g.Expect(rotated).NotTo(Equal(token))
+		g.Expect(writtenFiles(g, dataSecret(g, config).Data["value"])["/run/kubeadm/kubeadm-join-config.yaml"]).To(ContainSubstring("token: " + rotated))
+	}, timeout).Should(Succeed())
+	g.Expect(tokenExpiration(g, rotated)).To(BeTemporally(">", time.Now()))
+
+	// A token deleted in the workload cluster is replaced too: the pool can always scale up.
+	g.Expect(workload.Client.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: tokenSecretName(rotated)}})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		get(g, config)
+		next := config.Spec.JoinConfiguration.Discovery.BootstrapToken.Token
+		g.Expect(next).NotTo(Equal(rotated))
+		g.Expect(tokenExpiration(g, next)).To(BeTemporally(">", time.Now()))
+	}, timeout).Should(Succeed())
+}

@@ -34,7 +34,7 @@ const SpecHashAnnotation = "bootstrap.cluster.x-k8s.io/kubeadmconfig-spec-hash"
 // scope is what one reconcile works on, and the facts it found.
 type scope struct {
 	config  *bootstrapv1.KubeadmConfig
-	machine *clusterv1.Machine
+	owner   *owner
 	cluster *clusterv1.Cluster
 	facts   facts
 }
@@ -60,10 +60,10 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 		s.facts.data = dataWaitingInfrastructure
 		return ctrl.Result{}, nil
 
-	// The Machine already has bootstrap data while the status says nothing: the KubeadmConfig was moved or
+	// The owner already has bootstrap data while the status says nothing: the KubeadmConfig was moved or
 	// restored without its status.
-	case s.machine.Spec.Bootstrap.DataSecretName != nil && (!s.config.Status.Ready || s.config.Status.DataSecretName == nil):
-		s.facts.data, s.facts.dataSecretName, s.facts.certs = dataAvailable, *s.machine.Spec.Bootstrap.DataSecretName, certsAvailable
+	case s.owner.dataSecretName != nil && (!s.config.Status.Ready || s.config.Status.DataSecretName == nil):
+		s.facts.data, s.facts.dataSecretName, s.facts.certs = dataAvailable, *s.owner.dataSecretName, certsAvailable
 		return ctrl.Result{}, nil
 
 	case s.config.Status.Ready:
@@ -73,12 +73,17 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 		}
 		if !regenerate {
 			s.facts.data, s.facts.dataSecretName, s.facts.certs = dataAvailable, ptr.Deref(s.config.Status.DataSecretName, s.config.Name), certsAvailable
-			if jc := s.config.Spec.JoinConfiguration; jc != nil && jc.Discovery.BootstrapToken != nil && s.machine.Status.NodeRef == nil {
-				return r.refreshToken(ctx, s)
+			if jc := s.config.Spec.JoinConfiguration; jc != nil && jc.Discovery.BootstrapToken != nil {
+				switch {
+				case !s.owner.hasNodeRefs():
+					return r.refreshToken(ctx, s)
+				case s.owner.isPool():
+					return r.rotateToken(ctx, s)
+				}
 			}
 			return ctrl.Result{}, nil
 		}
-		log.Info("Rendering the bootstrap data again: the KubeadmConfig changed before the Machine was provisioned")
+		log.Info("Rendering the bootstrap data again: the KubeadmConfig changed before the " + s.owner.kind + " was provisioned")
 	}
 
 	var err error
@@ -86,7 +91,7 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 	switch {
 	case !controlPlaneInitialized(s.cluster):
 		result, err = r.reconcileInit(ctx, s)
-	case isControlPlaneMachine(s.machine):
+	case s.owner.isControlPlane():
 		(&initLock{client: r.Client}).unlock(ctx, s.cluster)
 		result, err = r.reconcileJoin(ctx, s, bootstrapdata.JoinControlPlane)
 	default:
@@ -102,20 +107,10 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 	return result, err
 }
 
-func isControlPlaneMachine(m *clusterv1.Machine) bool {
-	_, ok := m.Labels[clusterv1.MachineControlPlaneLabel]
-	return ok
-}
-
-// machineProvisioned reports whether the Machine's infrastructure may have consumed the bootstrap data.
-func machineProvisioned(m *clusterv1.Machine) bool {
-	return m.Status.InfrastructureReady || m.Status.NodeRef != nil
-}
-
-// needsRegeneration reports whether data already rendered must be rendered again: the Machine is not
+// needsRegeneration reports whether data already rendered must be rendered again: the owner is not
 // provisioned yet and the spec is not the one the data was rendered from (or the Secret is gone).
 func (r *Reconciler) needsRegeneration(ctx context.Context, s *scope) (bool, error) {
-	if machineProvisioned(s.machine) {
+	if s.owner.provisioned() {
 		return false, nil
 	}
 	// Data rendered for `kubeadm init` is never turned into join data by a change of the spec.
@@ -146,12 +141,16 @@ func specHash(spec *bootstrapv1.KubeadmConfigSpec) (string, error) {
 	return hex.EncodeToString(sum[:16]), nil
 }
 
-// machineVersion parses the Machine's Kubernetes version, which selects the kubeadm API version.
-func machineVersion(m *clusterv1.Machine) (semver.Version, error) {
-	if m.Spec.Version == nil || *m.Spec.Version == "" {
-		return semver.Version{}, configErrorf("Machine %s has no spec.version: the kubeadm configuration depends on the Kubernetes version", m.Name)
+// ownerVersion parses the owner's Kubernetes version, which selects the kubeadm API version.
+func ownerVersion(o *owner) (semver.Version, error) {
+	if o.version == nil || *o.version == "" {
+		field := "spec.version"
+		if o.isPool() {
+			field = "spec.template.spec.version"
+		}
+		return semver.Version{}, configErrorf("%s %s has no %s: the kubeadm configuration depends on the Kubernetes version", o.kind, o.name(), field)
 	}
-	v, err := kubeadmapi.ParseVersion(*m.Spec.Version)
+	v, err := kubeadmapi.ParseVersion(*o.version)
 	if err != nil {
 		return semver.Version{}, &configError{msg: err.Error()}
 	}
@@ -167,12 +166,12 @@ func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (_ ctrl.Result
 	log := ctrl.LoggerFrom(ctx)
 	s.facts.data = dataWaitingControlPlane
 	spec := &s.config.Spec
-	if !isControlPlaneMachine(s.machine) || (spec.InitConfiguration == nil && spec.ClusterConfiguration == nil) {
+	if !s.owner.isControlPlane() || (spec.InitConfiguration == nil && spec.ClusterConfiguration == nil) {
 		log.V(1).Info("Waiting for the control plane to be initialized")
 		return ctrl.Result{RequeueAfter: r.WaitInterval}, nil
 	}
 	lock := &initLock{client: r.Client}
-	locked, err := lock.lock(ctx, s.cluster, s.machine)
+	locked, err := lock.lock(ctx, s.cluster, s.owner.name())
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -186,7 +185,7 @@ func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (_ ctrl.Result
 		}
 	}()
 
-	version, err := machineVersion(s.machine)
+	version, err := ownerVersion(s.owner)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -197,7 +196,7 @@ func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (_ ctrl.Result
 	if spec.InitConfiguration == nil {
 		spec.InitConfiguration = &bootstrapv1.InitConfiguration{TypeMeta: metav1.TypeMeta{APIVersion: kubeadmapi.V1Beta4, Kind: "InitConfiguration"}}
 	}
-	fillClusterConfiguration(spec.ClusterConfiguration, s.cluster, s.machine)
+	fillClusterConfiguration(spec.ClusterConfiguration, s.cluster, s.owner.version)
 
 	clusterCerts := certs.ForControlPlane(spec.ClusterConfiguration)
 	key := client.ObjectKeyFromObject(s.cluster)
@@ -238,12 +237,12 @@ func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, step bootstrap
 		spec.JoinConfiguration = &bootstrapv1.JoinConfiguration{}
 	}
 	if step == bootstrapdata.JoinWorker && spec.JoinConfiguration.ControlPlane != nil {
-		return ctrl.Result{}, configErrorf("Machine %s is a worker, but spec.joinConfiguration.controlPlane is set", s.machine.Name)
+		return ctrl.Result{}, configErrorf("%s %s joins workers, but spec.joinConfiguration.controlPlane is set", s.owner.kind, s.owner.name())
 	}
 	if step == bootstrapdata.JoinControlPlane && spec.JoinConfiguration.ControlPlane == nil {
 		spec.JoinConfiguration.ControlPlane = &bootstrapv1.JoinControlPlane{}
 	}
-	version, err := machineVersion(s.machine)
+	version, err := ownerVersion(s.owner)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -333,7 +332,7 @@ func defaultedJoin(in *bootstrapv1.JoinConfiguration) *bootstrapv1.JoinConfigura
 
 // fillClusterConfiguration fills what the user left empty from the Cluster and the Machine: the control
 // plane endpoint, the cluster name, the networks and the Kubernetes version.
-func fillClusterConfiguration(cc *bootstrapv1.ClusterConfiguration, cluster *clusterv1.Cluster, machine *clusterv1.Machine) {
+func fillClusterConfiguration(cc *bootstrapv1.ClusterConfiguration, cluster *clusterv1.Cluster, version *string) {
 	if cc.ControlPlaneEndpoint == "" && cluster.Spec.ControlPlaneEndpoint.IsValid() {
 		cc.ControlPlaneEndpoint = cluster.Spec.ControlPlaneEndpoint.String()
 	}
@@ -351,8 +350,8 @@ func fillClusterConfiguration(cc *bootstrapv1.ClusterConfiguration, cluster *clu
 			cc.Networking.PodSubnet = strings.Join(n.Pods.CIDRBlocks, ",")
 		}
 	}
-	if cc.KubernetesVersion == "" && machine.Spec.Version != nil {
-		cc.KubernetesVersion = *machine.Spec.Version
+	if cc.KubernetesVersion == "" && version != nil {
+		cc.KubernetesVersion = *version
 	}
 }
 

@@ -84,9 +84,10 @@ func createToken(ctx context.Context, workload client.Client, expiration time.Ti
 // TTL, so that a refresh may fail once and still happen in time.
 func (r *Reconciler) tokenCheckInterval() time.Duration { return r.TokenTTL / 3 }
 
-// refreshToken extends the expiration of the join token of a Machine that has no Node yet, once less than
-// 5/6 of the TTL is left. When the token is gone (it expired and was cleaned up) and the Machine's
-// infrastructure has not consumed the data yet, a new token is created and the data rendered again.
+// refreshToken extends the expiration of the join token while the owner's Nodes have not all joined, once
+// less than 5/6 of the TTL is left. When the token is gone (it expired and was cleaned up) and the owner's
+// infrastructure has not consumed the data yet (a MachinePool's never has), a new token is created and the
+// data rendered again.
 func (r *Reconciler) refreshToken(ctx context.Context, s *scope) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	bt := s.config.Spec.JoinConfiguration.Discovery.BootstrapToken
@@ -94,23 +95,16 @@ func (r *Reconciler) refreshToken(ctx context.Context, s *scope) (ctrl.Result, e
 	if name == "" {
 		return ctrl.Result{}, nil // a token given by the user in another form: not ours to refresh
 	}
-	workload, err := r.ClusterCache.GetClient(ctx, client.ObjectKeyFromObject(s.cluster))
-	if err != nil {
-		log.V(1).Info("Cannot reach the workload cluster to refresh the bootstrap token", "reason", err.Error())
-		return ctrl.Result{RequeueAfter: r.WaitInterval}, nil
+	workload, secret, res, err := r.getToken(ctx, s, name)
+	if workload == nil || err != nil {
+		return res, err
 	}
-	secret := &corev1.Secret{}
-	if err := workload.Get(ctx, client.ObjectKey{Namespace: metav1.NamespaceSystem, Name: name}, secret); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("getting the bootstrap token Secret %s: %w", name, err)
+	if secret == nil {
+		if s.owner.provisioned() {
+			return ctrl.Result{}, fmt.Errorf("the bootstrap token Secret %s of a provisioned %s without a Node is gone", name, s.owner.kind)
 		}
-		if machineProvisioned(s.machine) {
-			return ctrl.Result{}, fmt.Errorf("the bootstrap token Secret %s of a provisioned Machine without a Node is gone", name)
-		}
-		log.Info("The bootstrap token is gone before the Machine was provisioned: creating a new one", "Secret", klog.KRef(metav1.NamespaceSystem, name))
-		bt.Token = ""
-		step := joinStep(s)
-		return r.reconcileJoin(ctx, s, step)
+		log.Info("The bootstrap token is gone before every Node joined: creating a new one", "Secret", klog.KRef(metav1.NamespaceSystem, name))
+		return r.replaceToken(ctx, s)
 	}
 	now := r.Now().UTC()
 	if exp, err := time.Parse(time.RFC3339, string(secret.Data[tokenExpirationKey])); err == nil && exp.After(now.Add(r.TokenTTL*5/6)) {
@@ -118,9 +112,58 @@ func (r *Reconciler) refreshToken(ctx context.Context, s *scope) (ctrl.Result, e
 	}
 	before := secret.DeepCopy()
 	secret.Data[tokenExpirationKey] = []byte(now.Add(r.TokenTTL).Format(time.RFC3339))
-	log.V(1).Info("Refreshing the bootstrap token until the Machine's Node joins", "Secret", klog.KObj(secret))
+	log.V(1).Info("Refreshing the bootstrap token until the Nodes join", "Secret", klog.KObj(secret))
 	if err := workload.Patch(ctx, secret, client.MergeFrom(before)); err != nil {
+		if apierrors.IsNotFound(err) && !s.owner.provisioned() {
+			return r.replaceToken(ctx, s)
+		}
 		return ctrl.Result{}, fmt.Errorf("refreshing the bootstrap token Secret %s: %w", name, err)
 	}
 	return ctrl.Result{RequeueAfter: r.tokenCheckInterval()}, nil
+}
+
+// rotateToken keeps the join token of a MachinePool whose Nodes have all joined valid for its next scale up:
+// once less than half of the TTL is left (or the token is gone), a new token replaces it and the data is
+// rendered again. The old token is left to expire.
+func (r *Reconciler) rotateToken(ctx context.Context, s *scope) (ctrl.Result, error) {
+	name := tokenSecretName(s.config.Spec.JoinConfiguration.Discovery.BootstrapToken.Token)
+	if name == "" {
+		return ctrl.Result{}, nil
+	}
+	workload, secret, res, err := r.getToken(ctx, s, name)
+	if workload == nil || err != nil {
+		return res, err
+	}
+	if secret != nil {
+		exp, err := time.Parse(time.RFC3339, string(secret.Data[tokenExpirationKey]))
+		if err == nil && !exp.Before(r.Now().UTC().Add(r.TokenTTL/2)) {
+			return ctrl.Result{RequeueAfter: r.tokenCheckInterval()}, nil
+		}
+	}
+	ctrl.LoggerFrom(ctx).Info("Rotating the bootstrap token of the MachinePool, for its next scale up", "Secret", klog.KRef(metav1.NamespaceSystem, name))
+	return r.replaceToken(ctx, s)
+}
+
+// getToken reads a bootstrap token Secret from the workload cluster: a nil Secret when it is gone, a nil
+// client (and the result to return) when the workload cluster cannot be reached.
+func (r *Reconciler) getToken(ctx context.Context, s *scope, name string) (client.Client, *corev1.Secret, ctrl.Result, error) {
+	workload, err := r.ClusterCache.GetClient(ctx, client.ObjectKeyFromObject(s.cluster))
+	if err != nil {
+		ctrl.LoggerFrom(ctx).V(1).Info("Cannot reach the workload cluster to look at the bootstrap token", "reason", err.Error())
+		return nil, nil, ctrl.Result{RequeueAfter: r.WaitInterval}, nil
+	}
+	secret := &corev1.Secret{}
+	if err := workload.Get(ctx, client.ObjectKey{Namespace: metav1.NamespaceSystem, Name: name}, secret); err != nil {
+		if apierrors.IsNotFound(err) {
+			return workload, nil, ctrl.Result{}, nil
+		}
+		return nil, nil, ctrl.Result{}, fmt.Errorf("getting the bootstrap token Secret %s: %w", name, err)
+	}
+	return workload, secret, ctrl.Result{}, nil
+}
+
+// replaceToken renders the join data again with a new bootstrap token.
+func (r *Reconciler) replaceToken(ctx context.Context, s *scope) (ctrl.Result, error) {
+	s.config.Spec.JoinConfiguration.Discovery.BootstrapToken.Token = ""
+	return r.reconcileJoin(ctx, s, joinStep(s))
 }
