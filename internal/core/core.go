@@ -39,6 +39,8 @@ import (
 	"github.com/capstan-dev/capstan/internal/feature"
 	"github.com/capstan-dev/capstan/internal/localnet"
 	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
+	"github.com/capstan-dev/capstan/internal/runtime/lifecycle"
+	"github.com/capstan-dev/capstan/internal/runtime/mutation"
 	"github.com/capstan-dev/capstan/internal/runtime/registry"
 	"github.com/capstan-dev/capstan/internal/topology"
 )
@@ -174,14 +176,25 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		}},
 	}
 	if o.FeatureGates.Enabled(feature.ClusterTopology) {
+		externalPatcher, topologyHooks := o.ExternalPatcher, o.TopologyHooks
+		if runtimeClient != nil {
+			// The topology mutation and lifecycle hooks of the Runtime SDK.
+			if externalPatcher == nil {
+				externalPatcher = &mutation.Patcher{Runtime: runtimeClient}
+			}
+			if topologyHooks == nil {
+				topologyHooks = &lifecycle.Hooks{Client: mgr.GetClient(), Runtime: runtimeClient,
+					Recorder: mgr.GetEventRecorderFor("topology/cluster")} //nolint:staticcheck // The core/v1 recorder, as upstream's controllers record with.
+			}
+		}
 		steps = append(steps, step{"ClusterClass", func() error {
 			return (&clusterclasscontroller.Reconciler{
-				Client: mgr.GetClient(), Contracts: contracts, WatchFilter: o.WatchFilter,
+				Client: mgr.GetClient(), Contracts: contracts, WatchFilter: o.WatchFilter, RuntimeClient: runtimeClient,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterClass, 10)})
 		}}, step{"topology", func() error {
 			return (&topologycontroller.Reconciler{
 				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilter: o.WatchFilter,
-				ExternalPatcher: o.ExternalPatcher, Hooks: o.TopologyHooks,
+				ExternalPatcher: externalPatcher, Hooks: topologyHooks,
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterTopology, 10)})
 		}}, step{"topology/machineset", func() error {
 			return (&topologymachineset.Reconciler{

@@ -69,11 +69,12 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	// base is the version of the object the status patch applies to.
 	base := h.before.GetResourceVersion()
 	if !reflect.DeepEqual(before, after) {
-		var opts []client.MergeFromOption
-		if !reflect.DeepEqual(h.before.GetFinalizers(), obj.GetFinalizers()) {
-			opts = append(opts, client.MergeFromWithOptimisticLock{})
+		lock := !reflect.DeepEqual(h.before.GetFinalizers(), obj.GetFinalizers())
+		data, err := objectPatch(before, after, lock)
+		if err != nil {
+			return err
 		}
-		if err := h.client.Patch(ctx, obj, client.MergeFromWithOptions(h.before, opts...)); err != nil {
+		if err := h.client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data)); err != nil {
 			if apierrors.IsConflict(err) {
 				h.writes.Replaced(obj, base)
 			}
@@ -118,6 +119,54 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	}
 	h.writes.Record(written, obj)
 	return nil
+}
+
+// objectPatch returns the merge patch of metadata and spec from before to after; with lock, the patch
+// carries before's resourceVersion, so it only applies to that version of the object. Annotations or labels
+// that after no longer has at all are removed one by one, not by clearing the map: a merge patch that
+// nulls the whole map would also drop what others added since before was read.
+func objectPatch(before, after map[string]any, lock bool) ([]byte, error) {
+	b, a := copyWithMetadata(before), copyWithMetadata(after)
+	bm, am := b["metadata"].(map[string]any), a["metadata"].(map[string]any)
+	for _, key := range []string{"annotations", "labels"} {
+		if _, had := bm[key]; had {
+			if _, has := am[key]; !has {
+				am[key] = map[string]any{}
+			}
+		}
+	}
+	if lock {
+		// Only in the target document, so that the patch carries it.
+		delete(bm, "resourceVersion")
+	} else {
+		delete(bm, "resourceVersion")
+		delete(am, "resourceVersion")
+	}
+	bJSON, err := json.Marshal(b)
+	if err != nil {
+		return nil, err
+	}
+	aJSON, err := json.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	return jsonpatch.CreateMergePatch(bJSON, aJSON)
+}
+
+// copyWithMetadata copies obj's top level and its metadata, so that they can be changed.
+func copyWithMetadata(obj map[string]any) map[string]any {
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	md := map[string]any{}
+	if m, ok := obj["metadata"].(map[string]any); ok {
+		for k, v := range m {
+			md[k] = v
+		}
+	}
+	out["metadata"] = md
+	return out
 }
 
 // statusPatch returns the merge patch from one status to another; with a resourceVersion, the patch only

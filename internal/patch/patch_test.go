@@ -143,3 +143,22 @@ func TestPatchStatusObservesTheNewGeneration(t *testing.T) {
 	g.Expect(writes.Stale(read)).To(BeTrue(), "the version read is known to be replaced")
 	g.Expect(writes.Stale(got)).To(BeFalse(), "the version written is current")
 }
+
+// Removing the last annotation of a copy removes that annotation only: one that another writer added
+// since the copy was read stays (a merge patch nulling the whole map would drop it).
+func TestPatchRemovingTheLastAnnotationKeepsOthers(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	c := newCluster(ctx, g, t)
+	c.Annotations = map[string]string{"mine": "1"}
+	g.Expect(env.Client.Update(ctx, c)).To(Succeed())
+
+	h := patch.NewHelper(c, env.Client)
+	other := get(ctx, g, c)
+	other.Annotations["theirs"] = "2"
+	g.Expect(env.Client.Update(ctx, other)).To(Succeed())
+
+	delete(c.Annotations, "mine")
+	g.Expect(h.Patch(ctx, c)).To(Succeed())
+	g.Expect(get(ctx, g, c).Annotations).To(Equal(map[string]string{"theirs": "2"}))
+}

@@ -6,8 +6,10 @@
 // A controller calls a lifecycle hook with client.CallAll (every handler whose namespaceSelector selects
 // the Cluster; the shortest non-zero retryAfterSeconds wins; a *client.HandlerError names the handler and
 // its ExtensionConfig) and an external patch with client.Call (one handler, by its
-// <handler>.<ExtensionConfig> name). The topology controller is expected to call BeforeClusterCreate,
-// BeforeClusterUpgrade, AfterControlPlaneUpgrade and AfterClusterUpgrade this way, marking the After...
-// hooks pending with hooks.MarkPending when the operation starts and hooks.MarkDone once called; the
-// Cluster controller already calls BeforeClusterDelete and AfterControlPlaneInitialized.
+// <handler>.<ExtensionConfig> name). Package lifecycle calls BeforeClusterCreate, BeforeClusterUpgrade,
+// AfterControlPlaneUpgrade and AfterClusterUpgrade for the topology controller (marking the After... hooks
+// pending with hooks.MarkPending when an upgrade starts and hooks.MarkDone once called); package mutation
+// runs external patches (GeneratePatches, ValidateTopology) as the topology engine's ExternalPatcher and
+// DiscoverVariables for the ClusterClass controller. The Cluster controller calls BeforeClusterDelete and
+// AfterControlPlaneInitialized.
 package runtime

@@ -1,6 +1,8 @@
 package topology
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
@@ -99,4 +101,6 @@ type UpgradeStatus struct {
 	// BlockingHook names the lifecycle hook that holds the upgrade, if any, and HookMessage says why.
 	BlockingHook string
 	HookMessage  string
+	// HookRetryAfter is when the blocking hook asks to be called again.
+	HookRetryAfter time.Duration
 }

@@ -97,7 +97,7 @@ func (c *computation) controlPlaneVersion() (string, error) {
 				return "", fmt.Errorf("calling the %s hook: %w", AfterControlPlaneUpgradeHook, err)
 			}
 			if resp.Blocking() {
-				up.BlockingHook, up.HookMessage = AfterControlPlaneUpgradeHook, resp.Message
+				up.BlockingHook, up.HookMessage, up.HookRetryAfter = AfterControlPlaneUpgradeHook, resp.Message, resp.RetryAfter
 			}
 		}
 		return f.version, nil
@@ -111,7 +111,7 @@ func (c *computation) controlPlaneVersion() (string, error) {
 			return "", fmt.Errorf("calling the %s hook: %w", BeforeClusterUpgradeHook, err)
 		}
 		if resp.Blocking() {
-			up.BlockingHook, up.HookMessage = BeforeClusterUpgradeHook, resp.Message
+			up.BlockingHook, up.HookMessage, up.HookRetryAfter = BeforeClusterUpgradeHook, resp.Message, resp.RetryAfter
 			return f.version, nil
 		}
 	}

@@ -3,6 +3,7 @@ package topology
 import (
 	"context"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -199,6 +200,7 @@ func TestUpgradeHooks(t *testing.T) {
 	g.Expect(cpVersion(t, d)).To(Equal("v1.30.0"))
 	g.Expect(d.Upgrade.BlockingHook).To(Equal(BeforeClusterUpgradeHook))
 	g.Expect(d.Upgrade.HookMessage).To(Equal("waiting for backup"))
+	g.Expect(d.Upgrade.HookRetryAfter).To(Equal(10 * time.Second))
 
 	d, err = Compute(context.Background(), bp, cur, Options{UpgradeHooks: blockingHooks{after: true}})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -208,6 +210,7 @@ func TestUpgradeHooks(t *testing.T) {
 	d, err = Compute(context.Background(), bp, cur, Options{UpgradeHooks: blockingHooks{after: true}})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(d.Upgrade.BlockingHook).To(Equal(AfterControlPlaneUpgradeHook))
+	g.Expect(d.Upgrade.HookRetryAfter).To(Equal(10 * time.Second))
 	g.Expect(mdVersions(d)).To(HaveEach("v1.30.0"))
 }
 

@@ -15,12 +15,15 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
+	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
 	"github.com/capstan-dev/capstan/internal/topology/variables"
 )
 
@@ -34,6 +37,9 @@ type Reconciler struct {
 	Contracts *contract.Resolver
 	// WatchFilter is the value of --watch-filter; "" reconciles everything.
 	WatchFilter string
+	// RuntimeClient calls the DiscoverVariables hook of external patches; nil when the RuntimeSDK
+	// feature gate is off (a class that discovers variables then says so in its VariablesReady condition).
+	RuntimeClient *runtimeclient.Client
 
 	writes patch.Writes
 }
@@ -43,10 +49,13 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	if r.Client == nil || r.Contracts == nil {
 		return errors.New("the ClusterClass controller needs a Client and Contracts")
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("clusterclass").
-		For(&clusterv1.ClusterClass{}).
-		WithOptions(options).
+		For(&clusterv1.ClusterClass{})
+	if r.RuntimeClient != nil {
+		b = b.Watches(&runtimev1.ExtensionConfig{}, handler.EnqueueRequestsFromMapFunc(r.extensionConfigToClasses))
+	}
+	return b.WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
 		Complete(reconciler.RequeueOnConflict(r))
 }
@@ -73,6 +82,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		// first), and nothing else wakes this controller: look again, as upstream's error backoff does.
 		return ctrl.Result{RequeueAfter: missingTemplateRequeue}, facts.internalErr
 	}
+	if facts.discoveryErr != nil && facts.internalErr == nil {
+		return ctrl.Result{RequeueAfter: discoveryRetry}, nil
+	}
 	return ctrl.Result{}, facts.internalErr
 }
 
@@ -89,6 +101,8 @@ type facts struct {
 	variablesErr error
 	// internalErr is a transient error to retry.
 	internalErr error
+	// discoveryErr says why the variables of external patches could not be discovered.
+	discoveryErr error
 }
 
 func (r *Reconciler) reconcile(ctx context.Context, class *clusterv1.ClusterClass) facts {
@@ -120,6 +134,7 @@ func (r *Reconciler) reconcile(ctx context.Context, class *clusterv1.ClusterClas
 		f.variablesErr = err
 	}
 	class.Status.Variables = statusVariables(class)
+	r.discoverVariables(ctx, class, &f)
 	return f
 }
 
@@ -191,6 +206,11 @@ func statusVariables(class *clusterv1.ClusterClass) []clusterv1.ClusterClassStat
 // setStatus computes the conditions of a ClusterClass from the facts of a reconcile.
 func setStatus(class *clusterv1.ClusterClass, f facts) {
 	switch {
+	case f.discoveryErr != nil:
+		conditions.MarkFalse(class, clusterv1.ClusterClassVariablesReconciledCondition, clusterv1.VariableDiscoveryFailedReason, clusterv1.ConditionSeverityError,
+			"%s", f.discoveryErr.Error())
+		conditions.SetV1Beta2(class, metav1.Condition{Type: clusterv1.ClusterClassVariablesReadyV1Beta2Condition, Status: metav1.ConditionFalse,
+			Reason: clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedV1Beta2Reason, Message: f.discoveryErr.Error()})
 	case f.variablesErr != nil:
 		conditions.MarkFalse(class, clusterv1.ClusterClassVariablesReconciledCondition, "VariablesInvalid", clusterv1.ConditionSeverityError,
 			"%s", reconciler.Capitalise(f.variablesErr.Error()))

@@ -265,7 +265,7 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 	}
 	s.desired = desired
 	if desired.Upgrade.BlockingHook != "" {
-		s.blockingHook, s.hookMessage = desired.Upgrade.BlockingHook, desired.Upgrade.HookMessage
+		s.blockingHook, s.hookMessage, s.requeueAfter = desired.Upgrade.BlockingHook, desired.Upgrade.HookMessage, desired.Upgrade.HookRetryAfter
 	}
 	if err := r.apply(ctx, s, cur, desired); err != nil {
 		return ctrl.Result{}, err

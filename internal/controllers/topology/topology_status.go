@@ -67,7 +67,8 @@ func topologyReconciled(s *scope) metav1.Condition {
 		return c
 	case s.blockingHook != "":
 		c.Reason = LifecycleHookBlockingReason
-		c.Message = fmt.Sprintf("Hook %q is blocking", s.blockingHook)
+		// As upstream's HookResponseTracker.AggregateMessage, in both condition versions.
+		c.Message = fmt.Sprintf("hook %q is blocking", s.blockingHook)
 		if s.hookMessage != "" {
 			c.Message += ": " + s.hookMessage
 		}

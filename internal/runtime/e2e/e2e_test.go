@@ -1,7 +1,10 @@
 // Package e2e runs the Runtime SDK end to end in the embedded management cluster with the real binaries:
 // the sample Extension (`capstan extension-sample`) deployed as a Deployment behind a Service from
-// examples/extension-sample, discovered by the core; BeforeClusterDelete holding a Cluster's deletion
-// until the Extension lets it go; a broken ExtensionConfig reported while the core goes on.
+// examples/extension-sample, discovered by the core; the variables of a ClusterClass's external patch
+// discovered and BeforeClusterCreate holding a Cluster, through the Service; BeforeClusterDelete holding a
+// Cluster's deletion until the Extension lets it go; a broken ExtensionConfig reported while the core goes
+// on. TestTopologyHooks runs the topology hooks end to end against a kube-apiserver, with the sample on
+// loopback.
 package e2e
 
 import (
@@ -17,27 +20,37 @@ import (
 	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/yaml"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/core"
 	"github.com/capstan-dev/capstan/internal/embedded"
+	"github.com/capstan-dev/capstan/internal/test/builder"
 	"github.com/capstan-dev/capstan/pkg/extension/sample"
 )
 
 const timeout = 3 * time.Minute
 
 func TestMain(m *testing.M) {
-	ctrl.SetLogger(logr.Discard())
+	// E2E_LOG=1 shows the controllers' log.
+	if os.Getenv("E2E_LOG") != "" {
+		ctrl.SetLogger(zap.New(zap.UseDevMode(true)))
+	} else {
+		ctrl.SetLogger(logr.Discard())
+	}
 	os.Exit(m.Run())
 }
 
@@ -107,6 +120,60 @@ func TestSampleExtensionInTheEmbeddedCluster(t *testing.T) {
 		g.Expect(d.Status).To(Equal(metav1.ConditionFalse))
 		g.Expect(d.Message).To(ContainSubstring("connection refused"))
 	}, timeout, time.Second).Should(Succeed())
+
+	// Through the Service: the sample's DiscoverVariables defines the variable of a ClusterClass's external
+	// patch, and its BeforeClusterCreate holds a Cluster of that class (nothing is created).
+	// No infrastructure provider is installed: the test provider's generic kinds stand in (nothing is
+	// created from them while the Cluster is held).
+	for _, kind := range []string{builder.InfraClusterTemplateKind, builder.InfraMachineTemplateKind} {
+		g.Expect(c.Create(ctx, builder.GenericCRD(builder.InfrastructureGroup, "v1beta1", kind, contract.V1Beta1))).To(Succeed())
+	}
+	for _, tmpl := range []string{
+		`{"apiVersion":"infrastructure.cluster.x-k8s.io/v1beta1","kind":"GenericInfrastructureClusterTemplate","metadata":{"name":"sample","namespace":"default"},"spec":{"template":{"spec":{}}}}`,
+		`{"apiVersion":"infrastructure.cluster.x-k8s.io/v1beta1","kind":"GenericInfrastructureMachineTemplate","metadata":{"name":"sample","namespace":"default"},"spec":{"template":{"spec":{}}}}`,
+		`{"apiVersion":"controlplane.cluster.x-k8s.io/v1beta1","kind":"KubeadmControlPlaneTemplate","metadata":{"name":"sample","namespace":"default"},"spec":{"template":{"spec":{"kubeadmConfigSpec":{}}}}}`,
+	} {
+		u := &unstructured.Unstructured{}
+		g.Expect(u.UnmarshalJSON([]byte(tmpl))).To(Succeed())
+		g.Eventually(func() error { return c.Create(ctx, u.DeepCopy()) }, timeout, time.Second).Should(Succeed(), "creating %s", u.GetKind())
+	}
+	ref := func(apiVersion, kind string) *corev1.ObjectReference {
+		return &corev1.ObjectReference{APIVersion: apiVersion, Kind: kind, Name: "sample", Namespace: "default"}
+	}
+	g.Expect(c.Create(ctx, &clusterv1.ClusterClass{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "sample"},
+		Spec: clusterv1.ClusterClassSpec{
+			Infrastructure: clusterv1.LocalObjectTemplate{Ref: ref("infrastructure.cluster.x-k8s.io/v1beta1", builder.InfraClusterTemplateKind)},
+			ControlPlane: clusterv1.ControlPlaneClass{
+				LocalObjectTemplate:   clusterv1.LocalObjectTemplate{Ref: ref("controlplane.cluster.x-k8s.io/v1beta1", "KubeadmControlPlaneTemplate")},
+				MachineInfrastructure: &clusterv1.LocalObjectTemplate{Ref: ref("infrastructure.cluster.x-k8s.io/v1beta1", builder.InfraMachineTemplateKind)},
+			},
+			Patches: []clusterv1.ClusterClassPatch{{Name: "sample-patch", External: &clusterv1.ExternalPatchDefinition{
+				GenerateExtension: ptr.To("generate-patches.extension-sample"), DiscoverVariablesExtension: ptr.To("discover-variables.extension-sample"),
+			}}},
+		},
+	})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		class := &clusterv1.ClusterClass{}
+		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "sample"}, class)).To(Succeed())
+		g.Expect(class.Status.Variables).To(ContainElement(And(HaveField("Name", sample.BannerVariable),
+			HaveField("Definitions", ConsistOf(HaveField("From", "sample-patch"))))))
+	}, timeout, time.Second).Should(Succeed())
+	creating := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "creating",
+		Annotations: map[string]string{sample.HoldCreateAnnotation: "5"}},
+		Spec: clusterv1.ClusterSpec{Topology: &clusterv1.Topology{Class: "sample", Version: "v1.31.0",
+			Variables: []clusterv1.ClusterVariable{{Name: sample.BannerVariable, Value: apiextensionsv1.JSON{Raw: []byte(`"hi"`)}}}}}}
+	g.Expect(c.Create(ctx, creating)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := &clusterv1.Cluster{}
+		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(creating), got)).To(Succeed())
+		cond := conditions.GetV1Beta2(got, clusterv1.ClusterTopologyReconciledV1Beta2Condition)
+		g.Expect(cond).NotTo(BeNil())
+		g.Expect(cond.Reason).To(Equal("LifecycleHookBlocking"))
+		g.Expect(cond.Message).To(Equal(`hook "BeforeClusterCreate" is blocking: Cluster has the ` + sample.HoldCreateAnnotation + " annotation"))
+		g.Expect(got.Spec.ControlPlaneRef).To(BeNil())
+	}, timeout, time.Second).Should(Succeed())
+	g.Expect(c.Delete(ctx, creating)).To(Succeed())
 
 	// BeforeClusterDelete holds the deletion of a Cluster with a topology while it has the sample's
 	// annotation; a Cluster without topology is deleted meanwhile.
