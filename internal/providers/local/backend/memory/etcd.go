@@ -19,8 +19,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
-	"k8s.io/cri-streaming/pkg/streaming/portforward"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cri-streaming/pkg/streaming/portforward"
 )
 
 // etcdClientPort is the port of an etcd Pod a control plane provider forwards to.

@@ -34,10 +34,10 @@ type store struct {
 }
 
 type event struct {
-	rv   uint64
-	gr   schema.GroupResource
-	typ  watch.EventType
-	obj  *unstructured.Unstructured
+	rv  uint64
+	gr  schema.GroupResource
+	typ watch.EventType
+	obj *unstructured.Unstructured
 }
 
 // watcher receives the events of one resource that match its filter.
