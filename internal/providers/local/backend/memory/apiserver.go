@@ -42,6 +42,9 @@ type request struct {
 func (c *cluster) serveAPI(w http.ResponseWriter, r *http.Request) {
 	path := strings.Trim(r.URL.Path, "/")
 	switch path {
+	case "":
+		writeJSON(w, http.StatusOK, &metav1.RootPaths{Paths: []string{"/api", "/api/v1", "/apis", "/healthz", "/livez", "/readyz", "/version"}})
+		return
 	case "healthz", "readyz", "livez":
 		if c.apiServers() == 0 {
 			http.Error(w, "no API server runs", http.StatusServiceUnavailable)
@@ -50,7 +53,8 @@ func (c *cluster) serveAPI(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "ok")
 		return
 	case "version":
-		writeJSON(w, http.StatusOK, c.version())
+		node, _ := r.Context().Value(nodeContextKey{}).(string)
+		writeJSON(w, http.StatusOK, c.version(node))
 		return
 	case "api":
 		writeJSON(w, http.StatusOK, &metav1.APIVersions{TypeMeta: metav1.TypeMeta{Kind: "APIVersions"}, Versions: []string{"v1"},
@@ -376,8 +380,9 @@ func readObject(r *http.Request, req request) (*unstructured.Unstructured, error
 	return obj, nil
 }
 
-func (c *cluster) version() *version.Info {
-	v := c.controlPlaneVersion()
+// version is the version of the API server of the machine of node, else the cluster's.
+func (c *cluster) version(node string) *version.Info {
+	v := c.controlPlaneVersion(node)
 	major, minor := "1", ""
 	if parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3); len(parts) >= 2 {
 		major, minor = parts[0], parts[1]

@@ -10,10 +10,12 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/capstan-dev/capstan/internal/pki"
@@ -41,6 +43,8 @@ type Backend struct {
 	opts   Options
 	server *http.Server
 	etcd   *etcdServer
+	// apiConns are the connections port-forwarded to the API server of one machine.
+	apiConns *connListener
 
 	mu       sync.Mutex
 	clusters map[types.NamespacedName]*cluster
@@ -51,18 +55,24 @@ type Backend struct {
 
 var _ backend.Backend = (*Backend)(nil)
 
-type clusterContextKey struct{}
+type (
+	clusterContextKey struct{}
+	nodeContextKey    struct{}
+)
 
 // New returns a memory backend.
 func New(o Options) *Backend {
 	if o.Host == "" {
 		o.Host = "127.0.0.1"
 	}
-	b := &Backend{opts: o, clusters: map[types.NamespacedName]*cluster{}, byPort: map[int]*cluster{}, etcd: newEtcdServer()}
+	b := &Backend{opts: o, clusters: map[types.NamespacedName]*cluster{}, byPort: map[int]*cluster{}, etcd: newEtcdServer(), apiConns: newConnListener()}
 	b.server = &http.Server{
 		Handler:           http.HandlerFunc(b.serveHTTP),
 		ReadHeaderTimeout: 30 * time.Second,
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if a, ok := c.LocalAddr().(apiServerAddr); ok {
+				return context.WithValue(context.WithValue(ctx, clusterContextKey{}, a.cluster), nodeContextKey{}, a.node)
+			}
 			if a, ok := c.LocalAddr().(*net.TCPAddr); ok {
 				b.mu.Lock()
 				cl := b.byPort[a.Port]
@@ -71,8 +81,8 @@ func New(o Options) *Backend {
 			}
 			return ctx
 		},
-		ErrorLog: nil,
 	}
+	go func() { _ = b.server.Serve(b.apiConns) }()
 	return b
 }
 
@@ -85,6 +95,15 @@ func (b *Backend) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if c.apiServers() == 0 {
 		http.Error(w, "no API server of the cluster runs yet", http.StatusServiceUnavailable)
 		return
+	}
+	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+		// As kube-apiserver's default RBAC: anonymous users read the version and the health endpoints only.
+		switch strings.Trim(r.URL.Path, "/") {
+		case "version", "healthz", "readyz", "livez":
+		default:
+			writeStatus(w, apierrors.NewUnauthorized("a client certificate of the cluster's CA is required"))
+			return
+		}
 	}
 	c.serveAPI(w, r)
 }
@@ -230,6 +249,7 @@ func (b *Backend) Shutdown() {
 		c.stop()
 	}
 	_ = b.server.Close()
+	_ = b.apiConns.Close()
 	b.etcd.stop()
 }
 
@@ -244,7 +264,8 @@ func servingConfig(ca *pki.KeyPair, cfg pki.CertConfig) (*tls.Config, error) {
 	pool.AddCert(ca.Cert)
 	return &tls.Config{
 		Certificates: []tls.Certificate{{Certificate: [][]byte{kp.Cert.Raw, ca.Cert.Raw}, PrivateKey: kp.Key, Leaf: kp.Cert}},
-		ClientAuth:   tls.RequireAndVerifyClientCert,
+		// Clients without a certificate get what kube-apiserver serves anonymous users (see serveHTTP).
+		ClientAuth: tls.VerifyClientCertIfGiven,
 		ClientCAs:    pool,
 		NextProtos:   []string{"http/1.1"},
 		MinVersion:   tls.VersionTLS12,

@@ -189,6 +189,11 @@ func TestClusterLifecycle(t *testing.T) {
 	other.TLSClientConfig.CAData = certs.CA.CertPEM()
 	_, err = kubernetes.NewForConfigOrDie(other).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	g.Expect(err).To(HaveOccurred())
+	anonymous := rest.AnonymousClientConfig(cfg)
+	_, err = kubernetes.NewForConfigOrDie(anonymous).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	g.Expect(apierrors.IsUnauthorized(err)).To(BeTrue(), "%v", err)
+	_, err = kubernetes.NewForConfigOrDie(anonymous).Discovery().ServerVersion()
+	g.Expect(err).NotTo(HaveOccurred())
 
 	t.Log("deleting a machine removes its Node and mirror Pods; deleting the cluster closes the endpoint")
 	g.Expect(b.DeleteMachine(ctx, key, "cp1")).To(Succeed())

@@ -120,13 +120,17 @@ func (c *cluster) apiServers() int {
 	return n
 }
 
-// controlPlaneVersion is the version the API reports: the newest of the running control plane
-// machines' (the API servers behind a load balancer answer with theirs, the newest during an upgrade).
-func (c *cluster) controlPlaneVersion() string {
+// controlPlaneVersion is the version the API reports: that of the machine of node when given, else the
+// newest of the running control plane machines' (the API servers behind a load balancer answer with
+// theirs, the newest during an upgrade).
+func (c *cluster) controlPlaneVersion(node string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v := ""
 	for _, m := range c.machines {
+		if node != "" && m.spec.NodeName == node {
+			return m.spec.Version
+		}
 		if m.running && m.spec.ControlPlane != nil && m.spec.Version > v {
 			v = m.spec.Version
 		}

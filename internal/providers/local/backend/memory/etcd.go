@@ -26,6 +26,18 @@ import (
 // etcdClientPort is the port of an etcd Pod a control plane provider forwards to.
 const etcdClientPort = 2379
 
+// apiServerPort is the port of a kube-apiserver Pod.
+const apiServerPort = 6443
+
+// apiServerAddr is the address of a connection to one machine's API server, through a port-forward.
+type apiServerAddr struct {
+	cluster *cluster
+	node    string
+}
+
+func (a apiServerAddr) Network() string { return "portforward" }
+func (a apiServerAddr) String() string  { return a.cluster.key.String() + "/kube-apiserver-" + a.node }
+
 // etcdVersion is the version the simulated members report.
 const etcdVersion = "3.5.21"
 
@@ -176,12 +188,25 @@ type forwarder struct {
 
 func (f forwarder) PortForward(ctx context.Context, pod, _ string, port int32, stream io.ReadWriteCloser) error {
 	defer func() { _ = stream.Close() }()
-	node, ok := strings.CutPrefix(pod, "etcd-")
-	if f.namespace != "kube-system" || !ok || port != etcdClientPort {
-		return fmt.Errorf("the memory backend forwards only port %d of the etcd Pods of kube-system", etcdClientPort)
-	}
 	if _, err := f.c.store.get(podsResource, f.namespace, pod); err != nil {
 		return fmt.Errorf("pod %s/%s: %w", f.namespace, pod, err)
+	}
+	if node, ok := strings.CutPrefix(pod, "kube-apiserver-"); ok && f.namespace == "kube-system" && port == apiServerPort {
+		// The machine's own API server: the cluster's API, reporting the machine's version.
+		conn := &streamConn{rwc: stream, local: apiServerAddr{cluster: f.c, node: node}, remote: apiServerAddr{cluster: f.c, node: node}, done: make(chan struct{})}
+		if err := f.c.backend.apiConns.push(tls.Server(conn, f.c.tlsConfig)); err != nil {
+			return err
+		}
+		select {
+		case <-conn.done:
+		case <-ctx.Done():
+		case <-f.c.done:
+		}
+		return nil
+	}
+	node, ok := strings.CutPrefix(pod, "etcd-")
+	if f.namespace != "kube-system" || !ok || port != etcdClientPort {
+		return fmt.Errorf("the memory backend forwards only port %d of the etcd Pods and port %d of the kube-apiserver Pods of kube-system", etcdClientPort, apiServerPort)
 	}
 	cfg, err := f.c.etcdTLS(node)
 	if err != nil {
@@ -267,4 +292,4 @@ func (l *connListener) Close() error {
 	return nil
 }
 
-func (l *connListener) Addr() net.Addr { return &net.UnixAddr{Name: "etcd", Net: "portforward"} }
+func (l *connListener) Addr() net.Addr { return &net.UnixAddr{Name: "memory", Net: "portforward"} }
