@@ -266,8 +266,8 @@ func servingConfig(ca *pki.KeyPair, cfg pki.CertConfig) (*tls.Config, error) {
 		Certificates: []tls.Certificate{{Certificate: [][]byte{kp.Cert.Raw, ca.Cert.Raw}, PrivateKey: kp.Key, Leaf: kp.Cert}},
 		// Clients without a certificate get what kube-apiserver serves anonymous users (see serveHTTP).
 		ClientAuth: tls.VerifyClientCertIfGiven,
-		ClientCAs:    pool,
-		NextProtos:   []string{"http/1.1"},
-		MinVersion:   tls.VersionTLS12,
+		ClientCAs:  pool,
+		NextProtos: []string{"http/1.1"},
+		MinVersion: tls.VersionTLS12,
 	}, nil
 }
