@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"sort"
 	"strconv"
@@ -50,7 +51,11 @@ func BenchmarkScale(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		ns := env.NewNamespace(b)
 		stack.ForTest(b, env.Config, stack.Options{Local: true, Kubeadm: true, LocalMemory: &memory.Options{}})
-		mgmtHost := strings.TrimPrefix(strings.TrimPrefix(env.Config.Host, "https://"), "http://")
+		mgmtHost := env.Config.Host
+		if u, err := url.Parse(env.Config.Host); err == nil && u.Host != "" {
+			mgmtHost = u.Host
+		}
+		b.Logf("management API server: %s", mgmtHost)
 		before := requests(mgmtHost)
 		cpu0 := cpuSeconds()
 
@@ -82,7 +87,12 @@ func BenchmarkScale(b *testing.B) {
 		b.Logf("created %d clusters in %s", n, time.Since(start).Round(time.Second))
 
 		available := map[string]time.Time{}
+		lastLog := time.Now()
 		g.Eventually(func(g Gomega) {
+			if time.Since(lastLog) > 30*time.Second {
+				b.Logf("%s: %d of %d clusters Available", time.Since(start).Round(time.Second), len(available), n)
+				lastLog = time.Now()
+			}
 			list := &clusterv1.ClusterList{}
 			g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
 			for i := range list.Items {
@@ -117,6 +127,7 @@ func BenchmarkScale(b *testing.B) {
 			}
 		}, time.Hour, 2*time.Second).Should(Succeed())
 		deletion := time.Since(delStart)
+		b.Logf("request hosts: %v", hosts())
 
 		machines := float64(2 * n)
 		b.ReportMetric(allAvailable.Seconds(), "s-all-available")
@@ -196,10 +207,27 @@ func requests(mgmtHost string) requestCounts {
 		for _, m := range f.GetMetric() {
 			labels := labelMap(m)
 			v := int(m.GetCounter().GetValue())
-			if labels["host"] == mgmtHost {
+			if labels["host"] == mgmtHost || strings.HasPrefix(mgmtHost, labels["host"]+"/") {
 				out.mgmt[labels["method"]] += v
 			} else {
 				out.workload += v
+			}
+		}
+	}
+	return out
+}
+
+// hosts are the hosts of the client metrics, for checking which is the management API server.
+func hosts() map[string]int {
+	out := map[string]int{}
+	families, _ := metrics.Registry.Gather()
+	for _, f := range families {
+		if f.GetName() == "rest_client_requests_total" {
+			for _, m := range f.GetMetric() {
+				h := labelMap(m)["host"]
+				if !strings.HasPrefix(h, "127.0.0.1:") || len(out) < 5 {
+					out[h] += int(m.GetCounter().GetValue())
+				}
 			}
 		}
 	}
@@ -231,4 +259,3 @@ func peakRSSMiB() float64 {
 	}
 	return float64(ru.Maxrss) / 1024 // kilobytes on Linux
 }
-
