@@ -93,7 +93,8 @@ func (c *cluster) serveAPI(w http.ResponseWriter, r *http.Request) {
 // parse reads [namespaces/<ns>/]<resource>[/<name>[/<subresource>]].
 func parse(group, ver string, segs []string) (request, bool) {
 	var out request
-	if len(segs) >= 3 && segs[0] == "namespaces" && !(group == "" && len(segs) == 3 && (segs[2] == "status" || segs[2] == "finalize")) {
+	namespaceSubresource := group == "" && len(segs) == 3 && (segs[2] == "status" || segs[2] == "finalize")
+	if len(segs) >= 3 && segs[0] == "namespaces" && !namespaceSubresource {
 		out.namespace, segs = segs[1], segs[2:]
 	}
 	if len(segs) == 0 || len(segs) > 3 {
@@ -400,7 +401,7 @@ func reply(w http.ResponseWriter, code int, obj *unstructured.Unstructured, err 
 
 func apiStatus(err error) *metav1.Status {
 	var status apierrors.APIStatus
-	if s, ok := err.(apierrors.APIStatus); ok { //nolint:errorlint // apierrors' own errors are returned unwrapped.
+	if s, ok := err.(apierrors.APIStatus); ok {
 		status = s
 	} else {
 		status = apierrors.NewInternalError(err)

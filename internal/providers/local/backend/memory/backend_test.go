@@ -186,7 +186,7 @@ func TestClusterLifecycle(t *testing.T) {
 
 	t.Log("a client certificate of another CA is refused")
 	other := restConfig(t, newCA(t), status.Port)
-	other.TLSClientConfig.CAData = certs.CA.CertPEM()
+	other.CAData = certs.CA.CertPEM()
 	_, err = kubernetes.NewForConfigOrDie(other).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	g.Expect(err).To(HaveOccurred())
 	anonymous := rest.AnonymousClientConfig(cfg)

@@ -14,7 +14,6 @@ type resource struct {
 	namespaced bool
 	// status says the resource has a status subresource: updates of the main resource keep the status.
 	status bool
-	verbs  []string
 }
 
 var allVerbs = []string{"create", "delete", "get", "list", "patch", "update", "watch"}

@@ -97,12 +97,6 @@ func (f fieldSet) get(field string) (string, bool) {
 	}
 }
 
-func (s *store) resourceVersion() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strconv.FormatUint(s.rv, 10)
-}
-
 // get returns a copy of an object.
 func (s *store) get(gr schema.GroupResource, namespace, name string) (*unstructured.Unstructured, error) {
 	s.mu.Lock()
