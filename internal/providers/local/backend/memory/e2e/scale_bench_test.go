@@ -127,7 +127,6 @@ func BenchmarkScale(b *testing.B) {
 			}
 		}, time.Hour, 2*time.Second).Should(Succeed())
 		deletion := time.Since(delStart)
-		b.Logf("request hosts: %v", hosts())
 
 		machines := float64(2 * n)
 		b.ReportMetric(allAvailable.Seconds(), "s-all-available")
@@ -211,23 +210,6 @@ func requests(mgmtHost string) requestCounts {
 				out.mgmt[labels["method"]] += v
 			} else {
 				out.workload += v
-			}
-		}
-	}
-	return out
-}
-
-// hosts are the hosts of the client metrics, for checking which is the management API server.
-func hosts() map[string]int {
-	out := map[string]int{}
-	families, _ := metrics.Registry.Gather()
-	for _, f := range families {
-		if f.GetName() == "rest_client_requests_total" {
-			for _, m := range f.GetMetric() {
-				h := labelMap(m)["host"]
-				if !strings.HasPrefix(h, "127.0.0.1:") || len(out) < 5 {
-					out[h] += int(m.GetCounter().GetValue())
-				}
 			}
 		}
 	}
