@@ -133,6 +133,16 @@ fuzz: ## Run each Go fuzz test for FUZZTIME (default 1m); `make test` runs only 
 bench: test-tools ## Run the Go benchmarks
 	go test -run '^$$' -bench . -benchmem -timeout $(GO_TEST_TIMEOUT) ./...
 
+# The scale benchmark: N clusters (1 KubeadmControlPlane Machine + 1 worker each) created C at a time on
+# the local provider's memory backend, idle for IDLE seconds, then deleted (docs/scale.md).
+N ?= 1000
+C ?= 50
+IDLE ?= 300
+.PHONY: bench-scale
+bench-scale: test-tools ## Run the scale benchmark (N clusters, C at a time, IDLE seconds idle; see docs/scale.md)
+	CAPSTAN_BENCH_SCALE=1 CAPSTAN_BENCH_N=$(N) CAPSTAN_BENCH_C=$(C) CAPSTAN_BENCH_IDLE=$(IDLE) \
+		go test -count=1 -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -timeout 180m -v ./internal/providers/local/backend/memory/e2e/
+
 .PHONY: test-e2e-rollout
 test-e2e-rollout: test-tools ## Run the long kubeadm control plane end-to-end check: a 3-machine local control plane upgraded, a Machine replaced, scaled down
 	CAPSTAN_E2E_ROLLOUT=1 go test -count=1 -v -timeout 60m -run TestHighlyAvailableControlPlane ./internal/providers/kubeadm/controlplane/e2e/

@@ -17,6 +17,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/config/crd"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend/memory"
 	"github.com/capstan-dev/capstan/internal/release"
 	"github.com/capstan-dev/capstan/internal/test/cabpk"
 	"github.com/capstan-dev/capstan/internal/test/conformance"
@@ -43,6 +44,20 @@ func newObject(kind, namespace, name string) *unstructured.Unstructured {
 // TestConformance checks the provider, its CRDs and its release artifacts against the provider contract
 // rules, with the provider's controllers and process backend running.
 func TestConformance(t *testing.T) {
+	dataDir := t.TempDir()
+	runConformance(t, func(ctx context.Context, cfg *rest.Config) error {
+		return runProvider(ctx, cfg, stack.Options{Local: true, LocalDataDir: dataDir, WithoutCore: true})
+	})
+}
+
+// TestConformanceMemory runs the conformance kit with the memory backend.
+func TestConformanceMemory(t *testing.T) {
+	runConformance(t, func(ctx context.Context, cfg *rest.Config) error {
+		return runProvider(ctx, cfg, stack.Options{Local: true, LocalMemory: &memory.Options{}, WithoutCore: true})
+	})
+}
+
+func runConformance(t *testing.T, start func(ctx context.Context, cfg *rest.Config) error) {
 	crds, err := crd.Local()
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +70,6 @@ func TestConformance(t *testing.T) {
 	if err := release.WriteRepository(repo, release.DefaultVersion, p); err != nil {
 		t.Fatal(err)
 	}
-	dataDir := t.TempDir()
 	conformance.Run(t, conformance.Provider{
 		Name:       p.Name,
 		CRDs:       crds,
@@ -71,7 +85,7 @@ func TestConformance(t *testing.T) {
 			return newObject("LocalMachine", namespace, name)
 		},
 		InfraMachinePool: infrav1.GroupVersion.WithKind("LocalMachinePool"),
-		Start:            func(ctx context.Context, cfg *rest.Config) error { return runProvider(ctx, cfg, dataDir) },
+		Start:            start,
 		// The API behind a LocalCluster's endpoint is run by its control plane Machines, which a control
 		// plane provider creates: the kit's Machines are workers, whose Nodes wait for one.
 		InfrastructureReady: createControlPlaneMachine,
@@ -107,8 +121,8 @@ func createControlPlaneMachine(ctx context.Context, c client.Client, cluster *cl
 }
 
 // runProvider runs the provider alone, as its Deployment does, until ctx is done.
-func runProvider(ctx context.Context, cfg *rest.Config, dataDir string) error {
-	s, err := stack.Start(ctx, cfg, stack.Options{Local: true, LocalDataDir: dataDir, WithoutCore: true})
+func runProvider(ctx context.Context, cfg *rest.Config, opts stack.Options) error {
+	s, err := stack.Start(ctx, cfg, opts)
 	if err != nil {
 		return err
 	}

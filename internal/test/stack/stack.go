@@ -32,6 +32,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane"
 	"github.com/capstan-dev/capstan/internal/providers/local"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend/memory"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
 	"github.com/capstan-dev/capstan/internal/test/provider"
 )
@@ -42,6 +43,9 @@ type Options struct {
 	// LocalDataDir (a temporary directory of the test when empty and the stack is started with ForTest).
 	Local        bool
 	LocalDataDir string
+	// LocalMemory, with Local, runs the local provider with a memory backend of these options instead
+	// (no processes, no data directory).
+	LocalMemory *memory.Options
 	// Workload, when set, runs the test provider, whose Nodes register in the API server of Workload.
 	Workload *rest.Config
 	// WithoutCore leaves the core controllers out, to run a provider alone as its own Deployment would.
@@ -56,6 +60,8 @@ type Stack struct {
 	Manager ctrl.Manager
 	// Backend is the local provider's backend; nil unless Options.Local.
 	Backend *process.Backend
+	// MemoryBackend is the local provider's memory backend; nil unless Options.LocalMemory.
+	MemoryBackend *memory.Backend
 
 	done chan struct{}
 	err  error
@@ -130,7 +136,17 @@ func (s *Stack) setup(ctx context.Context, opts Options) error {
 			return err
 		}
 	}
-	if opts.Local {
+	if opts.Local && opts.LocalMemory != nil {
+		b := memory.New(*opts.LocalMemory)
+		s.MemoryBackend = b
+		// A runnable, so that the workload clusters stop with the manager.
+		if err := s.Manager.Add(b); err != nil {
+			return err
+		}
+		if err := local.Setup(ctx, s.Manager, local.Options{Backend: b}); err != nil {
+			return err
+		}
+	} else if opts.Local {
 		if opts.LocalDataDir == "" {
 			return errors.New("the local provider needs a data directory")
 		}
@@ -172,7 +188,7 @@ func (s *Stack) Wait() error {
 // ForTest starts the stack for the test t against the API server of cfg and stops it when the test ends.
 func ForTest(t testing.TB, cfg *rest.Config, opts Options) *Stack {
 	t.Helper()
-	if opts.Local && opts.LocalDataDir == "" {
+	if opts.Local && opts.LocalMemory == nil && opts.LocalDataDir == "" {
 		opts.LocalDataDir = t.TempDir()
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -5,17 +5,21 @@ package infralocal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/providers/local"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend/memory"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
 )
 
@@ -28,8 +32,10 @@ type Options struct {
 	Concurrency local.Concurrency
 	// DataDir holds the workload clusters' data; DefaultDataDir() when empty.
 	DataDir string
-	// Backend is the backend that runs workload clusters; only "process" exists today.
+	// Backend is the backend that runs workload clusters: "process" or "memory".
 	Backend string
+	// Memory configures the memory backend.
+	Memory memory.Options
 	// KubeAPIServerPath and EtcdPath override where the programs are found (see binaries.Find).
 	KubeAPIServerPath, EtcdPath string
 }
@@ -61,7 +67,9 @@ this binary, else in a bin/ directory of the working directory or a parent, else
 	o.Manager.AddFlags(fs)
 	o.Concurrency.AddFlags(fs)
 	fs.StringVar(&o.DataDir, "data-dir", "", "Directory of the workload clusters' data (one <namespace>/<localcluster> directory each); $HOME/.capstan/infra-local when empty, or capstan-infra-local in the temporary directory when there is no home directory.")
-	fs.StringVar(&o.Backend, "backend", o.Backend, "What runs the workload clusters: process (etcd and kube-apiserver as local processes).")
+	fs.StringVar(&o.Backend, "backend", o.Backend, "What runs the workload clusters: process (etcd and kube-apiserver as local processes) or memory (every workload cluster's API served from memory by this process, for scale tests; nothing survives a restart).")
+	fs.DurationVar(&o.Memory.StartupDelay, "memory-startup-delay", 0, "With --backend=memory: how long a machine takes to start (its Node to register, a control plane machine's API server and etcd member to run).")
+	fs.DurationVar(&o.Memory.StartupJitter, "memory-startup-jitter", 0, "With --backend=memory: a random extra start-up time, up to this duration, for each machine.")
 	fs.StringVar(&o.KubeAPIServerPath, "kube-apiserver-path", "", "Path of the kube-apiserver binary; looked up next to capstan, in bin/ directories above the working directory, then in PATH when empty.")
 	fs.StringVar(&o.EtcdPath, "etcd-path", "", "Path of the etcd binary; looked up like kube-apiserver when empty.")
 	return cmd
@@ -79,28 +87,29 @@ func DefaultDataDir() string {
 // Run starts the provider and blocks until ctx is done; the workload clusters' processes stop with it.
 func (o *Options) Run(ctx context.Context) error {
 	log := ctrl.Log.WithName("setup")
-	if o.Backend != "process" {
-		return fmt.Errorf("unknown backend %q: the only backend is process", o.Backend)
+	var b backend.Backend
+	var runnable manager.Runnable
+	var logValues []any
+	switch o.Backend {
+	case "memory":
+		if o.Memory.StartupDelay < 0 || o.Memory.StartupJitter < 0 {
+			return errors.New("--memory-startup-delay and --memory-startup-jitter must not be negative")
+		}
+		o.Memory.Log = ctrl.Log.WithName("memory-backend")
+		mb := memory.New(o.Memory)
+		defer mb.Shutdown()
+		b, runnable = mb, mb
+		logValues = []any{"backend", "memory", "startupDelay", o.Memory.StartupDelay, "startupJitter", o.Memory.StartupJitter}
+	case "process":
+		pb, values, err := o.processBackend()
+		if err != nil {
+			return err
+		}
+		defer pb.Shutdown()
+		b, runnable, logValues = pb, pb, values
+	default:
+		return fmt.Errorf("unknown backend %q: use --backend=process or --backend=memory", o.Backend)
 	}
-	apiserver, err := binaries.Find("kube-apiserver", o.KubeAPIServerPath)
-	if err != nil {
-		return err
-	}
-	etcd, err := binaries.Find("etcd", o.EtcdPath)
-	if err != nil {
-		return err
-	}
-	if o.DataDir == "" {
-		o.DataDir = DefaultDataDir()
-	}
-	b, err := process.New(process.Options{
-		DataDir: o.DataDir, KubeAPIServerPath: apiserver, EtcdPath: etcd,
-		Logger: ctrl.Log.WithName("process-backend"),
-	})
-	if err != nil {
-		return err
-	}
-	defer b.Shutdown()
 
 	cfg, err := o.Manager.RESTConfig()
 	if err != nil {
@@ -114,15 +123,38 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := mgr.Add(b); err != nil {
+	if err := mgr.Add(runnable); err != nil {
 		return err
 	}
 	if err := local.Setup(ctx, mgr, local.Options{WatchFilter: o.Manager.WatchFilter, Concurrency: o.Concurrency, Backend: b}); err != nil {
 		return err
 	}
-	log.Info("Starting the local infrastructure provider", "dataDir", o.DataDir, "kubeAPIServer", apiserver, "etcd", etcd)
+	log.Info("Starting the local infrastructure provider", logValues...)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running the controller manager: %w", err)
 	}
 	return nil
+}
+
+// processBackend returns the process backend of the flags, and what to log of it.
+func (o *Options) processBackend() (*process.Backend, []any, error) {
+	apiserver, err := binaries.Find("kube-apiserver", o.KubeAPIServerPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	etcd, err := binaries.Find("etcd", o.EtcdPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.DataDir == "" {
+		o.DataDir = DefaultDataDir()
+	}
+	b, err := process.New(process.Options{
+		DataDir: o.DataDir, KubeAPIServerPath: apiserver, EtcdPath: etcd,
+		Logger: ctrl.Log.WithName("process-backend"),
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, []any{"backend", "process", "dataDir", o.DataDir, "kubeAPIServer", apiserver, "etcd", etcd}, nil
 }

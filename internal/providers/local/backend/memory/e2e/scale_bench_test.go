@@ -1,0 +1,243 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	dto "github.com/prometheus/client_model/go"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend/memory"
+	"github.com/capstan-dev/capstan/internal/test/stack"
+)
+
+// envInt reads a positive integer from the environment.
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// BenchmarkScale is `make bench-scale`: N clusters (CAPSTAN_BENCH_N, default 1000) of one
+// KubeadmControlPlane Machine and one worker, from the default flavor, created C at a time
+// (CAPSTAN_BENCH_C, default 50) with the core, the kubeadm providers and the local provider's memory
+// backend in this process, against a real management API server. It reports the time until every
+// Cluster is Available, p50/p99 of each Cluster's time from creation to Available, the managers' API
+// requests to the management cluster (per cluster, and per Machine by verb) and to the workload
+// clusters, their CPU seconds and peak RSS, the same over CAPSTAN_BENCH_IDLE seconds of idling (default
+// 300), and the time to delete every Cluster. It runs only with CAPSTAN_BENCH_SCALE=1.
+func BenchmarkScale(b *testing.B) {
+	if os.Getenv("CAPSTAN_BENCH_SCALE") == "" {
+		b.Skip("set CAPSTAN_BENCH_SCALE=1 (make bench-scale) to run the scale benchmark")
+	}
+	n, c := envInt("CAPSTAN_BENCH_N", 1000), envInt("CAPSTAN_BENCH_C", 50)
+	idle := time.Duration(envInt("CAPSTAN_BENCH_IDLE", 300)) * time.Second
+	g := NewWithT(b)
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		ns := env.NewNamespace(b)
+		stack.ForTest(b, env.Config, stack.Options{Local: true, Kubeadm: true, LocalMemory: &memory.Options{}})
+		mgmtHost := env.Config.Host
+		if u, err := url.Parse(env.Config.Host); err == nil && u.Host != "" {
+			mgmtHost = u.Host
+		}
+		b.Logf("management API server: %s", mgmtHost)
+		before := requests(mgmtHost)
+		cpu0 := cpuSeconds()
+
+		start := time.Now()
+		created := make([]time.Time, n)
+		names := make(chan int)
+		var wg sync.WaitGroup
+		for w := 0; w < c; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range names {
+					objs := stack.LocalTemplate(b, "cluster-template.yaml", map[string]string{
+						"CLUSTER_NAME": fmt.Sprintf("s%04d", k), "NAMESPACE": ns, "KUBERNETES_VERSION": "v1.37.1",
+						"CONTROL_PLANE_MACHINE_COUNT": "1", "WORKER_MACHINE_COUNT": "1",
+					})
+					created[k] = time.Now()
+					for _, o := range objs {
+						g.Eventually(func() error { return client.IgnoreAlreadyExists(env.Client.Create(ctx, o)) }, time.Minute, time.Second).Should(Succeed())
+					}
+				}
+			}()
+		}
+		for k := 0; k < n; k++ {
+			names <- k
+		}
+		close(names)
+		wg.Wait()
+		b.Logf("created %d clusters in %s", n, time.Since(start).Round(time.Second))
+
+		available := map[string]time.Time{}
+		lastLog := time.Now()
+		g.Eventually(func(g Gomega) {
+			if time.Since(lastLog) > 30*time.Second {
+				b.Logf("%s: %d of %d clusters Available", time.Since(start).Round(time.Second), len(available), n)
+				lastLog = time.Now()
+			}
+			list := &clusterv1.ClusterList{}
+			g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+			for i := range list.Items {
+				cl := &list.Items[i]
+				if _, seen := available[cl.Name]; !seen && conditions.IsV1Beta2True(cl, clusterv1.ClusterAvailableV1Beta2Condition) {
+					available[cl.Name] = time.Now()
+				}
+			}
+			g.Expect(available).To(HaveLen(n))
+		}, 2*time.Hour, 2*time.Second).Should(Succeed())
+		allAvailable := time.Since(start)
+		var perCluster []float64
+		for k := 0; k < n; k++ {
+			perCluster = append(perCluster, available[fmt.Sprintf("s%04d", k)].Sub(created[k]).Seconds())
+		}
+		sort.Float64s(perCluster)
+		creating := requests(mgmtHost).minus(before)
+		cpuCreating := cpuSeconds() - cpu0
+
+		b.Logf("idling %s", idle)
+		idleBefore, cpuIdle0 := requests(mgmtHost), cpuSeconds()
+		time.Sleep(idle)
+		idling := requests(mgmtHost).minus(idleBefore)
+		cpuIdle := cpuSeconds() - cpuIdle0
+
+		delStart := time.Now()
+		g.Expect(env.Client.DeleteAllOf(ctx, &clusterv1.Cluster{}, client.InNamespace(ns))).To(Succeed())
+		g.Eventually(func(g Gomega) {
+			for _, list := range []client.ObjectList{&clusterv1.ClusterList{}, &clusterv1.MachineList{}} {
+				g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+				g.Expect(metaLen(list)).To(BeZero())
+			}
+		}, time.Hour, 2*time.Second).Should(Succeed())
+		deletion := time.Since(delStart)
+
+		machines := float64(2 * n)
+		b.ReportMetric(allAvailable.Seconds(), "s-all-available")
+		b.ReportMetric(percentile(perCluster, 0.50), "s-p50-cluster")
+		b.ReportMetric(percentile(perCluster, 0.99), "s-p99-cluster")
+		b.ReportMetric(float64(creating.mgmtTotal())/float64(n), "mgmt-requests/cluster")
+		b.ReportMetric(float64(creating.workload)/float64(n), "workload-requests/cluster")
+		b.ReportMetric(float64(creating.writes())/machines, "mgmt-writes/machine")
+		for _, verb := range []string{"GET", "LIST", "WATCH", "POST", "PUT", "PATCH", "DELETE"} {
+			if v := creating.mgmt[verb]; v > 0 {
+				b.ReportMetric(float64(v)/machines, verb+"/machine")
+			}
+		}
+		b.ReportMetric(cpuCreating, "cpu-s-creating")
+		b.ReportMetric(peakRSSMiB(), "MiB-peak-rss")
+		b.ReportMetric(cpuIdle/idle.Seconds(), "cores-idle")
+		b.ReportMetric(float64(idling.mgmtTotal())/idle.Seconds(), "mgmt-requests/s-idle")
+		b.ReportMetric(float64(idling.writes())/idle.Seconds(), "mgmt-writes/s-idle")
+		b.ReportMetric(deletion.Seconds(), "s-delete-all")
+	}
+}
+
+func metaLen(list client.ObjectList) int {
+	switch l := list.(type) {
+	case *clusterv1.ClusterList:
+		return len(l.Items)
+	case *clusterv1.MachineList:
+		return len(l.Items)
+	}
+	return 0
+}
+
+func percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(p*float64(len(sorted))+0.5) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// requestCounts are client-go's request counts (rest_client_requests_total) of this process: to the
+// management API server by verb, and to every other host (the workload clusters).
+type requestCounts struct {
+	mgmt     map[string]int
+	workload int
+}
+
+func (r requestCounts) minus(o requestCounts) requestCounts {
+	out := requestCounts{mgmt: map[string]int{}, workload: r.workload - o.workload}
+	for k, v := range r.mgmt {
+		out.mgmt[k] = v - o.mgmt[k]
+	}
+	return out
+}
+
+func (r requestCounts) mgmtTotal() int {
+	n := 0
+	for _, v := range r.mgmt {
+		n += v
+	}
+	return n
+}
+
+// writes are the PATCH, POST and PUT requests.
+func (r requestCounts) writes() int { return r.mgmt["PATCH"] + r.mgmt["POST"] + r.mgmt["PUT"] }
+
+func requests(mgmtHost string) requestCounts {
+	out := requestCounts{mgmt: map[string]int{}}
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		return out
+	}
+	for _, f := range families {
+		if f.GetName() != "rest_client_requests_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := labelMap(m)
+			v := int(m.GetCounter().GetValue())
+			if labels["host"] == mgmtHost || strings.HasPrefix(mgmtHost, labels["host"]+"/") {
+				out.mgmt[labels["method"]] += v
+			} else {
+				out.workload += v
+			}
+		}
+	}
+	return out
+}
+
+func labelMap(m *dto.Metric) map[string]string {
+	out := map[string]string{}
+	for _, l := range m.GetLabel() {
+		out[l.GetName()] = l.GetValue()
+	}
+	return out
+}
+
+// cpuSeconds is the user and system CPU time of this process: the managers and the memory backend.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// peakRSSMiB is this process's peak resident set size.
+func peakRSSMiB() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Maxrss) / 1024 // kilobytes on Linux
+}
