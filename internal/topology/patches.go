@@ -583,15 +583,15 @@ func applyOps(obj *unstructured.Unstructured, ops []map[string]any) (map[string]
 	return normalize(m).(map[string]any), nil
 }
 
-// patchValue computes the value of a JSON patch operation.
+// patchValue computes the value of a JSON patch operation: the raw JSON of a value or of a template's
+// output, or the value of a variable.
 func patchValue(jp clusterv1.JSONPatch, values variables.Values) (any, error) {
 	switch {
 	case jp.Value != nil:
-		var v any
-		if err := json.Unmarshal(jp.Value.Raw, &v); err != nil {
-			return nil, fmt.Errorf("decoding value: %w", err)
+		if !json.Valid(jp.Value.Raw) {
+			return nil, errors.New("decoding value: not valid JSON")
 		}
-		return v, nil
+		return json.RawMessage(jp.Value.Raw), nil
 	case jp.ValueFrom != nil && jp.ValueFrom.Variable != nil:
 		return lookup(values, *jp.ValueFrom.Variable)
 	case jp.ValueFrom != nil && jp.ValueFrom.Template != nil:
@@ -599,17 +599,44 @@ func patchValue(jp clusterv1.JSONPatch, values variables.Values) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		raw, err := yaml.YAMLToJSON([]byte(out))
+		raw, err := templateJSON(out)
 		if err != nil {
 			return nil, fmt.Errorf("the template's output is not YAML or JSON: %w", err)
 		}
-		var v any
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, err
-		}
-		return v, nil
+		return raw, nil
 	}
 	return nil, errors.New("one of value, valueFrom.variable and valueFrom.template must be set")
+}
+
+// templateOutputs caches the JSON of template outputs: the same few outputs come back for every
+// MachineDeployment of every reconcile, and parsing YAML is the costliest step of a patch.
+var templateOutputs = struct {
+	sync.Mutex
+	m map[string]json.RawMessage
+}{m: map[string]json.RawMessage{}}
+
+// maxTemplateOutputs bounds the cache; it is emptied when full.
+const maxTemplateOutputs = 4096
+
+// templateJSON returns the JSON of a template's output, which is YAML (or JSON).
+func templateJSON(out string) (json.RawMessage, error) {
+	templateOutputs.Lock()
+	raw, ok := templateOutputs.m[out]
+	templateOutputs.Unlock()
+	if ok {
+		return raw, nil
+	}
+	raw, err := yaml.YAMLToJSON([]byte(out))
+	if err != nil {
+		return nil, err
+	}
+	templateOutputs.Lock()
+	if len(templateOutputs.m) >= maxTemplateOutputs {
+		templateOutputs.m = map[string]json.RawMessage{}
+	}
+	templateOutputs.m[out] = raw
+	templateOutputs.Unlock()
+	return raw, nil
 }
 
 // lookup resolves a variable path: a name, then ".field" and "[index]" steps, for example

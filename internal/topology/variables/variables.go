@@ -38,6 +38,29 @@ type Definition struct {
 	structural *structuralschema.Structural
 	validator  validation.SchemaCreateValidator
 	cel        *cel.Validator
+
+	// valid remembers values (their JSON) that passed validation without an old value: a definition is
+	// compiled once and shared, and a Cluster's values are validated again at every reconcile.
+	validMu sync.Mutex
+	valid   map[string]bool
+}
+
+// maxValidValues bounds a definition's memory of valid values; it is emptied when full.
+const maxValidValues = 256
+
+func (def *Definition) knownValid(raw []byte) bool {
+	def.validMu.Lock()
+	defer def.validMu.Unlock()
+	return def.valid[string(raw)]
+}
+
+func (def *Definition) rememberValid(raw []byte) {
+	def.validMu.Lock()
+	defer def.validMu.Unlock()
+	if def.valid == nil || len(def.valid) >= maxValidValues {
+		def.valid = map[string]bool{}
+	}
+	def.valid[string(raw)] = true
 }
 
 // Definitions are the compiled variable definitions of a ClusterClass.
@@ -330,8 +353,14 @@ func (d *Definitions) validateValues(ctx context.Context, values, oldValues []cl
 		var oldObj map[string]any
 		if o, ok := old[v.Name]; ok {
 			oldObj = map[string]any{v.Name: o}
+		} else if def.knownValid(v.Value.Raw) {
+			continue // transition rules need an old value: only a validation without one is remembered
 		}
-		errs = append(errs, def.validate(ctx, vp.Child("value"), map[string]any{v.Name: decode(v.Value.Raw)}, oldObj)...)
+		verrs := def.validate(ctx, vp.Child("value"), map[string]any{v.Name: decode(v.Value.Raw)}, oldObj)
+		if len(verrs) == 0 && oldObj == nil {
+			def.rememberValid(v.Value.Raw)
+		}
+		errs = append(errs, verrs...)
 	}
 	if checkRequired {
 		for _, name := range d.names {
