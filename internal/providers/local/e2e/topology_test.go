@@ -191,7 +191,8 @@ func patchCluster(ctx context.Context, g Gomega, key client.ObjectKey, change fu
 }
 
 // topologyOperations is the rest of issue 14's check, run with CAPSTAN_E2E_TOPOLOGY=1 (make
-// test-e2e-topology): md-0 scaled to 2 through the topology; a MachineDeployment md-1 added, then given its
+// test-e2e-topology): md-0 scaled to 2 through the topology; a MachineDeployment md-1 added; a patch upgrade
+// that reaches the two MachineDeployments one at a time; md-1 then given its
 // own workerNodeLabels (the class's patch rotates its KubeadmConfigTemplate and the new worker's Node has
 // the label), changed again (the first template is deleted with the MachineSet that used it), then
 // removed (its MachineDeployment and Machines go away); finally, with the Cluster stable, no object of the
@@ -231,6 +232,32 @@ func topologyOperations(ctx context.Context, t *testing.T, g Gomega, clusterKey 
 		g.Expect(running(g, md)).To(BeEquivalentTo(1))
 		bootstrapBefore = md.Spec.Template.Spec.Bootstrap.ConfigRef.Name
 	}, topologyWait, topologyInterval).Should(Succeed())
+
+	t.Log("v1.37.1 → v1.37.2 with two MachineDeployments: the control plane first, then one MachineDeployment at a time")
+	patchCluster(ctx, g, clusterKey, func(c *clusterv1.Cluster) { c.Spec.Topology.Version = "v1.37.2" })
+	var overlaps []string
+	g.Eventually(func(g Gomega) {
+		var rolling []string
+		for _, name := range []string{"md-0", "md-1"} {
+			md := mdOf(g, name)
+			if v := md.Spec.Template.Spec.Version; v == nil || *v != "v1.37.2" {
+				continue
+			}
+			machines := &clusterv1.MachineList{}
+			g.Expect(env.Client.List(ctx, machines, client.InNamespace(ns), client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: md.Name})).To(Succeed())
+			for _, m := range machines.Items {
+				if ptr.Deref(m.Spec.Version, "") != "v1.37.2" || m.Status.Phase != string(clusterv1.MachinePhaseRunning) || !m.DeletionTimestamp.IsZero() {
+					rolling = append(rolling, name)
+					break
+				}
+			}
+		}
+		if len(rolling) > 1 {
+			overlaps = append(overlaps, fmt.Sprintf("%v at %s", rolling, time.Now().Format(time.StampMilli)))
+		}
+		g.Expect(topologyWorkers(ctx, g, ns, "v1.37.2")).To(Equal(3))
+	}, topologyWait, topologyInterval).Should(Succeed())
+	g.Expect(overlaps).To(BeEmpty(), "the MachineDeployments are upgraded one at a time (upgrade-concurrency 1)")
 
 	t.Log("md-1 overrides workerNodeLabels: its KubeadmConfigTemplate is rotated and its new worker carries the label")
 	patchCluster(ctx, g, clusterKey, func(c *clusterv1.Cluster) {
