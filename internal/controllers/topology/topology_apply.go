@@ -37,6 +37,9 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, cur *topology.Current,
 	if err := r.ssa(ctx, desired.ControlPlane.Object, unstructuredOrNil(cur.ControlPlane.Object)); err != nil {
 		return err
 	}
+	if err := r.deleteRotatedTemplate(ctx, cur.ControlPlane.InfrastructureMachineTemplate, desired.ControlPlane.InfrastructureMachineTemplate); err != nil {
+		return err
+	}
 	if err := r.watch(ctx, desired.ControlPlane.Object.GroupVersionKind()); err != nil {
 		return err
 	}
@@ -102,6 +105,22 @@ func unstructuredOrNil(u *unstructured.Unstructured) client.Object {
 		return nil
 	}
 	return u
+}
+
+// deleteRotatedTemplate deletes the control plane's machine template that a rotation replaced, once the
+// control plane refers to the new one, as upstream does: the control plane provider clones the template
+// when it creates a Machine, so the old one is used by nothing. Templates the topology does not own are
+// left alone.
+func (r *Reconciler) deleteRotatedTemplate(ctx context.Context, current, desired *unstructured.Unstructured) error {
+	if current == nil || desired == nil || current.GetName() == desired.GetName() || !isTopologyOwned(current) {
+		return nil
+	}
+	ctrl.LoggerFrom(ctx).Info("Deleting the control plane's machine template replaced by a rotation",
+		current.GetKind(), klog.KObj(current), "new", desired.GetName())
+	if err := client.IgnoreNotFound(r.Client.Delete(ctx, current)); err != nil {
+		return fmt.Errorf("deleting %s %s replaced by %s: %w", current.GetKind(), current.GetName(), desired.GetName(), err)
+	}
+	return nil
 }
 
 // sameName returns the current template when the desired one keeps its name (no rotation).

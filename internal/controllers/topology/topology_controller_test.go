@@ -7,6 +7,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,7 +20,7 @@ import (
 )
 
 // classFixture creates the templates and a ClusterClass of the test provider in namespace, with a
-// variable "flavor" patched into the workers' infrastructure template.
+// variable "flavor" patched into the machine infrastructure templates of the workers and the control plane.
 func classFixture(ctx context.Context, g Gomega, namespace string) *clusterv1.ClusterClass {
 	p := builder.V1Beta1
 	template := func(group, kind, name string) *unstructured.Unstructured {
@@ -58,7 +59,10 @@ func classFixture(ctx context.Context, g Gomega, namespace string) *clusterv1.Cl
 				Definitions: []clusterv1.PatchDefinition{{
 					Selector: clusterv1.PatchSelector{
 						APIVersion: worker.GetAPIVersion(), Kind: builder.InfraMachineTemplateKind,
-						MatchResources: clusterv1.PatchSelectorMatch{MachineDeploymentClass: &clusterv1.PatchSelectorMatchMachineDeploymentClass{Names: []string{"default-worker"}}},
+						MatchResources: clusterv1.PatchSelectorMatch{
+							ControlPlane:           true,
+							MachineDeploymentClass: &clusterv1.PatchSelectorMatchMachineDeploymentClass{Names: []string{"default-worker"}},
+						},
 					},
 					JSONPatches: []clusterv1.JSONPatch{{Op: "add", Path: "/spec/template/spec/flavor", ValueFrom: &clusterv1.JSONPatchValue{Variable: ptr.To("flavor")}}},
 				}},
@@ -211,8 +215,11 @@ func TestClusterFromClusterClass(t *testing.T) {
 		g.Expect(versions(g)).To(Equal(before))
 	}, 5*time.Second, 500*time.Millisecond).Should(Succeed())
 
-	// Changing a variable rotates the workers' infrastructure templates.
+	// Changing a variable rotates the machine infrastructure templates; the control plane's old one is
+	// deleted once the control plane refers to the new one.
 	oldRef := listMDs(ctx, g, ns)[0].Spec.Template.Spec.InfrastructureRef.Name
+	oldCPMachine := str(getU(ctx, g, cp.GroupVersionKind(), ns, cp.GetName()).Object, "spec", "machineTemplate", "infrastructureRef", "name")
+	g.Expect(oldCPMachine).NotTo(BeEmpty())
 	g.Eventually(func(g Gomega) {
 		c := &clusterv1.Cluster{}
 		g.Expect(env.Client.Get(ctx, key, c)).To(Succeed())
@@ -225,6 +232,15 @@ func TestClusterFromClusterClass(t *testing.T) {
 			infra := getU(ctx, g, schema.FromAPIVersionAndKind(md.Spec.Template.Spec.InfrastructureRef.APIVersion, md.Spec.Template.Spec.InfrastructureRef.Kind), ns, md.Spec.Template.Spec.InfrastructureRef.Name)
 			g.Expect(str(infra.Object, "spec", "template", "spec", "flavor")).To(Equal("large"))
 		}
+		cpNow := getU(ctx, g, cp.GroupVersionKind(), ns, cp.GetName())
+		newCPMachine := str(cpNow.Object, "spec", "machineTemplate", "infrastructureRef", "name")
+		g.Expect(newCPMachine).NotTo(Equal(oldCPMachine))
+		cpInfraGVK := schema.FromAPIVersionAndKind(str(cpNow.Object, "spec", "machineTemplate", "infrastructureRef", "apiVersion"), builder.InfraMachineTemplateKind)
+		cpInfra := getU(ctx, g, cpInfraGVK, ns, newCPMachine)
+		g.Expect(str(cpInfra.Object, "spec", "template", "spec", "flavor")).To(Equal("large"))
+		old := &unstructured.Unstructured{}
+		old.SetGroupVersionKind(cpInfra.GroupVersionKind())
+		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: oldCPMachine}, old))).To(BeTrue(), "the rotated control plane template %s is deleted", oldCPMachine)
 	}, timeout, interval).Should(Succeed())
 
 	// An upgrade moves the control plane first; workers wait until it runs the new version.
