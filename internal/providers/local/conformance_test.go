@@ -44,20 +44,21 @@ func newObject(kind, namespace, name string) *unstructured.Unstructured {
 // TestConformance checks the provider, its CRDs and its release artifacts against the provider contract
 // rules, with the provider's controllers and process backend running.
 func TestConformance(t *testing.T) {
-	dataDir := t.TempDir()
-	runConformance(t, func(ctx context.Context, cfg *rest.Config) error {
-		return runProvider(ctx, cfg, stack.Options{Local: true, LocalDataDir: dataDir, WithoutCore: true})
+	runConformance(t, func() stack.Options {
+		return stack.Options{Local: true, LocalDataDir: t.TempDir(), WithoutCore: true}
 	})
 }
 
 // TestConformanceMemory runs the conformance kit with the memory backend.
 func TestConformanceMemory(t *testing.T) {
-	runConformance(t, func(ctx context.Context, cfg *rest.Config) error {
-		return runProvider(ctx, cfg, stack.Options{Local: true, LocalMemory: &memory.Options{}, WithoutCore: true})
+	runConformance(t, func() stack.Options {
+		return stack.Options{Local: true, LocalMemory: &memory.Options{}, WithoutCore: true}
 	})
 }
 
-func runConformance(t *testing.T, start func(ctx context.Context, cfg *rest.Config) error) {
+// runConformance runs the kit on the provider started with the options newOptions returns (a data
+// directory of its own for each start).
+func runConformance(t *testing.T, newOptions func() stack.Options) {
 	crds, err := crd.Local()
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,13 @@ func runConformance(t *testing.T, start func(ctx context.Context, cfg *rest.Conf
 			return newObject("LocalMachine", namespace, name)
 		},
 		InfraMachinePool: infrav1.GroupVersion.WithKind("LocalMachinePool"),
-		Start:            start,
+		Start: func(ctx context.Context, cfg *rest.Config) error { return runProvider(ctx, cfg, newOptions()) },
+		// As the provider's manager started with --namespace and --watch-filter.
+		StartScoped: func(ctx context.Context, cfg *rest.Config, scope conformance.Scope) error {
+			opts := newOptions()
+			opts.Namespace, opts.WatchFilter = scope.Namespace, scope.WatchFilter
+			return runProvider(ctx, cfg, opts)
+		},
 		// The API behind a LocalCluster's endpoint is run by its control plane Machines, which a control
 		// plane provider creates: the kit's Machines are workers, whose Nodes wait for one.
 		InfrastructureReady: createControlPlaneMachine,
