@@ -86,7 +86,7 @@ func runConformance(t *testing.T, newOptions func() stack.Options) {
 			return newObject("LocalMachine", namespace, name)
 		},
 		InfraMachinePool: infrav1.GroupVersion.WithKind("LocalMachinePool"),
-		Start: func(ctx context.Context, cfg *rest.Config) error { return runProvider(ctx, cfg, newOptions()) },
+		Start:            func(ctx context.Context, cfg *rest.Config) error { return runProvider(ctx, cfg, newOptions()) },
 		// As the provider's manager started with --namespace and --watch-filter.
 		StartScoped: func(ctx context.Context, cfg *rest.Config, scope conformance.Scope) error {
 			opts := newOptions()

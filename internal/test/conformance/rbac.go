@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	configcore "github.com/capstan-dev/capstan/config/core"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	configcore "github.com/capstan-dev/capstan/config/core"
 )
 
 // rules returns the rules of a ClusterRole or Role object.
