@@ -71,7 +71,7 @@ func runConformance(t *testing.T, newOptions func() stack.Options) {
 	if err := release.WriteRepository(repo, release.DefaultVersion, p); err != nil {
 		t.Fatal(err)
 	}
-	conformance.Run(t, conformance.Provider{
+	report := conformance.Run(t, conformance.Provider{
 		Name:       p.Name,
 		CRDs:       crds,
 		Repository: os.DirFS(repo),
@@ -97,6 +97,10 @@ func runConformance(t *testing.T, newOptions func() stack.Options) {
 		// plane provider creates: the kit's Machines are workers, whose Nodes wait for one.
 		InfrastructureReady: createControlPlaneMachine,
 	}, conformance.Options{Config: env.Config, Timeout: 90 * time.Second})
+	// Every rule is checked: the provider has every kind, a ClusterClass, StartScoped.
+	for _, res := range report.With(conformance.Skip, conformance.Warn) {
+		t.Errorf("%s %s: %s", res.Status, res.Rule, res.Message)
+	}
 }
 
 // createControlPlaneMachine does what a control plane provider would: a control plane Machine with kubeadm
@@ -120,10 +124,10 @@ func createControlPlaneMachine(ctx context.Context, c client.Client, cluster *cl
 	if err := c.Create(ctx, m); err != nil {
 		return err
 	}
-	lm := &infrav1.LocalMachine{ObjectMeta: metav1.ObjectMeta{
-		Namespace: cluster.Namespace, Name: name, Labels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name},
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: name, UID: m.UID}},
-	}}
+	// Unstructured: the kit's client knows only Kubernetes' and Cluster API's types.
+	lm := newObject("LocalMachine", cluster.Namespace, name)
+	lm.SetLabels(map[string]string{clusterv1.ClusterNameLabel: cluster.Name})
+	lm.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: name, UID: m.UID}})
 	return c.Create(ctx, lm)
 }
 

@@ -260,7 +260,7 @@ func (s scenario) clusterControllerPart(ctx context.Context, k *kit, cluster *cl
 		return err
 	}
 	if s.in.p.InfrastructureReady != nil {
-		if err := s.in.p.InfrastructureReady(ctx, k.c, cluster); err != nil {
+		if err := s.in.p.InfrastructureReady(ctx, othersClient{Client: k.c, k: k}, cluster); err != nil {
 			return fmt.Errorf("Provider.InfrastructureReady: %w", err)
 		}
 	}
@@ -672,4 +672,20 @@ func (s scenario) deleteWhilePaused(ctx context.Context, k *kit, r *run, cluster
 		return all, nil
 	})
 	return err
+}
+
+// othersClient is the client Provider.InfrastructureReady gets: what it creates stands for what other
+// providers create, so it counts as the kit's (the owner reference rules judge only the provider's
+// objects).
+type othersClient struct {
+	client.Client
+	k *kit
+}
+
+func (c othersClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if err := c.Client.Create(ctx, obj, opts...); err != nil {
+		return err
+	}
+	c.k.byKit[string(obj.GetUID())] = true
+	return nil
 }
