@@ -210,16 +210,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 
 	helper := patch.NewHelper(cluster, r.Client, patch.WithWrites(&r.writes))
 
-	// The finalizer comes first, so that a Cluster is never deleted before its descendants.
-	if cluster.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(cluster, clusterv1.ClusterFinalizer) {
-		controllerutil.AddFinalizer(cluster, clusterv1.ClusterFinalizer)
-		r.markHooksPending(cluster, true)
-		return ctrl.Result{}, helper.Patch(ctx, cluster)
-	}
-
 	if reconciler.IsPaused(cluster, cluster) {
 		setPausedCondition(cluster)
 		return ctrl.Result{}, helper.Patch(ctx, cluster)
+	}
+
+	// The finalizer, so that a Cluster is never deleted before its descendants, is written with the rest of
+	// this reconcile's changes, in one patch at the end (with optimistic locking, as the helper sends a
+	// change of the finalizers).
+	if cluster.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(cluster, clusterv1.ClusterFinalizer) {
+		controllerutil.AddFinalizer(cluster, clusterv1.ClusterFinalizer)
+		r.markHooksPending(cluster, true)
 	}
 
 	s := &scope{cluster: cluster}

@@ -118,14 +118,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		}
 	}
 
-	// The finalizer goes first, so a MachineDeployment deleted right after creation still waits for its
-	// MachineSets.
-	if md.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(md, clusterv1.MachineDeploymentFinalizer) {
-		h := patch.NewHelper(md, r.Client, patch.WithWrites(&r.writes))
-		controllerutil.AddFinalizer(md, clusterv1.MachineDeploymentFinalizer)
-		return ctrl.Result{}, h.Patch(ctx, md)
-	}
-
 	h := patch.NewHelper(md, r.Client, patch.WithWrites(&r.writes))
 	if reconciler.IsPaused(cluster, md) {
 		log.V(4).Info("Reconciliation is paused")
@@ -133,19 +125,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		return ctrl.Result{}, h.Patch(ctx, md)
 	}
 
-	// The Cluster ownership is its own write, with optimistic locking: ownerReferences is a list, which a
-	// merge patch replaces.
-	if md.DeletionTimestamp.IsZero() && !ownedBy(md, cluster) {
-		before := md.DeepCopy()
-		md.OwnerReferences = append(md.OwnerReferences, metav1.OwnerReference{
-			APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID,
-		})
-		log.Info("Setting the Cluster as owner of the MachineDeployment")
-		if err := r.Client.Patch(ctx, md, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
-			return ctrl.Result{}, err
+	// The finalizer, so a MachineDeployment deleted right after creation still waits for its MachineSets,
+	// and the Cluster ownership are written with the rest of this reconcile's changes, in one patch at the
+	// end: the helper sends it with optimistic locking, as both are lists that a merge patch replaces. The
+	// MachineSets created before that write are owned by the MachineDeployment, so none is left behind if
+	// the write fails.
+	if md.DeletionTimestamp.IsZero() {
+		controllerutil.AddFinalizer(md, clusterv1.MachineDeploymentFinalizer)
+		if !ownedBy(md, cluster) {
+			log.Info("Setting the Cluster as owner of the MachineDeployment")
+			md.OwnerReferences = append(md.OwnerReferences, metav1.OwnerReference{
+				APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID,
+			})
 		}
-		r.writes.Record(before.ResourceVersion, md)
-		return ctrl.Result{}, nil
 	}
 
 	s := &scope{md: md, cluster: cluster, now: r.clock()}
