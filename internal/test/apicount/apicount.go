@@ -19,6 +19,8 @@ type Key struct {
 	Agent string
 	// Verb is the HTTP method: GET (gets, lists and watches), POST, PUT, PATCH, DELETE.
 	Verb string
+	// Namespace is the namespace of the request's path ("" for cluster-scoped paths).
+	Namespace string
 	// Resource is the resource's group and plural name with the subresource, if any: "cluster.x-k8s.io/machines/status",
 	// "secrets" for the core group.
 	Resource string
@@ -38,7 +40,7 @@ func New() *Counter { return &Counter{counts: map[Key]int{}} }
 // Wrap is a rest.Config's WrapTransport: it counts every request of rt.
 func (c *Counter) Wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripper(func(req *http.Request) (*http.Response, error) {
-		k := Key{Agent: agent(req.UserAgent()), Verb: req.Method, Resource: resource(req.URL.Path)}
+		k := Key{Agent: agent(req.UserAgent()), Verb: req.Method, Namespace: namespace(req.URL.Path), Resource: resource(req.URL.Path)}
 		if c.Bodies != nil && req.Method != http.MethodGet && req.Body != nil && req.GetBody != nil {
 			if body, err := req.GetBody(); err == nil {
 				data, _ := io.ReadAll(body)
@@ -114,6 +116,27 @@ func (c Counts) String() string {
 		fmt.Fprintf(&b, "%6d %-6s %s (%s)\n", c[k], k.Verb, k.Resource, k.Agent)
 	}
 	return b.String()
+}
+
+// InNamespace returns the counts of the requests in namespace ns.
+func (c Counts) InNamespace(ns string) Counts {
+	out := Counts{}
+	for k, n := range c {
+		if k.Namespace == ns {
+			out[k] = n
+		}
+	}
+	return out
+}
+
+func namespace(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	for i := 0; i+1 < len(parts); i++ {
+		if parts[i] == "namespaces" && i+2 < len(parts) {
+			return parts[i+1]
+		}
+	}
+	return ""
 }
 
 func agent(ua string) string {
