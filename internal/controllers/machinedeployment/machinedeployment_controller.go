@@ -63,6 +63,11 @@ type Reconciler struct {
 	writes patch.Writes
 }
 
+// machineSetEventDelay is how long the events of a MachineDeployment's MachineSets wait before it is
+// reconciled, so that the changes of several of them (and of their Machines, which their status counts) in
+// that time are written to its status at once.
+const machineSetEventDelay = time.Second
+
 // SetupWithManager adds the controller and the MachineSet index it needs to mgr.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil || r.Contracts == nil {
@@ -77,7 +82,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("machinedeployment").
 		For(&clusterv1.MachineDeployment{}).
-		Owns(&clusterv1.MachineSet{}).
+		// Its MachineSets' events, batched (machineSetEventDelay).
+		Watches(&clusterv1.MachineSet{}, reconciler.EnqueueControllerAfter("MachineDeployment", machineSetEventDelay)).
 		// Orphan MachineSets, for adoption.
 		Watches(&clusterv1.MachineSet{}, handler.EnqueueRequestsFromMapFunc(orphanMachineSetToMachineDeployment)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToMachineDeployments),
