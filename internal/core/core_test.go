@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/test/apicount"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 	"github.com/capstan-dev/capstan/internal/test/scrape"
@@ -29,6 +30,9 @@ import (
 var (
 	env      *envtest.Environment
 	workload *envtest.Environment
+	// requests counts the stack's requests to the management API server (the core's and the test
+	// provider's, told apart by user agent).
+	requests = apicount.New()
 )
 
 // TestMain starts the management API server with the core controllers and the test provider, and a second
@@ -48,7 +52,12 @@ func run(m *testing.M) int {
 	env, workload = envs[0], envs[1]
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s, err := stack.Start(ctx, env.Config, stack.Options{Workload: workload.Config})
+	if os.Getenv("CAPSTAN_BENCH_WRITES") != "" {
+		requests.Bodies = printWrite
+	}
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(requests.Wrap)
+	s, err := stack.Start(ctx, cfg, stack.Options{Workload: workload.Config})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "Starting the controllers: %v\n", err)
 		return 1

@@ -190,7 +190,8 @@ func eventsByKind(ctx context.Context, g Gomega, ns string) map[string][]string 
 
 // TestEventsOfScalingAMachineDeployment: scaling a MachineDeployment leaves, as with upstream, events that
 // `kubectl get events` shows: the MachineDeployment scaled its MachineSet, the MachineSet created and
-// deleted Machines, the Machines went through their phases and the deleted one's Node was drained.
+// deleted Machines, the Machines got their Node and the deleted one's Node was drained. As upstream, a
+// Machine's phases are not events (each would be one more write per Machine).
 func TestEventsOfScalingAMachineDeployment(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -212,7 +213,7 @@ func TestEventsOfScalingAMachineDeployment(t *testing.T) {
 		g.Expect(byKind["MachineDeployment"]).To(ContainElement(HavePrefix("SuccessfulCreate: Created MachineSet")))
 		g.Expect(byKind["MachineDeployment"]).To(ContainElement(MatchRegexp(`^SuccessfulScale: Scaled MachineSet .*: 1 -> 2$`)))
 		g.Expect(byKind["MachineSet"]).To(ContainElement(HavePrefix("SuccessfulCreate: Created machine")))
-		g.Expect(byKind["Machine"]).To(ContainElement(MatchRegexp(`^Running: Machine .* is Running$`)))
+		g.Expect(byKind["Machine"]).NotTo(ContainElement(MatchRegexp(`^Running: Machine .* is Running$`)))
 		g.Expect(byKind["Machine"]).To(ContainElement(HavePrefix("SuccessfulSetNodeRef: ")))
 	}, 30*time.Second, 500*time.Millisecond).Should(Succeed())
 

@@ -42,7 +42,8 @@ func NewHelper(obj client.Object, c client.Client, opts ...Option) *Helper {
 }
 
 // Patch sends what changed in obj since NewHelper: metadata and spec first (with optimistic locking when
-// the finalizers changed, so a finalizer added concurrently is never dropped), then status. obj is updated
+// the finalizers or the owner references changed: lists, which a merge patch replaces whole, so one added
+// concurrently is never dropped), then status. obj is updated
 // with what the server returns.
 //
 // Conditions are lists, which a merge patch replaces whole; other controllers may own some of them (the
@@ -69,7 +70,8 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	// base is the version of the object the status patch applies to.
 	base := h.before.GetResourceVersion()
 	if !reflect.DeepEqual(before, after) {
-		lock := !reflect.DeepEqual(h.before.GetFinalizers(), obj.GetFinalizers())
+		lock := !reflect.DeepEqual(h.before.GetFinalizers(), obj.GetFinalizers()) ||
+			!reflect.DeepEqual(h.before.GetOwnerReferences(), obj.GetOwnerReferences())
 		data, err := objectPatch(before, after, lock)
 		if err != nil {
 			return err

@@ -210,16 +210,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 
 	helper := patch.NewHelper(cluster, r.Client, patch.WithWrites(&r.writes))
 
-	// The finalizer comes first, so that a Cluster is never deleted before its descendants.
-	if cluster.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(cluster, clusterv1.ClusterFinalizer) {
-		controllerutil.AddFinalizer(cluster, clusterv1.ClusterFinalizer)
-		r.markHooksPending(cluster, true)
-		return ctrl.Result{}, helper.Patch(ctx, cluster)
-	}
-
 	if reconciler.IsPaused(cluster, cluster) {
 		setPausedCondition(cluster)
 		return ctrl.Result{}, helper.Patch(ctx, cluster)
+	}
+
+	// The finalizer, so that a Cluster is never deleted before its descendants, is written with the rest of
+	// this reconcile's changes, in one patch at the end (with optimistic locking, as the helper sends a
+	// change of the finalizers).
+	if cluster.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(cluster, clusterv1.ClusterFinalizer) {
+		controllerutil.AddFinalizer(cluster, clusterv1.ClusterFinalizer)
+		r.markHooksPending(cluster, true)
 	}
 
 	s := &scope{cluster: cluster}
@@ -377,7 +378,7 @@ func machineFacts(m *clusterv1.Machine) machineFactSet {
 }
 
 // machineSetFactsChanged lets through the MachineSet updates that change what the Cluster reads from its
-// MachineSets: labels, the controller owner, spec.replicas and deletion.
+// MachineSets: labels, the controller owner, spec.replicas, deletion and the replica counters.
 func machineSetFactsChanged() predicate.Predicate {
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 		before, ok1 := e.ObjectOld.(*clusterv1.MachineSet)
@@ -385,13 +386,32 @@ func machineSetFactsChanged() predicate.Predicate {
 		if !ok1 || !ok2 {
 			return true
 		}
-		return ownershipFacts(before) != ownershipFacts(after) || !ptr.Equal(before.Spec.Replicas, after.Spec.Replicas)
+		return ownershipFacts(before) != ownershipFacts(after) || !ptr.Equal(before.Spec.Replicas, after.Spec.Replicas) ||
+			before.Status.Replicas != after.Status.Replicas || replicaCounters(before.Status.V1Beta2) != replicaCounters(after.Status.V1Beta2)
 	}}
 }
 
+// counters are a MachineDeployment's or MachineSet's v1beta2 replica counters, which the Cluster adds up.
+type counters struct{ ready, available, upToDate int32 }
+
+// replicaCounters reads the v1beta2 replica counters of a MachineDeployment's or MachineSet's status.
+func replicaCounters[T clusterv1.MachineDeploymentV1Beta2Status | clusterv1.MachineSetV1Beta2Status](s *T) counters {
+	switch v := any(s).(type) {
+	case *clusterv1.MachineDeploymentV1Beta2Status:
+		if v != nil {
+			return counters{ptr.Deref(v.ReadyReplicas, 0), ptr.Deref(v.AvailableReplicas, 0), ptr.Deref(v.UpToDateReplicas, 0)}
+		}
+	case *clusterv1.MachineSetV1Beta2Status:
+		if v != nil {
+			return counters{ptr.Deref(v.ReadyReplicas, 0), ptr.Deref(v.AvailableReplicas, 0), ptr.Deref(v.UpToDateReplicas, 0)}
+		}
+	}
+	return counters{}
+}
+
 // machineDeploymentFactsChanged lets through the MachineDeployment updates that change what the Cluster
-// reads from its MachineDeployments: labels, the controller owner, spec.replicas, deletion and the
-// Available condition.
+// reads from its MachineDeployments: labels, the controller owner, spec.replicas, deletion, the Available
+// condition and the replica counters.
 func machineDeploymentFactsChanged() predicate.Predicate {
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 		before, ok1 := e.ObjectOld.(*clusterv1.MachineDeployment)
@@ -400,7 +420,8 @@ func machineDeploymentFactsChanged() predicate.Predicate {
 			return true
 		}
 		return ownershipFacts(before) != ownershipFacts(after) || !ptr.Equal(before.Spec.Replicas, after.Spec.Replicas) ||
-			!sameCondition(conditions.GetV1Beta2(before, machineAvailableCondition), conditions.GetV1Beta2(after, machineAvailableCondition))
+			!sameCondition(conditions.GetV1Beta2(before, machineAvailableCondition), conditions.GetV1Beta2(after, machineAvailableCondition)) ||
+			before.Status.Replicas != after.Status.Replicas || replicaCounters(before.Status.V1Beta2) != replicaCounters(after.Status.V1Beta2)
 	}}
 }
 

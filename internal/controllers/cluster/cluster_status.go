@@ -268,28 +268,42 @@ func setControlPlaneReplicas(c *clusterv1.Cluster, cp externalObject, d descenda
 	}
 }
 
-// setWorkersReplicas counts the worker Machines (those without the control-plane label). The desired
-// number adds up the replicas of the MachineDeployments, of the MachineSets no MachineDeployment owns, and
-// the Machines no MachineSet owns.
+// setWorkersReplicas adds up the workers' counters, as upstream: those of the MachineDeployments' status,
+// of the MachineSets no MachineDeployment owns, and of the worker Machines (those without the control-plane
+// label) no MachineSet owns, each counting as one desired replica. Counted from the MachineDeployments'
+// and MachineSets' status, the counters change when those do (once for changes of several Machines), not
+// with each Machine's.
 func setWorkersReplicas(c *clusterv1.Cluster, d descendants, descendantsRead bool) {
 	if !descendantsRead {
 		return
 	}
 	var desired int32
+	var n machineCounts
+	add := func(replicas int32, c counters) {
+		n.replicas += replicas
+		n.ready += c.ready
+		n.available += c.available
+		n.upToDate += c.upToDate
+	}
 	for _, md := range d.machineDeployments {
 		desired += ptr.Deref(md.Spec.Replicas, 0)
+		add(md.Status.Replicas, replicaCounters(md.Status.V1Beta2))
 	}
 	for _, ms := range d.machineSets {
 		if !ownedBy(&ms, "MachineDeployment") {
 			desired += ptr.Deref(ms.Spec.Replicas, 0)
+			add(ms.Status.Replicas, replicaCounters(ms.Status.V1Beta2))
 		}
 	}
+	var standalone []clusterv1.Machine
 	for _, m := range d.workerMachines {
 		if !ownedBy(&m, "MachineSet") {
 			desired++
+			standalone = append(standalone, m)
 		}
 	}
-	n := countMachines(d.workerMachines)
+	m := countMachines(standalone)
+	n.replicas, n.ready, n.available, n.upToDate = n.replicas+m.replicas, n.ready+m.ready, n.available+m.available, n.upToDate+m.upToDate
 	v1beta2Status(c).Workers = &clusterv1.WorkersStatus{
 		DesiredReplicas: ptr.To(desired), Replicas: ptr.To(n.replicas), UpToDateReplicas: ptr.To(n.upToDate),
 		ReadyReplicas: ptr.To(n.ready), AvailableReplicas: ptr.To(n.available),

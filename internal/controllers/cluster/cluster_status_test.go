@@ -458,8 +458,11 @@ func TestReplicaCounters(t *testing.T) {
 	mdOwned := clusterv1.MachineSet{Spec: clusterv1.MachineSetSpec{Replicas: ptr.To[int32](2)}}
 	mdOwned.OwnerReferences = []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineDeployment", Name: "md", Controller: ptr.To(true)}}
 	d := descendants{
-		machineDeployments: []clusterv1.MachineDeployment{{Spec: clusterv1.MachineDeploymentSpec{Replicas: ptr.To[int32](2)}}},
-		machineSets:        []clusterv1.MachineSet{mdOwned, {Spec: clusterv1.MachineSetSpec{Replicas: ptr.To[int32](1)}}},
+		machineDeployments: []clusterv1.MachineDeployment{{Spec: clusterv1.MachineDeploymentSpec{Replicas: ptr.To[int32](2)},
+			Status: clusterv1.MachineDeploymentStatus{Replicas: 2, V1Beta2: &clusterv1.MachineDeploymentV1Beta2Status{
+				ReadyReplicas: ptr.To[int32](2), AvailableReplicas: ptr.To[int32](1), UpToDateReplicas: ptr.To[int32](2)}}}},
+		machineSets: []clusterv1.MachineSet{mdOwned, {Spec: clusterv1.MachineSetSpec{Replicas: ptr.To[int32](1)},
+			Status: clusterv1.MachineSetStatus{Replicas: 1}}},
 		workerMachines: []clusterv1.Machine{
 			machineWith("a", "MachineSet", "Ready", "Available", "UpToDate"),
 			machineWith("b", "MachineSet", "Ready", "UpToDate"),
@@ -483,7 +486,9 @@ func TestReplicaCounters(t *testing.T) {
 			descendantsRead: true,
 			wantControlPlane: &clusterv1.ClusterControlPlaneStatus{DesiredReplicas: ptr.To[int32](2), Replicas: ptr.To[int32](2),
 				ReadyReplicas: ptr.To[int32](1), AvailableReplicas: ptr.To[int32](1), UpToDateReplicas: ptr.To[int32](2)},
-			// 2 of the MachineDeployment + 1 of the MachineSet of its own + 1 standalone Machine.
+			// 2 of the MachineDeployment + 1 of the MachineSet of its own + 1 standalone Machine, counted from
+			// the status of the MachineDeployment and the MachineSet (not from their Machines) and from the
+			// standalone Machine's conditions.
 			wantWorkers: &clusterv1.WorkersStatus{DesiredReplicas: ptr.To[int32](4), Replicas: ptr.To[int32](4),
 				ReadyReplicas: ptr.To[int32](3), AvailableReplicas: ptr.To[int32](2), UpToDateReplicas: ptr.To[int32](2)},
 		},

@@ -310,21 +310,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	return r.runPhases(ctx, phases, s)
 }
 
-// recordPhase records an event when the Machine's phase changed from before: a user sees in
-// `kubectl describe` and `kubectl get events` how the Machine went through its life.
+// recordPhase records a Warning event when the Machine became Failed. Upstream records no event for the
+// other phase changes, and neither does capstan: each would be one more write to the API server per phase of
+// every Machine, and the phase is in the Machine's status.
 func (r *Reconciler) recordPhase(m *clusterv1.Machine, before string) {
-	if r.Recorder == nil || m.Status.Phase == before || m.Status.Phase == "" {
+	if r.Recorder == nil || m.Status.Phase == before || m.Status.Phase != string(clusterv1.MachinePhaseFailed) {
 		return
 	}
-	if m.Status.Phase == string(clusterv1.MachinePhaseFailed) {
-		msg := "unknown"
-		if m.Status.FailureMessage != nil {
-			msg = *m.Status.FailureMessage
-		}
-		r.Recorder.Eventf(m, corev1.EventTypeWarning, m.Status.Phase, "Machine %s is %s: %s", m.Name, m.Status.Phase, msg)
-		return
+	msg := "unknown"
+	if m.Status.FailureMessage != nil {
+		msg = *m.Status.FailureMessage
 	}
-	r.Recorder.Eventf(m, corev1.EventTypeNormal, m.Status.Phase, "Machine %s is %s", m.Name, m.Status.Phase)
+	r.Recorder.Eventf(m, corev1.EventTypeWarning, m.Status.Phase, "Machine %s is %s: %s", m.Name, m.Status.Phase, msg)
 }
 
 // runPhases runs every phase, even after one fails, so that the status reflects all that could be

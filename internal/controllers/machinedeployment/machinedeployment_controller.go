@@ -63,6 +63,11 @@ type Reconciler struct {
 	writes patch.Writes
 }
 
+// machineSetEventDelay is how long the events of a MachineDeployment's MachineSets wait before it is
+// reconciled, so that the changes of several of them (and of their Machines, which their status counts) in
+// that time are written to its status at once.
+const machineSetEventDelay = time.Second
+
 // SetupWithManager adds the controller and the MachineSet index it needs to mgr.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil || r.Contracts == nil {
@@ -77,7 +82,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("machinedeployment").
 		For(&clusterv1.MachineDeployment{}).
-		Owns(&clusterv1.MachineSet{}).
+		// Its MachineSets' events, batched (machineSetEventDelay).
+		Watches(&clusterv1.MachineSet{}, reconciler.EnqueueControllerAfter("MachineDeployment", machineSetEventDelay)).
 		// Orphan MachineSets, for adoption.
 		Watches(&clusterv1.MachineSet{}, handler.EnqueueRequestsFromMapFunc(orphanMachineSetToMachineDeployment)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToMachineDeployments),
@@ -118,14 +124,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		}
 	}
 
-	// The finalizer goes first, so a MachineDeployment deleted right after creation still waits for its
-	// MachineSets.
-	if md.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(md, clusterv1.MachineDeploymentFinalizer) {
-		h := patch.NewHelper(md, r.Client, patch.WithWrites(&r.writes))
-		controllerutil.AddFinalizer(md, clusterv1.MachineDeploymentFinalizer)
-		return ctrl.Result{}, h.Patch(ctx, md)
-	}
-
 	h := patch.NewHelper(md, r.Client, patch.WithWrites(&r.writes))
 	if reconciler.IsPaused(cluster, md) {
 		log.V(4).Info("Reconciliation is paused")
@@ -133,19 +131,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		return ctrl.Result{}, h.Patch(ctx, md)
 	}
 
-	// The Cluster ownership is its own write, with optimistic locking: ownerReferences is a list, which a
-	// merge patch replaces.
-	if md.DeletionTimestamp.IsZero() && !ownedBy(md, cluster) {
-		before := md.DeepCopy()
-		md.OwnerReferences = append(md.OwnerReferences, metav1.OwnerReference{
-			APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID,
-		})
-		log.Info("Setting the Cluster as owner of the MachineDeployment")
-		if err := r.Client.Patch(ctx, md, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
-			return ctrl.Result{}, err
+	// The finalizer, so a MachineDeployment deleted right after creation still waits for its MachineSets,
+	// and the Cluster ownership are written with the rest of this reconcile's changes, in one patch at the
+	// end: the helper sends it with optimistic locking, as both are lists that a merge patch replaces. The
+	// MachineSets created before that write are owned by the MachineDeployment, so none is left behind if
+	// the write fails.
+	if md.DeletionTimestamp.IsZero() {
+		controllerutil.AddFinalizer(md, clusterv1.MachineDeploymentFinalizer)
+		if !ownedBy(md, cluster) {
+			log.Info("Setting the Cluster as owner of the MachineDeployment")
+			md.OwnerReferences = append(md.OwnerReferences, metav1.OwnerReference{
+				APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID,
+			})
 		}
-		r.writes.Record(before.ResourceVersion, md)
-		return ctrl.Result{}, nil
 	}
 
 	s := &scope{md: md, cluster: cluster, now: r.clock()}

@@ -71,6 +71,10 @@ type Reconciler struct {
 	writes, machineWrites patch.Writes
 }
 
+// machineEventDelay is how long the events of a MachineSet's Machines wait before it is reconciled, so that
+// the changes of several Machines in that time are written to its status at once.
+const machineEventDelay = time.Second
+
 // SetupWithManager adds the controller and the Machine index it needs to mgr.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil || r.Contracts == nil {
@@ -85,7 +89,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("machineset").
 		For(&clusterv1.MachineSet{}).
-		Owns(&clusterv1.Machine{}).
+		// Its Machines' events, batched (machineEventDelay).
+		Watches(&clusterv1.Machine{}, reconciler.EnqueueControllerAfter("MachineSet", machineEventDelay)).
 		// Orphan Machines, for adoption.
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.orphanMachineToMachineSets)).
 		// A MachineDeployment's template decides whether the Machines of its MachineSets are up to date.

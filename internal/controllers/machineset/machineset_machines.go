@@ -110,9 +110,14 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, n, count int) 
 		}
 	}
 
+	// The clones carry the Machine's labels and the template's annotations from the start, written as this
+	// controller's (its field owner), as syncMachines would propagate them: it has nothing left to write to
+	// them, as upstream's clones.
+	cloner := client.WithFieldOwner(r.Client, fieldOwner)
 	if tpl := ms.Spec.Template.Spec.Bootstrap.ConfigRef; tpl != nil {
-		ref, err := external.Clone(ctx, r.Client, external.CloneInput{
+		ref, err := external.Clone(ctx, cloner, external.CloneInput{
 			Template: tpl, Namespace: ms.Namespace, Name: m.Name, ClusterName: ms.Spec.ClusterName, Owner: owner,
+			Labels: m.Labels, Annotations: ms.Spec.Template.Annotations,
 		})
 		if err != nil {
 			s.createFailure = &failure{clusterv1.MachineSetBootstrapTemplateCloningFailedReason,
@@ -124,8 +129,9 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, n, count int) 
 	}
 
 	tpl := &ms.Spec.Template.Spec.InfrastructureRef
-	ref, err := external.Clone(ctx, r.Client, external.CloneInput{
+	ref, err := external.Clone(ctx, cloner, external.CloneInput{
 		Template: tpl, Namespace: ms.Namespace, Name: m.Name, ClusterName: ms.Spec.ClusterName, Owner: owner,
+		Labels: m.Labels, Annotations: ms.Spec.Template.Annotations,
 	})
 	if err != nil {
 		cleanup()

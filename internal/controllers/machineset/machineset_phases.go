@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -19,6 +20,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/external"
 	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
@@ -261,7 +263,7 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, e
 			refs = append(refs, m.Spec.Bootstrap.ConfigRef)
 		}
 		for _, ref := range refs {
-			if err := r.syncExternalMetadata(ctx, ref, m.Namespace, wantLabels, wantAnnotations); err != nil {
+			if err := r.syncExternalMetadata(ctx, ms, ref, m.Namespace, wantLabels, wantAnnotations); err != nil {
 				return ctrl.Result{}, err
 			}
 		}
@@ -313,8 +315,11 @@ func syncInPlaceSpec(m, template *clusterv1.MachineSpec) {
 }
 
 // syncExternalMetadata propagates labels and annotations to an InfraMachine or BootstrapConfig. It reads
-// only the object's metadata, which the manager caches.
-func (r *Reconciler) syncExternalMetadata(ctx context.Context, ref *corev1.ObjectReference, namespace string, wantLabels, wantAnnotations map[string]string) error {
+// only the object's metadata, which the manager caches. The MachineSet creates its clones with the labels
+// and annotations it propagates, as its own (createMachine), so there is nothing to write unless they
+// change; the clone's cloned-from annotations, and the labels and annotations that came from its template's
+// spec.template.metadata, are never removed (the template is read only when something would be).
+func (r *Reconciler) syncExternalMetadata(ctx context.Context, ms *clusterv1.MachineSet, ref *corev1.ObjectReference, namespace string, wantLabels, wantAnnotations map[string]string) error {
 	if ref.Name == "" || ref.Kind == "" {
 		return nil
 	}
@@ -330,9 +335,19 @@ func (r *Reconciler) syncExternalMetadata(ctx context.Context, ref *corev1.Objec
 		}
 		return fmt.Errorf("getting %s %s/%s: %w", ref.Kind, ns, ref.Name, err)
 	}
+	ownedLabels := rollout.OwnedKeys(obj, fieldOwner, "f:labels")
+	ownedAnnotations := rollout.OwnedKeys(obj, fieldOwner, "f:annotations").
+		Delete(clusterv1.TemplateClonedFromNameAnnotation, clusterv1.TemplateClonedFromGroupKindAnnotation)
+	if removes(obj.Labels, wantLabels, ownedLabels) || removes(obj.Annotations, wantAnnotations, ownedAnnotations) {
+		tplLabels, tplAnnotations, err := r.templateMetadataKeys(ctx, ms, obj)
+		if err != nil {
+			return err
+		}
+		ownedLabels, ownedAnnotations = ownedLabels.Difference(tplLabels), ownedAnnotations.Difference(tplAnnotations)
+	}
 	before := obj.DeepCopy()
-	obj.Labels = syncMetadata(obj.Labels, wantLabels, rollout.OwnedKeys(obj, fieldOwner, "f:labels"))
-	obj.Annotations = syncMetadata(obj.Annotations, wantAnnotations, rollout.OwnedKeys(obj, fieldOwner, "f:annotations"))
+	obj.Labels = syncMetadata(obj.Labels, wantLabels, ownedLabels)
+	obj.Annotations = syncMetadata(obj.Annotations, wantAnnotations, ownedAnnotations)
 	if reflect.DeepEqual(before.Labels, obj.Labels) && reflect.DeepEqual(before.Annotations, obj.Annotations) {
 		return nil
 	}
@@ -341,6 +356,43 @@ func (r *Reconciler) syncExternalMetadata(ctx context.Context, ref *corev1.Objec
 		return fmt.Errorf("updating the labels and annotations of %s %s/%s: %w", ref.Kind, ns, ref.Name, err)
 	}
 	return nil
+}
+
+// removes says whether syncMetadata would remove a key of current: one owned and no longer wanted.
+func removes(current, want map[string]string, owned sets.Set[string]) bool {
+	for k := range owned {
+		if _, has := current[k]; has {
+			if _, wanted := want[k]; !wanted {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// templateMetadataKeys returns the keys of the labels and annotations of the spec.template.metadata of the
+// template obj was cloned from: one of the MachineSet's templates, by the cloned-from annotations. When
+// obj's template is not one of them (the MachineSet's template references changed since), it returns every
+// key of obj, so that nothing is removed from a clone whose template cannot be told.
+func (r *Reconciler) templateMetadataKeys(ctx context.Context, ms *clusterv1.MachineSet, obj *metav1.PartialObjectMetadata) (tplLabels, tplAnnotations sets.Set[string], err error) {
+	name, groupKind := obj.Annotations[clusterv1.TemplateClonedFromNameAnnotation], obj.Annotations[clusterv1.TemplateClonedFromGroupKindAnnotation]
+	refs := []*corev1.ObjectReference{&ms.Spec.Template.Spec.InfrastructureRef, ms.Spec.Template.Spec.Bootstrap.ConfigRef}
+	for _, ref := range refs {
+		if ref == nil || ref.Name != name || schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind).GroupKind().String() != groupKind {
+			continue
+		}
+		tpl, err := external.Get(ctx, r.Client, ref, ms.Namespace)
+		if apierrors.IsNotFound(err) {
+			break
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("getting the template %s %s: %w", ref.Kind, ref.Name, err)
+		}
+		l, _, _ := unstructured.NestedStringMap(tpl.Object, "spec", "template", "metadata", "labels")
+		a, _, _ := unstructured.NestedStringMap(tpl.Object, "spec", "template", "metadata", "annotations")
+		return sets.KeySet(l), sets.KeySet(a), nil
+	}
+	return sets.KeySet(obj.Labels), sets.KeySet(obj.Annotations), nil
 }
 
 // syncMetadata returns current with want applied: every key of want set to its value, and the keys that

@@ -60,6 +60,9 @@ type Options struct {
 	WatchFilter string
 }
 
+// ProviderUserAgent is the user agent of the test provider's requests to the management API server.
+const ProviderUserAgent = "capstan-test-provider"
+
 // Stack is a running manager.
 type Stack struct {
 	// Manager runs the controllers.
@@ -134,7 +137,16 @@ func (s *Stack) setup(ctx context.Context, opts Options) error {
 		}
 	}
 	if opts.Workload != nil {
-		if err := (&provider.Provider{Client: s.Manager.GetClient(), Workload: opts.Workload}).SetupWithManager(s.Manager); err != nil {
+		// The test provider writes with its own user agent, so that a request counter tells its requests from
+		// the core's.
+		cfg := rest.CopyConfig(s.Manager.GetConfig())
+		cfg.UserAgent = ProviderUserAgent
+		c, err := client.New(cfg, client.Options{Scheme: s.Manager.GetScheme(), Mapper: s.Manager.GetRESTMapper(),
+			Cache: &client.CacheOptions{Reader: s.Manager.GetCache(), DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}})
+		if err != nil {
+			return err
+		}
+		if err := (&provider.Provider{Client: c, Workload: opts.Workload}).SetupWithManager(s.Manager); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,180 @@
+// Package apicount counts, in tests and benchmarks, the requests a client makes to an API server, by user
+// agent, HTTP verb and resource, so that a benchmark can say which writes a controller makes and where they
+// go. Install it with rest.Config.Wrap.
+package apicount
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Key is what a request is counted by.
+type Key struct {
+	// Agent is the request's User-Agent up to the first space or slash (the client's program name).
+	Agent string
+	// Verb is the HTTP method: GET (gets, lists and watches), POST, PUT, PATCH, DELETE.
+	Verb string
+	// Namespace is the namespace of the request's path ("" for cluster-scoped paths).
+	Namespace string
+	// Resource is the resource's group and plural name with the subresource, if any: "cluster.x-k8s.io/machines/status",
+	// "secrets" for the core group.
+	Resource string
+}
+
+// Counter counts the requests of the transports it wraps.
+type Counter struct {
+	mu     sync.Mutex
+	counts map[Key]int
+	// Bodies, when set before requests are made, receives the body of every write (for a developer to read).
+	Bodies func(Key, string, []byte)
+}
+
+// New returns an empty Counter.
+func New() *Counter { return &Counter{counts: map[Key]int{}} }
+
+// Wrap is a rest.Config's WrapTransport: it counts every request of rt.
+func (c *Counter) Wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		k := Key{Agent: agent(req.UserAgent()), Verb: req.Method, Namespace: namespace(req.URL.Path), Resource: resource(req.URL.Path)}
+		if c.Bodies != nil && req.Method != http.MethodGet && req.Body != nil && req.GetBody != nil {
+			if body, err := req.GetBody(); err == nil {
+				data, _ := io.ReadAll(body)
+				c.Bodies(k, req.URL.Path, bytes.TrimSpace(data))
+			}
+		}
+		c.mu.Lock()
+		c.counts[k]++
+		c.mu.Unlock()
+		return rt.RoundTrip(req)
+	})
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// Snapshot returns the counts so far.
+func (c *Counter) Snapshot() Counts {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(Counts, len(c.counts))
+	for k, n := range c.counts {
+		out[k] = n
+	}
+	return out
+}
+
+// Counts are requests by Key.
+type Counts map[Key]int
+
+// Since returns the requests counted in c and not in before.
+func (c Counts) Since(before Counts) Counts {
+	out := Counts{}
+	for k, n := range c {
+		if d := n - before[k]; d != 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// Sum returns the number of requests whose key match says yes to.
+func (c Counts) Sum(match func(Key) bool) int {
+	n := 0
+	for k, v := range c {
+		if match(k) {
+			n += v
+		}
+	}
+	return n
+}
+
+// IsWrite says whether a verb changes objects: POST, PUT or PATCH (as the writes; DELETE apart).
+func IsWrite(verb string) bool {
+	return verb == http.MethodPost || verb == http.MethodPut || verb == http.MethodPatch
+}
+
+// String lists the counts, most first, one per line: "  12 PATCH cluster.x-k8s.io/machines/status (core)".
+func (c Counts) String() string {
+	keys := make([]Key, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if c[keys[i]] != c[keys[j]] {
+			return c[keys[i]] > c[keys[j]]
+		}
+		return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j])
+	})
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%6d %-6s %s (%s)\n", c[k], k.Verb, k.Resource, k.Agent)
+	}
+	return b.String()
+}
+
+// InNamespace returns the counts of the requests in namespace ns.
+func (c Counts) InNamespace(ns string) Counts {
+	out := Counts{}
+	for k, n := range c {
+		if k.Namespace == ns {
+			out[k] = n
+		}
+	}
+	return out
+}
+
+func namespace(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	for i := 0; i+1 < len(parts); i++ {
+		if parts[i] == "namespaces" && i+2 < len(parts) {
+			return parts[i+1]
+		}
+	}
+	return ""
+}
+
+func agent(ua string) string {
+	if i := strings.IndexAny(ua, " /"); i >= 0 {
+		return ua[:i]
+	}
+	return ua
+}
+
+// resource reads the group, resource and subresource of an API path: /api/v1/namespaces/ns/secrets/name,
+// /apis/group/version/namespaces/ns/resource/name/status, /apis/group/version/resource.
+func resource(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	var group string
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) >= 3 && parts[0] == "apis":
+		group, parts = parts[1], parts[3:]
+	default:
+		return path
+	}
+	if len(parts) >= 2 && parts[0] == "namespaces" {
+		if len(parts) == 2 {
+			parts = []string{"namespaces", parts[1]}
+		} else {
+			parts = parts[2:]
+		}
+	}
+	if len(parts) == 0 {
+		return path
+	}
+	r := parts[0]
+	if len(parts) >= 3 {
+		r += "/" + parts[2]
+	}
+	if group != "" {
+		r = group + "/" + r
+	}
+	return r
+}
