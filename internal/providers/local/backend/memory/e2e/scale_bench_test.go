@@ -50,13 +50,14 @@ func BenchmarkScale(b *testing.B) {
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
 		ns := env.NewNamespace(b)
-		stack.ForTest(b, env.Config, stack.Options{Local: true, Kubeadm: true, LocalMemory: &memory.Options{}})
+		counter := newRequestCounter()
+		stack.ForTest(b, env.Config, stack.Options{Local: true, Kubeadm: true, LocalMemory: &memory.Options{}, Transport: counter.wrap})
 		mgmtHost := env.Config.Host
 		if u, err := url.Parse(env.Config.Host); err == nil && u.Host != "" {
 			mgmtHost = u.Host
 		}
 		b.Logf("management API server: %s", mgmtHost)
-		before := requests(mgmtHost)
+		before, byKey0 := requests(mgmtHost), counter.snapshot()
 		cpu0 := cpuSeconds()
 
 		start := time.Now()
@@ -109,13 +110,13 @@ func BenchmarkScale(b *testing.B) {
 			perCluster = append(perCluster, available[fmt.Sprintf("s%04d", k)].Sub(created[k]).Seconds())
 		}
 		sort.Float64s(perCluster)
-		creating := requests(mgmtHost).minus(before)
+		creating, byKeyCreating := requests(mgmtHost).minus(before), counter.snapshot().minus(byKey0)
 		cpuCreating := cpuSeconds() - cpu0
 
 		b.Logf("idling %s", idle)
-		idleBefore, cpuIdle0 := requests(mgmtHost), cpuSeconds()
+		idleBefore, byKeyIdle0, cpuIdle0 := requests(mgmtHost), counter.snapshot(), cpuSeconds()
 		time.Sleep(idle)
-		idling := requests(mgmtHost).minus(idleBefore)
+		idling, byKeyIdle := requests(mgmtHost).minus(idleBefore), counter.snapshot().minus(byKeyIdle0)
 		cpuIdle := cpuSeconds() - cpuIdle0
 
 		delStart := time.Now()
@@ -129,6 +130,8 @@ func BenchmarkScale(b *testing.B) {
 		deletion := time.Since(delStart)
 
 		machines := float64(2 * n)
+		b.Logf("writes to the management API server from creation to Available, by component (per Machine):\n%s", byKeyCreating.table(machines, "/machine", false))
+		b.Logf("requests to the management API server while idle, by component (per second):\n%s", byKeyIdle.table(idle.Seconds(), "/s", true))
 		b.ReportMetric(allAvailable.Seconds(), "s-all-available")
 		b.ReportMetric(percentile(perCluster, 0.50), "s-p50-cluster")
 		b.ReportMetric(percentile(perCluster, 0.99), "s-p99-cluster")
@@ -139,6 +142,10 @@ func BenchmarkScale(b *testing.B) {
 			if v := creating.mgmt[verb]; v > 0 {
 				b.ReportMetric(float64(v)/machines, verb+"/machine")
 			}
+		}
+		for _, c := range components {
+			b.ReportMetric(float64(byKeyCreating.writes(c))/machines, c+"-writes/machine")
+			b.ReportMetric(float64(byKeyIdle.writes(c))/idle.Seconds(), c+"-writes/s-idle")
 		}
 		b.ReportMetric(cpuCreating, "cpu-s-creating")
 		b.ReportMetric(peakRSSMiB(), "MiB-peak-rss")
