@@ -60,6 +60,12 @@ func BenchmarkScale(b *testing.B) {
 		before, byKey0 := requests(mgmtHost), counter.snapshot()
 		cpu0 := cpuSeconds()
 
+		// CAPSTAN_BENCH_DIFFS=k logs the first k modifications of each kind while creating, to see which
+		// writes a cluster's creation takes.
+		var creationChanges *changeRecorder
+		if k := envInt("CAPSTAN_BENCH_DIFFS", 0); k > 0 {
+			creationChanges = recordChanges(b, env.Config, ns, k)
+		}
 		start := time.Now()
 		created := make([]time.Time, n)
 		names := make(chan int)
@@ -111,11 +117,18 @@ func BenchmarkScale(b *testing.B) {
 		}
 		sort.Float64s(perCluster)
 		creating, byKeyCreating := requests(mgmtHost).minus(before), counter.snapshot().minus(byKey0)
+		if creationChanges != nil {
+			_, report := creationChanges.stop()
+			b.Logf("objects modified while creating:\n%s", report)
+		}
 		cpuCreating := cpuSeconds() - cpu0
 
 		b.Logf("idling %s", idle)
+		changes := recordChanges(b, env.Config, ns, 3)
 		idleBefore, byKeyIdle0, cpuIdle0 := requests(mgmtHost), counter.snapshot(), cpuSeconds()
 		time.Sleep(idle)
+		changed, changeReport := changes.stop()
+		b.Logf("objects modified while idle (%d):\n%s", changed, changeReport)
 		idling, byKeyIdle := requests(mgmtHost).minus(idleBefore), counter.snapshot().minus(byKeyIdle0)
 		cpuIdle := cpuSeconds() - cpuIdle0
 
@@ -152,6 +165,7 @@ func BenchmarkScale(b *testing.B) {
 		b.ReportMetric(cpuIdle/idle.Seconds(), "cores-idle")
 		b.ReportMetric(float64(idling.mgmtTotal())/idle.Seconds(), "mgmt-requests/s-idle")
 		b.ReportMetric(float64(idling.writes())/idle.Seconds(), "mgmt-writes/s-idle")
+		b.ReportMetric(float64(changed)/idle.Seconds(), "modified/s-idle")
 		b.ReportMetric(deletion.Seconds(), "s-delete-all")
 	}
 }
