@@ -44,6 +44,9 @@ const (
 type Reconciler struct {
 	// Client is the manager's client (Secrets and ConfigMaps are read from the API server).
 	Client client.Client
+	// APIReader, when set, reads a KubeadmConfig from the API server before its data is rendered, so that
+	// a cache that has not seen the last render yet does not render it again.
+	APIReader client.Reader
 	// ClusterCache reaches the workload clusters, where bootstrap tokens are created.
 	ClusterCache *clustercache.ClusterCache
 	// WatchFilter is the value of --watch-filter; "" reconciles every KubeadmConfig.
