@@ -143,7 +143,7 @@ func BenchmarkScale(b *testing.B) {
 		deletion := time.Since(delStart)
 
 		machines := float64(2 * n)
-		b.Logf("writes to the management API server from creation to Available, by component (per Machine):\n%s", byKeyCreating.table(machines, "/machine", false))
+		b.Logf("requests to the management API server from creation to Available, by component (per Machine):\n%s", byKeyCreating.table(machines, "/machine", true))
 		b.Logf("requests to the management API server while idle, by component (per second):\n%s", byKeyIdle.table(idle.Seconds(), "/s", true))
 		b.ReportMetric(allAvailable.Seconds(), "s-all-available")
 		b.ReportMetric(percentile(perCluster, 0.50), "s-p50-cluster")
