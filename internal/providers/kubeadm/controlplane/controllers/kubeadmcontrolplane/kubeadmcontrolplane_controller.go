@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -14,10 +15,13 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
@@ -73,13 +77,31 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 		WithOptions(options).
 		For(&controlplanev1.KubeadmControlPlane{}).
 		Owns(&clusterv1.Machine{}).
-		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToKubeadmControlPlane)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToKubeadmControlPlane), builder.WithPredicates(clusterChangesForKubeadmControlPlane())).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
 		Build(reconciler.RequeueOnConflict(r))
 	if err != nil {
 		return err
 	}
 	return c.Watch(r.ClusterCache.ClusterSource(r.clusterToKubeadmControlPlane))
+}
+
+// clusterChangesForKubeadmControlPlane lets through the Cluster changes a KubeadmControlPlane reads: the
+// spec (paused, the control plane endpoint), labels and annotations, deletion, status.infrastructureReady
+// and status.failureDomains. The Cluster's other status changes (its conditions mirror the control
+// plane's, so each change of the KubeadmControlPlane changes the Cluster) are not.
+func clusterChangesForKubeadmControlPlane() predicate.Predicate {
+	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{},
+		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+			old, okOld := e.ObjectOld.(*clusterv1.Cluster)
+			updated, okNew := e.ObjectNew.(*clusterv1.Cluster)
+			if !okOld || !okNew {
+				return true
+			}
+			return !old.DeletionTimestamp.Equal(updated.DeletionTimestamp) ||
+				old.Status.InfrastructureReady != updated.Status.InfrastructureReady ||
+				!equality.Semantic.DeepEqual(old.Status.FailureDomains, updated.Status.FailureDomains)
+		}})
 }
 
 // clusterToKubeadmControlPlane maps a Cluster to its KubeadmControlPlane. The cluster cache's connection
