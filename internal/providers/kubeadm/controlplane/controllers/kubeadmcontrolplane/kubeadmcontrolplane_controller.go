@@ -42,10 +42,13 @@ const (
 	preflightFailedRequeueAfter = 15 * time.Second
 	dependentCertRequeueAfter   = 30 * time.Second
 	notReadyRequeueAfter        = 20 * time.Second
-	// healthRequeueAfter is how often the health of a healthy control plane is read again: the workload
-	// cluster's Pods are not watched (upstream reads them again on Machine events and at the sync period).
-	healthRequeueAfter = 30 * time.Second
 )
+
+// DefaultHealthInterval is how often the health of a ready, healthy control plane is read again by
+// default (Reconciler.HealthInterval): the workload cluster's Pods are not watched. Upstream reads them
+// again only on Machine events and at the sync period (10 minutes); every read opens a port-forward and
+// an etcd client, so a short interval keeps a thousand idle clusters busy.
+const DefaultHealthInterval = 5 * time.Minute
 
 // Reconciler reconciles KubeadmControlPlanes.
 type Reconciler struct {
@@ -59,6 +62,9 @@ type Reconciler struct {
 	WatchFilter string
 	// EtcdDialTimeout and EtcdCallTimeout bound the connections and calls to etcd.
 	EtcdDialTimeout, EtcdCallTimeout time.Duration
+	// HealthInterval is how often the health of a ready, healthy control plane is read again
+	// (DefaultHealthInterval when zero); one that is not ready or not healthy is read again every 20s.
+	HealthInterval time.Duration
 	// EtcdLogger receives the etcd client's logs; none when nil.
 	EtcdLogger *zap.Logger
 
@@ -70,6 +76,9 @@ type Reconciler struct {
 func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil || r.APIReader == nil || r.ClusterCache == nil {
 		return errors.New("the KubeadmControlPlane controller needs a client, an API reader and a cluster cache")
+	}
+	if r.HealthInterval <= 0 {
+		r.HealthInterval = DefaultHealthInterval
 	}
 	r.recorder = mgr.GetEventRecorderFor("kubeadmcontrolplane-controller") //nolint:staticcheck // The events API recorder is what the other capstan controllers use too.
 	c, err := ctrl.NewControllerManagedBy(mgr).
@@ -195,7 +204,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		if reterr == nil && res.IsZero() && kcp.DeletionTimestamp.IsZero() && !paused {
 			// Pod and Node changes in the workload cluster are not watched: look again while the control plane
 			// is not ready or a component is unhealthy.
-			res = ctrl.Result{RequeueAfter: healthRequeueAfter}
+			res = ctrl.Result{RequeueAfter: r.HealthInterval}
 			if !kcp.Status.Ready || !componentsHealthy(kcp) {
 				res = ctrl.Result{RequeueAfter: notReadyRequeueAfter}
 			}
