@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
@@ -58,6 +59,12 @@ type Options struct {
 	// WatchFilter restricts the local provider's controllers to objects labelled
 	// cluster.x-k8s.io/watch-filter with this value, as --watch-filter does.
 	WatchFilter string
+	// Transport, when set, wraps the HTTP transport of each component's client to the API server
+	// ("core", "bootstrap", "controlplane", "local": the client its controllers read uncached objects
+	// and write with) and of what the components share ("manager": the informers, the event recorder),
+	// so that a benchmark can tell which component makes which request. The components still share
+	// one manager and one cache, as without it.
+	Transport func(component string) func(http.RoundTripper) http.RoundTripper
 }
 
 // ProviderUserAgent is the user agent of the test provider's requests to the management API server.
@@ -74,6 +81,38 @@ type Stack struct {
 
 	done chan struct{}
 	err  error
+
+	cfg       *rest.Config
+	transport func(component string) func(http.RoundTripper) http.RoundTripper
+}
+
+// componentManager is the manager as the component sees it: with Options.Transport, its client and
+// API reader go through the component's transport; everything else is the shared manager.
+type componentManager struct {
+	ctrl.Manager
+	client client.Client
+	reader client.Reader
+}
+
+func (m *componentManager) GetClient() client.Client    { return m.client }
+func (m *componentManager) GetAPIReader() client.Reader { return m.reader }
+
+func (s *Stack) managerFor(component string) (ctrl.Manager, error) {
+	if s.transport == nil {
+		return s.Manager, nil
+	}
+	cfg := rest.CopyConfig(s.cfg)
+	cfg.Wrap(s.transport(component))
+	reader, err := client.New(cfg, client.Options{Scheme: s.Manager.GetScheme(), Mapper: s.Manager.GetRESTMapper()})
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: s.Manager.GetScheme(), Mapper: s.Manager.GetRESTMapper(),
+		Cache: &client.CacheOptions{Reader: s.Manager.GetCache(), DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}})
+	if err != nil {
+		return nil, err
+	}
+	return &componentManager{Manager: s.Manager, client: c, reader: reader}, nil
 }
 
 // Start starts the stack against the API server of cfg; it runs until ctx is done (see Wait).
@@ -98,6 +137,11 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Stack, error) 
 			return nil, err
 		}
 	}
+	mgrCfg := cfg
+	if opts.Transport != nil {
+		mgrCfg = rest.CopyConfig(cfg)
+		mgrCfg.Wrap(opts.Transport("manager"))
+	}
 	mgrOpts := ctrl.Options{
 		Scheme:  scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"},
@@ -109,11 +153,11 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Stack, error) 
 	if opts.Namespace != "" {
 		mgrOpts.Cache.DefaultNamespaces = map[string]cache.Config{opts.Namespace: {}}
 	}
-	mgr, err := ctrl.NewManager(cfg, mgrOpts)
+	mgr, err := ctrl.NewManager(mgrCfg, mgrOpts)
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{Manager: mgr, done: make(chan struct{})}
+	s := &Stack{Manager: mgr, done: make(chan struct{}), cfg: cfg, transport: opts.Transport}
 	if err := s.setup(ctx, opts); err != nil {
 		if s.Backend != nil {
 			s.Backend.Shutdown()
@@ -132,7 +176,11 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Stack, error) 
 
 func (s *Stack) setup(ctx context.Context, opts Options) error {
 	if !opts.WithoutCore {
-		if err := core.Setup(ctx, s.Manager, core.Options{Concurrency: core.DefaultConcurrency()}); err != nil {
+		m, err := s.managerFor("core")
+		if err != nil {
+			return err
+		}
+		if err := core.Setup(ctx, m, core.Options{Concurrency: core.DefaultConcurrency()}); err != nil {
 			return err
 		}
 	}
@@ -151,12 +199,23 @@ func (s *Stack) setup(ctx context.Context, opts Options) error {
 		}
 	}
 	if opts.Kubeadm {
-		if err := bootstrap.Setup(ctx, s.Manager, bootstrap.DefaultOptions()); err != nil {
+		m, err := s.managerFor("bootstrap")
+		if err != nil {
 			return err
 		}
-		if err := controlplane.Setup(ctx, s.Manager, controlplane.DefaultOptions()); err != nil {
+		if err := bootstrap.Setup(ctx, m, bootstrap.DefaultOptions()); err != nil {
 			return err
 		}
+		if m, err = s.managerFor("controlplane"); err != nil {
+			return err
+		}
+		if err := controlplane.Setup(ctx, m, controlplane.DefaultOptions()); err != nil {
+			return err
+		}
+	}
+	localMgr, err := s.managerFor("local")
+	if err != nil {
+		return err
 	}
 	if opts.Local && opts.LocalMemory != nil {
 		b := memory.New(*opts.LocalMemory)
@@ -165,7 +224,7 @@ func (s *Stack) setup(ctx context.Context, opts Options) error {
 		if err := s.Manager.Add(b); err != nil {
 			return err
 		}
-		if err := local.Setup(ctx, s.Manager, local.Options{Backend: b, WatchFilter: opts.WatchFilter}); err != nil {
+		if err := local.Setup(ctx, localMgr, local.Options{Backend: b, WatchFilter: opts.WatchFilter}); err != nil {
 			return err
 		}
 	} else if opts.Local {
@@ -181,7 +240,7 @@ func (s *Stack) setup(ctx context.Context, opts Options) error {
 		if err := s.Manager.Add(b); err != nil {
 			return err
 		}
-		if err := local.Setup(ctx, s.Manager, local.Options{Backend: b, WatchFilter: opts.WatchFilter}); err != nil {
+		if err := local.Setup(ctx, localMgr, local.Options{Backend: b, WatchFilter: opts.WatchFilter}); err != nil {
 			return err
 		}
 	}

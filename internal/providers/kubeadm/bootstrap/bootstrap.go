@@ -74,7 +74,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	if err != nil {
 		return fmt.Errorf("creating the workload cluster cache: %w", err)
 	}
-	r := &kubeadmconfig.Reconciler{Client: mgr.GetClient(), ClusterCache: cache, WatchFilter: o.WatchFilter, TokenTTL: o.TokenTTL}
+	r := &kubeadmconfig.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ClusterCache: cache, WatchFilter: o.WatchFilter, TokenTTL: o.TokenTTL}
 	if err := r.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.KubeadmConfigConcurrency}); err != nil {
 		return fmt.Errorf("setting up the KubeadmConfig controller: %w", err)
 	}

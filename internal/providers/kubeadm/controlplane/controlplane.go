@@ -31,13 +31,17 @@ type Options struct {
 	Concurrency int
 	// EtcdDialTimeout and EtcdCallTimeout bound the connections and calls to etcd.
 	EtcdDialTimeout, EtcdCallTimeout time.Duration
+	// HealthInterval is how often the health of a ready, healthy control plane is read again besides
+	// Machine and workload connection events (--control-plane-health-interval, a capstan flag).
+	HealthInterval time.Duration
 	// ClusterCache tunes the workload cluster cache; zero values take its defaults.
 	ClusterCache clustercache.Options
 }
 
 // DefaultOptions returns upstream's defaults.
 func DefaultOptions() Options {
-	return Options{Concurrency: 10, EtcdDialTimeout: etcd.DefaultDialTimeout, EtcdCallTimeout: etcd.DefaultCallTimeout}
+	return Options{Concurrency: 10, EtcdDialTimeout: etcd.DefaultDialTimeout, EtcdCallTimeout: etcd.DefaultCallTimeout,
+		HealthInterval: kubeadmcontrolplane.DefaultHealthInterval}
 }
 
 // AddFlags registers the flags of upstream's capi-kubeadm-control-plane-controller-manager that are the
@@ -46,6 +50,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Concurrency, "kubeadmcontrolplane-concurrency", o.Concurrency, "Number of KubeadmControlPlanes to reconcile at the same time.")
 	fs.DurationVar(&o.EtcdDialTimeout, "etcd-dial-timeout-duration", o.EtcdDialTimeout, "Duration that the etcd client waits at most to establish a connection with etcd.")
 	fs.DurationVar(&o.EtcdCallTimeout, "etcd-call-timeout-duration", o.EtcdCallTimeout, "Duration that the etcd client waits at most for read and write operations to etcd.")
+	fs.DurationVar(&o.HealthInterval, "control-plane-health-interval", o.HealthInterval, "How often the health (Pods, Nodes, etcd members) of a ready, healthy control plane is read again besides Machine events; a control plane that is not ready or not healthy is read again every 20s.")
 	fs.IntVar(&o.ClusterCache.Concurrency, "clustercache-concurrency", 100, "Number of Clusters whose workload cluster connection is reconciled at the same time.")
 	fs.Float32Var(&o.ClusterCache.ClientQPS, "clustercache-client-qps", 20, "Maximum queries per second from the controller's workload cluster clients.")
 	fs.IntVar(&o.ClusterCache.ClientBurst, "clustercache-client-burst", 30, "Maximum burst of queries from the controller's workload cluster clients.")
@@ -58,6 +63,9 @@ func (o Options) Validate() error {
 	}
 	if o.Concurrency <= 0 {
 		return fmt.Errorf("--kubeadmcontrolplane-concurrency must be greater than 0")
+	}
+	if o.HealthInterval <= 0 {
+		return fmt.Errorf("--control-plane-health-interval must be greater than 0, got %s", o.HealthInterval)
 	}
 	return nil
 }
@@ -85,6 +93,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	if o.EtcdCallTimeout == 0 {
 		o.EtcdCallTimeout = def.EtcdCallTimeout
 	}
+	if o.HealthInterval == 0 {
+		o.HealthInterval = def.HealthInterval
+	}
 	if err := o.Validate(); err != nil {
 		return err
 	}
@@ -99,7 +110,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	}
 	if err := (&kubeadmcontrolplane.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ClusterCache: cache, WatchFilter: o.WatchFilter,
-		EtcdDialTimeout: o.EtcdDialTimeout, EtcdCallTimeout: o.EtcdCallTimeout,
+		EtcdDialTimeout: o.EtcdDialTimeout, EtcdCallTimeout: o.EtcdCallTimeout, HealthInterval: o.HealthInterval,
 	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency}); err != nil {
 		return fmt.Errorf("setting up the KubeadmControlPlane controller: %w", err)
 	}

@@ -46,10 +46,12 @@ type Backend struct {
 	// apiConns are the connections port-forwarded to the API server of one machine.
 	apiConns *connListener
 
+	// Listeners implement OnChange.
+	backend.Listeners
+
 	mu       sync.Mutex
 	clusters map[types.NamespacedName]*cluster
 	byPort   map[int]*cluster
-	onChange []func(types.NamespacedName)
 	stopped  bool
 }
 
@@ -106,22 +108,6 @@ func (b *Backend) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	c.serveAPI(w, r)
-}
-
-// OnChange implements backend.Backend.
-func (b *Backend) OnChange(f func(types.NamespacedName)) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.onChange = append(b.onChange, f)
-}
-
-func (b *Backend) notify(key types.NamespacedName) {
-	b.mu.Lock()
-	fs := append([]func(types.NamespacedName){}, b.onChange...)
-	b.mu.Unlock()
-	for _, f := range fs {
-		f(key)
-	}
 }
 
 func (b *Backend) get(key types.NamespacedName) *cluster {

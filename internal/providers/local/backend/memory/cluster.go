@@ -155,7 +155,7 @@ func (c *cluster) ensureMachine(spec backend.Machine) (backend.MachineStatus, er
 	if now.Before(m.readyAt) {
 		if m.timer == nil {
 			key := c.key
-			m.timer = time.AfterFunc(m.readyAt.Sub(now), func() { c.backend.notify(key) })
+			m.timer = time.AfterFunc(m.readyAt.Sub(now), func() { c.backend.Notify(key) })
 		}
 		c.mu.Unlock()
 		status := backend.MachineStatus{}
@@ -188,7 +188,7 @@ func (c *cluster) ensureMachine(spec backend.Machine) (backend.MachineStatus, er
 		}
 	}
 	if first {
-		c.backend.notify(c.key)
+		c.backend.Notify(c.key)
 	}
 	status := backend.MachineStatus{NodeRegistered: true, ControlPlaneReady: spec.ControlPlane != nil}
 	for _, a := range nodeAddresses(spec.NodeName) {
@@ -224,7 +224,7 @@ func (c *cluster) deleteMachine(name string) {
 		c.deleteMirrorPods(m.spec.NodeName)
 	}
 	c.deleteNode(m.spec.NodeName)
-	c.backend.notify(c.key)
+	c.backend.Notify(c.key)
 }
 
 func (c *cluster) etcdMembers() []member {

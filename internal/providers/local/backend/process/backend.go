@@ -62,10 +62,12 @@ type Backend struct {
 
 	binaries *apiServerBinaries
 
-	mu        sync.Mutex
-	clusters  map[types.NamespacedName]*cluster
-	listeners []func(types.NamespacedName)
-	closed    bool
+	// Listeners implement OnChange.
+	backend.Listeners
+
+	mu       sync.Mutex
+	clusters map[types.NamespacedName]*cluster
+	closed   bool
 }
 
 var _ backend.Backend = &Backend{}
@@ -94,22 +96,6 @@ func New(opts Options) (*Backend, error) {
 // ClusterDir returns the directory of a cluster's data.
 func (b *Backend) ClusterDir(key types.NamespacedName) string {
 	return filepath.Join(b.opts.DataDir, key.Namespace, key.Name)
-}
-
-// OnChange implements backend.Backend.
-func (b *Backend) OnChange(f func(types.NamespacedName)) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.listeners = append(b.listeners, f)
-}
-
-func (b *Backend) notify(key types.NamespacedName) {
-	b.mu.Lock()
-	listeners := append([]func(types.NamespacedName){}, b.listeners...)
-	b.mu.Unlock()
-	for _, f := range listeners {
-		f(key)
-	}
 }
 
 func (b *Backend) get(key types.NamespacedName) *cluster {

@@ -463,7 +463,7 @@ func (c *cluster) probe(ctx context.Context) bool {
 	c.statusMu.Unlock()
 	if changed {
 		c.log.V(1).Info("Cluster state changed", "ready", status.Ready, "apiServers", status.APIServers)
-		c.b.notify(c.key)
+		c.b.Notify(c.key)
 	}
 	return allReady
 }

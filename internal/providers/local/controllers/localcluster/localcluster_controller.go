@@ -63,10 +63,21 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("localcluster").
 		WithOptions(options).
-		For(&infrav1.LocalCluster{}, builder.WithPredicates(watchFilter, notExternallyManaged())).
-		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToLocalCluster), builder.WithPredicates(watchFilter)).
+		For(&infrav1.LocalCluster{}, builder.WithPredicates(watchFilter, notExternallyManaged(), notOwnStatus())).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToLocalCluster), builder.WithPredicates(watchFilter, clusterSpecChanged())).
 		WatchesRawSource(source.Channel(changes, &handler.EnqueueRequestForObject{})).
 		Complete(reconciler.RequeueOnConflict(r))
+}
+
+// clusterSpecChanged lets through the Cluster changes a LocalCluster depends on: its spec (paused, the
+// infrastructure reference), its labels and annotations (the watch filter, the paused annotation), its
+// deletion. The Cluster's status changes many times while it is created; none of them is a reason to
+// look at the LocalCluster again.
+func clusterSpecChanged() predicate.Predicate {
+	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{},
+		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+			return !e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp())
+		}})
 }
 
 // clusterToLocalCluster maps a Cluster to the LocalCluster its spec.infrastructureRef names.

@@ -68,12 +68,32 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("localmachine").
 		WithOptions(options).
-		For(&infrav1.LocalMachine{}, builder.WithPredicates(watchFilter, notExternallyManaged())).
-		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToLocalMachine), builder.WithPredicates(watchFilter)).
-		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToLocalMachines), builder.WithPredicates(watchFilter)).
+		For(&infrav1.LocalMachine{}, builder.WithPredicates(watchFilter, notExternallyManaged(), notOwnStatus())).
+		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToLocalMachine), builder.WithPredicates(watchFilter, ownerChanged())).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToLocalMachines), builder.WithPredicates(watchFilter, clusterChanged())).
 		Watches(&infrav1.LocalCluster{}, handler.EnqueueRequestsFromMapFunc(r.localClusterToLocalMachines), builder.WithPredicates(watchFilter)).
 		WatchesRawSource(source.Channel(changes, handler.EnqueueRequestsFromMapFunc(r.changedLocalClusterToLocalMachines))).
 		Complete(reconciler.RequeueOnConflict(r))
+}
+
+// ownerChanged lets through the Machine changes a LocalMachine depends on: its spec (the bootstrap data
+// Secret, the version, the failure domain), labels and annotations, deletion. The Machine's status, which
+// the core and the control plane provider write many times while it is created, is not read.
+func ownerChanged() predicate.Predicate {
+	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{},
+		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+			return !e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp())
+		}})
+}
+
+// clusterChanged lets through the Cluster changes a LocalMachine depends on: those of ownerChanged and
+// status.infrastructureReady.
+func clusterChanged() predicate.Predicate {
+	return predicate.Or(ownerChanged(), predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		old, okOld := e.ObjectOld.(*clusterv1.Cluster)
+		updated, okNew := e.ObjectNew.(*clusterv1.Cluster)
+		return !okOld || !okNew || old.Status.InfrastructureReady != updated.Status.InfrastructureReady
+	}})
 }
 
 // machineToLocalMachine maps a Machine to the LocalMachine its spec.infrastructureRef names.

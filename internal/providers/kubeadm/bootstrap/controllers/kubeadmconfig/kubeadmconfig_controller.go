@@ -44,6 +44,9 @@ const (
 type Reconciler struct {
 	// Client is the manager's client (Secrets and ConfigMaps are read from the API server).
 	Client client.Client
+	// APIReader, when set, reads a KubeadmConfig from the API server before its data is rendered, so that
+	// a cache that has not seen the last render yet does not render it again.
+	APIReader client.Reader
 	// ClusterCache reaches the workload clusters, where bootstrap tokens are created.
 	ClusterCache *clustercache.ClusterCache
 	// WatchFilter is the value of --watch-filter; "" reconciles every KubeadmConfig.
@@ -79,9 +82,9 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	}
 	_, err := ctrl.NewControllerManagedBy(mgr).
 		Named("kubeadmconfig").
-		For(&bootstrapv1.KubeadmConfig{}).
-		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToConfig)).
-		Watches(&clusterv1.MachinePool{}, handler.EnqueueRequestsFromMapFunc(machinePoolToConfig)).
+		For(&bootstrapv1.KubeadmConfig{}, builder.WithPredicates(notOwnStatus())).
+		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToConfig), builder.WithPredicates(ownerChangesForConfigs())).
+		Watches(&clusterv1.MachinePool{}, handler.EnqueueRequestsFromMapFunc(machinePoolToConfig), builder.WithPredicates(ownerChangesForConfigs())).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToConfigs),
 			builder.WithPredicates(clusterChangesForConfigs())).
 		WatchesRawSource(r.ClusterCache.ClusterSource(r.clusterToConfigs)).
@@ -162,6 +165,28 @@ func clusterChangesForConfigs() predicate.Predicate {
 		},
 		DeleteFunc: func(event.DeleteEvent) bool { return false },
 	}
+}
+
+// ownerChangesForConfigs lets through the Machine and MachinePool changes a KubeadmConfig reads: the spec
+// (version, bootstrap data Secret, replicas), labels and annotations, deletion, status.infrastructureReady
+// and the Nodes that joined. The other status changes, which the core and the control plane provider
+// write many times while a Machine is created, are not.
+func ownerChangesForConfigs() predicate.Predicate {
+	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{},
+		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+			if !e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp()) {
+				return true
+			}
+			switch old := e.ObjectOld.(type) {
+			case *clusterv1.Machine:
+				updated, ok := e.ObjectNew.(*clusterv1.Machine)
+				return !ok || old.Status.InfrastructureReady != updated.Status.InfrastructureReady || (old.Status.NodeRef == nil) != (updated.Status.NodeRef == nil)
+			case *clusterv1.MachinePool:
+				updated, ok := e.ObjectNew.(*clusterv1.MachinePool)
+				return !ok || old.Status.InfrastructureReady != updated.Status.InfrastructureReady || len(old.Status.NodeRefs) != len(updated.Status.NodeRefs)
+			}
+			return true
+		}})
 }
 
 // controlPlaneInitialized reports whether the Cluster's control plane accepts requests, so that Machines

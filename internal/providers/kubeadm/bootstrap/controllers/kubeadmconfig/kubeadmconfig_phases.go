@@ -86,6 +86,9 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 		log.Info("Rendering the bootstrap data again: the KubeadmConfig changed before the " + s.owner.kind + " was provisioned")
 	}
 
+	if stale, err := r.staleConfig(ctx, s); err != nil || stale {
+		return ctrl.Result{}, err
+	}
 	var err error
 	var result ctrl.Result
 	switch {
@@ -105,6 +108,29 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 		return ctrl.Result{RequeueAfter: r.ConfigInterval}, nil
 	}
 	return result, err
+}
+
+// staleConfig reports whether the KubeadmConfig about to be rendered is older than the API server's: the
+// cache has not seen the status of a render that just happened (or another change). Rendering from it
+// would write the data Secret again (a create refused, then an update) and, for a join, create a second
+// bootstrap token; the watch event of the newer object brings a reconcile of it instead. Only a config
+// that may be rendered now is read again, once per reconcile; without an APIReader nothing is.
+func (r *Reconciler) staleConfig(ctx context.Context, s *scope) (bool, error) {
+	if r.APIReader == nil || (!controlPlaneInitialized(s.cluster) && !s.owner.isControlPlane()) {
+		return false, nil
+	}
+	fresh := &bootstrapv1.KubeadmConfig{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(s.config), fresh); err != nil {
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, fmt.Errorf("reading the KubeadmConfig again before rendering: %w", err)
+	}
+	if fresh.ResourceVersion == s.config.ResourceVersion {
+		return false, nil
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("The cached KubeadmConfig is behind the API server: waiting for the newer one before rendering")
+	return true, nil
 }
 
 // needsRegeneration reports whether data already rendered must be rendered again: the owner is not

@@ -63,7 +63,7 @@ func runTests(m *testing.M) int {
 	cache, err := clustercache.New(mgr, clustercache.Options{ConnectionRetryInterval: time.Second})
 	if err == nil {
 		err = (&Reconciler{
-			Client: mgr.GetClient(), ClusterCache: cache, TokenTTL: testTokenTTL,
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ClusterCache: cache, TokenTTL: testTokenTTL,
 			WaitInterval: time.Second, ConfigInterval: time.Second,
 		}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 5})
 	}

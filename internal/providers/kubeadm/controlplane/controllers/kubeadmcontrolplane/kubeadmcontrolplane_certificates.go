@@ -40,7 +40,7 @@ func (r *Reconciler) reconcileCertificates(ctx context.Context, s *scope) error 
 	set := certs.ForControlPlane(cc)
 	owner := controllerRef(s.kcp)
 	key := client.ObjectKeyFromObject(s.cluster)
-	if err := set.LookupOrGenerate(ctx, r.Client, key, owner); err != nil {
+	if err := set.LookupOrGenerate(ctx, s.secretClient(r.Client), key, owner); err != nil {
 		s.certificatesErr = err
 		return fmt.Errorf("looking up or generating the cluster certificates: %w", err)
 	}
@@ -49,7 +49,7 @@ func (r *Reconciler) reconcileCertificates(ctx context.Context, s *scope) error 
 			continue
 		}
 		secret := &corev1.Secret{}
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: certs.SecretName(key.Name, c.Purpose)}, secret); err != nil {
+		if err := s.secretClient(r.Client).Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: certs.SecretName(key.Name, c.Purpose)}, secret); err != nil {
 			s.certificatesErr = err
 			return fmt.Errorf("reading the %s certificate: %w", c.Purpose, err)
 		}
@@ -73,7 +73,7 @@ func (r *Reconciler) adoptSecret(ctx context.Context, s *scope, secret *corev1.S
 	if (current == nil || current.Kind != kubeadmControlPlaneKind) && secret.Type != clusterv1.ClusterSecretType {
 		return nil
 	}
-	h := patch.NewHelper(secret, r.Client)
+	h := patch.NewHelper(secret, s.secretClient(r.Client))
 	var refs []metav1.OwnerReference
 	for _, ref := range secret.OwnerReferences {
 		if current != nil && ref.UID == current.UID {
@@ -98,7 +98,7 @@ func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) (ctrl.Re
 	log := ctrl.LoggerFrom(ctx)
 	endpoint := s.cluster.Spec.ControlPlaneEndpoint
 	caSecret := &corev1.Secret{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.cluster.Namespace, Name: kubeconfig.CASecretName(s.cluster.Name)}, caSecret); err != nil {
+	if err := s.secretClient(r.Client).Get(ctx, client.ObjectKey{Namespace: s.cluster.Namespace, Name: kubeconfig.CASecretName(s.cluster.Name)}, caSecret); err != nil {
 		if apierrors.IsNotFound(err) {
 			return ctrl.Result{RequeueAfter: dependentCertRequeueAfter}, nil
 		}
@@ -110,7 +110,7 @@ func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) (ctrl.Re
 	}
 	server := kubeconfig.Server(endpoint)
 	existing := &corev1.Secret{}
-	err = r.Client.Get(ctx, client.ObjectKey{Namespace: s.cluster.Namespace, Name: kubeconfig.SecretName(s.cluster.Name)}, existing)
+	err = s.secretClient(r.Client).Get(ctx, client.ObjectKey{Namespace: s.cluster.Namespace, Name: kubeconfig.SecretName(s.cluster.Name)}, existing)
 	switch {
 	case apierrors.IsNotFound(err):
 		data, err := kubeconfig.Generate(s.cluster.Name, server, ca, time.Now())
@@ -201,11 +201,12 @@ func (e *etcdClientCerts) get(caCert, caKey []byte) (tls.Certificate, error) {
 
 // etcdTLS returns the etcd CA and a client certificate for the Cluster: signed by the `<cluster>-etcd` CA
 // when its key is there (stacked etcd), else the `<cluster>-apiserver-etcd-client` certificate.
-func (r *Reconciler) etcdTLS(ctx context.Context, cluster *clusterv1.Cluster) ([]byte, tls.Certificate, error) {
+func (r *Reconciler) etcdTLS(ctx context.Context, s *scope) ([]byte, tls.Certificate, error) {
+	cluster := s.cluster
 	get := func(p certs.Purpose) (*corev1.Secret, error) {
-		s := &corev1.Secret{}
-		err := r.Client.Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: certs.SecretName(cluster.Name, p)}, s)
-		return s, err
+		secret := &corev1.Secret{}
+		err := s.secretClient(r.Client).Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: certs.SecretName(cluster.Name, p)}, secret)
+		return secret, err
 	}
 	caSecret, err := get(certs.EtcdCA)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -14,10 +15,13 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
@@ -38,10 +42,13 @@ const (
 	preflightFailedRequeueAfter = 15 * time.Second
 	dependentCertRequeueAfter   = 30 * time.Second
 	notReadyRequeueAfter        = 20 * time.Second
-	// healthRequeueAfter is how often the health of a healthy control plane is read again: the workload
-	// cluster's Pods are not watched (upstream reads them again on Machine events and at the sync period).
-	healthRequeueAfter = 30 * time.Second
 )
+
+// DefaultHealthInterval is how often the health of a ready, healthy control plane is read again by
+// default (Reconciler.HealthInterval): the workload cluster's Pods are not watched. Upstream reads them
+// again only on Machine events and at the sync period (10 minutes); every read opens a port-forward and
+// an etcd client, so a short interval keeps a thousand idle clusters busy.
+const DefaultHealthInterval = 5 * time.Minute
 
 // Reconciler reconciles KubeadmControlPlanes.
 type Reconciler struct {
@@ -55,6 +62,9 @@ type Reconciler struct {
 	WatchFilter string
 	// EtcdDialTimeout and EtcdCallTimeout bound the connections and calls to etcd.
 	EtcdDialTimeout, EtcdCallTimeout time.Duration
+	// HealthInterval is how often the health of a ready, healthy control plane is read again
+	// (DefaultHealthInterval when zero); one that is not ready or not healthy is read again every 20s.
+	HealthInterval time.Duration
 	// EtcdLogger receives the etcd client's logs; none when nil.
 	EtcdLogger *zap.Logger
 
@@ -67,19 +77,40 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	if r.Client == nil || r.APIReader == nil || r.ClusterCache == nil {
 		return errors.New("the KubeadmControlPlane controller needs a client, an API reader and a cluster cache")
 	}
+	if r.HealthInterval <= 0 {
+		r.HealthInterval = DefaultHealthInterval
+	}
 	r.recorder = mgr.GetEventRecorderFor("kubeadmcontrolplane-controller") //nolint:staticcheck // The events API recorder is what the other capstan controllers use too.
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("kubeadmcontrolplane").
 		WithOptions(options).
-		For(&controlplanev1.KubeadmControlPlane{}).
+		For(&controlplanev1.KubeadmControlPlane{}, builder.WithPredicates(notOwnStatus())).
 		Owns(&clusterv1.Machine{}).
-		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToKubeadmControlPlane)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToKubeadmControlPlane), builder.WithPredicates(clusterChangesForKubeadmControlPlane())).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
 		Build(reconciler.RequeueOnConflict(r))
 	if err != nil {
 		return err
 	}
 	return c.Watch(r.ClusterCache.ClusterSource(r.clusterToKubeadmControlPlane))
+}
+
+// clusterChangesForKubeadmControlPlane lets through the Cluster changes a KubeadmControlPlane reads: the
+// spec (paused, the control plane endpoint), labels and annotations, deletion, status.infrastructureReady
+// and status.failureDomains. The Cluster's other status changes (its conditions mirror the control
+// plane's, so each change of the KubeadmControlPlane changes the Cluster) are not.
+func clusterChangesForKubeadmControlPlane() predicate.Predicate {
+	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{},
+		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+			old, okOld := e.ObjectOld.(*clusterv1.Cluster)
+			updated, okNew := e.ObjectNew.(*clusterv1.Cluster)
+			if !okOld || !okNew {
+				return true
+			}
+			return !old.DeletionTimestamp.Equal(updated.DeletionTimestamp) ||
+				old.Status.InfrastructureReady != updated.Status.InfrastructureReady ||
+				!equality.Semantic.DeepEqual(old.Status.FailureDomains, updated.Status.FailureDomains)
+		}})
 }
 
 // clusterToKubeadmControlPlane maps a Cluster to its KubeadmControlPlane. The cluster cache's connection
@@ -173,7 +204,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		if reterr == nil && res.IsZero() && kcp.DeletionTimestamp.IsZero() && !paused {
 			// Pod and Node changes in the workload cluster are not watched: look again while the control plane
 			// is not ready or a component is unhealthy.
-			res = ctrl.Result{RequeueAfter: healthRequeueAfter}
+			res = ctrl.Result{RequeueAfter: r.HealthInterval}
 			if !kcp.Status.Ready || !componentsHealthy(kcp) {
 				res = ctrl.Result{RequeueAfter: notReadyRequeueAfter}
 			}

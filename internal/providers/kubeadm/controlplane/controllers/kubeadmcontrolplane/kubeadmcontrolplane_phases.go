@@ -132,7 +132,7 @@ func (r *Reconciler) connect(ctx context.Context, s *scope) {
 	}
 	etcdOpts := workload.EtcdOptions{DialTimeout: r.EtcdDialTimeout, CallTimeout: r.EtcdCallTimeout, Logger: r.EtcdLogger}
 	if s.isEtcdManaged() {
-		if etcdOpts.CA, etcdOpts.ClientCert, err = r.etcdTLS(ctx, s.cluster); err != nil {
+		if etcdOpts.CA, etcdOpts.ClientCert, err = r.etcdTLS(ctx, s); err != nil {
 			log.Error(err, "Failed to get the etcd client certificate")
 			return
 		}

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
@@ -41,6 +42,9 @@ type scope struct {
 	workloadStatus *workload.Status
 	// etcdMembers are the etcd members, when they could be listed.
 	etcdMembers []*etcd.Member
+
+	// secrets reads the cluster's Secrets once per reconcile; see secretClient.
+	secrets *secretReads
 
 	// Facts the phases found.
 	certificatesErr        error
@@ -176,4 +180,13 @@ func names(in []*clusterv1.Machine) []string {
 		out = append(out, m.Name)
 	}
 	return out
+}
+
+// secretClient returns the client that reads each of the cluster's Secrets once per reconcile, made from
+// c on first use.
+func (s *scope) secretClient(c client.Client) *secretReads {
+	if s.secrets == nil {
+		s.secrets = newSecretReads(c)
+	}
+	return s.secrets
 }

@@ -92,7 +92,11 @@ func startManager(ctx context.Context, cfg, workloadCfg *rest.Config) error {
 	if err := (&provider.Provider{Client: mgr.GetClient(), Workload: workloadCfg}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	if err := controlplane.Setup(ctx, mgr, controlplane.DefaultOptions()); err != nil {
+	// The fake workload cluster's Pods change without a Machine event (a component made to crash): the
+	// health of a healthy control plane is read again every few seconds rather than every 5 minutes.
+	opts := controlplane.DefaultOptions()
+	opts.HealthInterval = 3 * time.Second
+	if err := controlplane.Setup(ctx, mgr, opts); err != nil {
 		return err
 	}
 	go func() {

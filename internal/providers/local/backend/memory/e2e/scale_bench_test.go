@@ -50,15 +50,22 @@ func BenchmarkScale(b *testing.B) {
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
 		ns := env.NewNamespace(b)
-		stack.ForTest(b, env.Config, stack.Options{Local: true, Kubeadm: true, LocalMemory: &memory.Options{}})
+		counter := newRequestCounter()
+		stack.ForTest(b, env.Config, stack.Options{Local: true, Kubeadm: true, LocalMemory: &memory.Options{}, Transport: counter.wrap})
 		mgmtHost := env.Config.Host
 		if u, err := url.Parse(env.Config.Host); err == nil && u.Host != "" {
 			mgmtHost = u.Host
 		}
 		b.Logf("management API server: %s", mgmtHost)
-		before := requests(mgmtHost)
+		before, byKey0 := requests(mgmtHost), counter.snapshot()
 		cpu0 := cpuSeconds()
 
+		// CAPSTAN_BENCH_DIFFS=k logs the first k modifications of each kind while creating, to see which
+		// writes a cluster's creation takes.
+		var creationChanges *changeRecorder
+		if k := envInt("CAPSTAN_BENCH_DIFFS", 0); k > 0 {
+			creationChanges = recordChanges(b, env.Config, ns, k)
+		}
 		start := time.Now()
 		created := make([]time.Time, n)
 		names := make(chan int)
@@ -109,17 +116,30 @@ func BenchmarkScale(b *testing.B) {
 			perCluster = append(perCluster, available[fmt.Sprintf("s%04d", k)].Sub(created[k]).Seconds())
 		}
 		sort.Float64s(perCluster)
-		creating := requests(mgmtHost).minus(before)
+		creating, byKeyCreating := requests(mgmtHost).minus(before), counter.snapshot().minus(byKey0)
+		if creationChanges != nil {
+			_, report := creationChanges.stop()
+			b.Logf("objects modified while creating:\n%s", report)
+		}
 		cpuCreating := cpuSeconds() - cpu0
 
+		b.Logf("all %d clusters Available after %s; per Cluster p50 %.0fs, p99 %.0fs; managers' CPU while creating %.1fs",
+			n, allAvailable.Round(time.Second), percentile(perCluster, 0.50), percentile(perCluster, 0.99), cpuCreating)
 		b.Logf("idling %s", idle)
-		idleBefore, cpuIdle0 := requests(mgmtHost), cpuSeconds()
+		changes := recordChanges(b, env.Config, ns, 3)
+		idleBefore, byKeyIdle0, cpuIdle0 := requests(mgmtHost), counter.snapshot(), cpuSeconds()
 		time.Sleep(idle)
-		idling := requests(mgmtHost).minus(idleBefore)
+		changed, changeReport := changes.stop()
+		b.Logf("objects modified while idle (%d):\n%s", changed, changeReport)
+		idling, byKeyIdle := requests(mgmtHost).minus(idleBefore), counter.snapshot().minus(byKeyIdle0)
 		cpuIdle := cpuSeconds() - cpuIdle0
 
 		delStart := time.Now()
-		g.Expect(env.Client.DeleteAllOf(ctx, &clusterv1.Cluster{}, client.InNamespace(ns))).To(Succeed())
+		// A collection delete of hundreds of Clusters may outlast the API server's request timeout: it is
+		// sent again until it is accepted.
+		g.Eventually(func() error {
+			return env.Client.DeleteAllOf(ctx, &clusterv1.Cluster{}, client.InNamespace(ns))
+		}, 10*time.Minute, 5*time.Second).Should(Succeed())
 		g.Eventually(func(g Gomega) {
 			for _, list := range []client.ObjectList{&clusterv1.ClusterList{}, &clusterv1.MachineList{}} {
 				g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
@@ -129,6 +149,8 @@ func BenchmarkScale(b *testing.B) {
 		deletion := time.Since(delStart)
 
 		machines := float64(2 * n)
+		b.Logf("requests to the management API server from creation to Available, by component (per Machine):\n%s", byKeyCreating.table(machines, "/machine", true))
+		b.Logf("requests to the management API server while idle, by component (per second):\n%s", byKeyIdle.table(idle.Seconds(), "/s", true))
 		b.ReportMetric(allAvailable.Seconds(), "s-all-available")
 		b.ReportMetric(percentile(perCluster, 0.50), "s-p50-cluster")
 		b.ReportMetric(percentile(perCluster, 0.99), "s-p99-cluster")
@@ -140,11 +162,16 @@ func BenchmarkScale(b *testing.B) {
 				b.ReportMetric(float64(v)/machines, verb+"/machine")
 			}
 		}
+		for _, c := range components {
+			b.ReportMetric(float64(byKeyCreating.writes(c))/machines, c+"-writes/machine")
+			b.ReportMetric(float64(byKeyIdle.writes(c))/idle.Seconds(), c+"-writes/s-idle")
+		}
 		b.ReportMetric(cpuCreating, "cpu-s-creating")
 		b.ReportMetric(peakRSSMiB(), "MiB-peak-rss")
 		b.ReportMetric(cpuIdle/idle.Seconds(), "cores-idle")
 		b.ReportMetric(float64(idling.mgmtTotal())/idle.Seconds(), "mgmt-requests/s-idle")
 		b.ReportMetric(float64(idling.writes())/idle.Seconds(), "mgmt-writes/s-idle")
+		b.ReportMetric(float64(changed)/idle.Seconds(), "modified/s-idle")
 		b.ReportMetric(deletion.Seconds(), "s-delete-all")
 	}
 }

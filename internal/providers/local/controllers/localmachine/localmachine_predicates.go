@@ -1,0 +1,26 @@
+package localmachine
+
+import (
+	"reflect"
+
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+)
+
+// notOwnStatus lets through every event of a LocalMachine but an update of its status alone, which this
+// controller writes itself at the end of a reconcile: reconciling it again would only read again what was
+// just written (and, on 2 cores, the management API server is the bottleneck). Resyncs pass.
+func notOwnStatus() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, n := e.ObjectOld, e.ObjectNew
+		if o == nil || n == nil || o.GetResourceVersion() == n.GetResourceVersion() {
+			return true
+		}
+		return o.GetGeneration() != n.GetGeneration() ||
+			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
+			!reflect.DeepEqual(o.GetLabels(), n.GetLabels()) ||
+			!reflect.DeepEqual(o.GetAnnotations(), n.GetAnnotations()) ||
+			!reflect.DeepEqual(o.GetOwnerReferences(), n.GetOwnerReferences()) ||
+			!reflect.DeepEqual(o.GetFinalizers(), n.GetFinalizers())
+	}}
+}
