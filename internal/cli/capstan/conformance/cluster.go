@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -177,4 +178,21 @@ func providerCRDs(rel release) ([]*apiextensionsv1.CustomResourceDefinition, err
 		return nil, errors.New("the components YAML holds no CRD")
 	}
 	return out, nil
+}
+
+// machinePoolKind returns the provider's InfraMachinePool kind: the kind of its CRDs in the InfraCluster's
+// group named <Prefix>MachinePool, at its storage version; empty when there is none (MachinePools are
+// optional).
+func machinePoolKind(crds []*apiextensionsv1.CustomResourceDefinition, group string) schema.GroupVersionKind {
+	for _, crd := range crds {
+		if crd.Spec.Group != group || !strings.HasSuffix(crd.Spec.Names.Kind, "MachinePool") {
+			continue
+		}
+		for _, v := range crd.Spec.Versions {
+			if v.Storage {
+				return schema.GroupVersionKind{Group: group, Version: v.Name, Kind: crd.Spec.Names.Kind}
+			}
+		}
+	}
+	return schema.GroupVersionKind{}
 }

@@ -120,7 +120,7 @@ func (o *Options) Run(ctx context.Context, streams iostreams.Streams) error {
 		}
 		executables[image] = path
 	}
-	log := zap.New(zap.WriteTo(streams.ErrOut), zap.Level(zapcore.Level(-(o.Verbosity-1))), zap.ConsoleEncoder())
+	log := zap.New(zap.WriteTo(streams.ErrOut), zap.Level(zapcore.Level(-(o.Verbosity - 1))), zap.ConsoleEncoder())
 	if o.Verbosity < 2 {
 		log = logr.Discard()
 	}
@@ -170,7 +170,8 @@ func (o *Options) Run(ctx context.Context, streams iostreams.Streams) error {
 		NewInfraMachine: func(namespace, name string) *unstructured.Unstructured {
 			return newObject(protos.infraMachine, namespace, name)
 		},
-		Start: conformance.Running,
+		InfraMachinePool: machinePoolKind(crds, protos.infraCluster.GroupVersionKind().Group),
+		Start:            conformance.Running,
 		InfrastructureReady: func(ctx context.Context, c client.Client, cluster *clusterv1.Cluster) error {
 			return protos.controlPlane(ctx, c, cluster)
 		},

@@ -214,9 +214,6 @@ func (p *prototypes) controlPlane(ctx context.Context, c client.Client, cluster 
 	}
 	name := cluster.Name + "-control-plane"
 	data := cabpk.CloudConfig(cabpk.Data{Init: true, Kubeadm: cabpk.InitConfiguration(cluster.Name, p.kubernetesVersion, "", "", name)})
-	if err := c.Create(ctx, cabpk.Secret(cluster.Namespace, name, cluster.Name, data)); err != nil {
-		return fmt.Errorf("creating the control plane's bootstrap data: %w", err)
-	}
 	infra := newObject(p.controlPlaneMachine, cluster.Namespace, name)
 	m := &clusterv1.Machine{
 		ObjectMeta: metav1.ObjectMeta{
@@ -237,6 +234,12 @@ func (p *prototypes) controlPlane(ctx context.Context, c client.Client, cluster 
 	if err := c.Create(ctx, m); err != nil {
 		return fmt.Errorf("creating the control plane Machine: %w", err)
 	}
+	// As a bootstrap provider's data Secret, it belongs to the Machine (through its bootstrap config).
+	secret := cabpk.Secret(cluster.Namespace, name, cluster.Name, data)
+	secret.OwnerReferences = []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: name, UID: m.UID}}
+	if err := c.Create(ctx, secret); err != nil {
+		return fmt.Errorf("creating the control plane's bootstrap data: %w", err)
+	}
 	infra.SetOwnerReferences([]metav1.OwnerReference{{
 		APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: name, UID: m.UID, Controller: ptr.To(true),
 	}})
@@ -251,4 +254,3 @@ func (p *prototypes) controlPlane(ctx context.Context, c client.Client, cluster 
 	}
 	return nil
 }
-

@@ -1,0 +1,165 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+	capstanrelease "github.com/capstan-dev/capstan/internal/release"
+	"github.com/capstan-dev/capstan/internal/test/conformance"
+)
+
+// binaries builds, once, the capstan executable the embedded cluster's local runtime runs and the broken
+// manager; it returns their directory.
+var binaries = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "capstan-conformance-bin-")
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "build", "-o", dir+"/", "github.com/capstan-dev/capstan/cmd/capstan",
+		"github.com/capstan-dev/capstan/internal/cli/capstan/conformance/testdata/ignorepause")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building capstan: %w\n%s", err, out)
+	}
+	return dir, nil
+})
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if dir, err := binaries(); err == nil {
+		_ = os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
+
+// localProviderRepository writes the local provider's release in the layout of a clusterctl local repository.
+func localProviderRepository(t *testing.T) string {
+	t.Helper()
+	p, err := capstanrelease.Local()
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := t.TempDir()
+	if err := capstanrelease.WriteRepository(repo, capstanrelease.DefaultVersion, p); err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// run runs `capstan conformance` with o, returning its output and error.
+func run(t *testing.T, o *Options) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	bin, err := binaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Capstan = filepath.Join(bin, "capstan")
+	for i, e := range o.Executables {
+		o.Executables[i] = strings.ReplaceAll(e, "$BIN", bin)
+	}
+	if o.Output == "" {
+		o.Output = "text"
+	}
+	if o.KubernetesVersion == "" {
+		o.KubernetesVersion = "v1.37.1"
+	}
+	o.Timeout, o.Quiet, o.Verbosity = 3*time.Minute, 3*time.Second, 1
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	defer cancel()
+	err = o.Run(ctx, iostreams.Streams{Out: &out, ErrOut: &errOut})
+	t.Logf("stderr:\n%s", errOut.String())
+	return out.String(), errOut.String(), err
+}
+
+// TestLocalProviderConforms runs `capstan conformance --output json` on the local provider's release, with
+// an InfraCluster of the author's (--infra-cluster: the template's has no failure domains) and the
+// InfraMachine of the cluster template: the JSON parses, lists every rule of the kit, and every rule
+// passes but for skips that say why.
+func TestLocalProviderConforms(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded management cluster")
+	}
+	g := NewWithT(t)
+	infraCluster := filepath.Join(t.TempDir(), "localcluster.yaml")
+	g.Expect(os.WriteFile(infraCluster, []byte(`apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1
+kind: LocalCluster
+metadata:
+  name: any
+spec:
+  failureDomains:
+    fd-a:
+      controlPlane: true
+    fd-b:
+      attributes:
+        rack: b
+`), 0o600)).To(Succeed())
+	out, _, err := run(t, &Options{Source: localProviderRepository(t), Output: "json", InfraCluster: infraCluster})
+	t.Logf("report:\n%s", out)
+	g.Expect(err).NotTo(HaveOccurred())
+	var doc jsonReport
+	g.Expect(json.Unmarshal([]byte(out), &doc)).To(Succeed())
+	g.Expect(doc.Provider).To(Equal("infrastructure-local"))
+	g.Expect(doc.Passed).To(BeTrue())
+	var rules []string
+	for _, r := range doc.Results {
+		rules = append(rules, r.Rule)
+		g.Expect(r.Status).To(BeElementOf(string(conformance.Pass), string(conformance.Skip)), r.Rule+": "+r.Message)
+		if r.Status == string(conformance.Skip) {
+			g.Expect(r.Message).NotTo(BeEmpty(), r.Rule)
+		}
+	}
+	var want []string
+	for _, r := range conformance.Rules() {
+		want = append(want, r.Name)
+	}
+	g.Expect(rules).To(ConsistOf(want))
+	// The behavioural rules ran against the provider's Deployment: none is skipped for want of a provider.
+	for _, r := range doc.Results {
+		g.Expect(r.Message).NotTo(ContainSubstring("Not checked: no API server"), r.Rule)
+		g.Expect(r.Message).NotTo(ContainSubstring("has no Start"), r.Rule)
+	}
+}
+
+// TestBrokenReleaseFails runs `capstan conformance` on a copy of the local provider's release whose
+// Deployment names its container "controller" instead of "manager" and runs a manager that reconciles
+// paused LocalClusters: it fails, naming both rules.
+func TestBrokenReleaseFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded management cluster")
+	}
+	g := NewWithT(t)
+	repo := localProviderRepository(t)
+	comps := filepath.Join(repo, "infrastructure-local", capstanrelease.DefaultVersion, componentsFile)
+	data, err := os.ReadFile(comps)
+	g.Expect(err).NotTo(HaveOccurred())
+	broken := strings.Replace(string(data), "- name: manager\n", "- name: controller\n", 1)
+	g.Expect(broken).NotTo(Equal(string(data)))
+	image := "example.com/conformance/ignore-pause"
+	broken = strings.ReplaceAll(broken, capstanrelease.Image+":", image+":")
+	g.Expect(broken).To(ContainSubstring(image))
+	g.Expect(os.WriteFile(comps, []byte(broken), 0o600)).To(Succeed())
+
+	out, _, err := run(t, &Options{Source: repo, Executables: []string{image + "=$BIN/ignorepause"}})
+	t.Logf("report:\n%s", out)
+	g.Expect(err).To(HaveOccurred())
+	g.Expect(err.Error()).To(And(ContainSubstring(conformance.RuleController), ContainSubstring(conformance.RuleInfraClusterPausing)))
+	for _, rule := range []string{conformance.RuleController, conformance.RuleInfraClusterPausing} {
+		g.Expect(out).To(MatchRegexp(`(?m)^Fail +` + regexpQuote(rule) + ` `))
+	}
+}
+
+func regexpQuote(s string) string {
+	return strings.NewReplacer(".", `\.`, "(", `\(`, ")", `\)`, "+", `\+`, "*", `\*`, "?", `\?`).Replace(s)
+}
