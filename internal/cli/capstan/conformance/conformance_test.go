@@ -14,8 +14,11 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	capstanrelease "github.com/capstan-dev/capstan/internal/release"
 	"github.com/capstan-dev/capstan/internal/test/conformance"
 )
@@ -144,12 +147,27 @@ func TestBrokenReleaseFails(t *testing.T) {
 	comps := filepath.Join(repo, "infrastructure-local", capstanrelease.DefaultVersion, componentsFile)
 	data, err := os.ReadFile(comps)
 	g.Expect(err).NotTo(HaveOccurred())
-	broken := strings.Replace(string(data), "- name: manager\n", "- name: controller\n", 1)
-	g.Expect(broken).NotTo(Equal(string(data)))
+	objs, err := manifest.Parse(data)
+	g.Expect(err).NotTo(HaveOccurred())
 	image := "example.com/conformance/ignore-pause"
-	broken = strings.ReplaceAll(broken, capstanrelease.Image+":", image+":")
-	g.Expect(broken).To(ContainSubstring(image))
-	g.Expect(os.WriteFile(comps, []byte(broken), 0o600)).To(Succeed())
+	var broken []byte
+	edited := false
+	for _, obj := range objs {
+		if obj.GetKind() == "Deployment" {
+			containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+			g.Expect(containers).To(HaveLen(1))
+			c := containers[0].(map[string]any)
+			g.Expect(c["name"]).To(Equal("manager"))
+			c["name"], c["image"] = "controller", image+":v0.0.1"
+			g.Expect(unstructured.SetNestedSlice(obj.Object, containers, "spec", "template", "spec", "containers")).To(Succeed())
+			edited = true
+		}
+		doc, err := yaml.Marshal(obj.Object)
+		g.Expect(err).NotTo(HaveOccurred())
+		broken = append(append(broken, "---\n"...), doc...)
+	}
+	g.Expect(edited).To(BeTrue())
+	g.Expect(os.WriteFile(comps, broken, 0o600)).To(Succeed())
 
 	out, _, err := run(t, &Options{Source: repo, Executables: []string{image + "=$BIN/ignorepause"}})
 	t.Logf("report:\n%s", out)
