@@ -125,9 +125,10 @@ func (o *Options) Run(ctx context.Context, streams iostreams.Streams) error {
 		log = logr.Discard()
 	}
 	ctrl.SetLogger(log)
+	start := time.Now()
 	progress := func(format string, args ...any) {
 		if o.Verbosity >= 1 {
-			fmt.Fprintf(streams.ErrOut, format+"\n", args...)
+			fmt.Fprintf(streams.ErrOut, "[%3.0fs] "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
 		}
 	}
 
@@ -149,6 +150,7 @@ func (o *Options) Run(ctx context.Context, streams iostreams.Streams) error {
 		return err
 	}
 	fmt.Fprintf(streams.ErrOut, "Checking %s %s from %s\n", rel.label(), rel.Version, o.Source)
+	progress("Starting an embedded management cluster")
 
 	cl, err := startCluster(ctx, work, o, executables, log)
 	if err != nil {
@@ -160,6 +162,7 @@ func (o *Options) Run(ctx context.Context, streams iostreams.Streams) error {
 		return err
 	}
 	fmt.Fprintln(streams.ErrOut, "Running the conformance kit")
+	progress("The core and the provider run")
 	report := conformance.Check(ctx, conformance.Provider{
 		Name:       rel.Name,
 		CRDs:       crds,

@@ -174,10 +174,12 @@ func fetchRelease(ctx context.Context, rawURL, name, version, work string, clien
 		}
 		files[path.Base(f)] = data
 	}
+	// The default cluster template is fetched even from repositories that cannot list their files (http
+	// folders).
 	listed := []string{"cluster-template.yaml"}
 	if lister, ok := repo.(repository.FileLister); ok {
 		if all, err := lister.Files(ctx, version); err == nil {
-			listed = all
+			listed = append(listed, all...)
 		}
 	}
 	for _, f := range listed {
