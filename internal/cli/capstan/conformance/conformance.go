@@ -51,6 +51,10 @@ type Options struct {
 	Capstan string
 	// HTTPClient fetches repository URLs; http.DefaultClient when nil.
 	HTTPClient *http.Client
+
+	// cluster, when set, is a running management cluster to install the provider in instead of starting
+	// one (the tests share one between runs; its runtime's executables are its own then).
+	cluster *managementCluster
 }
 
 // NewCommand returns `capstan conformance`.
@@ -150,13 +154,15 @@ func (o *Options) Run(ctx context.Context, streams iostreams.Streams) error {
 		return err
 	}
 	fmt.Fprintf(streams.ErrOut, "Checking %s %s from %s\n", rel.label(), rel.Version, o.Source)
-	progress("Starting an embedded management cluster")
 
-	cl, err := startCluster(ctx, work, o, executables, log)
-	if err != nil {
-		return err
+	cl := o.cluster
+	if cl == nil {
+		progress("Starting an embedded management cluster")
+		if cl, err = startCluster(ctx, work, o, executables, log); err != nil {
+			return err
+		}
+		defer cl.stop()
 	}
-	defer cl.stop()
 	fmt.Fprintf(streams.ErrOut, "Installing capstan's core and %s with clusterctl init\n", rel.label())
 	if err := cl.install(ctx, rel, o.Timeout, log); err != nil {
 		return err

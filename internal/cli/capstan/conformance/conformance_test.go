@@ -13,11 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+	clusterctlclient "github.com/capstan-dev/capstan/internal/clusterctl/client"
+	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
+	"github.com/capstan-dev/capstan/internal/clusterctl/config"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	capstanrelease "github.com/capstan-dev/capstan/internal/release"
 	"github.com/capstan-dev/capstan/internal/test/conformance"
@@ -40,6 +44,10 @@ var binaries = sync.OnceValues(func() (string, error) {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	stopShared()
+	if sharedWorkDir != "" {
+		_ = os.RemoveAll(sharedWorkDir)
+	}
 	if dir, err := binaries(); err == nil {
 		_ = os.RemoveAll(dir)
 	}
@@ -60,7 +68,60 @@ func localProviderRepository(t *testing.T) string {
 	return repo
 }
 
-// run runs `capstan conformance` with o, returning its output and error.
+// brokenImage is the image of the broken release's manager, which the shared cluster runs as ignorepause.
+const brokenImage = "example.com/conformance/ignore-pause"
+
+// sharedCluster starts, once, the embedded management cluster the tests install providers in; it stops
+// when the tests end.
+var (
+	sharedOnce    sync.Once
+	shared        *managementCluster
+	sharedErr     error
+	stopShared    = func() {}
+	sharedWorkDir string
+)
+
+func sharedCluster(t *testing.T) *managementCluster {
+	t.Helper()
+	sharedOnce.Do(func() {
+		bin, err := binaries()
+		if err != nil {
+			sharedErr = err
+			return
+		}
+		if sharedWorkDir, err = os.MkdirTemp("", "capstan-conformance-cluster-"); err != nil {
+			sharedErr = err
+			return
+		}
+		o := &Options{Capstan: filepath.Join(bin, "capstan")}
+		shared, sharedErr = startCluster(context.Background(), sharedWorkDir, o,
+			map[string]string{brokenImage: filepath.Join(bin, "ignorepause")}, logr.Discard())
+		if sharedErr == nil {
+			stopShared = shared.stop
+		}
+	})
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
+	}
+	return shared
+}
+
+// uninstall deletes the provider of a run from the shared cluster (keeping its CRDs, which the next run's
+// release brings again), as `clusterctl delete --infrastructure <name>` would.
+func uninstall(t *testing.T, cl *managementCluster, name string) {
+	t.Helper()
+	cfg, err := config.New(nil, os.LookupEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := clusterctlclient.New(clusterctlclient.Options{Config: cfg, Cluster: cluster.New(cluster.Kubeconfig{Path: cl.state.Kubeconfig()})})
+	if err := cc.Delete(t.Context(), clusterctlclient.DeleteOptions{Providers: clusterctlclient.Providers{InfrastructureProviders: []string{name}}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// run runs `capstan conformance` with o in the shared cluster, returning its output and error; the
+// provider is deleted afterwards.
 func run(t *testing.T, o *Options) (string, string, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
@@ -69,9 +130,8 @@ func run(t *testing.T, o *Options) (string, string, error) {
 		t.Fatal(err)
 	}
 	o.Capstan = filepath.Join(bin, "capstan")
-	for i, e := range o.Executables {
-		o.Executables[i] = strings.ReplaceAll(e, "$BIN", bin)
-	}
+	o.cluster = sharedCluster(t)
+	defer uninstall(t, o.cluster, "local")
 	if o.Output == "" {
 		o.Output = "text"
 	}
@@ -149,7 +209,7 @@ func TestBrokenReleaseFails(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	objs, err := manifest.Parse(data)
 	g.Expect(err).NotTo(HaveOccurred())
-	image := "example.com/conformance/ignore-pause"
+	image := brokenImage
 	var broken []byte
 	edited := false
 	for _, obj := range objs {
@@ -169,7 +229,7 @@ func TestBrokenReleaseFails(t *testing.T) {
 	g.Expect(edited).To(BeTrue())
 	g.Expect(os.WriteFile(comps, broken, 0o600)).To(Succeed())
 
-	out, _, err := run(t, &Options{Source: repo, Executables: []string{image + "=$BIN/ignorepause"}})
+	out, _, err := run(t, &Options{Source: repo})
 	t.Logf("report:\n%s", out)
 	g.Expect(err).To(HaveOccurred())
 	g.Expect(err.Error()).To(And(ContainSubstring(conformance.RuleController), ContainSubstring(conformance.RuleInfraClusterPausing)))
