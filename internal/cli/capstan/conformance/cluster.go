@@ -56,9 +56,12 @@ func startCluster(ctx context.Context, work string, o *Options, executables map[
 			Ready: func(cfg *rest.Config) { ready <- cfg },
 		})
 	}()
+	// The cluster's error once it stops is of no use any more: the report is written.
 	stop := func() {
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			log.V(1).Info("The embedded management cluster stopped", "error", err.Error())
+		}
 	}
 	select {
 	case cfg := <-ready:
