@@ -44,20 +44,21 @@ func newObject(kind, namespace, name string) *unstructured.Unstructured {
 // TestConformance checks the provider, its CRDs and its release artifacts against the provider contract
 // rules, with the provider's controllers and process backend running.
 func TestConformance(t *testing.T) {
-	dataDir := t.TempDir()
-	runConformance(t, func(ctx context.Context, cfg *rest.Config) error {
-		return runProvider(ctx, cfg, stack.Options{Local: true, LocalDataDir: dataDir, WithoutCore: true})
+	runConformance(t, func() stack.Options {
+		return stack.Options{Local: true, LocalDataDir: t.TempDir(), WithoutCore: true}
 	})
 }
 
 // TestConformanceMemory runs the conformance kit with the memory backend.
 func TestConformanceMemory(t *testing.T) {
-	runConformance(t, func(ctx context.Context, cfg *rest.Config) error {
-		return runProvider(ctx, cfg, stack.Options{Local: true, LocalMemory: &memory.Options{}, WithoutCore: true})
+	runConformance(t, func() stack.Options {
+		return stack.Options{Local: true, LocalMemory: &memory.Options{}, WithoutCore: true}
 	})
 }
 
-func runConformance(t *testing.T, start func(ctx context.Context, cfg *rest.Config) error) {
+// runConformance runs the kit on the provider started with the options newOptions returns (a data
+// directory of its own for each start).
+func runConformance(t *testing.T, newOptions func() stack.Options) {
 	crds, err := crd.Local()
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +71,7 @@ func runConformance(t *testing.T, start func(ctx context.Context, cfg *rest.Conf
 	if err := release.WriteRepository(repo, release.DefaultVersion, p); err != nil {
 		t.Fatal(err)
 	}
-	conformance.Run(t, conformance.Provider{
+	report := conformance.Run(t, conformance.Provider{
 		Name:       p.Name,
 		CRDs:       crds,
 		Repository: os.DirFS(repo),
@@ -85,11 +86,21 @@ func runConformance(t *testing.T, start func(ctx context.Context, cfg *rest.Conf
 			return newObject("LocalMachine", namespace, name)
 		},
 		InfraMachinePool: infrav1.GroupVersion.WithKind("LocalMachinePool"),
-		Start:            start,
+		Start:            func(ctx context.Context, cfg *rest.Config) error { return runProvider(ctx, cfg, newOptions()) },
+		// As the provider's manager started with --namespace and --watch-filter.
+		StartScoped: func(ctx context.Context, cfg *rest.Config, scope conformance.Scope) error {
+			opts := newOptions()
+			opts.Namespace, opts.WatchFilter = scope.Namespace, scope.WatchFilter
+			return runProvider(ctx, cfg, opts)
+		},
 		// The API behind a LocalCluster's endpoint is run by its control plane Machines, which a control
 		// plane provider creates: the kit's Machines are workers, whose Nodes wait for one.
 		InfrastructureReady: createControlPlaneMachine,
 	}, conformance.Options{Config: env.Config, Timeout: 90 * time.Second})
+	// Every rule is checked: the provider has every kind, a ClusterClass, StartScoped.
+	for _, res := range report.With(conformance.Skip, conformance.Warn) {
+		t.Errorf("%s %s: %s", res.Status, res.Rule, res.Message)
+	}
 }
 
 // createControlPlaneMachine does what a control plane provider would: a control plane Machine with kubeadm
@@ -113,10 +124,10 @@ func createControlPlaneMachine(ctx context.Context, c client.Client, cluster *cl
 	if err := c.Create(ctx, m); err != nil {
 		return err
 	}
-	lm := &infrav1.LocalMachine{ObjectMeta: metav1.ObjectMeta{
-		Namespace: cluster.Namespace, Name: name, Labels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name},
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: name, UID: m.UID}},
-	}}
+	// Unstructured: the kit's client knows only Kubernetes' and Cluster API's types.
+	lm := newObject("LocalMachine", cluster.Namespace, name)
+	lm.SetLabels(map[string]string{clusterv1.ClusterNameLabel: cluster.Name})
+	lm.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: name, UID: m.UID}})
 	return c.Create(ctx, lm)
 }
 

@@ -34,6 +34,16 @@ type run struct {
 	// orphan, managed, paused and annotated are InfraClusters the provider must leave alone: without a
 	// Cluster owner, externally managed, of a paused Cluster, with the paused annotation.
 	orphan, managed, paused, annotated *watched
+	// managedLabel is an InfraCluster with the cluster.x-k8s.io/managed-by label, as the contract text
+	// names it (managed carries the annotation upstream's predicate reads).
+	managedLabel *watched
+	// template is what the kit saw of the InfraMachineTemplate it created the InfraMachine from.
+	template *templateFacts
+	// endpoint is what the kit saw of an InfraCluster waiting for its Cluster's endpoint; nil unless
+	// Provider.ControlPlaneEndpoint is set.
+	endpoint *endpointFacts
+	// tenancy is what the kit saw of the provider started with --namespace and --watch-filter.
+	tenancy *tenancyFacts
 	// orphanMachine is an InfraMachine without a Machine owner.
 	orphanMachine *watched
 
@@ -58,7 +68,33 @@ type lifecycle struct {
 	// its Cluster was unpaused, and remaining is the object when it did not.
 	deleted, gone bool
 	remaining     *unstructured.Unstructured
+	// held says whether the kit held the deleted object with holdFinalizer; finalized is the object once
+	// the provider removed its finalizers (the kit's holding it), nil when it did not within the timeout.
+	held      bool
+	finalized *unstructured.Unstructured
+	// moved is what the kit saw once it removed the object's status as clusterctl move does; nil when not
+	// reached.
+	moved *moved
 }
+
+// moved is what the kit saw of an object after a simulated clusterctl move.
+type moved struct {
+	// last is the object when the kit stopped waiting; rebuilt whether it was provisioned again.
+	last    *unstructured.Unstructured
+	rebuilt bool
+}
+
+// endpointFacts is what the kit saw of an InfraCluster whose Cluster had no control plane endpoint yet,
+// for a provider that does not provide one (Provider.ControlPlaneEndpoint).
+type endpointFacts struct {
+	// before is the InfraCluster when the kit set the Cluster's endpoint; provisionedEarly whether it
+	// was seen provisioned before.
+	before           *unstructured.Unstructured
+	provisionedEarly bool
+}
+
+// holdFinalizer is the finalizer the kit holds deleted objects with, to see them once the provider is done.
+const holdFinalizer = "conformance.cluster.x-k8s.io/hold"
 
 // watched is what the kit saw of an object the provider must leave alone for a while.
 type watched struct {
@@ -145,7 +181,14 @@ func checkControlPlaneEndpoint(in *input) verdict {
 		if !ok {
 			return v
 		}
-		return endpointVerdict(obj, in.p.ControlPlaneEndpoint)
+		v = endpointVerdict(obj, in.p.ControlPlaneEndpoint)
+		if ep, _ := contract.ControlPlaneEndpoint(obj); v.outcome == met && ep.IsZero() && in.run.endpoint != nil {
+			if in.run.endpoint.provisionedEarly {
+				return fail("The InfraCluster provides no endpoint but reported it was provisioned before its Cluster had one: it must wait for the Cluster's spec.controlPlaneEndpoint")
+			}
+			return pass("The InfraCluster provides no endpoint (it is provided by other means, %s) and waited for the Cluster's before reporting it was provisioned", in.p.ControlPlaneEndpoint)
+		}
+		return v
 	})
 }
 
@@ -458,11 +501,108 @@ func checkExternallyManaged(in *input) verdict {
 	if in.run == nil || in.run.managed == nil || in.run.managed.after == nil {
 		return in.notReached("watching the externally managed InfraCluster")
 	}
-	w := in.run.managed
-	if changed := changes(w.before, w.after, false); len(changed) > 0 {
-		return missing("The provider changed an InfraCluster annotated %s: %s", clusterv1.ManagedByAnnotation, strings.Join(changed, ", "))
+	var problems []string
+	if changed := changes(in.run.managed.before, in.run.managed.after, false); len(changed) > 0 {
+		problems = append(problems, fmt.Sprintf("the provider changed an InfraCluster annotated %s (what Cluster API's predicate reads): %s",
+			clusterv1.ManagedByAnnotation, strings.Join(changed, ", ")))
 	}
-	return pass("An InfraCluster annotated %s was left untouched", clusterv1.ManagedByAnnotation)
+	if w := in.run.managedLabel; w != nil && w.after != nil {
+		if changed := changes(w.before, w.after, false); len(changed) > 0 {
+			problems = append(problems, fmt.Sprintf("the provider changed an InfraCluster labelled %s (as the contract text names it): %s",
+				clusterv1.ManagedByAnnotation, strings.Join(changed, ", ")))
+		}
+	}
+	if len(problems) > 0 {
+		return missing("%s", strings.Join(problems, "; "))
+	}
+	return pass("InfraClusters annotated and labelled %s were left untouched", clusterv1.ManagedByAnnotation)
+}
+
+func checkReadyDeletion(in *input) verdict {
+	if in.run == nil || in.run.cluster == nil || !in.run.cluster.deleted {
+		return in.notReached("deleting the InfraCluster")
+	}
+	var problems, notes, seen []string
+	for _, t := range []struct {
+		role string
+		l    *lifecycle
+	}{{"InfraCluster", in.run.cluster}, {"InfraMachine", in.run.machine}} {
+		if t.l == nil || !t.l.deleted {
+			continue
+		}
+		if !t.l.held {
+			notes = append(notes, fmt.Sprintf("the %s has no finalizer, so its deletion cannot be observed", t.role))
+			continue
+		}
+		if t.l.finalized == nil {
+			continue // the deletion rules report it
+		}
+		ready := readyConditions(t.l.finalized)
+		if len(ready) == 0 {
+			problems = append(problems, fmt.Sprintf("the deleted %s reports no Ready condition", t.role))
+			continue
+		}
+		for at, c := range ready {
+			switch {
+			case c["status"] == string(corev1.ConditionTrue):
+				return fail("The deleted %s still reports Ready True at %s once the provider ran its deletion: Cluster API shows it as ready", t.role, at)
+			case c["status"] != string(corev1.ConditionFalse) || !strings.Contains(strings.ToLower(fmt.Sprint(c["reason"])), "delet"):
+				problems = append(problems, fmt.Sprintf("the deleted %s reports Ready %v with reason %q at %s, want False with a deleting reason", t.role, c["status"], c["reason"], at))
+			default:
+				seen = append(seen, fmt.Sprintf("%s %s: False, %s", t.role, at, c["reason"]))
+			}
+		}
+	}
+	switch {
+	case len(problems) > 0:
+		return missing("%s", strings.Join(problems, "; "))
+	case len(seen) == 0:
+		return skip("Not checked: %s", strings.Join(notes, "; "))
+	}
+	msg := "Ready is False with a deleting reason while the provider deletes: " + strings.Join(seen, "; ")
+	if len(notes) > 0 {
+		msg += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return pass("%s", msg)
+}
+
+// readyConditions returns the Ready conditions of an object, by where they are: status.conditions and
+// status.v1beta2.conditions.
+func readyConditions(obj *unstructured.Unstructured) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, p := range [][]string{{"status", "conditions"}, {"status", "v1beta2", "conditions"}} {
+		list, _, _ := unstructured.NestedSlice(obj.Object, p...)
+		for _, item := range list {
+			if m, ok := item.(map[string]any); ok && m["type"] == string(clusterv1.ReadyCondition) {
+				out["."+strings.Join(p, ".")] = m
+			}
+		}
+	}
+	return out
+}
+
+func checkMoveStatus(in *input) verdict {
+	if in.run == nil || in.run.cluster == nil || in.run.cluster.moved == nil {
+		return in.notReached("moving the provisioned InfraCluster")
+	}
+	var problems, rebuilt []string
+	for _, t := range []struct {
+		role string
+		l    *lifecycle
+	}{{"InfraCluster", in.run.cluster}, {"InfraMachine", in.run.machine}} {
+		if t.l == nil || t.l.moved == nil {
+			continue
+		}
+		if !t.l.moved.rebuilt {
+			problems = append(problems, fmt.Sprintf("the %s was not provisioned again within %s once its Cluster was unpaused: %s", t.role, in.run.timeout, summarize(t.l.moved.last)))
+			continue
+		}
+		rebuilt = append(rebuilt, t.role)
+	}
+	if len(problems) > 0 {
+		return fail("Moved without status (clusterctl move never restores it), %s", strings.Join(problems, "; "))
+	}
+	return pass("The provider rebuilt the status of the %s moved without status", strings.Join(rebuilt, " and "))
 }
 
 func checkInfraClusterOwner(in *input) verdict {
@@ -567,7 +707,7 @@ func deletionPausedProblems(l *lifecycle, role string) []string {
 	if c, _ := contract.GetCondition(l.paused, clusterv1.PausedV1Beta2Condition); c != nil && c.Status != corev1.ConditionTrue {
 		out = append(out, fmt.Sprintf("the %s of a paused Cluster reports Paused %s", role, c.Status))
 	}
-	if len(userFinalizers(l.paused)) > 0 && l.whilePaused == nil {
+	if len(userFinalizers(l.paused)) > 0 && (l.whilePaused == nil || len(userFinalizers(l.whilePaused)) == 0) {
 		out = append(out, fmt.Sprintf("the %s was deleted (its finalizer removed) while its Cluster was paused", role))
 	}
 	return out
@@ -582,7 +722,7 @@ func reportsPaused(obj *unstructured.Unstructured) bool {
 func userFinalizers(obj *unstructured.Unstructured) []string {
 	var out []string
 	for _, f := range obj.GetFinalizers() {
-		if f != "orphan" && f != "foregroundDeletion" {
+		if f != "orphan" && f != "foregroundDeletion" && f != holdFinalizer {
 			out = append(out, f)
 		}
 	}

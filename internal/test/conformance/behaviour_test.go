@@ -281,6 +281,11 @@ func TestDeletionPausedProblems(t *testing.T) {
 			l:    lifecycle{paused: withFinalizer, deleted: true},
 			want: []string{"the InfraCluster was deleted (its finalizer removed) while its Cluster was paused"},
 		},
+		{
+			name: "only the kit's hold left while paused",
+			l:    lifecycle{paused: withFinalizer, deleted: true, whilePaused: obj(map[string]any{"metadata": map[string]any{"name": "main", "finalizers": []any{holdFinalizer}}})},
+			want: []string{"the InfraCluster was deleted (its finalizer removed) while its Cluster was paused"},
+		},
 		{name: "no finalizer: not observable", l: lifecycle{paused: noFinalizer, deleted: true}},
 		{name: "not deleted", l: lifecycle{paused: withFinalizer}},
 	}
@@ -331,4 +336,60 @@ func TestImplementsTurnsWarningsIntoFailures(t *testing.T) {
 	res, _ = claimed.Result(RuleInfraClusterTemplateDefinition)
 	g.Expect(res.Status).To(Equal(Fail), res.Message)
 	g.Expect(res.Message).To(ContainSubstring("ClusterClasses cannot use the provider"))
+}
+
+func TestCanonicalImageProblem(t *testing.T) {
+	tests := []struct {
+		image, want string
+	}{
+		{image: "registry.k8s.io/cluster-api/cluster-api-controller:v1.10.0"},
+		{image: "ghcr.io/capstan-dev/fixture@sha256:0123"},
+		{image: "localhost:5000/fixture:dev"},
+		{image: "localhost/fixture:dev"},
+		{image: "fixture:dev", want: "names no registry host"},
+		{image: "capstan-dev/fixture:v1", want: "names no registry host"},
+		{image: "ghcr.io/capstan-dev/fixture", want: "has no tag or digest"},
+		{image: "ghcr.io/capstan-dev/fixture:latest", want: "is tagged latest"},
+		{image: "ghcr.io/capstan-dev/fix ture:v1", want: "invalid image reference"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.image, func(t *testing.T) {
+			got := canonicalImageProblem(tt.image)
+			if tt.want == "" {
+				NewWithT(t).Expect(got).To(BeEmpty())
+			} else {
+				NewWithT(t).Expect(got).To(ContainSubstring(tt.want))
+			}
+		})
+	}
+}
+
+func TestReadyDeletionVerdict(t *testing.T) {
+	ready := func(status, reason string) *unstructured.Unstructured {
+		return withStatus(map[string]any{
+			"conditions": []any{map[string]any{"type": "Ready", "status": status, "reason": reason, "lastTransitionTime": someTime}},
+			"v1beta2":    map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": status, "reason": reason, "lastTransitionTime": someTime}}},
+		})
+	}
+	tests := []struct {
+		name    string
+		cluster lifecycle
+		want    outcome
+		message string
+	}{
+		{name: "False, Deleting", cluster: lifecycle{deleted: true, held: true, finalized: ready("False", "Deleting")}, want: met},
+		{name: "True", cluster: lifecycle{deleted: true, held: true, finalized: ready("True", "Ready")}, want: broken, message: "still reports Ready True"},
+		{name: "False, another reason", cluster: lifecycle{deleted: true, held: true, finalized: ready("False", "Provisioning")}, want: unmet, message: `reason "Provisioning"`},
+		{name: "no Ready condition", cluster: lifecycle{deleted: true, held: true, finalized: withStatus(map[string]any{})}, want: unmet, message: "reports no Ready condition"},
+		{name: "no finalizer to hold it by", cluster: lifecycle{deleted: true}, want: unchecked, message: "has no finalizer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			in := &input{run: &run{cluster: &tt.cluster}}
+			v := checkReadyDeletion(in)
+			g.Expect(v.outcome).To(Equal(tt.want), v.message)
+			g.Expect(v.message).To(ContainSubstring(tt.message))
+		})
+	}
 }

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -628,14 +629,65 @@ func checkClusterClassVariables(in *input) verdict {
 	return pass("The ClusterClass definitions use no variables")
 }
 
-func checkMultiTenancy(*input) verdict {
-	return skip("Not checked by the kit: supporting --namespace and --watch-filter needs the provider started with those flags; test them in the provider's own tests")
-}
-
 func joinInts(ns []int) string {
 	s := make([]string, len(ns))
 	for i, n := range ns {
 		s[i] = fmt.Sprint(n)
 	}
 	return strings.Join(s, ", ")
+}
+
+func checkClusterClassSharedObjects(in *input) verdict {
+	r, v, ok := in.release()
+	if !ok {
+		return v
+	}
+	if len(r.classes) == 0 {
+		return skip("Not checked: %s has no ClusterClass definitions", r.dir)
+	}
+	type definition struct {
+		file string
+		obj  *unstructured.Unstructured
+	}
+	byObject := map[string][]definition{}
+	for _, a := range r.classes {
+		d := decodeTemplate(a)
+		if d.err != nil {
+			continue // the naming rule reports it
+		}
+		for _, o := range d.objects {
+			key := o.GroupVersionKind().GroupKind().String() + "/" + o.GetName()
+			byObject[key] = append(byObject[key], definition{file: a.name, obj: o})
+		}
+	}
+	var differing, shared []string
+	for _, key := range sortedKeys(byObject) {
+		defs := byObject[key]
+		if len(defs) < 2 {
+			continue
+		}
+		files := make([]string, 0, len(defs))
+		same := true
+		for _, d := range defs {
+			files = append(files, d.file)
+			if !reflect.DeepEqual(d.obj.Object, defs[0].obj.Object) {
+				same = false
+			}
+		}
+		what := fmt.Sprintf("%s in %s", key, strings.Join(files, ", "))
+		if same {
+			shared = append(shared, what)
+		} else {
+			differing = append(differing, what)
+		}
+	}
+	switch {
+	case len(differing) > 0:
+		return fail("ClusterClass definitions define the same object differently, so installing one changes the others: %s", strings.Join(differing, "; "))
+	case len(shared) > 0:
+		return missing("Objects are shared between ClusterClass definitions (changing one changes every ClusterClass using it): %s", strings.Join(shared, "; "))
+	case len(r.classes) == 1:
+		return pass("%s is the only ClusterClass definition, so it shares no object", r.classes[0].name)
+	}
+	return pass("The %d ClusterClass definitions share no object", len(r.classes))
 }

@@ -250,8 +250,15 @@ var clusterctlRuleTests = []struct {
 	},
 	{
 		name:   "ClusterClass: none",
-		change: map[string]string{"clusterclass-quick-start.yaml": ""},
+		change: map[string]string{"clusterclass-quick-start.yaml": "", "clusterclass-single-node.yaml": ""},
 		rule:   checkClusterClassNaming, want: unmet, message: "has no ClusterClass definitions",
+	},
+	{
+		name: "ClusterClass: an identical template shared by two definitions",
+		change: map[string]string{"clusterclass-copy.yaml": "apiVersion: cluster.x-k8s.io/v1beta1\nkind: ClusterClass\nmetadata:\n  name: copy\nspec:\n  infrastructure:\n    ref:\n      apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\n      kind: FixtureClusterTemplate\n      name: quick-start-cluster\n---\n" +
+			"apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: FixtureClusterTemplate\nmetadata:\n  name: quick-start-cluster\nspec:\n  template:\n    spec: {}\n"},
+		rule: checkClusterClassSharedObjects, want: unmet,
+		message: "Objects are shared between ClusterClass definitions (changing one changes every ClusterClass using it): FixtureClusterTemplate.infrastructure.cluster.x-k8s.io/quick-start-cluster in clusterclass-copy.yaml, clusterclass-quick-start.yaml",
 	},
 	{
 		name:   "ClusterClass: namespaces",

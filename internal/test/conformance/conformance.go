@@ -56,9 +56,15 @@ type Provider struct {
 	// as skipped, never as passed.
 	Start func(ctx context.Context, cfg *rest.Config) error
 
-	// ControlPlaneEndpoint, when set, is written to every Cluster's spec.controlPlaneEndpoint from the start,
-	// as a user or a control plane provider would, for providers that do not provide an endpoint and
-	// wait for one.
+	// StartScoped, when set, runs the provider like Start but as its manager does when started with
+	// --namespace=scope.Namespace and --watch-filter=scope.WatchFilter. The kit calls it once, after the
+	// provider started by Start has stopped, for the multi tenancy rule; without it the rule is skipped.
+	StartScoped func(ctx context.Context, cfg *rest.Config, scope Scope) error
+
+	// ControlPlaneEndpoint, when set, says the provider does not provide a control plane endpoint but waits
+	// for the Cluster's: the kit sets it on the first Cluster only after Options.Quiet (the InfraCluster
+	// must not be provisioned before), and on every other Cluster from the start, as a user or a control
+	// plane provider would.
 	ControlPlaneEndpoint *clusterv1.APIEndpoint
 
 	// InfrastructureReady, when set, is called after the kit has done the Cluster controller's part for a

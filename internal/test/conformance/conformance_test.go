@@ -3,7 +3,9 @@ package conformance
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -12,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/gomega"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 
 	"github.com/capstan-dev/capstan/internal/test/envtest"
@@ -47,23 +50,90 @@ func failedRules(r Report) []string {
 }
 
 func TestConformantFixturePassesEveryRule(t *testing.T) {
-	g := NewWithT(t)
-	p, err := fixtureProvider(fixtureBehaviour{})
-	g.Expect(err).NotTo(HaveOccurred())
+	for _, tt := range []struct {
+		name      string
+		behaviour fixtureBehaviour
+		endpoint  string
+	}{
+		{name: "provides its endpoint", endpoint: "has spec.controlPlaneEndpoint 127.0.0.1:6443"},
+		{name: "waits for the Cluster's endpoint", behaviour: fixtureBehaviour{endpointFromCluster: true}, endpoint: "waited for the Cluster's"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			p, err := fixtureProvider(tt.behaviour)
+			g.Expect(err).NotTo(HaveOccurred())
 
-	report := Run(t, p, behaviouralOptions(t))
+			report := Run(t, p, behaviouralOptions(t))
 
-	want := map[string]Status{}
-	for _, r := range Rules() {
-		want[r.Name] = Pass
+			want := map[string]Status{}
+			for _, r := range Rules() {
+				want[r.Name] = Pass
+			}
+			// The fixture provider has no InfraMachinePool: MachinePools are optional.
+			for _, r := range poolRules {
+				want[r.Name] = Skip
+			}
+			if diff := cmp.Diff(want, statuses(report)); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s\n%s", diff, report)
+			}
+			res, _ := report.Result(RuleControlPlaneEndpoint)
+			g.Expect(res.Message).To(ContainSubstring(tt.endpoint))
+		})
 	}
-	want[RuleMultiTenancy] = Skip // never checked by the kit
-	// The fixture provider has no InfraMachinePool: MachinePools are optional.
-	for _, r := range poolRules {
-		want[r.Name] = Skip
+}
+
+// TestBrokenBehaviourFailsNamingTheRule runs copies of the fixture provider that each break one rule of
+// its behaviour, and checks that exactly that rule fails, with the message saying what the kit saw. The
+// broken optional rules are claimed (Provider.Implements): an optional rule not followed is otherwise a
+// warning.
+func TestBrokenBehaviourFailsNamingTheRule(t *testing.T) {
+	tests := []struct {
+		name      string
+		behaviour fixtureBehaviour
+		claimed   bool
+		failed    string
+		message   string
+	}{
+		{
+			name: "ignores the managed-by label", behaviour: fixtureBehaviour{ignoreManagedByLabel: true}, claimed: true,
+			failed: RuleExternallyManaged, message: "changed an InfraCluster labelled cluster.x-k8s.io/managed-by (as the contract text names it)",
+		},
+		{
+			name: "Ready True while deleting", behaviour: fixtureBehaviour{readyWhileDeleting: true},
+			failed: RuleReadyDeletion, message: "The deleted InfraCluster still reports Ready True",
+		},
+		{
+			name: "overwrites the labels the template gave", behaviour: fixtureBehaviour{replaceMachineLabels: true},
+			failed: RuleTemplateMetadata, message: "lost the template's metadata once the provider provisioned it: label conformance.cluster.x-k8s.io/template-label=from-template",
+		},
+		{
+			name: "does not rebuild status after a move", behaviour: fixtureBehaviour{statusOnce: true},
+			failed: RuleMoveStatus, message: "the InfraCluster was not provisioned again",
+		},
+		{
+			name: "provisioned before the Cluster has an endpoint", behaviour: fixtureBehaviour{endpointFromCluster: true, noEndpointWait: true},
+			failed: RuleControlPlaneEndpoint, message: "reported it was provisioned before its Cluster had one",
+		},
+		{
+			name: "ignores --namespace and --watch-filter", behaviour: fixtureBehaviour{ignoreScope: true}, claimed: true,
+			failed: RuleMultiTenancy, message: "it changed an InfraCluster of namespace",
+		},
 	}
-	if diff := cmp.Diff(want, statuses(report)); diff != "" {
-		t.Errorf("statuses (-want +got):\n%s\n%s", diff, report)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			p, err := fixtureProvider(tt.behaviour)
+			g.Expect(err).NotTo(HaveOccurred())
+			if tt.claimed {
+				p.Implements = []string{tt.failed}
+			}
+
+			report := Check(t.Context(), p, behaviouralOptions(t))
+
+			g.Expect(failedRules(report)).To(ConsistOf(tt.failed), report.String())
+			res, _ := report.Result(tt.failed)
+			g.Expect(res.Message).To(ContainSubstring(tt.message))
+		})
 	}
 }
 
@@ -90,6 +160,12 @@ type brokenFixture struct {
 	crds func(crds []*apiextensionsv1.CustomResourceDefinition)
 	// components changes the text of the components YAML.
 	components func(text string) string
+	// provider changes the provider.
+	provider func(p *Provider)
+	// files are files added to the release.
+	files map[string]string
+	// implements are the optional rules the provider claims.
+	implements []string
 	// failed are the rules that must fail.
 	failed []string
 	// message is in the message of the first rule of failed.
@@ -160,6 +236,75 @@ func TestBrokenFixturesFailNamingTheRule(t *testing.T) {
 			message: "want fixtureclusters.infrastructure.cluster.x-k8s.io (CalculateCRDName)",
 		},
 		{
+			name: "image without a registry",
+			components: func(text string) string {
+				return strings.Replace(text, "image: ghcr.io/capstan-dev/fixture:v0.1.0", "image: fixture:dev", 1)
+			},
+			implements: []string{RuleImages},
+			failed:     []string{RuleImages},
+			message:    `container manager of Deployment fixture-controller-manager: "fixture:dev" names no registry host`,
+		},
+		{
+			name: "manager container without an image",
+			components: func(text string) string {
+				return strings.Replace(text, "        image: ghcr.io/capstan-dev/fixture:v0.1.0\n", "", 1)
+			},
+			failed:  []string{RuleImageOverrides},
+			message: `the manager container of Deployment fixture-controller-manager runs "" once installed, not the overridden image registry.conformance.example/mirror/<name>:v0.0.0-conformance`,
+		},
+		{
+			name: "ClusterClass definitions defining a template differently",
+			files: map[string]string{"clusterclass-other.yaml": "apiVersion: cluster.x-k8s.io/v1beta1\nkind: ClusterClass\nmetadata:\n  name: other\nspec:\n  infrastructure:\n    ref:\n      apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\n      kind: FixtureClusterTemplate\n      name: quick-start-cluster\n---\n" +
+				"apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: FixtureClusterTemplate\nmetadata:\n  name: quick-start-cluster\nspec:\n  template:\n    spec:\n      controlPlaneEndpoint: {host: 10.0.0.1, port: 443}\n"},
+			failed:  []string{RuleClusterClassSharedObjects},
+			message: "define the same object differently, so installing one changes the others: FixtureClusterTemplate.infrastructure.cluster.x-k8s.io/quick-start-cluster in clusterclass-other.yaml, clusterclass-quick-start.yaml",
+		},
+		{
+			name: "controller that may not read Clusters",
+			components: func(text string) string {
+				return strings.Replace(text, "  resources: [clusters, clusters/status, machines, machines/status]", "  resources: [machines, machines/status]", 1)
+			},
+			failed:  []string{RuleRBAC},
+			message: "ServiceAccount fixture-manager of Deployment fixture-controller-manager may not get, list, watch clusters.cluster.x-k8s.io",
+		},
+		{
+			name: "kinds outside infrastructure.cluster.x-k8s.io without an aggregated ClusterRole",
+			crds: func(crds []*apiextensionsv1.CustomResourceDefinition) {
+				for _, crd := range crds {
+					crd.Spec.Group = otherGroup
+					crd.Name = crd.Spec.Names.Plural + "." + otherGroup
+				}
+			},
+			components: func(text string) string { return strings.ReplaceAll(text, infrastructureGroup, otherGroup) },
+			provider: func(p *Provider) {
+				p.NewInfraCluster = func(namespace, name string) *unstructured.Unstructured {
+					u := newFixtureObject(fixtureClusterGVK, namespace, name)
+					u.SetAPIVersion(otherGroup + "/v1beta1")
+					return u
+				}
+				p.NewInfraMachine = func(namespace, name string) *unstructured.Unstructured {
+					u := newFixtureObject(fixtureMachineGVK, namespace, name)
+					u.SetAPIVersion(otherGroup + "/v1beta1")
+					return u
+				}
+			},
+			failed:  []string{RuleCoreRBAC, RuleAPIGroup},
+			message: "The core's ClusterRole capi-aggregated-manager-role, through its own rules or a ClusterRole of the components labelled cluster.x-k8s.io/aggregate-to-manager: \"true\", does not grant: fixtureclusters.infrastructure.fixture.example.com (create, delete, get, list, patch, update, watch)",
+		},
+		{
+			name: "template CRD pruning spec.template.metadata",
+			crds: func(crds []*apiextensionsv1.CustomResourceDefinition) {
+				for _, crd := range crds {
+					if crd.Spec.Names.Kind == "FixtureMachineTemplate" {
+						template := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["template"]
+						delete(template.Properties, "metadata")
+					}
+				}
+			},
+			failed:  []string{RuleTemplateMetadata},
+			message: "FixtureMachineTemplate v1beta1: the schema prunes .spec.template.metadata.labels",
+		},
+		{
 			name: "components out of step with the CRDs",
 			components: func(text string) string {
 				return strings.Replace(text, "served: true", "served: false", 1)
@@ -177,7 +322,14 @@ func TestBrokenFixturesFailNamingTheRule(t *testing.T) {
 			if tt.crds != nil {
 				tt.crds(p.CRDs)
 			}
+			if tt.provider != nil {
+				tt.provider(&p)
+			}
+			p.Implements = tt.implements
 			p.Repository = brokenRepository(t, tt.components)
+			for name, text := range tt.files {
+				p.Repository.(fstest.MapFS)["infrastructure-fixture/v0.1.0/"+name] = &fstest.MapFile{Data: []byte(text)}
+			}
 
 			report := Check(t.Context(), p, Options{}) // static rules only
 
@@ -185,7 +337,7 @@ func TestBrokenFixturesFailNamingTheRule(t *testing.T) {
 			res, _ := report.Result(tt.failed[0])
 			g.Expect(res.Message).To(ContainSubstring(tt.message))
 			for _, r := range Rules() {
-				if r.Behavioural {
+				if r.Behavioural && !slices.Contains(tt.failed, r.Name) {
 					got, _ := report.Result(r.Name)
 					g.Expect(got.Status).To(Equal(Skip), "behavioural rule %s without an API server", r.Name)
 				}
@@ -195,7 +347,10 @@ func TestBrokenFixturesFailNamingTheRule(t *testing.T) {
 }
 
 // brokenRepository copies the fixture's repository with its components YAML changed.
-func brokenRepository(t *testing.T, change func(string) string) fstest.MapFS {
+// otherGroup is an API group outside infrastructure.cluster.x-k8s.io.
+const otherGroup = "infrastructure.fixture.example.com"
+
+func brokenRepository(t *testing.T, change func(string) string) fs.FS {
 	t.Helper()
 	const dir = "infrastructure-fixture/v0.1.0/"
 	out := fstest.MapFS{}

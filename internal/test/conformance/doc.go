@@ -34,6 +34,11 @@
 //				// set controller.Options.SkipNameValidation when the tests start it more than once.
 //				return local.Run(ctx, cfg)
 //			},
+//			// Optional, for the multi tenancy rule: as the manager started with --namespace and
+//			// --watch-filter.
+//			StartScoped: func(ctx context.Context, cfg *rest.Config, scope conformance.Scope) error {
+//				return local.Run(ctx, cfg, local.Namespace(scope.Namespace), local.WatchFilter(scope.WatchFilter))
+//			},
 //		}, conformance.Options{Config: env.Config}) // env: a running internal/test/envtest.Environment
 //		_ = report // every rule is already a subtest; the report is there for more assertions
 //	}

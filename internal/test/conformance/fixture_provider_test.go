@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -49,6 +51,21 @@ const (
 type fixtureBehaviour struct {
 	// ignorePause reconciles objects of paused Clusters and objects with the paused annotation.
 	ignorePause bool
+	// ignoreManagedByLabel reconciles InfraClusters with the cluster.x-k8s.io/managed-by label (it only
+	// honours the annotation).
+	ignoreManagedByLabel bool
+	// readyWhileDeleting leaves the Ready conditions True while deleting.
+	readyWhileDeleting bool
+	// replaceMachineLabels overwrites the labels of its FixtureMachines with its own.
+	replaceMachineLabels bool
+	// statusOnce reports provisioned only when it creates the infrastructure, remembering in memory what
+	// it created: an object that arrives without status after a move is never provisioned again.
+	statusOnce bool
+	// endpointFromCluster provides no endpoint and waits for the Cluster's (Provider.ControlPlaneEndpoint);
+	// with noEndpointWait it does not wait.
+	endpointFromCluster, noEndpointWait bool
+	// ignoreScope, started with a Scope, reconciles every namespace and every object.
+	ignoreScope bool
 }
 
 // fixtureProvider describes the fixture provider to the kit.
@@ -67,8 +84,23 @@ func fixtureProvider(b fixtureBehaviour) (Provider, error) {
 		NewInfraMachine: func(namespace, name string) *unstructured.Unstructured {
 			return newFixtureObject(fixtureMachineGVK, namespace, name)
 		},
-		Start: b.start,
+		Start: func(ctx context.Context, cfg *rest.Config) error { return b.start(ctx, cfg, Scope{}) },
+		StartScoped: func(ctx context.Context, cfg *rest.Config, scope Scope) error {
+			if b.ignoreScope {
+				scope = Scope{}
+			}
+			return b.start(ctx, cfg, scope)
+		},
+		ControlPlaneEndpoint: b.endpoint(),
 	}, nil
+}
+
+// endpoint is the endpoint the fixture's users provide when the fixture provides none.
+func (b fixtureBehaviour) endpoint() *clusterv1.APIEndpoint {
+	if !b.endpointFromCluster {
+		return nil
+	}
+	return &clusterv1.APIEndpoint{Host: "10.0.0.100", Port: 6443}
 }
 
 // fixtureCRDs returns the CRDs of the fixture provider's components.
@@ -93,19 +125,24 @@ func newFixtureObject(gvk schema.GroupVersionKind, namespace, name string) *unst
 	return u
 }
 
-// start runs the fixture provider's controllers until ctx is done.
-func (b fixtureBehaviour) start(ctx context.Context, cfg *rest.Config) error {
+// start runs the fixture provider's controllers until ctx is done, as its manager does with --namespace and
+// --watch-filter set to the scope's.
+func (b fixtureBehaviour) start(ctx context.Context, cfg *rest.Config, scope Scope) error {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			return err
 		}
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	opts := ctrl.Options{
 		Scheme:     scheme,
 		Metrics:    metricsserver.Options{BindAddress: "0"},
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	}
+	if scope.Namespace != "" {
+		opts.Cache.DefaultNamespaces = map[string]cache.Config{scope.Namespace: {}}
+	}
+	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		return err
 	}
@@ -113,6 +150,7 @@ func (b fixtureBehaviour) start(ctx context.Context, cfg *rest.Config) error {
 	clusters := &fixtureClusterReconciler{client: c, behaviour: b}
 	if err := ctrl.NewControllerManagedBy(mgr).Named("fixturecluster").
 		For(newFixtureObject(fixtureClusterGVK, "", "")).
+		WithEventFilter(reconciler.HasWatchLabel(scope.WatchFilter)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToInfraCluster)).
 		Complete(reconciler.RequeueOnConflict(clusters)); err != nil {
 		return err
@@ -120,6 +158,7 @@ func (b fixtureBehaviour) start(ctx context.Context, cfg *rest.Config) error {
 	machines := &fixtureMachineReconciler{client: c, behaviour: b}
 	if err := ctrl.NewControllerManagedBy(mgr).Named("fixturemachine").
 		For(newFixtureObject(fixtureMachineGVK, "", "")).
+		WithEventFilter(reconciler.HasWatchLabel(scope.WatchFilter)).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToInfraMachine)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(machines.clusterToInfraMachines)).
 		Complete(reconciler.RequeueOnConflict(machines)); err != nil {
@@ -168,22 +207,7 @@ func setFixtureConditions(obj *unstructured.Unstructured, ready, paused bool) {
 		}
 		return string(metav1.ConditionFalse)
 	}
-	set := func(path []string, cond map[string]any) {
-		list, _, _ := unstructured.NestedSlice(obj.Object, path...)
-		now := time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
-		cond["lastTransitionTime"] = now
-		for i, item := range list {
-			if m, ok := item.(map[string]any); ok && m["type"] == cond["type"] {
-				if m["status"] == cond["status"] {
-					cond["lastTransitionTime"] = m["lastTransitionTime"]
-				}
-				list[i] = cond
-				_ = unstructured.SetNestedSlice(obj.Object, list, path...)
-				return
-			}
-		}
-		_ = unstructured.SetNestedSlice(obj.Object, append(list, cond), path...)
-	}
+	set := func(path []string, cond map[string]any) { setCondition(obj, path, cond) }
 	if ready {
 		set([]string{"status", "conditions"}, map[string]any{"type": "Ready", "status": "True"})
 	} else {
@@ -201,9 +225,39 @@ func setFixtureConditions(obj *unstructured.Unstructured, ready, paused bool) {
 	set([]string{"status", "v1beta2", "conditions"}, map[string]any{"type": clusterv1.PausedV1Beta2Condition, "status": status(paused), "reason": pausedReason})
 }
 
+// deleting sets the Ready conditions False with reason Deleting, as the provider deletes the object.
+func (b fixtureBehaviour) deleting(obj *unstructured.Unstructured) {
+	if b.readyWhileDeleting {
+		return
+	}
+	setCondition(obj, []string{"status", "conditions"}, map[string]any{"type": "Ready", "status": "False", "severity": "Info", "reason": clusterv1.DeletingReason})
+	setCondition(obj, []string{"status", "v1beta2", "conditions"}, map[string]any{"type": "Ready", "status": "False", "reason": clusterv1.DeletingReason})
+}
+
+// setCondition sets a condition in the list at path, keeping lastTransitionTime when its status does not
+// change.
+func setCondition(obj *unstructured.Unstructured, path []string, cond map[string]any) {
+	list, _, _ := unstructured.NestedSlice(obj.Object, path...)
+	now := time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
+	cond["lastTransitionTime"] = now
+	for i, item := range list {
+		if m, ok := item.(map[string]any); ok && m["type"] == cond["type"] {
+			if m["status"] == cond["status"] {
+				cond["lastTransitionTime"] = m["lastTransitionTime"]
+			}
+			list[i] = cond
+			_ = unstructured.SetNestedSlice(obj.Object, list, path...)
+			return
+		}
+	}
+	_ = unstructured.SetNestedSlice(obj.Object, append(list, cond), path...)
+}
+
 type fixtureClusterReconciler struct {
 	client    client.Client
 	behaviour fixtureBehaviour
+	// created holds the UIDs of the objects whose infrastructure the provider created.
+	created sync.Map
 }
 
 func (r *fixtureClusterReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -212,6 +266,9 @@ func (r *fixtureClusterReconciler) Reconcile(ctx context.Context, req reconcile.
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if _, ok := obj.GetAnnotations()[clusterv1.ManagedByAnnotation]; ok {
+		return reconcile.Result{}, nil
+	}
+	if _, ok := obj.GetLabels()[clusterv1.ManagedByAnnotation]; ok && !r.behaviour.ignoreManagedByLabel {
 		return reconcile.Result{}, nil
 	}
 	cluster := &clusterv1.Cluster{}
@@ -226,14 +283,22 @@ func (r *fixtureClusterReconciler) Reconcile(ctx context.Context, req reconcile.
 		return reconcile.Result{}, helper.Patch(ctx, obj)
 	}
 	if !obj.GetDeletionTimestamp().IsZero() {
+		r.behaviour.deleting(obj)
 		controllerutil.RemoveFinalizer(obj, fixtureClusterFinalizer)
+		return reconcile.Result{}, helper.Patch(ctx, obj)
+	}
+	if _, done := r.created.Load(obj.GetUID()); done && r.behaviour.statusOnce {
 		return reconcile.Result{}, helper.Patch(ctx, obj)
 	}
 	controllerutil.AddFinalizer(obj, fixtureClusterFinalizer)
 	if err := r.ensureLoadBalancer(ctx, obj); err != nil {
 		return reconcile.Result{}, err
 	}
-	if host, _, _ := unstructured.NestedString(obj.Object, "spec", "controlPlaneEndpoint", "host"); host == "" {
+	if r.behaviour.endpointFromCluster {
+		if !cluster.Spec.ControlPlaneEndpoint.IsValid() && !r.behaviour.noEndpointWait {
+			return reconcile.Result{}, helper.Patch(ctx, obj) // waiting for the Cluster's endpoint
+		}
+	} else if host, _, _ := unstructured.NestedString(obj.Object, "spec", "controlPlaneEndpoint", "host"); host == "" {
 		_ = unstructured.SetNestedMap(obj.Object, map[string]any{"host": "127.0.0.1", "port": int64(6443)}, "spec", "controlPlaneEndpoint")
 	}
 	_ = unstructured.SetNestedField(obj.Object, true, "status", "ready")
@@ -242,6 +307,7 @@ func (r *fixtureClusterReconciler) Reconcile(ctx context.Context, req reconcile.
 		"fd-b": map[string]any{"controlPlane": false, "attributes": map[string]any{"zone": "b"}},
 	}, "status", "failureDomains")
 	setFixtureConditions(obj, true, false)
+	r.created.Store(obj.GetUID(), true)
 	return reconcile.Result{}, helper.Patch(ctx, obj)
 }
 
@@ -262,6 +328,8 @@ func (r *fixtureClusterReconciler) ensureLoadBalancer(ctx context.Context, obj *
 type fixtureMachineReconciler struct {
 	client    client.Client
 	behaviour fixtureBehaviour
+	// created holds the UIDs of the objects whose infrastructure the provider created.
+	created sync.Map
 }
 
 func (r *fixtureMachineReconciler) clusterToInfraMachines(ctx context.Context, obj client.Object) []reconcile.Request {
@@ -297,7 +365,14 @@ func (r *fixtureMachineReconciler) Reconcile(ctx context.Context, req reconcile.
 		return reconcile.Result{}, helper.Patch(ctx, obj)
 	}
 	if !obj.GetDeletionTimestamp().IsZero() {
+		r.behaviour.deleting(obj)
 		controllerutil.RemoveFinalizer(obj, fixtureMachineFinalizer)
+		return reconcile.Result{}, helper.Patch(ctx, obj)
+	}
+	if r.behaviour.replaceMachineLabels {
+		obj.SetLabels(map[string]string{clusterv1.ClusterNameLabel: cluster.Name})
+	}
+	if _, done := r.created.Load(obj.GetUID()); done && r.behaviour.statusOnce {
 		return reconcile.Result{}, helper.Patch(ctx, obj)
 	}
 	controllerutil.AddFinalizer(obj, fixtureMachineFinalizer)
@@ -314,5 +389,6 @@ func (r *fixtureMachineReconciler) Reconcile(ctx context.Context, req reconcile.
 		map[string]any{"type": "Hostname", "address": obj.GetName()},
 	}, "status", "addresses")
 	setFixtureConditions(obj, true, false)
+	r.created.Store(obj.GetUID(), true)
 	return reconcile.Result{}, helper.Patch(ctx, obj)
 }

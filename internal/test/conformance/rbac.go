@@ -2,14 +2,20 @@ package conformance
 
 import (
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	configcore "github.com/capstan-dev/capstan/config/core"
 )
 
 // rules returns the rules of a ClusterRole or Role object.
@@ -121,9 +127,108 @@ func checkRBAC(in *input) verdict {
 				}
 			}
 		}
+		// The provider reads the Cluster owning its objects (pause, readiness, endpoint).
+		if lacking := lackingVerbs(granted, clusterv1.GroupVersion.Group, "clusters", []string{"get", "list", "watch"}); len(lacking) > 0 {
+			problems = append(problems, fmt.Sprintf("ServiceAccount %s of Deployment %s may not %s clusters.%s: it cannot read the Cluster owning its objects",
+				sa, d.GetName(), strings.Join(lacking, ", "), clusterv1.GroupVersion.Group))
+		}
 	}
 	if len(problems) > 0 {
 		return fail("%s", strings.Join(problems, "; "))
 	}
-	return pass("The controller's ServiceAccount may read and write the provider's InfraCluster and InfraMachine resources and their status")
+	return pass("The controller's ServiceAccount may read and write the provider's InfraCluster and InfraMachine resources and their status, and read Clusters")
 }
+
+// coreRoles returns the ClusterRoles of Cluster API's core as capstan installs it (config/core): the
+// aggregated role its ServiceAccount is bound to, and the roles aggregated into it.
+func coreRoles() ([]*unstructured.Unstructured, error) {
+	data, err := fs.ReadFile(configcore.Files, "rbac.yaml")
+	if err != nil {
+		return nil, fmt.Errorf("reading the core's RBAC: %w", err)
+	}
+	objs, err := decodeDocuments(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("decoding the core's RBAC: %w", err)
+	}
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == "ClusterRole" {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// effectiveRules returns the rules of a ClusterRole once Kubernetes has aggregated into it the ClusterRoles
+// (of roles) its aggregationRule selects.
+func effectiveRules(role *unstructured.Unstructured, roles []*unstructured.Unstructured) ([]rbacv1.PolicyRule, error) {
+	cr := &rbacv1.ClusterRole{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(role.Object, cr); err != nil {
+		return nil, err
+	}
+	out := slices.Clone(cr.Rules)
+	if cr.AggregationRule == nil {
+		return out, nil
+	}
+	for _, sel := range cr.AggregationRule.ClusterRoleSelectors {
+		selector, err := metav1.LabelSelectorAsSelector(&sel)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range roles {
+			if o != role && selector.Matches(labels.Set(o.GetLabels())) {
+				out = append(out, rules(o)...)
+			}
+		}
+	}
+	return out, nil
+}
+
+// coreVerbs are what Cluster API's controllers do with the provider's kinds: create and delete them (from
+// templates, topology), read them, and patch owner references, labels and annotations.
+var coreVerbs = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
+
+func checkCoreRBAC(in *input) verdict {
+	if v, stop := in.noKinds(); stop {
+		return v
+	}
+	roles, err := coreRoles()
+	if err != nil {
+		return fail("%v", err)
+	}
+	var provider []*unstructured.Unstructured
+	if in.repo != nil && in.repo.components != nil {
+		provider = in.repo.components.ofKind(rbacv1.GroupName, "ClusterRole")
+	}
+	all := slices.Concat(roles, provider)
+	idx := slices.IndexFunc(roles, func(o *unstructured.Unstructured) bool { return o.GetName() == coreRoleName })
+	if idx < 0 {
+		return fail("capstan's core has no ClusterRole %s", coreRoleName)
+	}
+	granted, err := effectiveRules(roles[idx], all)
+	if err != nil {
+		return fail("aggregating ClusterRole %s: %v", coreRoleName, err)
+	}
+	var bad, ok []string
+	for _, crd := range in.contractCRDs() {
+		plural := crd.Spec.Names.Plural + "." + crd.Spec.Group
+		if lacking := lackingVerbs(granted, crd.Spec.Group, crd.Spec.Names.Plural, coreVerbs); len(lacking) > 0 {
+			bad = append(bad, fmt.Sprintf("%s (%s)", plural, strings.Join(lacking, ", ")))
+			continue
+		}
+		ok = append(ok, plural)
+	}
+	if len(bad) > 0 {
+		how := "its own rules or a ClusterRole of the components labelled " + aggregateToManagerLabel + ": \"true\""
+		if in.repo == nil {
+			how += " (not checked: " + in.repoSkipped + ")"
+		}
+		return fail("The core's ClusterRole %s, through %s, does not grant: %s", coreRoleName, how, strings.Join(bad, "; "))
+	}
+	return pass("The core's ClusterRole %s (with the ClusterRoles aggregated into it) may %s %s",
+		coreRoleName, strings.Join(coreVerbs, ", "), strings.Join(ok, ", "))
+}
+
+// coreRoleName is the ClusterRole capstan's core ServiceAccount is bound to (config/core/rbac.yaml), as
+// upstream's.
+const coreRoleName = "capi-aggregated-manager-role"

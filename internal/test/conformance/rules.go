@@ -54,6 +54,13 @@ const (
 	RuleClusterClassVariables          = "Clusterctl support: ClusterClass definitions variables"
 	RuleOwnerReferences                = "Clusterctl support: OwnerReferences chain"
 	RuleMove                           = "Clusterctl support: move"
+	RuleMoveStatus                     = "Clusterctl support: move: status is never restored"
+	RuleImages                         = "Clusterctl support: components YAML images"
+	RuleImageOverrides                 = "Clusterctl support: image overrides"
+	RuleClusterClassSharedObjects      = "Clusterctl support: ClusterClass definitions share no object"
+	RuleCoreRBAC                       = "RBAC: Cluster API controllers"
+	RuleTemplateMetadata               = "Templates: spec.template.metadata"
+	RuleReadyDeletion                  = "Conditions: Ready reflects deletion"
 )
 
 // The specifications the rules come from.
@@ -121,9 +128,9 @@ var baseCatalog = []Rule{
 	{Name: RuleInfraClusterTemplateDefinition, Source: sourceInfraCluster + ", " + sourceSpec, check: checkInfraClusterTemplateDefinition,
 		Checks: "The <Kind>Template CRD exists (mandatory for ClusterClass), is named CalculateCRDName, its list kind is <Kind>TemplateList and its schema has spec.template.spec"},
 	{Name: RuleExternallyManaged, Source: sourceInfraCluster, check: checkExternallyManaged, Behavioural: true,
-		Checks: "An InfraCluster with the cluster.x-k8s.io/managed-by annotation is left alone: not changed at all while the provider provisions others"},
-	{Name: RuleMultiTenancy, Source: sourceInfraCluster, check: checkMultiTenancy,
-		Checks: "Not checked: supporting --namespace and --watch-filter needs the provider started with those flags"},
+		Checks: "An InfraCluster with cluster.x-k8s.io/managed-by as a label (as the contract text names it) and one with it as an annotation (what Cluster API's ResourceIsNotExternallyManaged predicate reads) are left alone: not changed at all while the provider provisions others"},
+	{Name: RuleMultiTenancy, Source: sourceInfraCluster + ", " + sourceClusterctl + " (Components YAML: Controllers & Watching namespace)", check: checkMultiTenancy, Behavioural: true,
+		Checks: "Started by Provider.StartScoped as with --namespace=<ns> and --watch-filter=<value>, the provider provisions an InfraCluster of <ns> labelled cluster.x-k8s.io/watch-filter=<value> and leaves alone (not changed at all) an unlabelled one of <ns> and a labelled one of another namespace"},
 	{Name: RuleInfraClusterPausing, Source: sourceInfraCluster + ", " + sourceClusterctl + " (Move)", check: checkInfraClusterPausing, Behavioural: true,
 		Checks: "An InfraCluster of a paused Cluster, or with the cluster.x-k8s.io/paused annotation, is not reconciled (only conditions may change) and is reconciled once unpaused; deletion waits while paused; a Paused condition, when reported, follows. Ignoring pause fails: clusterctl move relies on it"},
 	{Name: RuleInfraClusterOwner, Source: sourceSpec + " (Behavior: Normal resource)", Mandatory: true, check: checkInfraClusterOwner, Behavioural: true,
@@ -133,7 +140,13 @@ var baseCatalog = []Rule{
 	{Name: RuleInfraClusterDeletion, Source: sourceSpec + " (Behavior: Deleted resource)", Mandatory: true, check: checkInfraClusterDeletion, Behavioural: true,
 		Checks: "A deleted InfraCluster goes away: the provider removes its finalizer"},
 	{Name: RuleRBAC, Source: sourceSpec + " (RBAC: Provider controller)", Mandatory: true, check: checkRBAC,
-		Checks: "The components bind the controller's ServiceAccount to rules granting get, list, watch, update and patch on the InfraCluster and InfraMachine resources and update/patch on their status"},
+		Checks: "The components bind the controller's ServiceAccount to rules granting get, list, watch, update and patch on the InfraCluster and InfraMachine resources, update/patch on their status, and get, list, watch on Clusters"},
+	{Name: RuleCoreRBAC, Source: sourceSpec + " (RBAC: Cluster API controllers)", Mandatory: true, check: checkCoreRBAC,
+		Checks: "The core's real ClusterRole (capi-aggregated-manager-role of config/core, with its own rules and the ClusterRoles it aggregates, the components' included) grants create, delete, get, list, patch, update and watch on the InfraCluster, InfraMachine, InfraMachinePool and their templates"},
+	{Name: RuleTemplateMetadata, Source: sourceInfraCluster + " (InfraClusterTemplate resource definition), " + sourceInfraMachine, check: checkTemplateMetadata, Behavioural: true,
+		Checks: "The template CRDs keep spec.template.metadata.labels and .annotations; an InfraMachineTemplate created with them keeps them, and the InfraMachine cloned from it as the core does keeps them once the provider provisioned it"},
+	{Name: RuleReadyDeletion, Source: sourceInfraCluster + " (InfraCluster: conditions), " + sourceInfraMachine, check: checkReadyDeletion, Behavioural: true,
+		Checks: "Once the provider has run the deletion of an InfraCluster and an InfraMachine (the kit holds them with a finalizer of its own), their Ready conditions are False with a deleting reason; Ready True fails"},
 	{Name: RuleInfraMachineDefinition, Source: sourceInfraMachine, Mandatory: true, check: checkInfraMachineDefinition,
 		Checks: "The InfraMachine CRD exists, is named CalculateCRDName, its list kind is <Kind>List and it serves the version the kit uses"},
 	{Name: RuleProviderID, Source: sourceInfraMachine, Mandatory: true, check: checkProviderID, Behavioural: true,
@@ -170,6 +183,10 @@ var baseCatalog = []Rule{
 		Checks: "Every namespaced object of the components is in the target namespace"},
 	{Name: RuleController, Source: sourceClusterctl + " (Components YAML: Controllers & Watching namespace)", Mandatory: true, check: checkController,
 		Checks: "The components deploy the controller with a Deployment whose container is named manager"},
+	{Name: RuleImages, Source: sourceClusterctl + " (Components YAML: Controllers & Watching namespace)", check: checkImages,
+		Checks: "Every container of the Deployments has an image with a canonical name: a registry host, a path and name, and a tag (not latest) or a digest"},
+	{Name: RuleImageOverrides, Source: sourceClusterctl + " (Components YAML: Controllers & Watching namespace; clusterctl configuration: image overrides)", Mandatory: true, check: checkImageOverrides,
+		Checks: "capstan's clusterctl init code, given the override images: {infrastructure-<name>: {repository, tag}}, installs the components with the manager container of every Deployment running the overridden image"},
 	{Name: RuleComponentsVariables, Source: sourceClusterctl + " (Components YAML: Variables)", Mandatory: true, check: checkComponentsVariables,
 		Checks: "Every ${...} parses with clusterctl's variable syntax (drone/envsubst) and names a valid variable"},
 	{Name: RuleComponentsLabels, Source: sourceClusterctl + " (Components YAML: Labels)", check: checkComponentsLabels,
@@ -186,12 +203,16 @@ var baseCatalog = []Rule{
 		Checks: "Every file holding a ClusterClass is named clusterclass-<name>.yaml after the ClusterClass it holds"},
 	{Name: RuleClusterClassNamespace, Source: sourceClusterctl + " (ClusterClass definitions: Target namespace)", check: checkClusterClassNamespace,
 		Checks: "No object of a ClusterClass definition, nor any reference in it, specifies a namespace"},
+	{Name: RuleClusterClassSharedObjects, Source: sourceClusterctl + " (ClusterClass definitions: Target namespace)", check: checkClusterClassSharedObjects,
+		Checks: "No object is defined by two ClusterClass definitions (a warning when identical; a failure when they differ, since installing one changes the other)"},
 	{Name: RuleClusterClassVariables, Source: sourceClusterctl + " (ClusterClass definitions: Variables)", check: checkClusterClassVariables,
 		Checks: "ClusterClass definitions use no ${...} variables"},
 	{Name: RuleOwnerReferences, Source: sourceClusterctl + " (OwnerReferences chain)", Mandatory: true, check: checkOwnerReferences, Behavioural: true,
 		Checks: "Every object the provider created in the namespace links to a Cluster through owner references"},
 	{Name: RuleMove, Source: sourceClusterctl + " (Move)", Mandatory: true, check: checkMove, Behavioural: true,
 		Checks: "Every object the provider created that clusterctl move discovers (its CRDs' kinds, Secrets, ConfigMaps) is moved: linked to a Cluster or labelled clusterctl.cluster.x-k8s.io/move or move-hierarchy (on it or its CRD)"},
+	{Name: RuleMoveStatus, Source: sourceClusterctl + " (Move: Status subresource is never restored)", Mandatory: true, check: checkMoveStatus, Behavioural: true,
+		Checks: "The provisioned InfraCluster and InfraMachine, their status removed while their Cluster is paused (as they arrive after clusterctl move), are provisioned again once it is unpaused"},
 }
 
 // outcome is what a check found, before the rule's mandatory flag and the provider's claims turn it into

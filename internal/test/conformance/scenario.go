@@ -2,13 +2,18 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -51,14 +56,17 @@ func (s scenario) run(ctx context.Context) *run {
 		return r
 	}
 	stop := k.startProvider(ctx)
-	defer stop()
-	defer k.cleanup(ctx)
 	if err := s.steps(ctx, k, r); err != nil {
 		if exited := k.exited(); exited != nil {
 			r.providerErr = exited
 		} else {
 			r.stopped = err.Error()
 		}
+	}
+	k.cleanup(ctx)
+	stop()
+	if s.in.p.StartScoped != nil && r.providerErr == nil && r.cluster != nil && r.cluster.provisioned != nil {
+		s.tenancy(ctx, r)
 	}
 	return r
 }
@@ -159,6 +167,9 @@ func (s scenario) steps(ctx context.Context, k *kit, r *run) error {
 	if r.objects == nil {
 		r.objects = []object{}
 	}
+	if err := s.move(ctx, k, r, cluster, ic, im); err != nil {
+		return err
+	}
 	return s.deleteWhilePaused(ctx, k, r, cluster, ic, im)
 }
 
@@ -168,6 +179,11 @@ func (s scenario) steps(ctx context.Context, k *kit, r *run) error {
 func (s scenario) provisionCluster(ctx context.Context, k *kit, r *run) (*clusterv1.Cluster, *unstructured.Unstructured, error) {
 	ic := s.newInfraCluster(k, "main")
 	cluster := s.newCluster("main", ic, false)
+	endpoint := s.in.p.ControlPlaneEndpoint
+	if endpoint != nil {
+		// The endpoint comes later, as from a control plane provider: the provider must wait for it.
+		cluster.Spec.ControlPlaneEndpoint = clusterv1.APIEndpoint{}
+	}
 	if err := k.create(ctx, ic); err != nil {
 		return nil, nil, err
 	}
@@ -178,6 +194,26 @@ func (s scenario) provisionCluster(ctx context.Context, k *kit, r *run) (*cluste
 		return nil, nil, err
 	}
 	r.cluster = &lifecycle{}
+	if endpoint != nil {
+		r.endpoint = &endpointFacts{}
+		k.opts.Logf("Watching %s %s for %s while its Cluster has no control plane endpoint", ic.GetKind(), ic.GetName(), s.opts.Quiet)
+		if _, err := k.until(ctx, s.opts.Quiet, func(ctx context.Context) (bool, error) {
+			obj, err := k.read(ctx, ic)
+			if err != nil || obj == nil {
+				return false, err
+			}
+			r.endpoint.before = obj
+			provisioned, err := contract.Provisioned(obj, r.clusterContract)
+			r.endpoint.provisionedEarly = r.endpoint.provisionedEarly || provisioned
+			return false, err
+		}); err != nil {
+			return nil, nil, err
+		}
+		k.opts.Logf("Setting the control plane endpoint %s of Cluster %s", endpoint, cluster.Name)
+		if err := k.patch(ctx, cluster, false, func() { cluster.Spec.ControlPlaneEndpoint = *endpoint }); err != nil {
+			return nil, nil, err
+		}
+	}
 	obj, ok, err := k.waitProvisioned(ctx, ic, r.clusterContract)
 	if err != nil {
 		return nil, nil, err
@@ -224,7 +260,7 @@ func (s scenario) clusterControllerPart(ctx context.Context, k *kit, cluster *cl
 		return err
 	}
 	if s.in.p.InfrastructureReady != nil {
-		if err := s.in.p.InfrastructureReady(ctx, k.c, cluster); err != nil {
+		if err := s.in.p.InfrastructureReady(ctx, othersClient{Client: k.c, k: k}, cluster); err != nil {
 			return fmt.Errorf("Provider.InfrastructureReady: %w", err)
 		}
 	}
@@ -247,6 +283,7 @@ func (s scenario) createMachine(ctx context.Context, k *kit, r *run, cluster *cl
 		r.machineDomain = names[0]
 	}
 	im := s.newInfraMachine(k, "main")
+	r.template = s.fromTemplate(ctx, k, im)
 	machine := newMachine("main", cluster, im, secret.Name, r.machineDomain)
 	if err := k.create(ctx, im); err != nil {
 		return nil, nil, err
@@ -262,6 +299,52 @@ func (s scenario) createMachine(ctx context.Context, k *kit, r *run, cluster *cl
 	}
 	r.machine = &lifecycle{}
 	return machine, im, nil
+}
+
+// fromTemplate creates an InfraMachineTemplate with the InfraMachine's spec and the kit's label and
+// annotation in spec.template.metadata, and turns the InfraMachine into what Cluster API's core clones from
+// it: the template's labels and annotations, and the cloned-from annotations.
+func (s scenario) fromTemplate(ctx context.Context, k *kit, im *unstructured.Unstructured) *templateFacts {
+	gvk := im.GroupVersionKind()
+	gvk.Kind += clusterv1.TemplateSuffix
+	if _, ok := s.in.crds[gvk.GroupKind()]; !ok {
+		return &templateFacts{notCreated: "the provider has no " + gvk.Kind}
+	}
+	t := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"template": map[string]any{
+		"metadata": map[string]any{
+			"labels":      map[string]any{templateLabel: templateValue},
+			"annotations": map[string]any{templateAnnotation: templateValue},
+		},
+		"spec": runtime.DeepCopyJSONValue(im.Object["spec"]),
+	}}}}
+	if t.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"] == nil {
+		t.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"] = map[string]any{}
+	}
+	t.SetGroupVersionKind(gvk)
+	t.SetName(im.GetName())
+	if err := k.create(ctx, t); err != nil {
+		return &templateFacts{notCreated: err.Error()}
+	}
+	back, err := k.read(ctx, t)
+	if err != nil || back == nil {
+		return &templateFacts{notCreated: fmt.Sprintf("reading %s %s back: %v", gvk.Kind, t.GetName(), err)}
+	}
+	labels, annotations := im.GetLabels(), im.GetAnnotations()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	fromTemplate, _, _ := unstructured.NestedStringMap(back.Object, "spec", "template", "metadata", "labels")
+	maps.Copy(labels, fromTemplate)
+	fromTemplate, _, _ = unstructured.NestedStringMap(back.Object, "spec", "template", "metadata", "annotations")
+	maps.Copy(annotations, fromTemplate)
+	annotations[clusterv1.TemplateClonedFromNameAnnotation] = t.GetName()
+	annotations[clusterv1.TemplateClonedFromGroupKindAnnotation] = gvk.GroupKind().String()
+	im.SetLabels(labels)
+	im.SetAnnotations(annotations)
+	return &templateFacts{readBack: back}
 }
 
 // provisionMachine waits for the InfraMachine to be provisioned, then does the Machine controller's part.
@@ -300,7 +383,7 @@ func (s scenario) createWatched(ctx context.Context, k *kit, r *run, main *clust
 		return err
 	}
 
-	owned := func(name string, paused bool, annotations map[string]string) (*unstructured.Unstructured, error) {
+	owned := func(name string, paused bool, annotations, extraLabels map[string]string) (*unstructured.Unstructured, error) {
 		ic := s.newInfraCluster(k, name)
 		cluster := s.newCluster(name, ic, paused)
 		if err := k.create(ctx, cluster); err != nil {
@@ -312,6 +395,7 @@ func (s scenario) createWatched(ctx context.Context, k *kit, r *run, main *clust
 			labels = map[string]string{}
 		}
 		labels[clusterv1.ClusterNameLabel] = cluster.Name
+		maps.Copy(labels, extraLabels)
 		ic.SetLabels(labels)
 		all := ic.GetAnnotations()
 		if all == nil {
@@ -330,13 +414,15 @@ func (s scenario) createWatched(ctx context.Context, k *kit, r *run, main *clust
 		name        string
 		paused      bool
 		annotations map[string]string
+		labels      map[string]string
 		facts       **watched
 	}{
-		{"managed", false, map[string]string{clusterv1.ManagedByAnnotation: managedByKit}, &r.managed},
-		{"paused", true, nil, &r.paused},
-		{"annotated", false, map[string]string{clusterv1.PausedAnnotation: ""}, &r.annotated},
+		{"managed", false, map[string]string{clusterv1.ManagedByAnnotation: managedByKit}, nil, &r.managed},
+		{"managed-label", false, nil, map[string]string{clusterv1.ManagedByAnnotation: managedByKit}, &r.managedLabel},
+		{"paused", true, nil, nil, &r.paused},
+		{"annotated", false, map[string]string{clusterv1.PausedAnnotation: ""}, nil, &r.annotated},
 	} {
-		ic, err := owned(w.name, w.paused, w.annotations)
+		ic, err := owned(w.name, w.paused, w.annotations, w.labels)
 		if err != nil {
 			return err
 		}
@@ -358,7 +444,7 @@ func (s scenario) createWatched(ctx context.Context, k *kit, r *run, main *clust
 
 // readWatched reads the watched objects again.
 func (s scenario) readWatched(ctx context.Context, k *kit, r *run) error {
-	for _, w := range []*watched{r.orphan, r.managed, r.paused, r.annotated, r.orphanMachine} {
+	for _, w := range []*watched{r.orphan, r.managed, r.managedLabel, r.paused, r.annotated, r.orphanMachine} {
 		if w == nil {
 			continue
 		}
@@ -418,19 +504,78 @@ func (s scenario) resume(ctx context.Context, k *kit, r *run) error {
 	return err
 }
 
-// deleteWhilePaused pauses the first Cluster, deletes its InfraMachine and InfraCluster, checks they are
-// still there after Options.Quiet, unpauses and waits for them to go.
-func (s scenario) deleteWhilePaused(ctx context.Context, k *kit, r *run, cluster *clusterv1.Cluster, ic, im *unstructured.Unstructured) error {
-	targets := []struct {
-		obj   *unstructured.Unstructured
-		facts *lifecycle
-	}{{ic, r.cluster}}
+// moveTarget is an object the move and deletion steps take through their life, with its facts.
+type moveTarget struct {
+	obj   *unstructured.Unstructured
+	facts *lifecycle
+}
+
+// targets returns the provisioned InfraCluster and, when provisioned, the InfraMachine.
+func targets(r *run, ic, im *unstructured.Unstructured) []moveTarget {
+	out := []moveTarget{{ic, r.cluster}}
 	if im != nil && r.machine != nil && r.machine.provisioned != nil {
-		targets = append(targets, struct {
-			obj   *unstructured.Unstructured
-			facts *lifecycle
-		}{im, r.machine})
+		out = append(out, moveTarget{im, r.machine})
 	}
+	return out
+}
+
+// move does to the provisioned objects what clusterctl move does: it pauses their Cluster, and they arrive
+// on the target without status (the kit removes it); then it unpauses the Cluster and waits for the
+// provider to rebuild their status (provisioned again).
+func (s scenario) move(ctx context.Context, k *kit, r *run, cluster *clusterv1.Cluster, ic, im *unstructured.Unstructured) error {
+	ts := targets(r, ic, im)
+	k.opts.Logf("Pausing Cluster %s to move it", cluster.Name)
+	if err := k.patch(ctx, cluster, false, func() { cluster.Spec.Paused = true }); err != nil {
+		return err
+	}
+	for _, t := range ts {
+		k.opts.Logf("Removing the status of %s %s, as clusterctl move does not restore it", t.obj.GetKind(), t.obj.GetName())
+		// The provider may still be reporting the pause in the status: retry on conflicts.
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			obj, err := k.read(ctx, t.obj)
+			if err != nil || obj == nil {
+				return fmt.Errorf("reading %s %s: %w", t.obj.GetKind(), t.obj.GetName(), errors.Join(err, errors.New("not found")))
+			}
+			unstructured.RemoveNestedField(obj.Object, "status")
+			return k.c.Status().Update(ctx, obj)
+		}); err != nil {
+			return fmt.Errorf("removing the status of %s %s: %w", t.obj.GetKind(), t.obj.GetName(), err)
+		}
+		t.facts.moved = &moved{}
+	}
+	k.opts.Logf("Unpausing Cluster %s once moved", cluster.Name)
+	if err := k.patch(ctx, cluster, false, func() { cluster.Spec.Paused = false }); err != nil {
+		return err
+	}
+	_, err := k.until(ctx, s.opts.Timeout, func(ctx context.Context) (bool, error) {
+		all := true
+		for _, t := range ts {
+			obj, err := k.read(ctx, t.obj)
+			if err != nil || obj == nil {
+				return false, err
+			}
+			c := r.clusterContract
+			if t.facts == r.machine {
+				c = r.machineContract
+			}
+			provisioned, err := contract.Provisioned(obj, c)
+			if err != nil {
+				return false, err
+			}
+			t.facts.moved.last, t.facts.moved.rebuilt = obj, provisioned
+			all = all && provisioned
+		}
+		return all, nil
+	})
+	return err
+}
+
+// deleteWhilePaused pauses the first Cluster, deletes its InfraMachine and InfraCluster, checks they are
+// still there after Options.Quiet, unpauses and waits for the provider to remove its finalizers. The kit
+// holds the objects with a finalizer of its own meanwhile, to see their Ready condition once the provider
+// is done; then it removes it and waits for them to go.
+func (s scenario) deleteWhilePaused(ctx context.Context, k *kit, r *run, cluster *clusterv1.Cluster, ic, im *unstructured.Unstructured) error {
+	ts := targets(r, ic, im)
 	k.opts.Logf("Pausing Cluster %s", cluster.Name)
 	if err := k.patch(ctx, cluster, false, func() { cluster.Spec.Paused = true }); err != nil {
 		return err
@@ -438,7 +583,7 @@ func (s scenario) deleteWhilePaused(ctx context.Context, k *kit, r *run, cluster
 	// Give the provider Options.Quiet to report a Paused condition, when it reports one.
 	if _, err := k.until(ctx, s.opts.Quiet, func(ctx context.Context) (bool, error) {
 		all := true
-		for _, t := range targets {
+		for _, t := range ts {
 			obj, err := k.read(ctx, t.obj)
 			if err != nil || obj == nil {
 				return false, err
@@ -451,7 +596,15 @@ func (s scenario) deleteWhilePaused(ctx context.Context, k *kit, r *run, cluster
 	}); err != nil {
 		return err
 	}
-	for _, t := range slices.Backward(targets) {
+	for _, t := range slices.Backward(ts) {
+		obj := t.facts.paused
+		if len(userFinalizers(obj)) > 0 {
+			k.opts.Logf("Holding %s %s with finalizer %s", obj.GetKind(), obj.GetName(), holdFinalizer)
+			if err := k.patch(ctx, obj, false, func() { obj.SetFinalizers(append(obj.GetFinalizers(), holdFinalizer)) }); err != nil {
+				return err
+			}
+			t.facts.held = true
+		}
 		k.opts.Logf("Deleting %s %s while its Cluster is paused", t.obj.GetKind(), t.obj.GetName())
 		if err := k.c.Delete(ctx, t.obj); err != nil {
 			return fmt.Errorf("deleting %s %s: %w", t.obj.GetKind(), t.obj.GetName(), err)
@@ -461,7 +614,7 @@ func (s scenario) deleteWhilePaused(ctx context.Context, k *kit, r *run, cluster
 	if err := k.sleep(ctx, s.opts.Quiet); err != nil {
 		return err
 	}
-	for _, t := range targets {
+	for _, t := range ts {
 		obj, err := k.read(ctx, t.obj)
 		if err != nil {
 			return err
@@ -472,17 +625,67 @@ func (s scenario) deleteWhilePaused(ctx context.Context, k *kit, r *run, cluster
 	if err := k.patch(ctx, cluster, false, func() { cluster.Spec.Paused = false }); err != nil {
 		return err
 	}
-	_, err := k.until(ctx, s.opts.Timeout, func(ctx context.Context) (bool, error) {
+	// Wait for the provider to remove its finalizers, the kit's holding the objects.
+	if _, err := k.until(ctx, s.opts.Timeout, func(ctx context.Context) (bool, error) {
 		all := true
-		for _, t := range targets {
+		for _, t := range ts {
 			obj, err := k.read(ctx, t.obj)
 			if err != nil {
 				return false, err
 			}
 			t.facts.remaining, t.facts.gone = obj, obj == nil
-			all = all && obj == nil
+			if obj != nil && t.facts.held && len(userFinalizers(obj)) == 0 {
+				t.facts.finalized = obj
+			}
+			all = all && (obj == nil || t.facts.finalized != nil)
+		}
+		return all, nil
+	}); err != nil {
+		return err
+	}
+	for _, t := range ts {
+		obj := t.facts.remaining
+		if obj == nil || !slices.Contains(obj.GetFinalizers(), holdFinalizer) {
+			continue
+		}
+		k.opts.Logf("Releasing %s %s", obj.GetKind(), obj.GetName())
+		if err := k.patch(ctx, obj, false, func() {
+			obj.SetFinalizers(slices.DeleteFunc(obj.GetFinalizers(), func(f string) bool { return f == holdFinalizer }))
+		}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	_, err := k.until(ctx, s.opts.Timeout, func(ctx context.Context) (bool, error) {
+		all := true
+		for _, t := range ts {
+			obj, err := k.read(ctx, t.obj)
+			if err != nil {
+				return false, err
+			}
+			if obj != nil && t.facts.finalized == nil {
+				t.facts.remaining = obj // still held by the provider: the deletion rule reports it
+			}
+			t.facts.gone = obj == nil
+			// An object the provider did not finalize stays: the deletion rule reports it.
+			all = all && (obj == nil || (t.facts.held && t.facts.finalized == nil))
 		}
 		return all, nil
 	})
 	return err
+}
+
+// othersClient is the client Provider.InfrastructureReady gets: what it creates stands for what other
+// providers create, so it counts as the kit's (the owner reference rules judge only the provider's
+// objects).
+type othersClient struct {
+	client.Client
+	k *kit
+}
+
+func (c othersClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if err := c.Client.Create(ctx, obj, opts...); err != nil {
+		return err
+	}
+	c.k.byKit[string(obj.GetUID())] = true
+	return nil
 }

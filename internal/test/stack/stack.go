@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -52,6 +53,11 @@ type Options struct {
 	WithoutCore bool
 	// Kubeadm runs the kubeadm bootstrap and control plane providers.
 	Kubeadm bool
+	// Namespace restricts the manager to one namespace, as --namespace does; "" watches every namespace.
+	Namespace string
+	// WatchFilter restricts the local provider's controllers to objects labelled
+	// cluster.x-k8s.io/watch-filter with this value, as --watch-filter does.
+	WatchFilter string
 }
 
 // Stack is a running manager.
@@ -89,14 +95,18 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Stack, error) 
 			return nil, err
 		}
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mgrOpts := ctrl.Options{
 		Scheme:  scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"},
 		// Tests may run several stacks in one process, each with controllers of the same names.
 		Controller: config.Controller{UsePriorityQueue: ptr.To(true), SkipNameValidation: ptr.To(true)},
 		// As controllermanager: Secrets and ConfigMaps are read from the API server.
 		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
-	})
+	}
+	if opts.Namespace != "" {
+		mgrOpts.Cache.DefaultNamespaces = map[string]cache.Config{opts.Namespace: {}}
+	}
+	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +153,7 @@ func (s *Stack) setup(ctx context.Context, opts Options) error {
 		if err := s.Manager.Add(b); err != nil {
 			return err
 		}
-		if err := local.Setup(ctx, s.Manager, local.Options{Backend: b}); err != nil {
+		if err := local.Setup(ctx, s.Manager, local.Options{Backend: b, WatchFilter: opts.WatchFilter}); err != nil {
 			return err
 		}
 	} else if opts.Local {
@@ -159,7 +169,7 @@ func (s *Stack) setup(ctx context.Context, opts Options) error {
 		if err := s.Manager.Add(b); err != nil {
 			return err
 		}
-		if err := local.Setup(ctx, s.Manager, local.Options{Backend: b}); err != nil {
+		if err := local.Setup(ctx, s.Manager, local.Options{Backend: b, WatchFilter: opts.WatchFilter}); err != nil {
 			return err
 		}
 	}
