@@ -167,6 +167,10 @@ func (o *Options) Run(ctx context.Context, streams iostreams.Streams) error {
 	if err := cl.install(ctx, rel, o.Timeout, log); err != nil {
 		return err
 	}
+	deployment, err := newProviderDeployment(ctx, cl.cfg, rel, o.Timeout)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintln(streams.ErrOut, "Running the conformance kit")
 	progress("The core and the provider run")
 	report := conformance.Check(ctx, conformance.Provider{
@@ -180,7 +184,8 @@ func (o *Options) Run(ctx context.Context, streams iostreams.Streams) error {
 			return newObject(protos.infraMachine, namespace, name)
 		},
 		InfraMachinePool: machinePoolKind(crds, protos.infraCluster.GroupVersionKind().Group),
-		Start:            conformance.Running,
+		Start:            deployment.start,
+		StartScoped:      deployment.startScoped,
 		InfrastructureReady: func(ctx context.Context, c client.Client, cluster *clusterv1.Cluster) error {
 			return protos.controlPlane(ctx, c, cluster)
 		},
