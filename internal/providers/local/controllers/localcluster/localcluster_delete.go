@@ -6,7 +6,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/conditions"
 )
 
 // reconcileDelete stops the workload cluster's processes and removes its data, then releases the
@@ -21,6 +23,11 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	if err := r.Backend.DeleteCluster(ctx, s.key()); err != nil {
 		s.facts.deleteFailed = true
 		return ctrl.Result{}, err
+	}
+	// The status is patched after the finalizer: a LocalCluster still Ready keeps its finalizer until its
+	// Ready condition says it is being deleted, so that nobody sees it released but Ready.
+	if conditions.IsTrue(s.localCluster, clusterv1.ReadyCondition) {
+		return ctrl.Result{Requeue: true}, nil
 	}
 	controllerutil.RemoveFinalizer(s.localCluster, infrav1.LocalClusterFinalizer)
 	return ctrl.Result{}, nil
