@@ -19,15 +19,15 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	if !controllerutil.ContainsFinalizer(s.localCluster, infrav1.LocalClusterFinalizer) {
 		return ctrl.Result{}, nil
 	}
+	// The status is patched after the finalizer: a LocalCluster still Ready first reports its deletion (Ready
+	// False, Deleting), then is torn down and released, so that nobody sees it released but Ready.
+	if conditions.IsTrue(s.localCluster, clusterv1.ReadyCondition) {
+		return ctrl.Result{Requeue: true}, nil
+	}
 	ctrl.LoggerFrom(ctx).Info("Stopping the workload cluster's processes and removing its data")
 	if err := r.Backend.DeleteCluster(ctx, s.key()); err != nil {
 		s.facts.deleteFailed = true
 		return ctrl.Result{}, err
-	}
-	// The status is patched after the finalizer: a LocalCluster still Ready keeps its finalizer until its
-	// Ready condition says it is being deleted, so that nobody sees it released but Ready.
-	if conditions.IsTrue(s.localCluster, clusterv1.ReadyCondition) {
-		return ctrl.Result{Requeue: true}, nil
 	}
 	controllerutil.RemoveFinalizer(s.localCluster, infrav1.LocalClusterFinalizer)
 	return ctrl.Result{}, nil
