@@ -2,6 +2,7 @@ package localcluster
 
 import (
 	"context"
+	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -22,7 +23,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	// The status is patched after the finalizer: a LocalCluster still Ready first reports its deletion (Ready
 	// False, Deleting), then is torn down and released, so that nobody sees it released but Ready.
 	if conditions.IsTrue(s.localCluster, clusterv1.ReadyCondition) {
-		return ctrl.Result{Requeue: true}, nil
+		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
 	}
 	ctrl.LoggerFrom(ctx).Info("Stopping the workload cluster's processes and removing its data")
 	if err := r.Backend.DeleteCluster(ctx, s.key()); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -27,7 +28,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	// The status is patched after the finalizer: a LocalMachine still Ready first reports its deletion (Ready
 	// False, Deleting), then is torn down and released, so that nobody sees it released but Ready.
 	if conditions.IsTrue(lm, clusterv1.ReadyCondition) {
-		return ctrl.Result{Requeue: true}, nil
+		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
 	}
 	if s.machine != nil && s.cluster != nil {
 		if key, ok := localClusterKey(s.cluster); ok {
