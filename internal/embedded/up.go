@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/yaml"
@@ -40,6 +41,12 @@ type UpOptions struct {
 	EtcdUnsafeNoFsync bool
 	// Operator applies the provider operator's manifests, which the local runtime then runs.
 	Operator bool
+	// Executables maps image repositories other than capstan's (without tag) to local executables the
+	// local runtime runs for their containers.
+	Executables map[string]string
+	// Ready, when set, is called once the cluster and its local runtime run, with the administrator's
+	// REST configuration.
+	Ready func(cfg *rest.Config)
 }
 
 // Up runs the embedded management cluster until ctx is done: the cluster's processes, the local runtime,
@@ -89,6 +96,13 @@ func Up(ctx context.Context, o UpOptions) error {
 	}
 
 	PrintInstructions(o.Out, o.Name, c.State, c.Ports, true)
+	if o.Ready != nil {
+		cfg, err := c.RESTConfig()
+		if err != nil {
+			return err
+		}
+		o.Ready(cfg)
+	}
 
 	select {
 	case <-ctx.Done():
@@ -121,14 +135,15 @@ func newRuntime(c *Cluster, o UpOptions) (*embeddedruntime.Runtime, ctrl.Manager
 		return nil, nil, fmt.Errorf("creating the local runtime: %w", err)
 	}
 	rt := &embeddedruntime.Runtime{
-		Client:     mgr.GetClient(),
-		Capstan:    o.Capstan,
-		Images:     []string{release.Image},
-		Dir:        o.State.RuntimeDir(),
-		Server:     cfg.Host,
-		CAData:     cfg.CAData,
-		FreePort:   loopback.FreePort,
-		Supervisor: supervisor.Options{Log: o.Log.WithName("local-runtime")},
+		Client:      mgr.GetClient(),
+		Capstan:     o.Capstan,
+		Images:      []string{release.Image},
+		Executables: o.Executables,
+		Dir:         o.State.RuntimeDir(),
+		Server:      cfg.Host,
+		CAData:      cfg.CAData,
+		FreePort:    loopback.FreePort,
+		Supervisor:  supervisor.Options{Log: o.Log.WithName("local-runtime")},
 	}
 	if err := rt.SetupWithManager(mgr); err != nil {
 		return nil, nil, err

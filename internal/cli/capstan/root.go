@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/capstan-dev/capstan/internal/cli/capstan/bootstrapkubeadm"
+	"github.com/capstan-dev/capstan/internal/cli/capstan/conformance"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/controlplanekubeadm"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/down"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/extensionsample"
@@ -39,6 +40,7 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 	cmd.AddCommand(operator.NewCommand(streams))
 	cmd.AddCommand(extensionsample.NewCommand(streams))
 	cmd.AddCommand(up.NewCommand(streams), down.NewCommand(streams), status.NewCommand(streams), kubeconfig.NewCommand(streams))
+	cmd.AddCommand(conformance.NewCommand(streams))
 	cmd.AddCommand(newVersionCommand(streams.Out))
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -51,6 +52,10 @@ type Runtime struct {
 	Capstan string
 	// Images are the image repositories that are capstan's (without tag), e.g. ghcr.io/capstan-dev/capstan.
 	Images []string
+	// Executables maps other image repositories (without tag) to the local executable that stands for
+	// the image's entrypoint: containers of those images run it with their arguments, as capstan's run
+	// Capstan. `capstan conformance --executable` fills it for a provider author's own manager.
+	Executables map[string]string
 	// Dir holds per-replica files: kubeconfigs, tokens and logs.
 	Dir string
 	// Server and CAData describe the API server for the replicas' kubeconfigs.
@@ -292,7 +297,7 @@ func (r *Runtime) notRunnable(d *appsv1.Deployment) string {
 		return "the Deployment has no containers"
 	}
 	for _, c := range d.Spec.Template.Spec.Containers {
-		if !r.isCapstanImage(c.Image) {
+		if r.executable(c.Image) == "" {
 			return fmt.Sprintf("container %s uses image %s: the local runtime of the embedded management cluster only runs capstan's own images (%s)",
 				c.Name, c.Image, strings.Join(r.Images, ", "))
 		}
@@ -300,7 +305,20 @@ func (r *Runtime) notRunnable(d *appsv1.Deployment) string {
 	return ""
 }
 
-func (r *Runtime) isCapstanImage(image string) bool {
+// executable returns the local executable that runs containers of an image, "" when there is none.
+func (r *Runtime) executable(image string) string {
+	repo := imageRepository(image)
+	if path, ok := r.Executables[repo]; ok {
+		return path
+	}
+	if slices.Contains(r.Images, repo) {
+		return r.Capstan
+	}
+	return ""
+}
+
+// imageRepository strips the tag and digest of an image reference.
+func imageRepository(image string) string {
 	repo := image
 	if i := strings.Index(repo, "@"); i >= 0 {
 		repo = repo[:i]
@@ -308,12 +326,7 @@ func (r *Runtime) isCapstanImage(image string) bool {
 	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
 		repo = repo[:i]
 	}
-	for _, img := range r.Images {
-		if repo == img {
-			return true
-		}
-	}
-	return false
+	return repo
 }
 
 // templateHash identifies the pod template; a change means a rollout.
@@ -407,7 +420,7 @@ func (r *Runtime) start(ctx context.Context, d *appsv1.Deployment, i int, kubeco
 	env = append(append(os.Environ(), env...), "KUBECONFIG="+kubeconfig, "HOME="+home,
 		localnet.RoutingEnv+"="+localnet.RoutingEndpointSlices)
 	p, err := supervisor.Start(context.WithoutCancel(ctx), supervisor.Spec{
-		Name: d.Namespace + "/" + name, Path: r.Capstan, Args: args, Env: env,
+		Name: d.Namespace + "/" + name, Path: r.executable(c.Image), Args: args, Env: env,
 		LogFile: filepath.Join(r.Dir, d.Namespace, d.Name, name+".log"),
 	}, r.Supervisor)
 	if err != nil {

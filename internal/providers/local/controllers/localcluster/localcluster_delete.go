@@ -2,11 +2,14 @@ package localcluster
 
 import (
 	"context"
+	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/conditions"
 )
 
 // reconcileDelete stops the workload cluster's processes and removes its data, then releases the
@@ -16,6 +19,11 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	s.facts.deleting = true
 	if !controllerutil.ContainsFinalizer(s.localCluster, infrav1.LocalClusterFinalizer) {
 		return ctrl.Result{}, nil
+	}
+	// The status is patched after the finalizer: a LocalCluster still Ready first reports its deletion (Ready
+	// False, Deleting), then is torn down and released, so that nobody sees it released but Ready.
+	if conditions.IsTrue(s.localCluster, clusterv1.ReadyCondition) {
+		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
 	}
 	ctrl.LoggerFrom(ctx).Info("Stopping the workload cluster's processes and removing its data")
 	if err := r.Backend.DeleteCluster(ctx, s.key()); err != nil {

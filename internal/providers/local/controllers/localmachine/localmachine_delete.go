@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 )
 
@@ -21,6 +24,11 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	s.facts.deleting = true
 	if !controllerutil.ContainsFinalizer(lm, infrav1.LocalMachineFinalizer) {
 		return ctrl.Result{}, nil
+	}
+	// The status is patched after the finalizer: a LocalMachine still Ready first reports its deletion (Ready
+	// False, Deleting), then is torn down and released, so that nobody sees it released but Ready.
+	if conditions.IsTrue(lm, clusterv1.ReadyCondition) {
+		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
 	}
 	if s.machine != nil && s.cluster != nil {
 		if key, ok := localClusterKey(s.cluster); ok {
