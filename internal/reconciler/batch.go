@@ -16,35 +16,46 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
 
-// EnqueueControllerAfter maps the events of an object to its controller owner of kind ownerKind in the
-// cluster.x-k8s.io group (whatever its version), as Owns does, but the owner is reconciled once delay has
-// passed: the events of its other objects in that time join the one waiting, so that a MachineSet whose
-// Machines change together writes its status once for all of them rather than once for each.
-func EnqueueControllerAfter(ownerKind string, delay time.Duration) handler.EventHandler {
-	add := func(q workqueue.TypedRateLimitingInterface[reconcile.Request], objs ...client.Object) {
+// EnqueueAfter maps the events of an object with toRequests (both the old and the new object of an update),
+// and the requests are reconciled once delay has passed: the events of that time join the one waiting, so
+// that an object whose dependents change together writes its status once for all of them rather than once
+// for each.
+func EnqueueAfter(delay time.Duration, toRequests handler.MapFunc) handler.EventHandler {
+	add := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request], objs ...client.Object) {
 		for _, obj := range objs {
-			ref := metav1.GetControllerOf(obj)
-			if ref == nil || ref.Kind != ownerKind {
-				continue
+			for _, req := range toRequests(ctx, obj) {
+				q.AddAfter(req, delay)
 			}
-			if gv, err := schema.ParseGroupVersion(ref.APIVersion); err != nil || gv.Group != clusterv1.GroupVersion.Group {
-				continue
-			}
-			q.AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}, delay)
 		}
 	}
 	return handler.Funcs{
-		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			add(q, e.Object)
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(ctx, q, e.Object)
 		},
-		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			add(q, e.ObjectOld, e.ObjectNew)
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(ctx, q, e.ObjectOld, e.ObjectNew)
 		},
-		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			add(q, e.Object)
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(ctx, q, e.Object)
 		},
-		GenericFunc: func(_ context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			add(q, e.Object)
+		GenericFunc: func(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(ctx, q, e.Object)
 		},
 	}
+}
+
+// EnqueueControllerAfter maps the events of an object to its controller owner of kind ownerKind in the
+// cluster.x-k8s.io group (whatever its version), as Owns does, but the owner is reconciled once delay has
+// passed (see EnqueueAfter): a MachineSet whose Machines change together writes its status once.
+func EnqueueControllerAfter(ownerKind string, delay time.Duration) handler.EventHandler {
+	return EnqueueAfter(delay, func(_ context.Context, obj client.Object) []reconcile.Request {
+		ref := metav1.GetControllerOf(obj)
+		if ref == nil || ref.Kind != ownerKind {
+			return nil
+		}
+		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err != nil || gv.Group != clusterv1.GroupVersion.Group {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}}
+	})
 }

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -95,7 +94,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorderFor("cluster-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
 	}
-	toCluster := enqueueClusterAfter(descendantEventDelay)
+	toCluster := reconciler.EnqueueAfter(descendantEventDelay, clusterOfLabelledObject)
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		For(&clusterv1.Cluster{}).
 		Watches(&clusterv1.Machine{}, toCluster, builder.WithPredicates(machineCountersChanged())).
@@ -296,33 +295,6 @@ func clusterOfLabelledObject(_ context.Context, obj client.Object) []reconcile.R
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}}}
-}
-
-// enqueueClusterAfter maps the events of a Machine, MachineSet or MachineDeployment to its Cluster (by the
-// cluster-name label, before and after an update), which is reconciled once delay has passed: the events
-// of that time join the one waiting.
-func enqueueClusterAfter(delay time.Duration) handler.EventHandler {
-	add := func(q workqueue.TypedRateLimitingInterface[reconcile.Request], objs ...client.Object) {
-		for _, obj := range objs {
-			for _, req := range clusterOfLabelledObject(context.Background(), obj) {
-				q.AddAfter(req, delay)
-			}
-		}
-	}
-	return handler.Funcs{
-		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			add(q, e.Object)
-		},
-		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			add(q, e.ObjectOld, e.ObjectNew)
-		},
-		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			add(q, e.Object)
-		},
-		GenericFunc: func(_ context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			add(q, e.Object)
-		},
-	}
 }
 
 // clusterOfSecret maps `<cluster>-ca` and `<cluster>-kubeconfig` Secrets to their Cluster by name; the CA

@@ -19,6 +19,8 @@ type Key struct {
 	Agent string
 	// Verb is the HTTP method: GET (gets, lists and watches), POST, PUT, PATCH, DELETE.
 	Verb string
+	// Action is the Kubernetes verb: get, list, watch, create, update, patch, delete.
+	Action string
 	// Namespace is the namespace of the request's path ("" for cluster-scoped paths).
 	Namespace string
 	// Resource is the resource's group and plural name with the subresource, if any: "cluster.x-k8s.io/machines/status",
@@ -38,9 +40,20 @@ type Counter struct {
 func New() *Counter { return &Counter{counts: map[Key]int{}} }
 
 // Wrap is a rest.Config's WrapTransport: it counts every request of rt.
-func (c *Counter) Wrap(rt http.RoundTripper) http.RoundTripper {
+func (c *Counter) Wrap(rt http.RoundTripper) http.RoundTripper { return c.wrap("", rt) }
+
+// WrapAs returns a WrapTransport that counts every request as made by agent, whatever its User-Agent: for
+// components that share one program name.
+func (c *Counter) WrapAs(agent string) func(http.RoundTripper) http.RoundTripper {
+	return func(rt http.RoundTripper) http.RoundTripper { return c.wrap(agent, rt) }
+}
+
+func (c *Counter) wrap(as string, rt http.RoundTripper) http.RoundTripper {
 	return roundTripper(func(req *http.Request) (*http.Response, error) {
-		k := Key{Agent: agent(req.UserAgent()), Verb: req.Method, Namespace: namespace(req.URL.Path), Resource: resource(req.URL.Path)}
+		k := Key{Agent: as, Verb: req.Method, Action: action(req), Namespace: namespace(req.URL.Path), Resource: resource(req.URL.Path)}
+		if k.Agent == "" {
+			k.Agent = agent(req.UserAgent())
+		}
 		if c.Bodies != nil && req.Method != http.MethodGet && req.Body != nil && req.GetBody != nil {
 			if body, err := req.GetBody(); err == nil {
 				data, _ := io.ReadAll(body)
@@ -127,6 +140,40 @@ func (c Counts) InNamespace(ns string) Counts {
 		}
 	}
 	return out
+}
+
+// action names a request by its Kubernetes verb.
+func action(req *http.Request) string {
+	switch req.Method {
+	case http.MethodGet:
+		if w := req.URL.Query().Get("watch"); w == "true" || w == "1" {
+			return "watch"
+		}
+		// A named object: /api/v1/namespaces/ns/secrets/name, /apis/g/v/resource/name and their subresources.
+		parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+		if len(parts) > 0 && parts[0] == "apis" {
+			parts = parts[1:]
+		}
+		if len(parts) >= 2 {
+			parts = parts[2:]
+		}
+		switch {
+		case len(parts) == 2 && parts[0] == "namespaces":
+			return "get"
+		case len(parts) >= 3 && parts[0] == "namespaces":
+			parts = parts[2:]
+		}
+		if len(parts) >= 2 {
+			return "get"
+		}
+		return "list"
+	case http.MethodPost:
+		return "create"
+	case http.MethodPut:
+		return "update"
+	default:
+		return strings.ToLower(req.Method)
+	}
 }
 
 func namespace(path string) string {

@@ -63,7 +63,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("localcluster").
 		WithOptions(options).
-		For(&infrav1.LocalCluster{}, builder.WithPredicates(watchFilter, notExternallyManaged(), notOwnStatus())).
+		For(&infrav1.LocalCluster{}, builder.WithPredicates(watchFilter, notExternallyManaged(), reconciler.NotOwnStatus())).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToLocalCluster), builder.WithPredicates(watchFilter, clusterSpecChanged())).
 		WatchesRawSource(source.Channel(changes, &handler.EnqueueRequestForObject{})).
 		Complete(reconciler.RequeueOnConflict(r))

@@ -68,7 +68,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("localmachine").
 		WithOptions(options).
-		For(&infrav1.LocalMachine{}, builder.WithPredicates(watchFilter, notExternallyManaged(), notOwnStatus())).
+		For(&infrav1.LocalMachine{}, builder.WithPredicates(watchFilter, notExternallyManaged(), reconciler.NotOwnStatus())).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToLocalMachine), builder.WithPredicates(watchFilter, ownerChanged())).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToLocalMachines), builder.WithPredicates(watchFilter, clusterChanged())).
 		Watches(&infrav1.LocalCluster{}, handler.EnqueueRequestsFromMapFunc(r.localClusterToLocalMachines), builder.WithPredicates(watchFilter)).

@@ -82,7 +82,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	}
 	_, err := ctrl.NewControllerManagedBy(mgr).
 		Named("kubeadmconfig").
-		For(&bootstrapv1.KubeadmConfig{}, builder.WithPredicates(notOwnStatus())).
+		For(&bootstrapv1.KubeadmConfig{}, builder.WithPredicates(reconciler.NotOwnStatus())).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToConfig), builder.WithPredicates(ownerChangesForConfigs())).
 		Watches(&clusterv1.MachinePool{}, handler.EnqueueRequestsFromMapFunc(machinePoolToConfig), builder.WithPredicates(ownerChangesForConfigs())).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToConfigs),

@@ -84,7 +84,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("kubeadmcontrolplane").
 		WithOptions(options).
-		For(&controlplanev1.KubeadmControlPlane{}, builder.WithPredicates(notOwnStatus())).
+		For(&controlplanev1.KubeadmControlPlane{}, builder.WithPredicates(reconciler.NotOwnStatus())).
 		Owns(&clusterv1.Machine{}).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToKubeadmControlPlane), builder.WithPredicates(clusterChangesForKubeadmControlPlane())).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).

@@ -21,6 +21,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/memory"
+	"github.com/capstan-dev/capstan/internal/test/apicount"
 	"github.com/capstan-dev/capstan/internal/test/stack"
 )
 
@@ -50,14 +51,14 @@ func BenchmarkScale(b *testing.B) {
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
 		ns := env.NewNamespace(b)
-		counter := newRequestCounter()
-		stack.ForTest(b, env.Config, stack.Options{Local: true, Kubeadm: true, LocalMemory: &memory.Options{}, Transport: counter.wrap})
+		counter := apicount.New()
+		stack.ForTest(b, env.Config, stack.Options{Local: true, Kubeadm: true, LocalMemory: &memory.Options{}, Transport: counter.WrapAs})
 		mgmtHost := env.Config.Host
 		if u, err := url.Parse(env.Config.Host); err == nil && u.Host != "" {
 			mgmtHost = u.Host
 		}
 		b.Logf("management API server: %s", mgmtHost)
-		before, byKey0 := requests(mgmtHost), counter.snapshot()
+		before, byKey0 := requests(mgmtHost), counter.Snapshot()
 		cpu0 := cpuSeconds()
 
 		// CAPSTAN_BENCH_DIFFS=k logs the first k modifications of each kind while creating, to see which
@@ -116,7 +117,7 @@ func BenchmarkScale(b *testing.B) {
 			perCluster = append(perCluster, available[fmt.Sprintf("s%04d", k)].Sub(created[k]).Seconds())
 		}
 		sort.Float64s(perCluster)
-		creating, byKeyCreating := requests(mgmtHost).minus(before), counter.snapshot().minus(byKey0)
+		creating, byKeyCreating := requests(mgmtHost).minus(before), counter.Snapshot().Since(byKey0)
 		if creationChanges != nil {
 			_, report := creationChanges.stop()
 			b.Logf("objects modified while creating:\n%s", report)
@@ -127,11 +128,11 @@ func BenchmarkScale(b *testing.B) {
 			n, allAvailable.Round(time.Second), percentile(perCluster, 0.50), percentile(perCluster, 0.99), cpuCreating)
 		b.Logf("idling %s", idle)
 		changes := recordChanges(b, env.Config, ns, 3)
-		idleBefore, byKeyIdle0, cpuIdle0 := requests(mgmtHost), counter.snapshot(), cpuSeconds()
+		idleBefore, byKeyIdle0, cpuIdle0 := requests(mgmtHost), counter.Snapshot(), cpuSeconds()
 		time.Sleep(idle)
 		changed, changeReport := changes.stop()
 		b.Logf("objects modified while idle (%d):\n%s", changed, changeReport)
-		idling, byKeyIdle := requests(mgmtHost).minus(idleBefore), counter.snapshot().minus(byKeyIdle0)
+		idling, byKeyIdle := requests(mgmtHost).minus(idleBefore), counter.Snapshot().Since(byKeyIdle0)
 		cpuIdle := cpuSeconds() - cpuIdle0
 
 		delStart := time.Now()
@@ -149,8 +150,8 @@ func BenchmarkScale(b *testing.B) {
 		deletion := time.Since(delStart)
 
 		machines := float64(2 * n)
-		b.Logf("requests to the management API server from creation to Available, by component (per Machine):\n%s", byKeyCreating.table(machines, "/machine", true))
-		b.Logf("requests to the management API server while idle, by component (per second):\n%s", byKeyIdle.table(idle.Seconds(), "/s", true))
+		b.Logf("requests to the management API server from creation to Available, by component (per Machine):\n%s", requestTable(byKeyCreating, machines, "/machine"))
+		b.Logf("requests to the management API server while idle, by component (per second):\n%s", requestTable(byKeyIdle, idle.Seconds(), "/s"))
 		b.ReportMetric(allAvailable.Seconds(), "s-all-available")
 		b.ReportMetric(percentile(perCluster, 0.50), "s-p50-cluster")
 		b.ReportMetric(percentile(perCluster, 0.99), "s-p99-cluster")
@@ -163,8 +164,8 @@ func BenchmarkScale(b *testing.B) {
 			}
 		}
 		for _, c := range components {
-			b.ReportMetric(float64(byKeyCreating.writes(c))/machines, c+"-writes/machine")
-			b.ReportMetric(float64(byKeyIdle.writes(c))/idle.Seconds(), c+"-writes/s-idle")
+			b.ReportMetric(float64(componentWrites(byKeyCreating, c))/machines, c+"-writes/machine")
+			b.ReportMetric(float64(componentWrites(byKeyIdle, c))/idle.Seconds(), c+"-writes/s-idle")
 		}
 		b.ReportMetric(cpuCreating, "cpu-s-creating")
 		b.ReportMetric(peakRSSMiB(), "MiB-peak-rss")

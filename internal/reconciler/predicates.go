@@ -1,4 +1,4 @@
-package localcluster
+package reconciler
 
 import (
 	"reflect"
@@ -7,10 +7,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
 
-// notOwnStatus lets through every event of a LocalCluster but an update of its status alone, which this
-// controller writes itself at the end of a reconcile: reconciling it again would only read again what was
-// just written (and, on 2 cores, the management API server is the bottleneck). Resyncs pass.
-func notOwnStatus() predicate.Predicate {
+// NotOwnStatus lets through every event of a controller's primary object but an update of its status
+// alone, which the controller writes itself at the end of a reconcile: reconciling it again would only read
+// again what was just written (and, on 2 cores, the management API server is the bottleneck). Resyncs pass.
+// Use it only for kinds whose status no one else writes.
+func NotOwnStatus() predicate.Predicate {
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 		o, n := e.ObjectOld, e.ObjectNew
 		if o == nil || n == nil || o.GetResourceVersion() == n.GetResourceVersion() {

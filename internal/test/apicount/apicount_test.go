@@ -1,0 +1,43 @@
+package apicount
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	. "github.com/onsi/gomega"
+)
+
+// TestCounter: requests are counted by agent, HTTP verb, Kubernetes verb, namespace and resource, and
+// WrapAs counts them as the component's whatever their User-Agent.
+func TestCounter(t *testing.T) {
+	g := NewWithT(t)
+	c := New()
+	ok := roundTripper(func(*http.Request) (*http.Response, error) { return &http.Response{StatusCode: http.StatusOK}, nil })
+	send := func(rt http.RoundTripper, method, url string) {
+		req := httptest.NewRequest(method, url, nil)
+		req.Header.Set("User-Agent", "capstan/v0.1.0 (linux/amd64)")
+		_, err := rt.RoundTrip(req)
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	core, local := c.Wrap(ok), c.WrapAs("local")(ok)
+	send(core, http.MethodGet, "https://api/apis/cluster.x-k8s.io/v1beta1/namespaces/ns/machines/m0")
+	send(core, http.MethodGet, "https://api/apis/cluster.x-k8s.io/v1beta1/namespaces/ns/machines")
+	send(core, http.MethodGet, "https://api/apis/cluster.x-k8s.io/v1beta1/machines?watch=true")
+	send(core, http.MethodPatch, "https://api/apis/cluster.x-k8s.io/v1beta1/namespaces/ns/machines/m0/status")
+	send(local, http.MethodGet, "https://api/api/v1/namespaces/ns")
+	send(local, http.MethodPost, "https://api/api/v1/namespaces/ns/secrets")
+	send(local, http.MethodPut, "https://api/api/v1/namespaces/ns/secrets/s")
+
+	g.Expect(c.Snapshot()).To(Equal(Counts{
+		{Agent: "capstan", Verb: "GET", Action: "get", Namespace: "ns", Resource: "cluster.x-k8s.io/machines"}:            1,
+		{Agent: "capstan", Verb: "GET", Action: "list", Namespace: "ns", Resource: "cluster.x-k8s.io/machines"}:           1,
+		{Agent: "capstan", Verb: "GET", Action: "watch", Resource: "cluster.x-k8s.io/machines"}:                           1,
+		{Agent: "capstan", Verb: "PATCH", Action: "patch", Namespace: "ns", Resource: "cluster.x-k8s.io/machines/status"}: 1,
+		{Agent: "local", Verb: "GET", Action: "get", Resource: "namespaces"}:                                              1,
+		{Agent: "local", Verb: "POST", Action: "create", Namespace: "ns", Resource: "secrets"}:                            1,
+		{Agent: "local", Verb: "PUT", Action: "update", Namespace: "ns", Resource: "secrets"}:                             1,
+	}))
+	writes := c.Snapshot().Sum(func(k Key) bool { return IsWrite(k.Verb) })
+	g.Expect(writes).To(Equal(3))
+}
