@@ -340,10 +340,14 @@ func TestHighlyAvailableControlPlane(t *testing.T) {
 	}
 	_, err = wc.CoreV1().Nodes().Get(ctx, "cp-2", metav1.GetOptions{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue())
+	// The first port-forward's stream may have been carried by cp-2's API server, which is gone now: a user
+	// reconnects through the endpoint, as the control plane provider does on each reconcile.
+	after := etcdClient(g, etcdCA, portForward(t, g, cfg, "kube-system", "etcd-cp-0", 2379))
+	defer func() { _ = after.Close() }()
 	g.Eventually(func(g Gomega) {
 		mctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		members, err := cli.MemberList(mctx)
+		members, err := after.MemberList(mctx)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(members.Members).To(HaveLen(2))
 	}, 30*time.Second, time.Second).Should(Succeed())
