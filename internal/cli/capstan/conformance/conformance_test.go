@@ -23,8 +23,8 @@ import (
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/conformance"
 	capstanrelease "github.com/capstan-dev/capstan/internal/release"
-	"github.com/capstan-dev/capstan/internal/test/conformance"
 )
 
 // binaries builds, once, the capstan executable the embedded cluster's local runtime runs and the broken

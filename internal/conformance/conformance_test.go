@@ -63,7 +63,7 @@ func TestConformantFixturePassesEveryRule(t *testing.T) {
 			p, err := fixtureProvider(tt.behaviour)
 			g.Expect(err).NotTo(HaveOccurred())
 
-			report := Run(t, p, behaviouralOptions(t))
+			report := Check(t.Context(), p, behaviouralOptions(t))
 
 			want := map[string]Status{}
 			for _, r := range Rules() {
