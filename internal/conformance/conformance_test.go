@@ -393,7 +393,7 @@ func TestStaticOnlyCheckSkipsBehaviour(t *testing.T) {
 }
 
 func TestRulesMatchTheDocumentation(t *testing.T) {
-	data, err := os.ReadFile("../../../docs/conformance.md")
+	data, err := os.ReadFile("../../docs/conformance.md")
 	if err != nil {
 		t.Fatal(err)
 	}
