@@ -58,13 +58,18 @@ lint: $(BIN)/golangci-lint ## Run golangci-lint on every module
 	cd api && $(BIN)/golangci-lint run --config ../.golangci.yml ./...
 
 .PHONY: verify
-verify: generate lint ## Check that generated code, formatting and go.mod files are up to date and lint passes
+verify: generate lint verify-deps ## Check that generated code, formatting and go.mod files are up to date and lint passes
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v /testdata/))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go' | grep -v /testdata/); exit 1; }
 	go mod tidy
 	cd api && go mod tidy
 	@for d in hack/tools/*/; do (cd $$d && go mod tidy) || exit 1; done
 	@git diff --exit-code -- . || { echo "The tree changed: run 'make generate', 'gofmt' and 'go mod tidy' and commit the result."; exit 1; }
 	@test -z "$$(git status --porcelain --untracked-files=all -- api config charts)" || { echo "Untracked generated files:"; git status --porcelain -- api config charts; exit 1; }
+
+.PHONY: verify-deps
+verify-deps: ## Check that the shipped binaries (./cmd/...) depend on no test-only package (internal/test/...)
+	@bad="$$(go list -f '{{.ImportPath}}: {{join .Imports " "}}' -deps ./cmd/... | grep -v '^[^:]*/internal/test/' | grep '/internal/test/' || true)"; \
+	test -z "$$bad" || { echo "The shipped binaries (./cmd/...) depend on test-only packages under internal/test/: move what they need out of internal/test/. Importers:"; echo "$$bad" | cut -d: -f1; exit 1; }
 
 .PHONY: sync-compat
 sync-compat: ## Refresh the copy of ../shared compatibility material under internal/test/compat/testdata

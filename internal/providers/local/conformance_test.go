@@ -17,10 +17,11 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/config/crd"
+	"github.com/capstan-dev/capstan/internal/conformance"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/memory"
 	"github.com/capstan-dev/capstan/internal/release"
 	"github.com/capstan-dev/capstan/internal/test/cabpk"
-	"github.com/capstan-dev/capstan/internal/test/conformance"
+	"github.com/capstan-dev/capstan/internal/test/conformancetest"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 	"github.com/capstan-dev/capstan/internal/test/stack"
 )
@@ -71,7 +72,7 @@ func runConformance(t *testing.T, newOptions func() stack.Options) {
 	if err := release.WriteRepository(repo, release.DefaultVersion, p); err != nil {
 		t.Fatal(err)
 	}
-	report := conformance.Run(t, conformance.Provider{
+	report := conformancetest.Run(t, conformance.Provider{
 		Name:       p.Name,
 		CRDs:       crds,
 		Repository: os.DirFS(repo),

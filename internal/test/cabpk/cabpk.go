@@ -1,7 +1,7 @@
-// Package cabpk renders bootstrap data in the cloud-config format of Cluster API's kubeadm bootstrap
-// provider (CABPK), for tests of what consumes it: the write_files (the files, then the kubeadm
-// configuration at /run/kubeadm/kubeadm.yaml for init or /run/kubeadm/kubeadm-join-config.yaml for join)
-// and the runcmd running kubeadm, in the layout upstream's templates produce.
+// Package cabpk makes bootstrap data in the cloud-config format of Cluster API's kubeadm bootstrap provider
+// (CABPK) for tests of what consumes it (the local provider), without running the bootstrap provider:
+// kubeadm configurations written as YAML by hand, rendered by the bootstrap provider's own renderer
+// (package bootstrapdata), in the data Secret CABPK writes.
 package cabpk
 
 import (
@@ -11,7 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/bootstrapdata"
 )
 
 // File is a file of the bootstrap data (KubeadmConfig spec.files).
@@ -30,50 +32,25 @@ type Data struct {
 	Files   []File
 }
 
-const placeholder = `-   path: /run/cluster-api/placeholder
-    owner: root:root
-    permissions: '0640'
-    content: "This placeholder file is used to create the /run/cluster-api sub directory in a way that is compatible with both Linux and Windows (mkdir -p /run/cluster-api does not work with Windows)"
-`
-
-// CloudConfig renders the data as CABPK's cloud-config.
+// CloudConfig renders the data as CABPK's cloud-config, with the kubeadm bootstrap provider's own renderer
+// (internal/providers/kubeadm/bootstrap/bootstrapdata). Kubeadm's documents are written as given: for init,
+// the ClusterConfiguration then the InitConfiguration, separated by "---" (as InitConfiguration returns
+// them).
 func CloudConfig(d Data) []byte {
-	var b strings.Builder
-	b.WriteString("## template: jinja\n#cloud-config\n\nwrite_files:")
-	file := func(path, perm, content string) {
-		fmt.Fprintf(&b, "\n-   path: %s\n    owner: root:root\n", path)
-		if perm != "" {
-			fmt.Fprintf(&b, "    permissions: '%s'\n", perm)
-		}
-		b.WriteString("    content: |\n")
-		b.WriteString(indent(content, 6))
+	in := &bootstrapdata.Input{Step: bootstrapdata.JoinWorker, JoinConfiguration: d.Kubeadm}
+	if d.Init {
+		cluster, initDoc, _ := strings.Cut(d.Kubeadm, "\n---\n")
+		in = &bootstrapdata.Input{Step: bootstrapdata.Init, ClusterConfiguration: cluster, InitConfiguration: initDoc}
 	}
 	for _, f := range d.Files {
-		file(f.Path, f.Permissions, f.Content)
+		in.Files = append(in.Files, bootstrapv1.File{Path: f.Path, Owner: "root:root", Permissions: f.Permissions, Content: f.Content})
 	}
-	config, command := "/run/kubeadm/kubeadm-join-config.yaml", "kubeadm join --config /run/kubeadm/kubeadm-join-config.yaml "
-	if d.Init {
-		config, command = "/run/kubeadm/kubeadm.yaml", "'kubeadm init --config /run/kubeadm/kubeadm.yaml "
+	data, err := bootstrapdata.CloudConfig(in)
+	if err != nil {
+		// Only a file or command the encoder cannot write fails: a defect of the calling test.
+		panic(fmt.Sprintf("rendering bootstrap data: %v", err))
 	}
-	file(config, "0640", "---\n"+d.Kubeadm)
-	b.WriteString("\n" + placeholder + "runcmd:\n")
-	if d.Init {
-		fmt.Fprintf(&b, "  - %s && echo success > /run/cluster-api/bootstrap-success.complete'\n", command)
-	} else {
-		fmt.Fprintf(&b, "  - %s && echo success > /run/cluster-api/bootstrap-success.complete\n", command)
-	}
-	return []byte(b.String())
-}
-
-func indent(s string, n int) string {
-	pad := strings.Repeat(" ", n)
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = pad + l
-		}
-	}
-	return strings.Join(lines, "\n")
+	return data
 }
 
 // Secret is a bootstrap data Secret as CABPK writes it: type cluster.x-k8s.io/secret, keys value and

@@ -54,6 +54,9 @@ type Options struct {
 	WithoutCore bool
 	// Kubeadm runs the kubeadm bootstrap and control plane providers.
 	Kubeadm bool
+	// ControlPlaneHealthInterval, with Kubeadm, is the control plane provider's
+	// --control-plane-health-interval; 0 keeps its default (5m).
+	ControlPlaneHealthInterval time.Duration
 	// Namespace restricts the manager to one namespace, as --namespace does; "" watches every namespace.
 	Namespace string
 	// WatchFilter restricts the local provider's controllers to objects labelled
@@ -209,7 +212,11 @@ func (s *Stack) setup(ctx context.Context, opts Options) error {
 		if m, err = s.managerFor("controlplane"); err != nil {
 			return err
 		}
-		if err := controlplane.Setup(ctx, m, controlplane.DefaultOptions()); err != nil {
+		cpOpts := controlplane.DefaultOptions()
+		if opts.ControlPlaneHealthInterval > 0 {
+			cpOpts.HealthInterval = opts.ControlPlaneHealthInterval
+		}
+		if err := controlplane.Setup(ctx, m, cpOpts); err != nil {
 			return err
 		}
 	}

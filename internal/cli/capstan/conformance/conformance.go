@@ -1,5 +1,5 @@
 // Package conformance is the `capstan conformance` command: it checks an infrastructure provider's release
-// against the Cluster API provider contract with the conformance kit (internal/test/conformance), the
+// against the Cluster API provider contract with the conformance kit (internal/conformance), the
 // provider installed by clusterctl in an embedded management cluster with capstan's core.
 package conformance
 
@@ -24,8 +24,8 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+	"github.com/capstan-dev/capstan/internal/conformance"
 	"github.com/capstan-dev/capstan/internal/embedded"
-	"github.com/capstan-dev/capstan/internal/test/conformance"
 )
 
 // Options are the flags of `capstan conformance`.

@@ -23,9 +23,12 @@ import (
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/conformance"
 	capstanrelease "github.com/capstan-dev/capstan/internal/release"
-	"github.com/capstan-dev/capstan/internal/test/conformance"
 )
+
+// binariesDir is the directory binaries built into, "" until it is called.
+var binariesDir string
 
 // binaries builds, once, the capstan executable the embedded cluster's local runtime runs and the broken
 // manager; it returns their directory.
@@ -34,6 +37,7 @@ var binaries = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	binariesDir = dir
 	cmd := exec.Command("go", "build", "-o", dir+"/", "github.com/capstan-dev/capstan/cmd/capstan",
 		"github.com/capstan-dev/capstan/internal/cli/capstan/conformance/testdata/ignorepause")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -48,8 +52,8 @@ func TestMain(m *testing.M) {
 	if sharedWorkDir != "" {
 		_ = os.RemoveAll(sharedWorkDir)
 	}
-	if dir, err := binaries(); err == nil {
-		_ = os.RemoveAll(dir)
+	if binariesDir != "" { // built by a test that ran
+		_ = os.RemoveAll(binariesDir)
 	}
 	os.Exit(code)
 }

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/test/conformance"
+	"github.com/capstan-dev/capstan/internal/conformance"
 )
 
 // providerDeployment is the provider's controller Deployment as clusterctl installed it: the kit's Start

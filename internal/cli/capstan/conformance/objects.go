@@ -13,10 +13,12 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/yamlprocessor"
-	"github.com/capstan-dev/capstan/internal/test/cabpk"
+	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/bootstrapdata"
+	"github.com/capstan-dev/capstan/internal/providers/kubeadm/kubeadmapi"
 )
 
 // templateClusterName is the Cluster name the cluster template is rendered with.
@@ -213,7 +215,10 @@ func (p *prototypes) controlPlane(ctx context.Context, c client.Client, cluster 
 		return nil
 	}
 	name := cluster.Name + "-control-plane"
-	data := cabpk.CloudConfig(cabpk.Data{Init: true, Kubeadm: cabpk.InitConfiguration(cluster.Name, p.kubernetesVersion, "", "", name)})
+	data, err := initData(cluster, p.kubernetesVersion, name)
+	if err != nil {
+		return err
+	}
 	infra := newObject(p.controlPlaneMachine, cluster.Namespace, name)
 	m := &clusterv1.Machine{
 		ObjectMeta: metav1.ObjectMeta{
@@ -235,8 +240,14 @@ func (p *prototypes) controlPlane(ctx context.Context, c client.Client, cluster 
 		return fmt.Errorf("creating the control plane Machine: %w", err)
 	}
 	// As a bootstrap provider's data Secret, it belongs to the Machine (through its bootstrap config).
-	secret := cabpk.Secret(cluster.Namespace, name, cluster.Name, data)
-	secret.OwnerReferences = []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: name, UID: m.UID}}
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: cluster.Namespace, Name: name, Labels: map[string]string{clusterv1.ClusterNameLabel: cluster.Name},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: name, UID: m.UID}},
+		},
+		Type: clusterv1.ClusterSecretType,
+		Data: map[string][]byte{"value": data, "format": []byte(bootstrapv1.CloudConfig)},
+	}
 	if err := c.Create(ctx, secret); err != nil {
 		return fmt.Errorf("creating the control plane's bootstrap data: %w", err)
 	}
@@ -253,4 +264,41 @@ func (p *prototypes) controlPlane(ctx context.Context, c client.Client, cluster 
 		return fmt.Errorf("creating the control plane's %s: %w", infra.GetKind(), err)
 	}
 	return nil
+}
+
+// initData is the `kubeadm init` bootstrap data of the control plane Machine nodeName of cluster, rendered
+// as the kubeadm bootstrap provider renders a KubeadmConfig with no configuration of its own: the
+// ClusterConfiguration filled from the Cluster (name, endpoint, networks) and the Kubernetes version, the
+// InitConfiguration naming the Node, in the kubeadm API version of that Kubernetes version, as cloud-config.
+// No certificates are written: the providers the command checks read only the kubeadm configuration.
+func initData(cluster *clusterv1.Cluster, kubernetesVersion, nodeName string) ([]byte, error) {
+	version, err := kubeadmapi.ParseVersion(kubernetesVersion)
+	if err != nil {
+		return nil, fmt.Errorf("rendering the control plane's bootstrap data: %w; set the Kubernetes version with --kubernetes-version", err)
+	}
+	cc := &bootstrapv1.ClusterConfiguration{ClusterName: cluster.Name, KubernetesVersion: kubernetesVersion}
+	if cluster.Spec.ControlPlaneEndpoint.IsValid() {
+		cc.ControlPlaneEndpoint = cluster.Spec.ControlPlaneEndpoint.String()
+	}
+	if n := cluster.Spec.ClusterNetwork; n != nil {
+		cc.Networking.DNSDomain = n.ServiceDomain
+		if n.Services != nil {
+			cc.Networking.ServiceSubnet = strings.Join(n.Services.CIDRBlocks, ",")
+		}
+		if n.Pods != nil {
+			cc.Networking.PodSubnet = strings.Join(n.Pods.CIDRBlocks, ",")
+		}
+	}
+	initCfg := &bootstrapv1.InitConfiguration{NodeRegistration: bootstrapv1.NodeRegistrationOptions{
+		Name: nodeName, ImagePullPolicy: string(corev1.PullIfNotPresent),
+	}}
+	clusterYAML, err := kubeadmapi.ClusterConfiguration(cc, version)
+	if err != nil {
+		return nil, fmt.Errorf("rendering the control plane's ClusterConfiguration: %w", err)
+	}
+	initYAML, err := kubeadmapi.InitConfiguration(initCfg, cc, version)
+	if err != nil {
+		return nil, fmt.Errorf("rendering the control plane's InitConfiguration: %w", err)
+	}
+	return bootstrapdata.CloudConfig(&bootstrapdata.Input{Step: bootstrapdata.Init, ClusterConfiguration: clusterYAML, InitConfiguration: initYAML})
 }

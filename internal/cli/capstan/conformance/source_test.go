@@ -14,8 +14,8 @@ import (
 
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository/repositorytest"
+	"github.com/capstan-dev/capstan/internal/conformance"
 	capstanrelease "github.com/capstan-dev/capstan/internal/release"
-	"github.com/capstan-dev/capstan/internal/test/conformance"
 )
 
 // releaseFiles lists the files of a loaded release.

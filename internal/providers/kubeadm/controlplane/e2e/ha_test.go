@@ -75,7 +75,10 @@ func TestHighlyAvailableControlPlane(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
-	b := stack.ForTest(t, env.Config, stack.Options{Local: true, Kubeadm: true}).Backend
+	// A healthy control plane's health is read again every 10s instead of every 5 minutes
+	// (--control-plane-health-interval): the killed etcd member below makes no Machine event, and the
+	// test waits for the provider to notice it.
+	b := stack.ForTest(t, env.Config, stack.Options{Local: true, Kubeadm: true, ControlPlaneHealthInterval: 10 * time.Second}).Backend
 
 	apiserver, err := binaries.Find("kube-apiserver", "")
 	g.Expect(err).NotTo(HaveOccurred())
@@ -195,6 +198,7 @@ func rollout(ctx context.Context, t *testing.T, g Gomega, ns string, kcpKey clie
 	pid, err := procs.ReadPidFile(filepath.Join(machineDir, "etcd.pid"))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
+	killed := time.Now()
 	g.Eventually(func(g Gomega) {
 		m := &clusterv1.Machine{}
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(&victim), m)).To(Succeed())
@@ -203,6 +207,7 @@ func rollout(ctx context.Context, t *testing.T, g Gomega, ns string, kcpKey clie
 		g.Expect(env.Client.Get(ctx, kcpKey, kcp)).To(Succeed())
 		g.Expect(conditions.IsV1Beta2True(kcp, controlplanev1.KubeadmControlPlaneEtcdClusterHealthyV1Beta2Condition)).To(BeFalse())
 	}, wait, interval).Should(Succeed())
+	t.Logf("the member was reported unhealthy %s after the kill", time.Since(killed).Round(time.Second))
 	_, err = wc.CoreV1().ConfigMaps("default").Get(ctx, "kept", metav1.GetOptions{})
 	g.Expect(err).NotTo(HaveOccurred(), "2 of 3 members keep quorum: the API answers")
 

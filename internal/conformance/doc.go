@@ -11,14 +11,15 @@
 // does. No core controller runs. Without an API server or a Start function the behavioural rules are
 // skipped, never passed.
 //
-// A provider calls the kit from its tests, for example:
+// A provider calls the kit from its tests through package conformancetest (internal/test/conformancetest),
+// for example:
 //
 //	func TestConformance(t *testing.T) {
 //		crds, err := crd.Local() // the provider's CRDs
 //		if err != nil {
 //			t.Fatal(err)
 //		}
-//		report := conformance.Run(t, conformance.Provider{
+//		report := conformancetest.Run(t, conformance.Provider{
 //			Name:       "local",
 //			CRDs:       crds,
 //			Repository: os.DirFS("testdata/repository"), // infrastructure-local/<version>/...
@@ -43,6 +44,7 @@
 //		_ = report // every rule is already a subtest; the report is there for more assertions
 //	}
 //
-// Run makes each rule a subtest named after it: a Fail fails the subtest, a Skip skips it, Warn and Pass
-// are logged. Check returns the same Report without a testing.T.
+// conformancetest.Run makes each rule a subtest named after it: a Fail fails the subtest, a Skip skips it,
+// Warn and Pass are logged. Check, which `capstan conformance` calls, returns the same Report without a
+// testing.T: the kit is product code and does not import package testing.
 package conformance

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
-	"testing"
 	"text/tabwriter"
 	"time"
 
@@ -210,27 +209,4 @@ func Check(ctx context.Context, p Provider, opts Options) Report {
 		in.run = scenario{in: in, opts: opts}.run(ctx)
 	}
 	return in.evaluate()
-}
-
-// Run checks the provider like Check and reports each rule as a subtest named after the rule: Fail fails
-// the subtest, Skip skips it, Warn and Pass log the message. It returns the report.
-func Run(t *testing.T, p Provider, opts Options) Report {
-	t.Helper()
-	if opts.Logf == nil {
-		opts.Logf = t.Logf
-	}
-	report := Check(t.Context(), p, opts)
-	for _, res := range report {
-		t.Run(res.Rule, func(t *testing.T) {
-			switch res.Status {
-			case Fail:
-				t.Error(res.Message)
-			case Skip:
-				t.Skip(res.Message)
-			default:
-				t.Logf("%s: %s", res.Status, res.Message)
-			}
-		})
-	}
-	return report
 }
