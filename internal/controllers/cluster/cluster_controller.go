@@ -42,8 +42,10 @@ const (
 	// descendantEventDelay is how long the events of a Cluster's Machines, MachineSets and
 	// MachineDeployments wait before they reconcile it. They come in bursts (the Machines of a
 	// MachineDeployment change at about the same time, each several times, and their MachineSet and
-	// MachineDeployment follow), and one reconcile after the burst sees it all.
-	descendantEventDelay = time.Second
+	// MachineDeployment follow), and one reconcile after the burst sees it all. It is longer than the
+	// MachineSets' (1s) and MachineDeployments' (2s) waits, so that the Cluster's counters, which add up
+	// their status, are mostly written once their status has caught up with the Machines'.
+	descendantEventDelay = 3 * time.Second
 )
 
 // Reconciler reconciles Clusters.

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
@@ -243,7 +244,7 @@ type providerFacts struct {
 }
 
 // Reconcile drives one Machine.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (retres ctrl.Result, reterr error) {
 	log := ctrl.LoggerFrom(ctx)
 	m := &clusterv1.Machine{}
 	if err := r.Client.Get(ctx, req.NamespacedName, m); err != nil {
@@ -278,6 +279,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	paused := reconciler.IsPaused(cluster, m)
 	phase := m.Status.Phase
 	defer func() {
+		if !paused && r.waitingForClones(s, time.Now()) {
+			// The MachineSet creates the Machine's clones right after the Machine: their creation brings it
+			// back, and its first status is written then rather than saying they do not exist.
+			log.V(4).Info("Waiting for the MachineSet to create the Machine's bootstrap config and InfraMachine")
+			if reterr == nil {
+				retres = reconciler.LowestNonZero(retres, ctrl.Result{RequeueAfter: cloneGracePeriod})
+			}
+			return
+		}
 		if paused {
 			conditions.SetV1Beta2(m, reconciler.PausedCondition(cluster, m, "Machine", true))
 		} else {
@@ -308,6 +318,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		phases = append(phases[1:], r.reconcileDelete)
 	}
 	return r.runPhases(ctx, phases, s)
+}
+
+// cloneGracePeriod is how long a new Machine of a MachineSet waits for its bootstrap config and InfraMachine
+// to be created before its status says they do not exist.
+const cloneGracePeriod = 10 * time.Second
+
+// waitingForClones reports whether the Machine is a MachineSet's that its controller has not written yet,
+// created less than cloneGracePeriod ago, whose bootstrap config or InfraMachine does not exist yet: the
+// MachineSet creates them right after the Machine, and nothing is written until they exist.
+func (r *Reconciler) waitingForClones(s *scope, now time.Time) bool {
+	m := s.machine
+	if !s.bootstrap.notFound && !s.infra.notFound {
+		return false
+	}
+	owner := metav1.GetControllerOf(m)
+	return owner != nil && owner.Kind == "MachineSet" && groupOf(owner.APIVersion) == clusterv1.GroupVersion.Group &&
+		m.DeletionTimestamp.IsZero() && m.Status.Phase == "" && m.Status.ObservedGeneration == 0 &&
+		now.Sub(m.CreationTimestamp.Time) < cloneGracePeriod
 }
 
 // recordPhase records a Warning event when the Machine became Failed. Upstream records no event for the

@@ -254,6 +254,14 @@ func (r *Reconciler) ensureExternal(ctx context.Context, s *scope, ref *corev1.O
 	}
 	obj, err := external.GetCached(ctx, r.providers(), r.APIReader, ref, m.Namespace)
 	if err != nil {
+		if apierrors.IsNotFound(err) && r.tracker != nil {
+			// Its creation brings the Machine back: a MachineSet creates a Machine before its clones.
+			kind := &unstructured.Unstructured{}
+			kind.SetGroupVersionKind(schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind))
+			if werr := r.tracker.Watch(kind, r.externalHandler); werr != nil {
+				return nil, info, werr
+			}
+		}
 		return nil, info, err
 	}
 	if r.tracker != nil {

@@ -65,8 +65,11 @@ type Reconciler struct {
 
 // machineSetEventDelay is how long the events of a MachineDeployment's MachineSets wait before it is
 // reconciled, so that the changes of several of them (and of their Machines, which their status counts) in
-// that time are written to its status at once.
-const machineSetEventDelay = time.Second
+// that time are written to its status at once. It is longer than the MachineSets' own wait for their
+// Machines' events (1s), so that the MachineDeployment mostly reads its MachineSets' status already
+// written for the Machines' changes it sees (its MachinesReady condition reads the Machines) rather than
+// writing once for the Machines and again for their MachineSet's status.
+const machineSetEventDelay = 2 * time.Second
 
 // SetupWithManager adds the controller and the MachineSet index it needs to mgr.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {

@@ -86,7 +86,8 @@ func TestCreatesMachineSetAndMachines(t *testing.T) {
 			g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.namespace, Name: ref.name}, clone)).To(Succeed())
 			g.Expect(clone.GetAnnotations()).To(HaveKeyWithValue(clusterv1.TemplateClonedFromNameAnnotation, ref.template))
 			g.Expect(clone.GetAnnotations()).To(HaveKey(clusterv1.TemplateClonedFromGroupKindAnnotation))
-			g.Expect(clone.GetOwnerReferences()).To(ContainElement(HaveField("UID", ms.UID)))
+			// Owned by their Machine from creation (the MachineSet creates the Machine first).
+			g.Expect(clone.GetOwnerReferences()).To(ConsistOf(And(HaveField("Kind", "Machine"), HaveField("UID", m.UID))))
 			g.Expect(clone.GetLabels()).To(HaveKeyWithValue(clusterv1.ClusterNameLabel, "cluster"))
 		}
 	}

@@ -59,7 +59,9 @@ func TestCreatesMachinesFromTheTemplate(t *testing.T) {
 		g.Expect(clone.GetAnnotations()).To(HaveKeyWithValue(clusterv1.TemplateClonedFromNameAnnotation, ref.template))
 		g.Expect(clone.GetAnnotations()).To(HaveKeyWithValue(clusterv1.TemplateClonedFromGroupKindAnnotation,
 			schema.FromAPIVersionAndKind(ref.apiVersion, ref.kind+"Template").GroupKind().String()))
-		g.Expect(clone.GetOwnerReferences()).To(ConsistOf(And(HaveField("Kind", "MachineSet"), HaveField("UID", ms.UID))))
+		// Created owned by their Machine (the Machine is created first), so that no ownership is written later.
+		g.Expect(clone.GetOwnerReferences()).To(ConsistOf(And(HaveField("Kind", "Machine"), HaveField("UID", m.UID),
+			HaveField("Controller", ptr.To(true)), HaveField("BlockOwnerDeletion", ptr.To(true)))))
 		g.Eventually(func(g Gomega) {
 			g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(clone), clone)).To(Succeed())
 			g.Expect(clone.GetLabels()).To(HaveKeyWithValue(clusterv1.MachineSetNameLabel, "workers"))

@@ -86,8 +86,11 @@ func (r *Reconciler) createMachines(ctx context.Context, s *scope, count int) er
 	return r.waitForCache(ctx, created, func(m *clusterv1.Machine, err error) bool { return err == nil })
 }
 
-// createMachine clones the bootstrap and infrastructure templates and creates a Machine referencing the
-// clones. When a step fails, the clones made so far are deleted.
+// createMachine creates a Machine and the clones of the bootstrap and infrastructure templates it refers
+// to. The Machine is created first, so that its clones are created already owned by it (controller owner
+// reference, cluster-name label): the Machine controller has no ownership to write to them afterwards, one
+// write per clone saved (upstream creates the clones owned by the MachineSet and the Machine controller
+// patches them). When a clone cannot be created, the Machine and the clones made so far are deleted.
 func (r *Reconciler) createMachine(ctx context.Context, s *scope, n, count int) (*clusterv1.Machine, error) {
 	ms := s.ms
 	m, err := newMachine(ms, utilrand.String(randomLength))
@@ -98,55 +101,74 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, n, count int) 
 	log := ctrl.LoggerFrom(ctx).WithValues("Machine", klog.KObj(m))
 	log.Info(fmt.Sprintf("Creating Machine (scaling up, %d of %d)", n, count))
 
-	// The clones are owned by the MachineSet until the Machine controller takes them over, so that they are
-	// garbage collected with the MachineSet if the Machine never gets to own them.
-	owner := &metav1.OwnerReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineSet", Name: ms.Name, UID: ms.UID}
-	var clones []*corev1.ObjectReference
-	cleanup := func() {
-		for _, ref := range clones {
-			if err := r.Client.Delete(ctx, refToUnstructured(ref)); err != nil && !apierrors.IsNotFound(err) {
-				log.Error(err, "Deleting a clone after creating the Machine failed", ref.Kind, klog.KRef(ref.Namespace, ref.Name))
-			}
-		}
-	}
-
 	// The clones carry the Machine's labels and the template's annotations from the start, written as this
 	// controller's (its field owner), as syncMachines would propagate them: it has nothing left to write to
-	// them, as upstream's clones.
-	cloner := client.WithFieldOwner(r.Client, fieldOwner)
+	// them, as upstream's clones. They are generated (templates read) before anything is created, so that a
+	// missing template creates nothing.
+	var (
+		bootstrap *unstructured.Unstructured
+		tplErr    error
+	)
 	if tpl := ms.Spec.Template.Spec.Bootstrap.ConfigRef; tpl != nil {
-		ref, err := external.Clone(ctx, cloner, external.CloneInput{
-			Template: tpl, Namespace: ms.Namespace, Name: m.Name, ClusterName: ms.Spec.ClusterName, Owner: owner,
+		bootstrap, tplErr = external.Generate(ctx, r.Client, external.CloneInput{
+			Template: tpl, Namespace: ms.Namespace, Name: m.Name, ClusterName: ms.Spec.ClusterName,
 			Labels: m.Labels, Annotations: ms.Spec.Template.Annotations,
 		})
-		if err != nil {
+		if tplErr != nil {
 			s.createFailure = &failure{clusterv1.MachineSetBootstrapTemplateCloningFailedReason,
 				fmt.Sprintf("Cloning %s %s failed", tpl.Kind, tpl.Name)}
-			return nil, fmt.Errorf("cloning the bootstrap template: %w", err)
+			return nil, fmt.Errorf("cloning the bootstrap template: %w", tplErr)
 		}
-		clones = append(clones, ref)
-		m.Spec.Bootstrap.ConfigRef = ref
+		m.Spec.Bootstrap.ConfigRef = external.RefFor(bootstrap)
 	}
-
 	tpl := &ms.Spec.Template.Spec.InfrastructureRef
-	ref, err := external.Clone(ctx, cloner, external.CloneInput{
-		Template: tpl, Namespace: ms.Namespace, Name: m.Name, ClusterName: ms.Spec.ClusterName, Owner: owner,
+	infra, err := external.Generate(ctx, r.Client, external.CloneInput{
+		Template: tpl, Namespace: ms.Namespace, Name: m.Name, ClusterName: ms.Spec.ClusterName,
 		Labels: m.Labels, Annotations: ms.Spec.Template.Annotations,
 	})
 	if err != nil {
-		cleanup()
 		s.createFailure = &failure{clusterv1.MachineSetInfrastructureTemplateCloningFailedReason,
 			fmt.Sprintf("Cloning %s %s failed", tpl.Kind, tpl.Name)}
 		return nil, fmt.Errorf("cloning the infrastructure template: %w", err)
 	}
-	clones = append(clones, ref)
-	m.Spec.InfrastructureRef = *ref
+	m.Spec.InfrastructureRef = *external.RefFor(infra)
 
 	if err := r.Client.Create(ctx, m, client.FieldOwner(fieldOwner)); err != nil {
-		cleanup()
 		s.createFailure = &failure{clusterv1.MachineSetMachineCreationFailedReason, "Creating a Machine failed"}
 		r.recorder().Eventf(ms, corev1.EventTypeWarning, EventFailedCreate, "Failed to create machine: %v", err)
 		return nil, fmt.Errorf("creating Machine %s: %w", m.Name, err)
+	}
+
+	owner := *metav1.NewControllerRef(m, clusterv1.GroupVersion.WithKind("Machine"))
+	var created []client.Object
+	cleanup := func() {
+		for _, obj := range append(created, client.Object(m)) {
+			if err := r.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+				log.Error(err, "Deleting what was created for a Machine after creating a clone failed",
+					obj.GetObjectKind().GroupVersionKind().Kind, klog.KObj(obj))
+			}
+		}
+	}
+	for _, clone := range []struct {
+		obj    *unstructured.Unstructured
+		reason string
+		what   string
+		tpl    *corev1.ObjectReference
+	}{
+		{bootstrap, clusterv1.MachineSetBootstrapTemplateCloningFailedReason, "bootstrap", ms.Spec.Template.Spec.Bootstrap.ConfigRef},
+		{infra, clusterv1.MachineSetInfrastructureTemplateCloningFailedReason, "infrastructure", tpl},
+	} {
+		if clone.obj == nil {
+			continue
+		}
+		clone.obj.SetOwnerReferences([]metav1.OwnerReference{owner})
+		if err := r.Client.Create(ctx, clone.obj, client.FieldOwner(fieldOwner)); err != nil {
+			cleanup()
+			s.createFailure = &failure{clone.reason, fmt.Sprintf("Cloning %s %s failed", clone.tpl.Kind, clone.tpl.Name)}
+			return nil, fmt.Errorf("cloning the %s template: creating %s %s from template %s: %w",
+				clone.what, clone.obj.GetKind(), clone.obj.GetName(), clone.tpl.Name, err)
+		}
+		created = append(created, clone.obj)
 	}
 	r.recorder().Eventf(ms, corev1.EventTypeNormal, EventSuccessfulCreate, "Created machine %q", m.Name)
 	return m, nil
@@ -270,13 +292,4 @@ func (r *Reconciler) waitForCache(ctx context.Context, keys []client.ObjectKey, 
 		}
 	}
 	return nil
-}
-
-func refToUnstructured(ref *corev1.ObjectReference) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(ref.APIVersion)
-	u.SetKind(ref.Kind)
-	u.SetNamespace(ref.Namespace)
-	u.SetName(ref.Name)
-	return u
 }

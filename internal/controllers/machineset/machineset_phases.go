@@ -6,6 +6,7 @@ import (
 	"maps"
 	"reflect"
 	"sort"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -232,7 +233,7 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, e
 			log.V(5).Info("Waiting for the cache to show the last write of the Machine", "Machine", klog.KObj(m))
 			continue
 		}
-		if err := r.syncUpToDate(ctx, m, upToDate); err != nil {
+		if err := r.syncUpToDate(ctx, m, upToDate, s.now); err != nil {
 			return ctrl.Result{}, err
 		}
 		if r.machineWrites.Stale(m) {
@@ -276,12 +277,19 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, e
 // says changes; its observedGeneration is the Machine's generation then. A new generation of the Machine
 // alone is no reason to write it again: whether a Machine is up to date follows from its MachineSet and
 // MachineDeployment, not from the Machine's spec.
-func (r *Reconciler) syncUpToDate(ctx context.Context, m *clusterv1.Machine, want *metav1.Condition) error {
+//
+// A new Machine without the condition is left to its controller within upToDateGracePeriod when it is up to
+// date: the Machine controller's first status write sets UpToDate True, which saves a write (and the
+// conflict of two writers of a new Machine's conditions).
+func (r *Reconciler) syncUpToDate(ctx context.Context, m *clusterv1.Machine, want *metav1.Condition, now time.Time) error {
 	if want == nil {
 		return nil
 	}
-	if c := conditions.GetV1Beta2(m, want.Type); c != nil && c.Status == want.Status && c.Reason == want.Reason &&
-		c.Message == want.Message {
+	c := conditions.GetV1Beta2(m, want.Type)
+	if c != nil && c.Status == want.Status && c.Reason == want.Reason && c.Message == want.Message {
+		return nil
+	}
+	if c == nil && want.Status == metav1.ConditionTrue && inUpToDateGracePeriod(m, now) {
 		return nil
 	}
 	before := m.DeepCopy()
