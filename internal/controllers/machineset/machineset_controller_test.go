@@ -3,6 +3,7 @@ package machineset
 import (
 	"context"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -312,4 +313,61 @@ func patchMS(g Gomega, ms *clusterv1.MachineSet, mutate func(*clusterv1.MachineS
 		mutate(ms)
 		return env.Client.Patch(context.Background(), ms, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
 	}, timeout, interval).Should(Succeed())
+}
+
+// A Machine whose clone was never created (the manager stopped between creating the Machine and its
+// clones) gets the clone once the Machine controller reports it missing; a provisioned Machine does not.
+func TestCreatesAMachinesMissingCloneAgain(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newFixture(t)
+	ms := f.machineSet("workers", 1)
+	g.Expect(env.Client.Create(ctx, ms)).To(Succeed())
+	var m clusterv1.Machine
+	g.Eventually(func(g Gomega) {
+		machines := machinesOf(g, ms)
+		g.Expect(machines).To(HaveLen(1))
+		m = machines[0]
+	}, timeout, interval).Should(Succeed())
+	infra := &unstructured.Unstructured{}
+	infra.SetGroupVersionKind(schema.FromAPIVersionAndKind(m.Spec.InfrastructureRef.APIVersion, m.Spec.InfrastructureRef.Kind))
+	infra.SetNamespace(f.namespace)
+	infra.SetName(m.Spec.InfrastructureRef.Name)
+	g.Expect(env.Client.Delete(ctx, infra)).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(infra), infra))
+	}, timeout, interval).Should(BeTrue())
+
+	// What the Machine controller writes once the Machine's grace period for its clones is over.
+	reportMissing := func(m *clusterv1.Machine) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(m), m)).To(Succeed())
+		before := m.DeepCopy()
+		m.Status.V1Beta2 = &clusterv1.MachineV1Beta2Status{Conditions: []metav1.Condition{{
+			Type: clusterv1.MachineInfrastructureReadyV1Beta2Condition, Status: metav1.ConditionFalse,
+			Reason: clusterv1.MachineInfrastructureDoesNotExistV1Beta2Reason, Message: "InfraMachine does not exist",
+			LastTransitionTime: metav1.Now(),
+		}}}
+		g.Expect(env.Client.Status().Patch(ctx, m, client.MergeFrom(before))).To(Succeed())
+	}
+	reportMissing(&m)
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(infra), infra)).To(Succeed())
+	}, timeout, interval).Should(Succeed())
+	g.Expect(infra.GetOwnerReferences()).To(ConsistOf(And(HaveField("Kind", "Machine"), HaveField("UID", m.UID),
+		HaveField("Controller", ptr.To(true)))))
+	g.Expect(infra.GetLabels()).To(HaveKeyWithValue("from-infra-template", "yes"))
+	g.Expect(infra.GetAnnotations()).To(HaveKeyWithValue(clusterv1.TemplateClonedFromNameAnnotation, f.infraTemplate.GetName()))
+	size, _, _ := unstructured.NestedString(infra.Object, "spec", "size")
+	g.Expect(size).To(Equal("small"))
+
+	// Once the infrastructure was ready, a deleted InfraMachine is the Machine's to report, not recreated.
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(&m), &m)).To(Succeed())
+	before := m.DeepCopy()
+	m.Status.InfrastructureReady = true
+	g.Expect(env.Client.Status().Patch(ctx, &m, client.MergeFrom(before))).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, infra)).To(Succeed())
+	reportMissing(&m)
+	g.Consistently(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(infra), infra))
+	}, 3*time.Second, interval).Should(BeTrue())
 }

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/external"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
@@ -84,6 +85,50 @@ func (r *Reconciler) createMachines(ctx context.Context, s *scope, count int) er
 	}
 	// The next reconcile must count these Machines, or it would create them again.
 	return r.waitForCache(ctx, created, func(m *clusterv1.Machine, err error) bool { return err == nil })
+}
+
+// resumeClones creates again a clone that a Machine of this MachineSet refers to and that does not exist:
+// createMachine creates the Machine before its clones, so a manager stopped between the two (or a failed
+// clean-up after a failed clone) leaves a Machine waiting for a clone that nothing else would create. The
+// Machine controller reports a missing clone (reason DoesNotExist) only once a new Machine's grace period
+// for its clones is over, so the clone is created then, from the MachineSet's template and owned by the
+// Machine, as createMachine would have created it. A clone of a Machine that was provisioned with it
+// (bootstrap data, infrastructure ready) is not created again: the Machine reports its deletion.
+func (r *Reconciler) resumeClones(ctx context.Context, ms *clusterv1.MachineSet, m *clusterv1.Machine) error {
+	if !m.DeletionTimestamp.IsZero() || !metav1.IsControlledBy(m, ms) {
+		return nil
+	}
+	for _, part := range []struct {
+		condition, reason string
+		provisioned       bool
+		ref, tpl          *corev1.ObjectReference
+	}{
+		{clusterv1.MachineBootstrapConfigReadyV1Beta2Condition, clusterv1.MachineBootstrapConfigDoesNotExistV1Beta2Reason,
+			m.Status.BootstrapReady || m.Spec.Bootstrap.DataSecretName != nil, m.Spec.Bootstrap.ConfigRef, ms.Spec.Template.Spec.Bootstrap.ConfigRef},
+		{clusterv1.MachineInfrastructureReadyV1Beta2Condition, clusterv1.MachineInfrastructureDoesNotExistV1Beta2Reason,
+			m.Status.InfrastructureReady, &m.Spec.InfrastructureRef, &ms.Spec.Template.Spec.InfrastructureRef},
+	} {
+		c := conditions.GetV1Beta2(m, part.condition)
+		if part.provisioned || part.ref == nil || part.tpl == nil || c == nil || c.Reason != part.reason {
+			continue
+		}
+		clone, err := external.Generate(ctx, r.Client, external.CloneInput{
+			Template: part.tpl, Namespace: m.Namespace, Name: part.ref.Name, ClusterName: ms.Spec.ClusterName,
+			Labels: m.Labels, Annotations: ms.Spec.Template.Annotations,
+			Owner: metav1.NewControllerRef(m, clusterv1.GroupVersion.WithKind("Machine")),
+		})
+		if err != nil {
+			return fmt.Errorf("creating the missing %s %s of Machine %s from template %s: %w", part.ref.Kind, part.ref.Name, m.Name, part.tpl.Name, err)
+		}
+		if clone.GetKind() != part.ref.Kind || clone.GetAPIVersion() != part.ref.APIVersion {
+			continue // the template is no longer the Machine's: the Machine keeps reporting what is missing
+		}
+		ctrl.LoggerFrom(ctx).Info("Creating the missing clone of a Machine", "Machine", klog.KObj(m), part.ref.Kind, klog.KObj(clone))
+		if err := r.Client.Create(ctx, clone, client.FieldOwner(fieldOwner)); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating the missing %s %s of Machine %s: %w", part.ref.Kind, part.ref.Name, m.Name, err)
+		}
+	}
+	return nil
 }
 
 // createMachine creates a Machine and the clones of the bootstrap and infrastructure templates it refers

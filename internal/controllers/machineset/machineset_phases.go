@@ -259,6 +259,9 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, e
 		if !m.DeletionTimestamp.IsZero() {
 			continue
 		}
+		if err := r.resumeClones(ctx, ms, m); err != nil {
+			return ctrl.Result{}, err
+		}
 		refs := []*corev1.ObjectReference{&m.Spec.InfrastructureRef}
 		if m.Spec.Bootstrap.ConfigRef != nil {
 			refs = append(refs, m.Spec.Bootstrap.ConfigRef)
