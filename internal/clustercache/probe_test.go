@@ -2,6 +2,7 @@ package clustercache
 
 import (
 	"crypto/sha256"
+	"net"
 	"net/http"
 	"net/url"
 	"sync"
@@ -117,4 +118,31 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkFailedConnectionAttempt measures an attempt to connect to a cluster whose API server refuses
+// connections (it does not run yet), with the clients of its kubeconfig reused as the retries do: the CPU
+// of this process per attempt (cpu-µs/op). 1,000 such clusters are tried 200 times a second during
+// ConnectionRetryInitialPeriod (every 5 s) and 33 times a second after it (every 30 s).
+func BenchmarkFailedConnectionAttempt(b *testing.B) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := (&proxy{listener: l}).config(env.Config)
+	_ = l.Close()
+	ep, _ := countingEndpoint(b, cfg)
+	cc := &ClusterCache{}
+	cc.init()
+	ctx := b.Context()
+	before := cpuTime()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := cc.connect(ctx, ep); err == nil {
+			b.Fatal("connected to a closed port")
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((cpuTime()-before).Microseconds())/float64(b.N), "cpu-µs/op")
 }
