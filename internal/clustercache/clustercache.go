@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -54,7 +55,20 @@ type Options struct {
 	// ConnectionTimeout bounds the creation of a connection: the first probe and the sync of the cache
 	// (30s).
 	ConnectionTimeout time.Duration
-	// ConnectionRetryInterval is how long to wait after a failed connection before trying again (30s).
+	// ConnectionRetryInitialInterval is how long to wait after the first failed attempt to connect before
+	// trying again (1s); the wait doubles after each failed attempt in a row, up to
+	// ConnectionRetryMaxInitialInterval. A new cluster's API server answers some time after its kubeconfig
+	// Secret exists: short waits connect it within seconds of answering.
+	ConnectionRetryInitialInterval time.Duration
+	// ConnectionRetryMaxInitialInterval caps the wait between attempts while a cluster has failed for less
+	// than ConnectionRetryInitialPeriod (5s).
+	ConnectionRetryMaxInitialInterval time.Duration
+	// ConnectionRetryInitialPeriod is how long the short waits last (5m): a cluster that could not be
+	// reached for that long (since its first failed attempt, or since its kubeconfig or its control plane
+	// endpoint changed) is tried every ConnectionRetryInterval.
+	ConnectionRetryInitialPeriod time.Duration
+	// ConnectionRetryInterval is the wait between attempts to connect to a cluster that stays unreachable
+	// (30s, upstream's ConnectionCreationRetryInterval).
 	ConnectionRetryInterval time.Duration
 
 	// HealthProbeInterval is the time between two probes of a connected cluster (10s).
@@ -67,6 +81,22 @@ type Options struct {
 	// CacheSyncPeriod is the resync period of the workload clusters' informers (the informers' default
 	// when nil).
 	CacheSyncPeriod *time.Duration
+}
+
+// retryDelay is how long to wait after the failures-th failed connection attempt in a row, the first of
+// which was failingFor ago: ConnectionRetryInitialInterval doubled after each failure, up to
+// ConnectionRetryMaxInitialInterval, for ConnectionRetryInitialPeriod; then ConnectionRetryInterval. Up to
+// 10% is added at random so that clusters created together do not retry together.
+func (o Options) retryDelay(failures int, failingFor time.Duration) time.Duration {
+	d := o.ConnectionRetryInterval
+	if failingFor < o.ConnectionRetryInitialPeriod {
+		d = o.ConnectionRetryInitialInterval
+		for i := 1; i < failures && d < o.ConnectionRetryMaxInitialInterval; i++ {
+			d *= 2
+		}
+		d = min(d, o.ConnectionRetryMaxInitialInterval, o.ConnectionRetryInterval)
+	}
+	return wait.Jitter(d, 0.1)
 }
 
 func (o Options) withDefaults() Options {
@@ -87,6 +117,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ConnectionTimeout == 0 {
 		o.ConnectionTimeout = 30 * time.Second
+	}
+	if o.ConnectionRetryInitialInterval == 0 {
+		o.ConnectionRetryInitialInterval = time.Second
+	}
+	if o.ConnectionRetryMaxInitialInterval == 0 {
+		o.ConnectionRetryMaxInitialInterval = 5 * time.Second
+	}
+	if o.ConnectionRetryInitialPeriod == 0 {
+		o.ConnectionRetryInitialPeriod = 5 * time.Minute
 	}
 	if o.ConnectionRetryInterval == 0 {
 		o.ConnectionRetryInterval = 30 * time.Second
@@ -364,16 +403,49 @@ type accessor struct {
 	cancelConnect context.CancelFunc
 	// attempt counts connection attempts, so that a late attempt does not install a stale connection.
 	attempt uint64
-	// lastFailure is when the last connection attempt failed (or the connection was dropped by the probe),
-	// and failedSecretVersion the resourceVersion of the Secret it used.
-	lastFailure         time.Time
+	// reachability is what the Cluster said about its control plane when the last attempt started (see
+	// reachabilityOf): an attempt that failed is retried at once when it changes.
+	reachability string
+	// The backoff of failed connection attempts: failures counts the attempts that failed in a row (a
+	// connection dropped by the probe counts as one), since failingSince; the next attempt may start at
+	// retryAt. failedSecretVersion is the resourceVersion of the Secret the last attempt used and
+	// failedKubeconfig its kubeconfig, so that a retry does not read the Secret again.
+	failures            int
+	failingSince        time.Time
+	retryAt             time.Time
 	failedSecretVersion string
+	failedKubeconfig    []byte
+	// endpoint holds the clients made from the kubeconfig of the last attempt, reused by the retries.
+	endpoint *endpoint
 	// secretVersion and kubeconfigHash identify the kubeconfig of conn.
 	secretVersion  string
 	kubeconfigHash [32]byte
 	// Probe results.
 	lastProbeSuccess    time.Time
 	consecutiveFailures int
+}
+
+// resetBackoff forgets the failed attempts: the next failure waits ConnectionRetryInitialInterval again.
+func (a *accessor) resetBackoffLocked() {
+	a.failures = 0
+	a.failingSince = time.Time{}
+	a.retryAt = time.Time{}
+	a.failedSecretVersion = ""
+	a.failedKubeconfig = nil
+}
+
+// failedLocked records a failed attempt (or a connection dropped by the probe) and returns how long to
+// wait before the next one.
+func (a *accessor) failedLocked(opts Options, now time.Time, secretVersion string, kubeconfig []byte) time.Duration {
+	if a.failures == 0 {
+		a.failingSince = now
+	}
+	a.failures++
+	wait := opts.retryDelay(a.failures, now.Sub(a.failingSince))
+	a.retryAt = now.Add(wait)
+	a.failedSecretVersion = secretVersion
+	a.failedKubeconfig = kubeconfig
+	return wait
 }
 
 // disconnect stops the connection and any connection attempt; it reports whether there was a connection.
@@ -390,6 +462,7 @@ func (a *accessor) disconnectLocked() bool {
 		a.cancelConnect = nil
 	}
 	a.connecting = false
+	a.endpoint = nil
 	conn := a.conn
 	a.conn = nil
 	a.consecutiveFailures = 0

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
@@ -75,14 +76,30 @@ func (cc *ClusterCache) stopAll() {
 }
 
 // clusterChanged lets through the Cluster events that matter for connections: creation, deletion, the
-// start of deletion and label changes (the watch filter).
+// start of deletion, label changes (the watch filter) and changes of what the Cluster says about its
+// control plane (reachabilityOf).
 func clusterChanged() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
-			return e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero() ||
-				!equalStringMaps(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels())
+			if e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero() ||
+				!equalStringMaps(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) {
+				return true
+			}
+			oldCluster, okOld := e.ObjectOld.(*clusterv1.Cluster)
+			newCluster, okNew := e.ObjectNew.(*clusterv1.Cluster)
+			return okOld && okNew && reachabilityOf(oldCluster) != reachabilityOf(newCluster)
 		},
 	}
+}
+
+// reachabilityOf sums up what a Cluster says about whether its API server can answer: the control plane
+// endpoint, status.infrastructureReady, the ControlPlaneInitialized condition and status.controlPlaneReady.
+// A workload cluster that could not be reached is tried again at once when it changes.
+func reachabilityOf(c *clusterv1.Cluster) string {
+	initialized := conditions.IsTrue(c, clusterv1.ControlPlaneInitializedCondition) ||
+		conditions.IsV1Beta2True(c, clusterv1.ClusterControlPlaneInitializedV1Beta2Condition)
+	return fmt.Sprintf("endpoint=%s:%d infrastructureReady=%t initialized=%t controlPlaneReady=%t",
+		c.Spec.ControlPlaneEndpoint.Host, c.Spec.ControlPlaneEndpoint.Port, c.Status.InfrastructureReady, initialized, c.Status.ControlPlaneReady)
 }
 
 func equalStringMaps(a, b map[string]string) bool {
@@ -154,10 +171,12 @@ func (cc *ClusterCache) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 
 	acc := cc.getOrCreate(key)
+	reach := reachabilityOf(cluster)
 	acc.mu.RLock()
 	connected, connecting := acc.conn != nil, acc.connecting
 	secretVersion, hash := acc.secretVersion, acc.kubeconfigHash
-	lastFailure, failedSecretVersion := acc.lastFailure, acc.failedSecretVersion
+	retryAt, failedSecretVersion, failedKubeconfig := acc.retryAt, acc.failedSecretVersion, acc.failedKubeconfig
+	failedReach := acc.reachability
 	acc.mu.RUnlock()
 
 	var kubeconfig []byte
@@ -184,10 +203,22 @@ func (cc *ClusterCache) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if connected || connecting {
 		return ctrl.Result{}, nil
 	}
-	// After a failure, wait before trying again, unless the kubeconfig changed since.
-	if !lastFailure.IsZero() && failedSecretVersion == secretMeta.ResourceVersion {
-		if wait := cc.opts.ConnectionRetryInterval - time.Since(lastFailure); wait > 0 {
-			return ctrl.Result{RequeueAfter: wait}, nil
+	// After a failure, wait before trying again (see Options.retryDelay), unless the kubeconfig or what the
+	// Cluster says about its control plane changed since: then try at once, with short waits again.
+	resetBackoff := false
+	if !retryAt.IsZero() {
+		switch {
+		case failedSecretVersion != secretMeta.ResourceVersion:
+			resetBackoff = true
+		case failedReach != reach:
+			log.V(2).Info("Connecting to the workload cluster at once: its control plane changed", "controlPlane", reach)
+			resetBackoff = true
+			kubeconfig = failedKubeconfig
+		default:
+			if wait := time.Until(retryAt); wait > 0 {
+				return ctrl.Result{RequeueAfter: wait}, nil
+			}
+			kubeconfig = failedKubeconfig
 		}
 	}
 	if kubeconfig == nil {
@@ -197,7 +228,7 @@ func (cc *ClusterCache) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		}
 		kubeconfig = data
 	}
-	cc.startConnect(ctx, acc, secretMeta.ResourceVersion, kubeconfig)
+	cc.startConnect(ctx, acc, attempt{secretVersion: secretMeta.ResourceVersion, kubeconfig: kubeconfig, reachability: reach, resetBackoff: resetBackoff})
 	return ctrl.Result{}, nil
 }
 

@@ -272,6 +272,7 @@ type proxy struct {
 
 	mu       sync.Mutex
 	cut      bool
+	refuse   bool
 	conns    []net.Conn
 	accepted chan struct{}
 }
@@ -305,6 +306,11 @@ func (p *proxy) serve() {
 			return
 		}
 		p.mu.Lock()
+		if p.refuse {
+			p.mu.Unlock()
+			_ = c.Close()
+			continue
+		}
 		p.conns = append(p.conns, c)
 		cut := p.cut
 		p.mu.Unlock()
@@ -338,6 +344,14 @@ func (p *proxy) setCut(cut bool) {
 		}
 		p.conns = nil
 	}
+}
+
+// setRefuse makes the proxy close every new connection at once, as a host whose API server does not run
+// yet refuses them.
+func (p *proxy) setRefuse(refuse bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refuse = refuse
 }
 
 func (p *proxy) config(via *rest.Config) *rest.Config {

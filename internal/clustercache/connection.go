@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,7 +27,7 @@ type connection struct {
 	cache          cache.Cache
 	cachedClient   client.Client
 	uncachedClient client.Client
-	prober         rest.Interface
+	prober         *prober
 	// cacheCtx is done when the connection stops; cancel stops the cache and the health probe.
 	cacheCtx context.Context
 	cancel   context.CancelFunc
@@ -36,18 +38,49 @@ type connection struct {
 
 func (c *connection) stop() { c.cancel() }
 
+// attempt is what a connection attempt starts from.
+type attempt struct {
+	secretVersion string
+	kubeconfig    []byte
+	reachability  string
+	// resetBackoff forgets earlier failures: the kubeconfig or the Cluster's control plane changed.
+	resetBackoff bool
+}
+
+// endpoint is what is made from a kubeconfig before talking to the workload cluster: the rest.Configs and
+// HTTP clients (one for requests, bounded by Options.ClientTimeout, one for the cache's watches) and the
+// probe client. Retries of a failed attempt reuse it, so that an attempt on a cluster that does not answer
+// yet costs one probe request and no parsing.
+type endpoint struct {
+	kubeconfigHash  [32]byte
+	config          *rest.Config
+	watchConfig     *rest.Config
+	httpClient      *http.Client
+	watchHTTPClient *http.Client
+	prober          *prober
+}
+
 // startConnect creates a connection in a goroutine of its own unless one exists or is being created.
 // Nothing is held while the goroutine talks to the workload cluster: GetClient of this cluster keeps
 // answering ErrClusterNotConnected and other clusters are not concerned at all.
-func (cc *ClusterCache) startConnect(ctx context.Context, acc *accessor, secretVersion string, kubeconfig []byte) {
+func (cc *ClusterCache) startConnect(ctx context.Context, acc *accessor, in attempt) {
 	acc.mu.Lock()
 	if acc.conn != nil || acc.connecting {
 		acc.mu.Unlock()
 		return
 	}
+	if in.resetBackoff {
+		acc.resetBackoffLocked()
+	}
 	acc.attempt++
-	attempt := acc.attempt
+	attemptNumber := acc.attempt
 	acc.connecting = true
+	acc.reachability = in.reachability
+	hash := sha256.Sum256(in.kubeconfig)
+	ep := acc.endpoint
+	if ep != nil && ep.kubeconfigHash != hash {
+		ep = nil
+	}
 	connectCtx, cancel := context.WithTimeout(cc.ctx, cc.opts.ConnectionTimeout)
 	acc.cancelConnect = cancel
 	recordConnection(acc.key, false)
@@ -56,11 +89,18 @@ func (cc *ClusterCache) startConnect(ctx context.Context, acc *accessor, secretV
 	log := ctrl.LoggerFrom(ctx)
 	go func() {
 		defer cancel()
-		log.Info("Connecting to the workload cluster")
-		conn, err := cc.connect(connectCtx, kubeconfig)
+		var err error
+		if ep == nil {
+			ep, err = cc.newEndpoint(in.kubeconfig, hash)
+		}
+		var conn *connection
+		if err == nil {
+			log.V(2).Info("Connecting to the workload cluster")
+			conn, err = cc.connect(connectCtx, ep)
+		}
 
 		acc.mu.Lock()
-		if acc.attempt != attempt {
+		if acc.attempt != attemptNumber {
 			// Disconnected (Cluster or Secret gone) while connecting: throw the result away.
 			acc.mu.Unlock()
 			if conn != nil {
@@ -71,20 +111,26 @@ func (cc *ClusterCache) startConnect(ctx context.Context, acc *accessor, secretV
 		acc.connecting = false
 		acc.cancelConnect = nil
 		if err != nil {
-			acc.lastFailure = time.Now()
-			acc.failedSecretVersion = secretVersion
+			acc.endpoint = ep
+			failures := acc.failures + 1
+			retryAfter := acc.failedLocked(cc.opts, time.Now(), in.secretVersion, in.kubeconfig)
 			acc.mu.Unlock()
-			log.Error(err, "Connecting to the workload cluster failed, retrying later", "retryAfter", cc.opts.ConnectionRetryInterval)
+			// The first failures are expected while a new cluster's API server starts: log them quietly.
+			if failures <= 3 {
+				log.V(2).Info("Connecting to the workload cluster failed, retrying later", "retryAfter", retryAfter.Round(time.Millisecond), "failures", failures, "error", err.Error())
+			} else {
+				log.Error(err, "Connecting to the workload cluster failed, retrying later", "retryAfter", retryAfter.Round(time.Millisecond), "failures", failures)
+			}
 			cc.requeue(acc.key)
 			return
 		}
 		acc.conn = conn
-		acc.secretVersion = secretVersion
-		acc.kubeconfigHash = sha256.Sum256(kubeconfig)
+		acc.endpoint = nil
+		acc.secretVersion = in.secretVersion
+		acc.kubeconfigHash = hash
 		acc.lastProbeSuccess = time.Now()
 		acc.consecutiveFailures = 0
-		acc.lastFailure = time.Time{}
-		acc.failedSecretVersion = ""
+		acc.resetBackoffLocked()
 		probeCtx := conn.cacheCtx
 		recordConnection(acc.key, true)
 		acc.mu.Unlock()
@@ -97,9 +143,8 @@ func (cc *ClusterCache) startConnect(ctx context.Context, acc *accessor, secretV
 	}()
 }
 
-// connect builds the clients and the cache of a workload cluster from its kubeconfig. ctx bounds the whole
-// creation; the cache and the probe outlive it and stop with the connection.
-func (cc *ClusterCache) connect(ctx context.Context, kubeconfig []byte) (*connection, error) {
+// newEndpoint makes the clients of a kubeconfig.
+func (cc *ClusterCache) newEndpoint(kubeconfig []byte, hash [32]byte) (*endpoint, error) {
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("reading the kubeconfig: %w", err)
@@ -119,27 +164,35 @@ func (cc *ClusterCache) connect(ctx context.Context, kubeconfig []byte) (*connec
 	if err != nil {
 		return nil, fmt.Errorf("creating the HTTP client: %w", err)
 	}
-
-	// Probe first: an unreachable cluster fails here, within HealthProbeTimeout.
 	prober, err := newProber(cfg, httpClient)
 	if err != nil {
 		return nil, err
 	}
-	if err := probe(ctx, prober, cc.opts.HealthProbeTimeout); err != nil {
+	return &endpoint{
+		kubeconfigHash: hash, config: cfg, watchConfig: watchConfig,
+		httpClient: httpClient, watchHTTPClient: watchHTTPClient, prober: prober,
+	}, nil
+}
+
+// connect builds the clients and the cache of a workload cluster. ctx bounds the whole creation; the cache
+// and the probe outlive it and stop with the connection.
+func (cc *ClusterCache) connect(ctx context.Context, ep *endpoint) (*connection, error) {
+	// Probe first: an unreachable cluster fails here, within HealthProbeTimeout.
+	if err := probe(ctx, ep.prober, cc.opts.HealthProbeTimeout); err != nil {
 		return nil, fmt.Errorf("probing the API server: %w", err)
 	}
 
 	scheme := cc.scheme()
-	mapper, err := apiutil.NewDynamicRESTMapper(cfg, httpClient)
+	mapper, err := apiutil.NewDynamicRESTMapper(ep.config, ep.httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("creating the REST mapper: %w", err)
 	}
-	uncached, err := client.New(cfg, client.Options{HTTPClient: httpClient, Scheme: scheme, Mapper: mapper})
+	uncached, err := client.New(ep.config, client.Options{HTTPClient: ep.httpClient, Scheme: scheme, Mapper: mapper})
 	if err != nil {
 		return nil, fmt.Errorf("creating the client: %w", err)
 	}
-	c, err := cache.New(watchConfig, cache.Options{
-		HTTPClient: watchHTTPClient, Scheme: scheme, Mapper: mapper, SyncPeriod: cc.opts.CacheSyncPeriod,
+	c, err := cache.New(ep.watchConfig, cache.Options{
+		HTTPClient: ep.watchHTTPClient, Scheme: scheme, Mapper: mapper, SyncPeriod: cc.opts.CacheSyncPeriod,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the cache: %w", err)
@@ -155,11 +208,11 @@ func (cc *ClusterCache) connect(ctx context.Context, kubeconfig []byte) (*connec
 		return nil, fmt.Errorf("waiting for the Node cache to sync: %w", context.Cause(ctx))
 	}
 	return &connection{
-		config:         cfg,
+		config:         ep.config,
 		cache:          c,
 		cachedClient:   &nodeCachingClient{Client: uncached, cache: c},
 		uncachedClient: uncached,
-		prober:         prober,
+		prober:         ep.prober,
 		cancel:         cancel,
 		cacheCtx:       cacheCtx,
 		watches:        map[string]bool{},
@@ -173,21 +226,48 @@ func (cc *ClusterCache) scheme() *runtime.Scheme {
 	return clientgoscheme.Scheme
 }
 
-func newProber(cfg *rest.Config, httpClient *http.Client) (rest.Interface, error) {
-	c := rest.CopyConfig(cfg)
-	c.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
-	rc, err := rest.UnversionedRESTClientForConfigAndClient(c, httpClient)
+// prober sends the health probe, GET / on the workload cluster's API server, with the connection's HTTP
+// client (its HTTP/2 connection and credentials). It goes around client-go's request machinery (rate
+// limiter, retries, decoding), which costs more than the request itself: with 1,000 clusters probed every
+// 10 s by each manager, the probes are most of an idle manager's work on workload clusters.
+type prober struct {
+	client *http.Client
+	url    string
+}
+
+func newProber(cfg *rest.Config, httpClient *http.Client) (*prober, error) {
+	u, _, err := rest.DefaultServerUrlFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating the probe client: %w", err)
 	}
-	return rc, nil
+	// The root path under the server's path, as client-go's AbsPath("/") has it.
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/"
+	u.RawQuery = ""
+	return &prober{client: httpClient, url: u.String()}, nil
 }
 
-// probe asks the API server for its root path, which needs a working network path and valid credentials.
-func probe(ctx context.Context, prober rest.Interface, timeout time.Duration) error {
+// probe asks the API server for its root path, which needs a working network path and valid credentials:
+// one request, never retried (client-go would retry a reset connection up to 10 times, a second apart), so
+// that a failed probe fails at once and the probe's own schedule decides when to try again.
+func probe(ctx context.Context, p *prober, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return prober.Get().AbsPath("/").Do(ctx).Error()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	// Read the body (a few KiB) so that the HTTP connection can be reused.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode < http.StatusOK || resp.StatusCode >= http.StatusMultipleChoices {
+		return fmt.Errorf("GET / answered %s", resp.Status)
+	}
+	return nil
 }
 
 // probeLoop probes a connection until it stops, and drops it after too many failures in a row.
@@ -236,8 +316,9 @@ func (cc *ClusterCache) probeLoop(ctx context.Context, acc *accessor, conn *conn
 		secretVersion := acc.secretVersion
 		acc.disconnectLocked()
 		recordConnection(acc.key, false)
-		acc.lastFailure = time.Now()
-		acc.failedSecretVersion = secretVersion
+		// Retried as a failed attempt: after ConnectionRetryInitialInterval first.
+		acc.resetBackoffLocked()
+		acc.failedLocked(cc.opts, time.Now(), secretVersion, nil)
 		acc.mu.Unlock()
 		log.Info("Dropping the connection to the workload cluster: health probe failed too often", "consecutiveFailures", failures, "error", err.Error())
 		cc.notifyListeners(acc.key)

@@ -11,9 +11,12 @@
 //   - A Cluster with a kubeconfig Secret gets connected. The connection is created in a goroutine of its
 //     own, bounded by Options.ConnectionTimeout, holding no lock that another cluster needs: an unreachable
 //     workload cluster occupies one goroutine and nothing else. A failed attempt is retried after
-//     Options.ConnectionRetryInterval (at once when the Secret changes).
-//   - A connected cluster is probed (GET / every Options.HealthProbeInterval, with
-//     Options.HealthProbeTimeout). While a probe fails GetClient reports the cluster as not connected;
+//     Options.ConnectionRetryInitialInterval, doubling up to Options.ConnectionRetryMaxInitialInterval
+//     for Options.ConnectionRetryInitialPeriod, then every Options.ConnectionRetryInterval; at once when
+//     the Secret changes or when the Cluster's control plane endpoint, infrastructureReady,
+//     ControlPlaneInitialized or controlPlaneReady changes. Retries reuse the clients of the kubeconfig.
+//   - A connected cluster is probed (one GET /, never retried by client-go, every
+//     Options.HealthProbeInterval, with Options.HealthProbeTimeout). While a probe fails GetClient reports the cluster as not connected;
 //     after Options.HealthProbeFailureThreshold consecutive failures the connection is dropped and
 //     recreated later.
 //   - The connection is dropped when the Cluster is deleted (or starts deleting), when its kubeconfig
