@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,7 +130,9 @@ func BenchmarkScale(b *testing.B) {
 		b.Logf("idling %s", idle)
 		changes := recordChanges(b, env.Config, ns, 3)
 		idleBefore, byKeyIdle0, cpuIdle0 := requests(mgmtHost), counter.Snapshot(), cpuSeconds()
+		stopProfile := startIdleProfile(b)
 		time.Sleep(idle)
+		stopProfile()
 		changed, changeReport := changes.stop()
 		b.Logf("objects modified while idle (%d):\n%s", changed, changeReport)
 		idling, byKeyIdle := requests(mgmtHost).minus(idleBefore), counter.Snapshot().Since(byKeyIdle0)
@@ -174,6 +177,26 @@ func BenchmarkScale(b *testing.B) {
 		b.ReportMetric(float64(idling.writes())/idle.Seconds(), "mgmt-writes/s-idle")
 		b.ReportMetric(float64(changed)/idle.Seconds(), "modified/s-idle")
 		b.ReportMetric(deletion.Seconds(), "s-delete-all")
+	}
+}
+
+// startIdleProfile takes a CPU profile of the idle period into CAPSTAN_BENCH_IDLE_PROFILE, if set (not
+// together with go test's -cpuprofile: one CPU profile at a time).
+func startIdleProfile(b *testing.B) (stop func()) {
+	path := os.Getenv("CAPSTAN_BENCH_IDLE_PROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
 	}
 }
 
