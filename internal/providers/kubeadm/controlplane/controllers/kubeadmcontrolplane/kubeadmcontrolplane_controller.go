@@ -65,11 +65,15 @@ type Reconciler struct {
 	// HealthInterval is how often the health of a ready, healthy control plane is read again
 	// (DefaultHealthInterval when zero); one that is not ready or not healthy is read again every 20s.
 	HealthInterval time.Duration
+	// EtcdHealthReuse is how long a read of etcd that found every member healthy is reused for the same
+	// Nodes (DefaultEtcdHealthReuse when zero, never when negative).
+	EtcdHealthReuse time.Duration
 	// EtcdLogger receives the etcd client's logs; none when nil.
 	EtcdLogger *zap.Logger
 
 	recorder  record.EventRecorder
 	etcdCerts etcdClientCerts
+	etcdReads etcdReads
 }
 
 // SetupWithManager builds the controller.
@@ -79,6 +83,9 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	}
 	if r.HealthInterval <= 0 {
 		r.HealthInterval = DefaultHealthInterval
+	}
+	if r.EtcdHealthReuse == 0 {
+		r.EtcdHealthReuse = DefaultEtcdHealthReuse
 	}
 	r.recorder = mgr.GetEventRecorderFor("kubeadmcontrolplane-controller") //nolint:staticcheck // The events API recorder is what the other capstan controllers use too.
 	c, err := ctrl.NewControllerManagedBy(mgr).

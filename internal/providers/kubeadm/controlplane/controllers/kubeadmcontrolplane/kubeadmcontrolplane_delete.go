@@ -24,6 +24,7 @@ import (
 // clusterctl move only releases the KubeadmControlPlane.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
+	r.etcdReads.forget(client.ObjectKeyFromObject(s.cluster))
 	if reconciler.IsDeletedForMove(s.kcp) || len(s.machines) == 0 {
 		s.deletingReason, s.deletingMessage = controlplanev1.KubeadmControlPlaneDeletingDeletionCompletedV1Beta2Reason, "Deletion completed"
 		controllerutil.RemoveFinalizer(s.kcp, controlplanev1.KubeadmControlPlaneFinalizer)
