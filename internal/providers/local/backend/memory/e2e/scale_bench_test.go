@@ -66,7 +66,7 @@ func BenchmarkScale(b *testing.B) {
 		// writes a cluster's creation takes.
 		var creationChanges *changeRecorder
 		if k := envInt("CAPSTAN_BENCH_DIFFS", 0); k > 0 {
-			creationChanges = recordChanges(b, env.Config, ns, k)
+			creationChanges = recordChanges(b, env.Config, k)
 		}
 		start := time.Now()
 		created := make([]time.Time, n)
@@ -128,7 +128,7 @@ func BenchmarkScale(b *testing.B) {
 		b.Logf("all %d clusters Available after %s; per Cluster p50 %.0fs, p99 %.0fs; managers' CPU while creating %.1fs",
 			n, allAvailable.Round(time.Second), percentile(perCluster, 0.50), percentile(perCluster, 0.99), cpuCreating)
 		b.Logf("idling %s", idle)
-		changes := recordChanges(b, env.Config, ns, 3)
+		changes := recordChanges(b, env.Config, 3)
 		idleBefore, byKeyIdle0, cpuIdle0 := requests(mgmtHost), counter.Snapshot(), cpuSeconds()
 		stopProfile := startIdleProfile(b)
 		time.Sleep(idle)
