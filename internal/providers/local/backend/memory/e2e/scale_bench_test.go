@@ -130,7 +130,7 @@ func BenchmarkScale(b *testing.B) {
 		b.Logf("idling %s", idle)
 		changes := recordChanges(b, env.Config, 3)
 		idleBefore, byKeyIdle0, cpuIdle0 := requests(mgmtHost), counter.Snapshot(), cpuSeconds()
-		stopProfile := startIdleProfile(b)
+		stopProfile := startProfile(b, "CAPSTAN_BENCH_IDLE_PROFILE")
 		time.Sleep(idle)
 		stopProfile()
 		changed, changeReport := changes.stop()
@@ -138,6 +138,7 @@ func BenchmarkScale(b *testing.B) {
 		idling, byKeyIdle := requests(mgmtHost).minus(idleBefore), counter.Snapshot().Since(byKeyIdle0)
 		cpuIdle := cpuSeconds() - cpuIdle0
 
+		stopProfile = startProfile(b, "CAPSTAN_BENCH_DELETE_PROFILE")
 		delStart := time.Now()
 		// A collection delete of hundreds of Clusters may outlast the API server's request timeout: it is
 		// sent again until it is accepted.
@@ -151,6 +152,7 @@ func BenchmarkScale(b *testing.B) {
 			}
 		}, time.Hour, 2*time.Second).Should(Succeed())
 		deletion := time.Since(delStart)
+		stopProfile()
 
 		machines := float64(2 * n)
 		b.Logf("requests to the management API server from creation to Available, by component (per Machine):\n%s", requestTable(byKeyCreating, machines, "/machine"))
@@ -180,10 +182,11 @@ func BenchmarkScale(b *testing.B) {
 	}
 }
 
-// startIdleProfile takes a CPU profile of the idle period into CAPSTAN_BENCH_IDLE_PROFILE, if set (not
+// startProfile takes a CPU profile into the file the environment variable env names, if set, until stop:
+// CAPSTAN_BENCH_IDLE_PROFILE of the idle period, CAPSTAN_BENCH_DELETE_PROFILE of the deletion (not
 // together with go test's -cpuprofile: one CPU profile at a time).
-func startIdleProfile(b *testing.B) (stop func()) {
-	path := os.Getenv("CAPSTAN_BENCH_IDLE_PROFILE")
+func startProfile(b *testing.B, env string) (stop func()) {
+	path := os.Getenv(env)
 	if path == "" {
 		return func() {}
 	}
