@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -210,8 +211,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		reterr = errors.Join(append([]error{reterr}, errs...)...)
 		if reterr == nil && res.IsZero() && kcp.DeletionTimestamp.IsZero() && !paused {
 			// Pod and Node changes in the workload cluster are not watched: look again while the control plane
-			// is not ready or a component is unhealthy.
-			res = ctrl.Result{RequeueAfter: r.HealthInterval}
+			// is not ready or a component is unhealthy. The interval is spread (up to a tenth longer), so that
+			// the control planes reconciled together after a restart are not all read again together.
+			res = ctrl.Result{RequeueAfter: wait.Jitter(r.HealthInterval, 0.1)}
 			if !kcp.Status.Ready || !componentsHealthy(kcp) {
 				res = ctrl.Result{RequeueAfter: notReadyRequeueAfter}
 			}
