@@ -39,7 +39,11 @@ const kubeadmControlPlaneKind = "KubeadmControlPlane"
 
 // Requeue intervals, as upstream's.
 const (
-	deleteRequeueAfter          = 5 * time.Second
+	deleteRequeueAfter = 5 * time.Second
+	// deletingRequeueAfter is upstream's deleteRequeueAfter: how often a deleting KubeadmControlPlane looks
+	// again at the workers it waits for and at its Machines being deleted, besides the deletion events of
+	// both.
+	deletingRequeueAfter        = 30 * time.Second
 	preflightFailedRequeueAfter = 15 * time.Second
 	dependentCertRequeueAfter   = 30 * time.Second
 	notReadyRequeueAfter        = 20 * time.Second
@@ -94,6 +98,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 		WithOptions(options).
 		For(&controlplanev1.KubeadmControlPlane{}, builder.WithPredicates(reconciler.NotOwnStatus())).
 		Owns(&clusterv1.Machine{}).
+		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.workerToDeletingKubeadmControlPlane), builder.WithPredicates(workerMachineGone())).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToKubeadmControlPlane), builder.WithPredicates(clusterChangesForKubeadmControlPlane())).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
 		Build(reconciler.RequeueOnConflict(r))
@@ -119,6 +124,39 @@ func clusterChangesForKubeadmControlPlane() predicate.Predicate {
 				old.Status.InfrastructureReady != updated.Status.InfrastructureReady ||
 				!equality.Semantic.DeepEqual(old.Status.FailureDomains, updated.Status.FailureDomains)
 		}})
+}
+
+// workerMachineGone lets through the deletion of a Machine that is not a control plane Machine: a deleting
+// KubeadmControlPlane waits for the Cluster's workers to be gone.
+func workerMachineGone() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		UpdateFunc:  func(event.UpdateEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		DeleteFunc: func(e event.DeleteEvent) bool {
+			_, cp := e.Object.GetLabels()[clusterv1.MachineControlPlaneLabel]
+			return !cp && e.Object.GetLabels()[clusterv1.ClusterNameLabel] != ""
+		},
+	}
+}
+
+// workerToDeletingKubeadmControlPlane maps a worker Machine that is gone to its Cluster's
+// KubeadmControlPlane, when that is being deleted: it deletes its own Machines once the workers are gone, as
+// soon as they are rather than at its next periodic look.
+func (r *Reconciler) workerToDeletingKubeadmControlPlane(ctx context.Context, o client.Object) []reconcile.Request {
+	cluster := &clusterv1.Cluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: o.GetNamespace(), Name: o.GetLabels()[clusterv1.ClusterNameLabel]}, cluster); err != nil {
+		return nil
+	}
+	reqs := r.clusterToKubeadmControlPlane(ctx, cluster)
+	out := reqs[:0]
+	for _, req := range reqs {
+		kcp := &controlplanev1.KubeadmControlPlane{}
+		if err := r.Client.Get(ctx, req.NamespacedName, kcp); err == nil && !kcp.DeletionTimestamp.IsZero() {
+			out = append(out, req)
+		}
+	}
+	return out
 }
 
 // clusterToKubeadmControlPlane maps a Cluster to its KubeadmControlPlane. The cluster cache's connection

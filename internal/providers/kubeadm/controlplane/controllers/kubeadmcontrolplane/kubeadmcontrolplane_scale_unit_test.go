@@ -5,8 +5,11 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane/workload"
 )
 
@@ -55,4 +58,19 @@ func TestEtcdReads(t *testing.T) {
 		g.Expect(e.reads).To(HaveLen(1))
 		g.Expect(e.reads).To(HaveKey(b))
 	})
+}
+
+func TestWorkerMachineGone(t *testing.T) {
+	machine := func(labels map[string]string) *clusterv1.Machine {
+		return &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: "ns", Labels: labels}}
+	}
+	worker := machine(map[string]string{clusterv1.ClusterNameLabel: "c"})
+	cp := machine(map[string]string{clusterv1.ClusterNameLabel: "c", clusterv1.MachineControlPlaneLabel: ""})
+	p := workerMachineGone()
+	g := NewWithT(t)
+	g.Expect(p.Delete(event.DeleteEvent{Object: worker})).To(BeTrue(), "a worker gone")
+	g.Expect(p.Delete(event.DeleteEvent{Object: cp})).To(BeFalse(), "a control plane Machine is owned: its events come anyway")
+	g.Expect(p.Delete(event.DeleteEvent{Object: machine(nil)})).To(BeFalse(), "a Machine of no Cluster")
+	g.Expect(p.Update(event.UpdateEvent{ObjectOld: worker, ObjectNew: worker})).To(BeFalse())
+	g.Expect(p.Create(event.CreateEvent{Object: worker})).To(BeFalse())
 }
