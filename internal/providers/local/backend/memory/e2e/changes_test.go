@@ -33,6 +33,7 @@ func ownedByTheAPIServer(kind string, o *unstructured.Unstructured) bool {
 type changeRecorder struct {
 	mu      sync.Mutex
 	changes map[string]map[watch.EventType]int // kind → event type → count
+	objects map[string]map[string]int          // kind → namespace/name → changes
 	ignored map[string]int                     // kind → the API server's own changes
 	diffs   map[string][]string                // kind → the first diffs
 	keep    int                                // how many diffs of each kind to keep
@@ -76,7 +77,7 @@ func recordChanges(t testing.TB, cfg *rest.Config, keep int) *changeRecorder {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &changeRecorder{changes: map[string]map[watch.EventType]int{}, ignored: map[string]int{}, diffs: map[string][]string{}, cancel: cancel, keep: keep}
+	r := &changeRecorder{changes: map[string]map[watch.EventType]int{}, objects: map[string]map[string]int{}, ignored: map[string]int{}, diffs: map[string][]string{}, cancel: cancel, keep: keep}
 	for _, gvr := range watchedResources(t, cfg) {
 		list, err := dc.Resource(gvr).List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -115,6 +116,10 @@ func recordChanges(t testing.TB, cfg *rest.Config, keep int) *changeRecorder {
 					r.changes[kind] = map[watch.EventType]int{}
 				}
 				r.changes[kind][ev.Type]++
+				if r.objects[kind] == nil {
+					r.objects[kind] = map[string]int{}
+				}
+				r.objects[kind][key]++
 				if len(r.diffs[kind]) < r.keep {
 					d := "(new)"
 					if prev != nil {
@@ -148,7 +153,8 @@ func strip(o map[string]any) map[string]any {
 }
 
 // stop ends the recording and returns how many objects were created, modified or deleted (the API
-// server's own Lease aside), and a report of them by kind with a few diffs.
+// server's own Lease aside), and a report of them by kind: counts, every object that changed, and a few
+// diffs.
 func (r *changeRecorder) stop() (total int, report string) {
 	r.cancel()
 	r.wg.Wait()
@@ -166,6 +172,15 @@ func (r *changeRecorder) stop() (total int, report string) {
 	for _, k := range kinds {
 		c := r.changes[k]
 		fmt.Fprintf(&b, "%s: %d modified, %d created, %d deleted\n", k, c[watch.Modified], c[watch.Added], c[watch.Deleted])
+	}
+	// Every object that changed, with how many times.
+	for _, k := range kinds {
+		keys := make([]string, 0, len(r.objects[k]))
+		for key, n := range r.objects[k] {
+			keys = append(keys, fmt.Sprintf("%s×%d", key, n))
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(&b, "%s changed: %s\n", k, strings.Join(keys, " "))
 	}
 	for k, n := range r.ignored {
 		fmt.Fprintf(&b, "(not counted: %s, %d changes of the management API server's own Lease)\n", k, n)
