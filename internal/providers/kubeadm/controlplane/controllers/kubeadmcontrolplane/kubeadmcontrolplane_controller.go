@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -38,7 +39,11 @@ const kubeadmControlPlaneKind = "KubeadmControlPlane"
 
 // Requeue intervals, as upstream's.
 const (
-	deleteRequeueAfter          = 5 * time.Second
+	deleteRequeueAfter = 5 * time.Second
+	// deletingRequeueAfter is upstream's deleteRequeueAfter: how often a deleting KubeadmControlPlane looks
+	// again at the workers it waits for and at its Machines being deleted, besides the deletion events of
+	// both.
+	deletingRequeueAfter        = 30 * time.Second
 	preflightFailedRequeueAfter = 15 * time.Second
 	dependentCertRequeueAfter   = 30 * time.Second
 	notReadyRequeueAfter        = 20 * time.Second
@@ -65,11 +70,15 @@ type Reconciler struct {
 	// HealthInterval is how often the health of a ready, healthy control plane is read again
 	// (DefaultHealthInterval when zero); one that is not ready or not healthy is read again every 20s.
 	HealthInterval time.Duration
+	// EtcdHealthReuse is how long a read of etcd that found every member healthy is reused for the same
+	// Nodes (DefaultEtcdHealthReuse when zero, never when negative).
+	EtcdHealthReuse time.Duration
 	// EtcdLogger receives the etcd client's logs; none when nil.
 	EtcdLogger *zap.Logger
 
 	recorder  record.EventRecorder
 	etcdCerts etcdClientCerts
+	etcdReads etcdReads
 }
 
 // SetupWithManager builds the controller.
@@ -80,12 +89,16 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	if r.HealthInterval <= 0 {
 		r.HealthInterval = DefaultHealthInterval
 	}
+	if r.EtcdHealthReuse == 0 {
+		r.EtcdHealthReuse = DefaultEtcdHealthReuse
+	}
 	r.recorder = mgr.GetEventRecorderFor("kubeadmcontrolplane-controller") //nolint:staticcheck // The events API recorder is what the other capstan controllers use too.
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("kubeadmcontrolplane").
 		WithOptions(options).
 		For(&controlplanev1.KubeadmControlPlane{}, builder.WithPredicates(reconciler.NotOwnStatus())).
 		Owns(&clusterv1.Machine{}).
+		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.workerToDeletingKubeadmControlPlane), builder.WithPredicates(workerMachineGone())).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToKubeadmControlPlane), builder.WithPredicates(clusterChangesForKubeadmControlPlane())).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
 		Build(reconciler.RequeueOnConflict(r))
@@ -111,6 +124,39 @@ func clusterChangesForKubeadmControlPlane() predicate.Predicate {
 				old.Status.InfrastructureReady != updated.Status.InfrastructureReady ||
 				!equality.Semantic.DeepEqual(old.Status.FailureDomains, updated.Status.FailureDomains)
 		}})
+}
+
+// workerMachineGone lets through the deletion of a Machine that is not a control plane Machine: a deleting
+// KubeadmControlPlane waits for the Cluster's workers to be gone.
+func workerMachineGone() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		UpdateFunc:  func(event.UpdateEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		DeleteFunc: func(e event.DeleteEvent) bool {
+			_, cp := e.Object.GetLabels()[clusterv1.MachineControlPlaneLabel]
+			return !cp && e.Object.GetLabels()[clusterv1.ClusterNameLabel] != ""
+		},
+	}
+}
+
+// workerToDeletingKubeadmControlPlane maps a worker Machine that is gone to its Cluster's
+// KubeadmControlPlane, when that is being deleted: it deletes its own Machines once the workers are gone, as
+// soon as they are rather than at its next periodic look.
+func (r *Reconciler) workerToDeletingKubeadmControlPlane(ctx context.Context, o client.Object) []reconcile.Request {
+	cluster := &clusterv1.Cluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: o.GetNamespace(), Name: o.GetLabels()[clusterv1.ClusterNameLabel]}, cluster); err != nil {
+		return nil
+	}
+	reqs := r.clusterToKubeadmControlPlane(ctx, cluster)
+	out := reqs[:0]
+	for _, req := range reqs {
+		kcp := &controlplanev1.KubeadmControlPlane{}
+		if err := r.Client.Get(ctx, req.NamespacedName, kcp); err == nil && !kcp.DeletionTimestamp.IsZero() {
+			out = append(out, req)
+		}
+	}
+	return out
 }
 
 // clusterToKubeadmControlPlane maps a Cluster to its KubeadmControlPlane. The cluster cache's connection
@@ -203,8 +249,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		reterr = errors.Join(append([]error{reterr}, errs...)...)
 		if reterr == nil && res.IsZero() && kcp.DeletionTimestamp.IsZero() && !paused {
 			// Pod and Node changes in the workload cluster are not watched: look again while the control plane
-			// is not ready or a component is unhealthy.
-			res = ctrl.Result{RequeueAfter: r.HealthInterval}
+			// is not ready or a component is unhealthy. The interval is spread (up to a tenth longer), so that
+			// the control planes reconciled together after a restart are not all read again together.
+			res = ctrl.Result{RequeueAfter: wait.Jitter(r.HealthInterval, 0.1)}
 			if !kcp.Status.Ready || !componentsHealthy(kcp) {
 				res = ctrl.Result{RequeueAfter: notReadyRequeueAfter}
 			}

@@ -24,6 +24,7 @@ import (
 // clusterctl move only releases the KubeadmControlPlane.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
+	r.etcdReads.forget(client.ObjectKeyFromObject(s.cluster))
 	if reconciler.IsDeletedForMove(s.kcp) || len(s.machines) == 0 {
 		s.deletingReason, s.deletingMessage = controlplanev1.KubeadmControlPlaneDeletingDeletionCompletedV1Beta2Reason, "Deletion completed"
 		controllerutil.RemoveFinalizer(s.kcp, controlplanev1.KubeadmControlPlaneFinalizer)
@@ -45,7 +46,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		log.Info("Waiting for worker nodes to be deleted first")
 		s.deletingReason = controlplanev1.KubeadmControlPlaneDeletingWaitingForWorkersDeletionV1Beta2Reason
 		s.deletingMessage = "KubeadmControlPlane deletion blocked because following objects still exist:\n* Machines: " + listNames(workers)
-		return ctrl.Result{RequeueAfter: deleteRequeueAfter}, nil
+		return ctrl.Result{RequeueAfter: deletingRequeueAfter}, nil
 	}
 	var errs []error
 	for _, m := range s.all() {
@@ -73,7 +74,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	} else {
 		s.deletingMessage = fmt.Sprintf("Deleting %d Machines", n)
 	}
-	return ctrl.Result{RequeueAfter: deleteRequeueAfter}, nil
+	return ctrl.Result{RequeueAfter: deletingRequeueAfter}, nil
 }
 
 // listNames lists names as upstream's messages do: at most ten, then "... (n more)".

@@ -27,6 +27,7 @@ func (r *Reconciler) forwardLeadership(ctx context.Context, s *scope, from, to *
 	if from.Status.NodeRef == nil || to.Status.NodeRef == nil || s.workload == nil {
 		return nil
 	}
+	r.etcdReads.forget(client.ObjectKeyFromObject(s.cluster))
 	return s.workload.ForwardLeadership(ctx, s.nodeNames(s.all()), from.Status.NodeRef.Name, to.Status.NodeRef.Name)
 }
 
@@ -40,6 +41,7 @@ func (r *Reconciler) reconcileEtcdMembers(ctx context.Context, s *scope) error {
 	if len(nodes) != len(s.machines) {
 		return nil
 	}
+	r.etcdReads.forget(client.ObjectKeyFromObject(s.cluster))
 	removed, err := s.workload.RemoveMembersWithoutNodes(ctx, nodes)
 	if err != nil {
 		return fmt.Errorf("removing the etcd members without a Machine: %w", err)
@@ -92,6 +94,7 @@ func (r *Reconciler) reconcilePreTerminateHook(ctx context.Context, s *scope) (c
 			}
 		}
 		log.Info("Removing the etcd member of the deleted Machine", "Node", m.Status.NodeRef.Name)
+		r.etcdReads.forget(client.ObjectKeyFromObject(s.cluster))
 		if err := s.workload.RemoveMember(ctx, s.nodeNames(s.all()), m.Status.NodeRef.Name); err != nil {
 			return ctrl.Result{}, fmt.Errorf("removing the etcd member of Machine %s: %w", m.Name, err)
 		}

@@ -284,7 +284,15 @@ func (r *Reconciler) inspectEtcd(ctx context.Context, s *scope, provisioning boo
 	if len(nodeNames) == 0 {
 		return
 	}
-	state, err := s.workload.EtcdState(ctx, nodeNames)
+	// A read that found every member healthy a few seconds ago, through the same Nodes, stands in for this
+	// one: nothing the Machines show has changed etcd since.
+	clusterKey := client.ObjectKeyFromObject(s.cluster)
+	state := r.etcdReads.get(clusterKey, nodeNames, s.now, r.EtcdHealthReuse)
+	reused := state != nil
+	var err error
+	if !reused {
+		state, err = s.workload.EtcdState(ctx, nodeNames)
+	}
 	if err == nil && len(state.Errors) > 0 {
 		err = fmt.Errorf("etcd endpoint %s reports errors: %s", state.Endpoint, strings.Join(state.Errors, ", "))
 	}
@@ -303,10 +311,12 @@ func (r *Reconciler) inspectEtcd(ctx context.Context, s *scope, provisioning boo
 		memberNames = append(memberNames, mb.Name)
 	}
 	sort.Strings(memberNames)
+	allHealthy := true
 	for _, m := range candidates {
 		node := m.Status.NodeRef.Name
 		mb := workload.MemberForName(state.Members, node)
 		if mb == nil {
+			allHealthy = false
 			unhealthy(controlplanev1.EtcdMemberUnhealthyReason, clusterv1.ConditionSeverityError, controlplanev1.KubeadmControlPlaneMachineEtcdMemberNotHealthyV1Beta2Reason,
 				fmt.Sprintf("Etcd reports the cluster is composed by %s, but the etcd member hosted on this Machine is not included", strings.Join(memberNames, ", "))).set(m, etcdMember)
 			continue
@@ -318,12 +328,16 @@ func (r *Reconciler) inspectEtcd(ctx context.Context, s *scope, provisioning boo
 			}
 		}
 		if len(alarms) > 0 {
+			allHealthy = false
 			unhealthy(controlplanev1.EtcdMemberUnhealthyReason, clusterv1.ConditionSeverityError, controlplanev1.KubeadmControlPlaneMachineEtcdMemberNotHealthyV1Beta2Reason,
 				"Etcd reports alarms: "+strings.Join(alarms, ", ")).set(m, etcdMember)
 			continue
 		}
 		// capstan also asks each member itself: a member whose process died stays in the list of the others.
-		if err := s.workload.MemberAnswers(ctx, node); err != nil {
+		if reused {
+			// It answered then.
+		} else if err := s.workload.MemberAnswers(ctx, node); err != nil {
+			allHealthy = false
 			unhealthy(controlplanev1.EtcdMemberUnhealthyReason, clusterv1.ConditionSeverityError, controlplanev1.KubeadmControlPlaneMachineEtcdMemberNotHealthyV1Beta2Reason,
 				fmt.Sprintf("Etcd member on Node %s does not answer: %s", node, rootCause(err))).set(m, etcdMember)
 			continue
@@ -342,6 +356,9 @@ func (r *Reconciler) inspectEtcd(ctx context.Context, s *scope, provisioning boo
 			name = fmt.Sprintf("%x (Name not yet assigned)", mb.ID)
 		}
 		s.etcdErrors = append(s.etcdErrors, fmt.Sprintf("Etcd member %s does not have a corresponding Machine", name))
+	}
+	if !reused && allHealthy && len(s.etcdErrors) == 0 {
+		r.etcdReads.put(clusterKey, nodeNames, state, s.now, r.EtcdHealthReuse)
 	}
 }
 

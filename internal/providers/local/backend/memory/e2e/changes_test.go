@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,75 +14,118 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// watchedKinds are the management objects of a cluster whose changes the benchmark records while idle.
-var watchedKinds = []schema.GroupVersionKind{
-	{Group: "cluster.x-k8s.io", Version: "v1beta1", Kind: "ClusterList"},
-	{Group: "cluster.x-k8s.io", Version: "v1beta1", Kind: "MachineList"},
-	{Group: "cluster.x-k8s.io", Version: "v1beta1", Kind: "MachineSetList"},
-	{Group: "cluster.x-k8s.io", Version: "v1beta1", Kind: "MachineDeploymentList"},
-	{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta1", Kind: "KubeadmControlPlaneList"},
-	{Group: "bootstrap.cluster.x-k8s.io", Version: "v1beta1", Kind: "KubeadmConfigList"},
-	{Group: "infrastructure.cluster.x-k8s.io", Version: "v1alpha1", Kind: "LocalClusterList"},
-	{Group: "infrastructure.cluster.x-k8s.io", Version: "v1alpha1", Kind: "LocalMachineList"},
-	{Group: "", Version: "v1", Kind: "SecretList"},
+// ownedByTheAPIServer says whether a change is the management API server's own bookkeeping, which no
+// capstan manager causes: its identity Lease, renewed every 10 seconds. The workload clusters' Nodes and
+// Leases are served by the memory backend, not by the management API server, so none of them is here.
+func ownedByTheAPIServer(kind string, o *unstructured.Unstructured) bool {
+	return kind == "leases.coordination.k8s.io" && o.GetNamespace() == metav1.NamespaceSystem &&
+		strings.HasPrefix(o.GetName(), "apiserver-")
 }
 
-// changeRecorder records, while it runs, which objects of a namespace changed and how (the first few
-// diffs of each kind), to find what keeps idle clusters from being quiet.
+// changeRecorder records, while it runs, every object of the management cluster that is created,
+// modified or deleted — every kind the API server lists and watches, in every namespace — with the first
+// few diffs of each kind, to find what keeps idle clusters from being quiet.
 type changeRecorder struct {
 	mu      sync.Mutex
-	changes map[string]int      // kind → modifications
-	diffs   map[string][]string // kind → the first diffs
-	keep    int                 // how many diffs of each kind to keep
+	changes map[string]map[watch.EventType]int // kind → event type → count
+	objects map[string]map[string]int          // kind → namespace/name → changes
+	ignored map[string]int                     // kind → the API server's own changes
+	diffs   map[string][]string                // kind → the first diffs
+	keep    int                                // how many diffs of each kind to keep
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 }
 
-func recordChanges(t testing.TB, cfg *rest.Config, ns string, keep int) *changeRecorder {
-	c, err := client.NewWithWatch(cfg, client.Options{})
+// watchedResources are the resources the management API server lists and watches (preferred versions,
+// no subresources).
+func watchedResources(t testing.TB, cfg *rest.Config) []schema.GroupVersionResource {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists, err := dc.ServerPreferredResources()
+	if err != nil && len(lists) == 0 {
+		t.Fatal(err)
+	}
+	var out []schema.GroupVersionResource
+	for _, l := range lists {
+		gv, err := schema.ParseGroupVersion(l.GroupVersion)
+		if err != nil {
+			continue
+		}
+		for _, r := range l.APIResources {
+			if strings.Contains(r.Name, "/") || !slices.Contains(r.Verbs, "list") || !slices.Contains(r.Verbs, "watch") {
+				continue
+			}
+			if gv.Group == "events.k8s.io" && r.Name == "events" {
+				continue // the core API's Events again, in another shape
+			}
+			out = append(out, gv.WithResource(r.Name))
+		}
+	}
+	return out
+}
+
+func recordChanges(t testing.TB, cfg *rest.Config, keep int) *changeRecorder {
+	dc, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &changeRecorder{changes: map[string]int{}, diffs: map[string][]string{}, cancel: cancel, keep: keep}
-	for _, gvk := range watchedKinds {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk)
-		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
-			t.Logf("listing %s: %v", gvk.Kind, err)
+	r := &changeRecorder{changes: map[string]map[watch.EventType]int{}, objects: map[string]map[string]int{}, ignored: map[string]int{}, diffs: map[string][]string{}, cancel: cancel, keep: keep}
+	for _, gvr := range watchedResources(t, cfg) {
+		list, err := dc.Resource(gvr).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Logf("listing %s: %v", gvr, err)
 			continue
 		}
 		last := map[string]map[string]any{}
 		for _, o := range list.Items {
-			last[o.GetName()] = o.Object
+			last[o.GetNamespace()+"/"+o.GetName()] = o.Object
 		}
-		wl := &unstructured.UnstructuredList{}
-		wl.SetGroupVersionKind(gvk)
-		w, err := c.Watch(ctx, wl, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.GetResourceVersion()}})
+		w, err := dc.Resource(gvr).Watch(ctx, metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
 		if err != nil {
-			t.Logf("watching %s: %v", gvk.Kind, err)
+			t.Logf("watching %s: %v", gvr, err)
 			continue
 		}
-		kind := strings.TrimSuffix(gvk.Kind, "List")
+		kind := gvr.GroupResource().String()
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
 			defer w.Stop()
 			for ev := range w.ResultChan() {
 				o, ok := ev.Object.(*unstructured.Unstructured)
-				if !ok || ev.Type != watch.Modified {
+				if !ok || (ev.Type != watch.Added && ev.Type != watch.Modified && ev.Type != watch.Deleted) {
 					continue
 				}
-				prev := last[o.GetName()]
-				last[o.GetName()] = o.Object
+				key := o.GetNamespace() + "/" + o.GetName()
+				prev := last[key]
+				last[key] = o.Object
 				r.mu.Lock()
-				r.changes[kind]++
-				if len(r.diffs[kind]) < r.keep && prev != nil {
-					r.diffs[kind] = append(r.diffs[kind], fmt.Sprintf("%s %s:\n%s", kind, o.GetName(), cmp.Diff(strip(prev), strip(o.Object))))
+				if ownedByTheAPIServer(kind, o) {
+					r.ignored[kind]++
+					r.mu.Unlock()
+					continue
+				}
+				if r.changes[kind] == nil {
+					r.changes[kind] = map[watch.EventType]int{}
+				}
+				r.changes[kind][ev.Type]++
+				if r.objects[kind] == nil {
+					r.objects[kind] = map[string]int{}
+				}
+				r.objects[kind][key]++
+				if len(r.diffs[kind]) < r.keep {
+					d := "(new)"
+					if prev != nil {
+						d = cmp.Diff(strip(prev), strip(o.Object))
+					}
+					r.diffs[kind] = append(r.diffs[kind], fmt.Sprintf("%s %s %s:\n%s", ev.Type, kind, key, d))
 				}
 				r.mu.Unlock()
 			}
@@ -108,21 +152,38 @@ func strip(o map[string]any) map[string]any {
 	return out
 }
 
-// stop ends the recording and returns a report of the modifications by kind with a few diffs.
+// stop ends the recording and returns how many objects were created, modified or deleted (the API
+// server's own Lease aside), and a report of them by kind: counts, every object that changed, and a few
+// diffs.
 func (r *changeRecorder) stop() (total int, report string) {
 	r.cancel()
 	r.wg.Wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	kinds := make([]string, 0, len(r.changes))
-	for k, n := range r.changes {
+	for k, byType := range r.changes {
 		kinds = append(kinds, k)
-		total += n
+		for _, n := range byType {
+			total += n
+		}
 	}
 	sort.Strings(kinds)
 	var b strings.Builder
 	for _, k := range kinds {
-		fmt.Fprintf(&b, "%s: %d modifications\n", k, r.changes[k])
+		c := r.changes[k]
+		fmt.Fprintf(&b, "%s: %d modified, %d created, %d deleted\n", k, c[watch.Modified], c[watch.Added], c[watch.Deleted])
+	}
+	// Every object that changed, with how many times.
+	for _, k := range kinds {
+		keys := make([]string, 0, len(r.objects[k]))
+		for key, n := range r.objects[k] {
+			keys = append(keys, fmt.Sprintf("%s×%d", key, n))
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(&b, "%s changed: %s\n", k, strings.Join(keys, " "))
+	}
+	for k, n := range r.ignored {
+		fmt.Fprintf(&b, "(not counted: %s, %d changes of the management API server's own Lease)\n", k, n)
 	}
 	for _, k := range kinds {
 		for _, d := range r.diffs[k] {

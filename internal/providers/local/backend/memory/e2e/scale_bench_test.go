@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,7 +66,7 @@ func BenchmarkScale(b *testing.B) {
 		// writes a cluster's creation takes.
 		var creationChanges *changeRecorder
 		if k := envInt("CAPSTAN_BENCH_DIFFS", 0); k > 0 {
-			creationChanges = recordChanges(b, env.Config, ns, k)
+			creationChanges = recordChanges(b, env.Config, k)
 		}
 		start := time.Now()
 		created := make([]time.Time, n)
@@ -127,14 +128,17 @@ func BenchmarkScale(b *testing.B) {
 		b.Logf("all %d clusters Available after %s; per Cluster p50 %.0fs, p99 %.0fs; managers' CPU while creating %.1fs",
 			n, allAvailable.Round(time.Second), percentile(perCluster, 0.50), percentile(perCluster, 0.99), cpuCreating)
 		b.Logf("idling %s", idle)
-		changes := recordChanges(b, env.Config, ns, 3)
+		changes := recordChanges(b, env.Config, 3)
 		idleBefore, byKeyIdle0, cpuIdle0 := requests(mgmtHost), counter.Snapshot(), cpuSeconds()
+		stopProfile := startProfile(b, "CAPSTAN_BENCH_IDLE_PROFILE")
 		time.Sleep(idle)
+		stopProfile()
 		changed, changeReport := changes.stop()
 		b.Logf("objects modified while idle (%d):\n%s", changed, changeReport)
 		idling, byKeyIdle := requests(mgmtHost).minus(idleBefore), counter.Snapshot().Since(byKeyIdle0)
 		cpuIdle := cpuSeconds() - cpuIdle0
 
+		stopProfile = startProfile(b, "CAPSTAN_BENCH_DELETE_PROFILE")
 		delStart := time.Now()
 		// A collection delete of hundreds of Clusters may outlast the API server's request timeout: it is
 		// sent again until it is accepted.
@@ -148,6 +152,7 @@ func BenchmarkScale(b *testing.B) {
 			}
 		}, time.Hour, 2*time.Second).Should(Succeed())
 		deletion := time.Since(delStart)
+		stopProfile()
 
 		machines := float64(2 * n)
 		b.Logf("requests to the management API server from creation to Available, by component (per Machine):\n%s", requestTable(byKeyCreating, machines, "/machine"))
@@ -174,6 +179,27 @@ func BenchmarkScale(b *testing.B) {
 		b.ReportMetric(float64(idling.writes())/idle.Seconds(), "mgmt-writes/s-idle")
 		b.ReportMetric(float64(changed)/idle.Seconds(), "modified/s-idle")
 		b.ReportMetric(deletion.Seconds(), "s-delete-all")
+	}
+}
+
+// startProfile takes a CPU profile into the file the environment variable env names, if set, until stop:
+// CAPSTAN_BENCH_IDLE_PROFILE of the idle period, CAPSTAN_BENCH_DELETE_PROFILE of the deletion (not
+// together with go test's -cpuprofile: one CPU profile at a time).
+func startProfile(b *testing.B, env string) (stop func()) {
+	path := os.Getenv(env)
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
 	}
 }
 
