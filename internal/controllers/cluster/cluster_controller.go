@@ -77,6 +77,9 @@ type Reconciler struct {
 	externalReader client.Reader
 	tracker        *external.Tracker
 	ownerHandler   handler.EventHandler
+	// descendantsIndexed says that Client lists descendants through clusterNameIndex (set up by
+	// SetupWithManager).
+	descendantsIndexed bool
 	// secretMetadata reads the metadata of Secrets: the manager's cache, which the controller's watch of
 	// Secrets fills.
 	secretMetadata client.Reader
@@ -87,7 +90,7 @@ type Reconciler struct {
 }
 
 // SetupWithManager adds the Cluster controller to mgr.
-func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, options controller.Options) error {
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil || r.Contracts == nil {
 		return errors.New("the Cluster controller needs a Client and a contract Resolver")
 	}
@@ -96,6 +99,15 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorderFor("cluster-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
 	}
+	// The descendants of a Cluster are listed from the cache by their cluster-name label on every reconcile:
+	// a label selector alone makes the cache scan every object of the namespace, so with a thousand Clusters
+	// in one namespace each list would read thousands of objects. The index finds them directly.
+	for _, obj := range []client.Object{&clusterv1.MachineDeployment{}, &clusterv1.MachineSet{}, &clusterv1.Machine{}, &clusterv1.MachinePool{}} {
+		if err := mgr.GetFieldIndexer().IndexField(ctx, obj, clusterNameIndex, clusterNameOf); err != nil {
+			return fmt.Errorf("indexing %T by cluster name: %w", obj, err)
+		}
+	}
+	r.descendantsIndexed = true
 	toCluster := reconciler.EnqueueAfter(descendantEventDelay, clusterOfLabelledObject)
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		For(&clusterv1.Cluster{}).
@@ -280,6 +292,17 @@ func (r *Reconciler) requeueAfter() time.Duration {
 		return r.RequeueAfter
 	}
 	return defaultRequeueAfter
+}
+
+// clusterNameIndex indexes a Cluster's descendants in the cache by their cluster-name label.
+const clusterNameIndex = "capstan.cluster.x-k8s.io/cluster-name"
+
+// clusterNameOf is the index function of clusterNameIndex.
+func clusterNameOf(obj client.Object) []string {
+	if name, ok := obj.GetLabels()[clusterv1.ClusterNameLabel]; ok {
+		return []string{name}
+	}
+	return nil
 }
 
 func (r *Reconciler) deleteRequeueAfter() time.Duration {

@@ -181,11 +181,11 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	}
 
 	// The cache may not have seen a descendant created a moment ago.
-	reader := r.APIReader
+	reader, indexed := r.APIReader, false
 	if reader == nil {
-		reader = r.Client
+		reader, indexed = r.Client, r.descendantsIndexed
 	}
-	live, err := listDescendants(ctx, reader, s.cluster)
+	live, err := listDescendants(ctx, reader, s.cluster, indexed)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

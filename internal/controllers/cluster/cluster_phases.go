@@ -308,7 +308,7 @@ func controlPlaneReplicas(obj *unstructured.Unstructured, c contract.Version) (c
 // getDescendants lists, through the cache, the MachineDeployments, MachineSets and Machines that carry the
 // Cluster's cluster-name label.
 func (r *Reconciler) getDescendants(ctx context.Context, s *scope) (ctrl.Result, error) {
-	d, err := listDescendants(ctx, r.Client, s.cluster)
+	d, err := listDescendants(ctx, r.Client, s.cluster, r.descendantsIndexed)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -316,8 +316,13 @@ func (r *Reconciler) getDescendants(ctx context.Context, s *scope) (ctrl.Result,
 	return ctrl.Result{}, nil
 }
 
-func listDescendants(ctx context.Context, c client.Reader, cluster *clusterv1.Cluster) (descendants, error) {
+// listDescendants lists the Cluster's descendants from c; indexed says that c is the manager's cache with
+// clusterNameIndex (an API server does not know the index).
+func listDescendants(ctx context.Context, c client.Reader, cluster *clusterv1.Cluster, indexed bool) (descendants, error) {
 	opts := []client.ListOption{client.InNamespace(cluster.Namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: cluster.Name}}
+	if indexed {
+		opts = []client.ListOption{client.InNamespace(cluster.Namespace), client.MatchingFields{clusterNameIndex: cluster.Name}}
+	}
 	mds := &clusterv1.MachineDeploymentList{}
 	if err := c.List(ctx, mds, opts...); err != nil {
 		return descendants{}, fmt.Errorf("listing the MachineDeployments of Cluster %s: %w", cluster.Name, err)
