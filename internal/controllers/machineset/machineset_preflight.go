@@ -52,7 +52,11 @@ func (r *Reconciler) preflightProblems(ctx context.Context, s *scope, action str
 	if cluster == nil || cluster.Spec.ControlPlaneRef == nil {
 		return nil
 	}
-	cp, err := external.Get(ctx, r.Client, cluster.Spec.ControlPlaneRef, cluster.Namespace)
+	cached := r.controlPlanes
+	if cached == nil {
+		cached = r.Client
+	}
+	cp, err := external.GetCached(ctx, cached, r.Client, cluster.Spec.ControlPlaneRef, cluster.Namespace)
 	if err != nil {
 		return []string{fmt.Sprintf("Failed to perform %q: failed to get %s %s (preflight checks cannot run)", action, cluster.Spec.ControlPlaneRef.Kind,
 			klog.KRef(cluster.Namespace, cluster.Spec.ControlPlaneRef.Name))}
