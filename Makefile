@@ -139,13 +139,14 @@ bench: test-tools ## Run the Go benchmarks
 	go test -run '^$$' -bench . -benchmem -timeout $(GO_TEST_TIMEOUT) ./...
 
 # The scale benchmark: N clusters (1 KubeadmControlPlane Machine + 1 worker each) created C at a time on
-# the local provider's memory backend, idle for IDLE seconds, then deleted (docs/scale.md).
+# the local provider's memory backend, idle for IDLE seconds, then deleted (docs/scale.md). CLASS=1 creates them
+# from the local provider's ClusterClass "local" (the topology flavor) instead of the default flavor.
 N ?= 1000
 C ?= 50
 IDLE ?= 300
 .PHONY: bench-scale
-bench-scale: test-tools ## Run the scale benchmark (N clusters, C at a time, IDLE seconds idle; see docs/scale.md)
-	CAPSTAN_BENCH_SCALE=1 CAPSTAN_BENCH_N=$(N) CAPSTAN_BENCH_C=$(C) CAPSTAN_BENCH_IDLE=$(IDLE) CAPSTAN_BENCH_IDLE_PROFILE=$(IDLE_PROFILE) CAPSTAN_BENCH_DELETE_PROFILE=$(DELETE_PROFILE) \
+bench-scale: test-tools ## Run the scale benchmark (N clusters, C at a time, IDLE seconds idle, CLASS=1 from the ClusterClass; see docs/scale.md)
+	CAPSTAN_BENCH_SCALE=1 CAPSTAN_BENCH_N=$(N) CAPSTAN_BENCH_C=$(C) CAPSTAN_BENCH_IDLE=$(IDLE) CAPSTAN_BENCH_CLUSTERCLASS=$(CLASS) CAPSTAN_BENCH_IDLE_PROFILE=$(IDLE_PROFILE) CAPSTAN_BENCH_DELETE_PROFILE=$(DELETE_PROFILE) \
 		go test -count=1 -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -timeout 180m -v $(if $(PROFILE),-cpuprofile $(PROFILE)) ./internal/providers/local/backend/memory/e2e/
 
 .PHONY: test-e2e-rollout

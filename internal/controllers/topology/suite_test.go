@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/controllers/clusterclass"
+	"github.com/capstan-dev/capstan/internal/test/apicount"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 )
@@ -31,10 +33,14 @@ func TestMain(m *testing.M) {
 	os.Exit(envtest.Run(m, envtest.Options{CRDs: builder.CRDs()}, func(e *envtest.Environment) { env = e }))
 }
 
-// startManager runs the ClusterClass and topology controllers on namespace until the test ends.
-func startManager(t *testing.T, namespace string) {
+// startManager runs the ClusterClass and topology controllers on namespace until the test ends. It returns
+// the counter of the manager's requests to the API server.
+func startManager(t *testing.T, namespace string) *apicount.Counter {
 	t.Helper()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+	counter := apicount.New()
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(counter.Wrap)
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 env.Scheme,
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -63,4 +69,5 @@ func startManager(t *testing.T, namespace string) {
 		cancel()
 		<-done
 	})
+	return counter
 }

@@ -168,6 +168,13 @@ func toUnstructured(obj client.Object) (*unstructured.Unstructured, error) {
 func (r *Reconciler) ssa(ctx context.Context, desired *unstructured.Unstructured, current client.Object) error {
 	log := ctrl.LoggerFrom(ctx).WithValues(desired.GetKind(), klog.KObj(desired))
 	if current != nil {
+		key, err := r.noDiff.key(desired, current)
+		if err != nil {
+			return err
+		}
+		if r.noDiff.has(key) {
+			return nil
+		}
 		dry := desired.DeepCopy()
 		if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(dry), client.FieldOwner(FieldManager), client.ForceOwnership, client.DryRunAll); err != nil {
 			return fmt.Errorf("dry-run applying %s %s: %w", desired.GetKind(), desired.GetName(), err)
@@ -177,6 +184,7 @@ func (r *Reconciler) ssa(ctx context.Context, desired *unstructured.Unstructured
 			return err
 		}
 		if same {
+			r.noDiff.add(key)
 			return nil
 		}
 		log.Info("Updating object")

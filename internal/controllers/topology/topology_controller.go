@@ -71,6 +71,7 @@ type Reconciler struct {
 	cache      cache.Cache
 	watched    sync.Map // schema.GroupVersionKind -> struct{}
 	writes     patch.Writes
+	noDiff     *noDiffCache
 }
 
 // SetupWithManager adds the topology controller to mgr.
@@ -81,20 +82,21 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
 	}
+	r.noDiff = newNoDiffCache()
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("topology/cluster").
 		For(&clusterv1.Cluster{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 			c, ok := o.(*clusterv1.Cluster)
 			return ok && c.Spec.Topology != nil
-		}))).
+		}), clusterChangeIsRelevant())).
 		Watches(&clusterv1.ClusterClass{}, handler.EnqueueRequestsFromMapFunc(r.classToClusters)).
 		Watches(&clusterv1.MachineDeployment{}, handler.EnqueueRequestsFromMapFunc(ownedToCluster),
-			builder.WithPredicates(predicate.NewPredicateFuncs(isTopologyOwned))).
+			builder.WithPredicates(predicate.NewPredicateFuncs(isTopologyOwned), machineDeploymentChangeIsRelevant())).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(ownedToCluster),
 			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 				_, ok := o.GetLabels()[clusterv1.ClusterTopologyOwnedLabel]
 				return ok
-			}))).
+			}), machineChangeIsRelevant())).
 		WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
 		Build(reconciler.RequeueOnConflict(r))

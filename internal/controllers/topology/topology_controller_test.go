@@ -2,6 +2,7 @@ package topology
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
@@ -13,9 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/test/apicount"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 )
 
@@ -73,6 +76,27 @@ func classFixture(ctx context.Context, g Gomega, namespace string) *clusterv1.Cl
 	return class
 }
 
+// reconcileCount is how many reconciles the topology controller has finished (controller-runtime's
+// controller_runtime_reconcile_total), in every test of the package.
+func reconcileCount(g Gomega) float64 {
+	families, err := metrics.Registry.Gather()
+	g.Expect(err).NotTo(HaveOccurred())
+	var n float64
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && l.GetValue() == "topology/cluster" {
+					n += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return n
+}
+
 func getU(ctx context.Context, g Gomega, gvk schema.GroupVersionKind, namespace, name string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
@@ -106,7 +130,7 @@ func TestClusterFromClusterClass(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
-	startManager(t, ns)
+	counter := startManager(t, ns)
 	class := classFixture(ctx, g, ns)
 
 	// The ClusterClass controller reconciles the class and lists its variables.
@@ -207,13 +231,27 @@ func TestClusterFromClusterClass(t *testing.T) {
 		return out
 	}
 	before := versions(g)
-	c := &clusterv1.Cluster{}
-	g.Expect(env.Client.Get(ctx, key, c)).To(Succeed())
-	c.Annotations = map[string]string{"poke": "1"}
-	g.Expect(env.Client.Update(ctx, c)).To(Succeed())
+	poke := func(value string) {
+		reconciles := reconcileCount(g)
+		g.Eventually(func(g Gomega) {
+			c := &clusterv1.Cluster{}
+			g.Expect(env.Client.Get(ctx, key, c)).To(Succeed())
+			c.Annotations = map[string]string{"poke": value}
+			g.Expect(env.Client.Update(ctx, c)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		g.Eventually(func() float64 { return reconcileCount(g) }, timeout, interval).Should(BeNumerically(">", reconciles))
+	}
+	poke("1")
 	g.Consistently(func(g Gomega) {
 		g.Expect(versions(g)).To(Equal(before))
 	}, 5*time.Second, 500*time.Millisecond).Should(Succeed())
+	// Nor any request that would write: once a dry-run apply found an object unchanged, the same desired
+	// state for the same object is not dry-run again (upstream's SSA cache).
+	requests := counter.Snapshot()
+	poke("2")
+	g.Expect(counter.Snapshot().Since(requests).Sum(func(k apicount.Key) bool {
+		return k.Verb == http.MethodPatch
+	})).To(BeZero(), "PATCH requests of a reconcile of a steady topology:\n%s", counter.Snapshot().Since(requests))
 
 	// Changing a variable rotates the machine infrastructure templates; the control plane's old one is
 	// deleted once the control plane refers to the new one.

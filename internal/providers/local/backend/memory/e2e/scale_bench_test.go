@@ -35,7 +35,8 @@ func envInt(name string, def int) int {
 }
 
 // BenchmarkScale is `make bench-scale`: N clusters (CAPSTAN_BENCH_N, default 1000) of one
-// KubeadmControlPlane Machine and one worker, from the default flavor, created C at a time
+// KubeadmControlPlane Machine and one worker, from the default flavor (or with CAPSTAN_BENCH_CLUSTERCLASS=1
+// the ClusterClass "local" and the topology flavor), created C at a time
 // (CAPSTAN_BENCH_C, default 50) with the core, the kubeadm providers and the local provider's memory
 // backend in this process, against a real management API server. It reports the time until every
 // Cluster is Available, p50/p99 of each Cluster's time from creation to Available, the managers' API
@@ -68,6 +69,17 @@ func BenchmarkScale(b *testing.B) {
 		if k := envInt("CAPSTAN_BENCH_DIFFS", 0); k > 0 {
 			creationChanges = recordChanges(b, env.Config, k)
 		}
+		// CAPSTAN_BENCH_CLUSTERCLASS=1 creates the clusters from the local provider's ClusterClass "local"
+		// (the topology flavor, as `clusterctl generate cluster --flavor topology`), the class created once.
+		flavor := "cluster-template.yaml"
+		if os.Getenv("CAPSTAN_BENCH_CLUSTERCLASS") != "" {
+			flavor = "cluster-template-topology.yaml"
+			for _, o := range stack.LocalTemplate(b, "clusterclass-local.yaml", nil) {
+				o.SetNamespace(ns) // clusterctl puts the class and its templates in the clusters' namespace
+				g.Expect(env.Client.Create(ctx, o)).To(Succeed(), "creating %s %s", o.GetKind(), o.GetName())
+			}
+		}
+		b.Logf("creating %d clusters from %s, %d at a time", n, flavor, c)
 		start := time.Now()
 		created := make([]time.Time, n)
 		names := make(chan int)
@@ -77,7 +89,7 @@ func BenchmarkScale(b *testing.B) {
 			go func() {
 				defer wg.Done()
 				for k := range names {
-					objs := stack.LocalTemplate(b, "cluster-template.yaml", map[string]string{
+					objs := stack.LocalTemplate(b, flavor, map[string]string{
 						"CLUSTER_NAME": fmt.Sprintf("s%04d", k), "NAMESPACE": ns, "KUBERNETES_VERSION": "v1.37.1",
 						"CONTROL_PLANE_MACHINE_COUNT": "1", "WORKER_MACHINE_COUNT": "1",
 					})
