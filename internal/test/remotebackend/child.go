@@ -60,7 +60,7 @@ func serveChild(sock string) error {
 		<-ctx.Done()
 		_ = l.Close()
 	}()
-	if err := Serve(l, b); err != nil && ctx.Err() == nil {
+	if err := Serve(l, b); ctx.Err() == nil {
 		return err
 	}
 	return nil
@@ -132,7 +132,7 @@ func Start(t testing.TB, opts memory.Options) *Child {
 		select {
 		case err := <-exited:
 			exited <- err
-			t.Fatal(fmt.Errorf("the memory backend's process exited: %v", err))
+			t.Fatal(fmt.Errorf("the memory backend's process exited: %w", err))
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {

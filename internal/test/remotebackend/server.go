@@ -24,7 +24,7 @@ type Service struct {
 	wake    chan struct{}
 }
 
-// Serve serves b on l until l is closed: every method of backend.Backend, and the backend's change
+// Serve serves b on l until l is closed (it returns the error of l.Accept): every method of backend.Backend, and the backend's change
 // notifications, which a Client collects with long-polling Changes calls.
 func Serve(l net.Listener, b backend.Backend) error {
 	s := &Service{b: b, pending: map[types.NamespacedName]struct{}{}, wake: make(chan struct{}, 1)}

@@ -159,6 +159,16 @@ func strip(o map[string]any) map[string]any {
 	return out
 }
 
+// reset forgets what was recorded so far (the recorder keeps the objects' last versions, for diffs).
+func (r *changeRecorder) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	clear(r.changes)
+	clear(r.objects)
+	clear(r.ignored)
+	clear(r.diffs)
+}
+
 // stop ends the recording and returns how many objects were created, modified or deleted (the API
 // server's own Lease aside), and a report of them by kind: counts, every object that changed, and a few
 // diffs.

@@ -27,8 +27,10 @@ const (
 )
 
 // observeIfChild, first in TestMain, makes the process an observer when observeChanges started it: it
-// records the management cluster's changes, says "ready" on its standard output once it watches, and at
-// SIGTERM writes how many objects changed and the report, then exits.
+// records the management cluster's changes, says "ready" on its standard output once it watches, forgets
+// what it recorded at SIGUSR1 (when the measured period starts: listing and watching every kind takes a
+// while, and what changed meanwhile is not the period's) and at SIGTERM writes how many objects changed
+// and the report, then exits.
 func observeIfChild() {
 	path := os.Getenv(observeEnv)
 	if path == "" {
@@ -44,6 +46,8 @@ func observeIfChild() {
 func observe(kubeconfig string) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+	restart := make(chan os.Signal, 1)
+	signal.Notify(restart, syscall.SIGUSR1)
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -55,7 +59,15 @@ func observe(kubeconfig string) error {
 		return err
 	}
 	fmt.Println("ready")
-	<-sig
+	for {
+		select {
+		case <-restart:
+			r.reset()
+			continue
+		case <-sig:
+		}
+		break
+	}
 	total, report := r.stop()
 	fmt.Printf("%d\n%s", total, report)
 	return nil
@@ -103,6 +115,14 @@ func observeChanges(b testing.TB, keep int) *observer {
 		b.Fatal("the observer does not watch after 5 minutes")
 	}
 	return o
+}
+
+// start makes the observer forget what it recorded so far: the measured period starts.
+func (o *observer) start(b testing.TB) {
+	b.Helper()
+	if err := o.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+		b.Fatal(fmt.Errorf("the observer: %w", err))
+	}
 }
 
 // usage is what the observer used so far.

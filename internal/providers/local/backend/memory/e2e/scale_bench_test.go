@@ -147,6 +147,7 @@ func BenchmarkScale(b *testing.B) {
 			n, allAvailable.Round(time.Second), percentile(perCluster, 0.50), percentile(perCluster, 0.99), usageCreated.cpuSince(usage0))
 		b.Logf("idling %s", idle)
 		changes := observeChanges(b, 3)
+		changes.start(b)
 		idleBefore, byKeyIdle0, usageIdle0 := requests(mgmtHost), counter.Snapshot(), procs.usage(b)
 		stopProfile := startProfile(b, "CAPSTAN_BENCH_IDLE_PROFILE")
 		time.Sleep(idle)
