@@ -34,6 +34,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane"
 	"github.com/capstan-dev/capstan/internal/providers/local"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/memory"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
 	"github.com/capstan-dev/capstan/internal/test/provider"
@@ -48,6 +49,9 @@ type Options struct {
 	// LocalMemory, with Local, runs the local provider with a memory backend of these options instead
 	// (no processes, no data directory).
 	LocalMemory *memory.Options
+	// LocalBackend, with Local, runs the local provider with this backend instead, which the caller runs
+	// and stops (for example a memory backend in another process, see package remotebackend).
+	LocalBackend backend.Backend
 	// Workload, when set, runs the test provider, whose Nodes register in the API server of Workload.
 	Workload *rest.Config
 	// WithoutCore leaves the core controllers out, to run a provider alone as its own Deployment would.
@@ -224,7 +228,11 @@ func (s *Stack) setup(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	if opts.Local && opts.LocalMemory != nil {
+	if opts.Local && opts.LocalBackend != nil {
+		if err := local.Setup(ctx, localMgr, local.Options{Backend: opts.LocalBackend, WatchFilter: opts.WatchFilter}); err != nil {
+			return err
+		}
+	} else if opts.Local && opts.LocalMemory != nil {
 		b := memory.New(*opts.LocalMemory)
 		s.MemoryBackend = b
 		// A runnable, so that the workload clusters stop with the manager.
@@ -276,7 +284,7 @@ func (s *Stack) Wait() error {
 // ForTest starts the stack for the test t against the API server of cfg and stops it when the test ends.
 func ForTest(t testing.TB, cfg *rest.Config, opts Options) *Stack {
 	t.Helper()
-	if opts.Local && opts.LocalMemory == nil && opts.LocalDataDir == "" {
+	if opts.Local && opts.LocalMemory == nil && opts.LocalBackend == nil && opts.LocalDataDir == "" {
 		opts.LocalDataDir = t.TempDir()
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,14 +42,14 @@ type changeRecorder struct {
 
 // watchedResources are the resources the management API server lists and watches (preferred versions,
 // no subresources).
-func watchedResources(t testing.TB, cfg *rest.Config) []schema.GroupVersionResource {
+func watchedResources(cfg *rest.Config) ([]schema.GroupVersionResource, error) {
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	lists, err := dc.ServerPreferredResources()
 	if err != nil && len(lists) == 0 {
-		t.Fatal(err)
+		return nil, err
 	}
 	var out []schema.GroupVersionResource
 	for _, l := range lists {
@@ -68,20 +67,28 @@ func watchedResources(t testing.TB, cfg *rest.Config) []schema.GroupVersionResou
 			out = append(out, gv.WithResource(r.Name))
 		}
 	}
-	return out
+	return out, nil
 }
 
-func recordChanges(t testing.TB, cfg *rest.Config, keep int) *changeRecorder {
+// recordChanges starts recording the changes of every object the API server of cfg serves, keeping
+// the first keep diffs of each kind; logf reports what cannot be watched. The recorder keeps the last
+// version of every object (to show diffs): the benchmark runs it in a process of its own (see
+// observeChanges), not with the managers it measures.
+func recordChanges(cfg *rest.Config, keep int, logf func(string, ...any)) (*changeRecorder, error) {
 	dc, err := dynamic.NewForConfig(cfg)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
+	}
+	gvrs, err := watchedResources(cfg)
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &changeRecorder{changes: map[string]map[watch.EventType]int{}, objects: map[string]map[string]int{}, ignored: map[string]int{}, diffs: map[string][]string{}, cancel: cancel, keep: keep}
-	for _, gvr := range watchedResources(t, cfg) {
+	for _, gvr := range gvrs {
 		list, err := dc.Resource(gvr).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			t.Logf("listing %s: %v", gvr, err)
+			logf("listing %s: %v", gvr, err)
 			continue
 		}
 		last := map[string]map[string]any{}
@@ -90,7 +97,7 @@ func recordChanges(t testing.TB, cfg *rest.Config, keep int) *changeRecorder {
 		}
 		w, err := dc.Resource(gvr).Watch(ctx, metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
 		if err != nil {
-			t.Logf("watching %s: %v", gvr, err)
+			logf("watching %s: %v", gvr, err)
 			continue
 		}
 		kind := gvr.GroupResource().String()
@@ -131,7 +138,7 @@ func recordChanges(t testing.TB, cfg *rest.Config, keep int) *changeRecorder {
 			}
 		}()
 	}
-	return r
+	return r, nil
 }
 
 // strip drops what changes with every write.
@@ -150,6 +157,16 @@ func strip(o map[string]any) map[string]any {
 		out["metadata"] = m
 	}
 	return out
+}
+
+// reset forgets what was recorded so far (the recorder keeps the objects' last versions, for diffs).
+func (r *changeRecorder) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	clear(r.changes)
+	clear(r.objects)
+	clear(r.ignored)
+	clear(r.diffs)
 }
 
 // stop ends the recording and returns how many objects were created, modified or deleted (the API

@@ -28,6 +28,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane/workload"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/memory"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
+	"github.com/capstan-dev/capstan/internal/test/remotebackend"
 	"github.com/capstan-dev/capstan/internal/test/stack"
 	workloadtest "github.com/capstan-dev/capstan/internal/test/workload"
 )
@@ -35,6 +36,9 @@ import (
 var env *envtest.Environment
 
 func TestMain(m *testing.M) {
+	// The benchmark's child processes: the memory backend, the observer of changes.
+	remotebackend.ServeIfChild()
+	observeIfChild()
 	envtest.SetupLogging()
 	os.Exit(envtest.Run(m, envtest.Options{SchemeBuilders: []func(*runtime.Scheme) error{infrav1.AddToScheme}}, func(e *envtest.Environment) { env = e }))
 }

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,6 +23,8 @@ import (
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/memory"
 	"github.com/capstan-dev/capstan/internal/test/apicount"
+	"github.com/capstan-dev/capstan/internal/test/procstat"
+	"github.com/capstan-dev/capstan/internal/test/remotebackend"
 	"github.com/capstan-dev/capstan/internal/test/stack"
 )
 
@@ -37,37 +39,53 @@ func envInt(name string, def int) int {
 // BenchmarkScale is `make bench-scale`: N clusters (CAPSTAN_BENCH_N, default 1000) of one
 // KubeadmControlPlane Machine and one worker, from the default flavor (or with CAPSTAN_BENCH_CLUSTERCLASS=1
 // the ClusterClass "local" and the topology flavor), created C at a time
-// (CAPSTAN_BENCH_C, default 50) with the core, the kubeadm providers and the local provider's memory
-// backend in this process, against a real management API server. It reports the time until every
-// Cluster is Available, p50/p99 of each Cluster's time from creation to Available, the managers' API
-// requests to the management cluster (per cluster, and per Machine by verb) and to the workload
-// clusters, their CPU seconds and peak RSS, the same over CAPSTAN_BENCH_IDLE seconds of idling (default
-// 300), and the time to delete every Cluster. It runs only with CAPSTAN_BENCH_SCALE=1.
+// (CAPSTAN_BENCH_C, default 50) with the core, the kubeadm providers and the local provider in this
+// process (the managers' process), against a real management API server. The local provider's memory
+// backend — the fake workload clusters — runs in a child process (see package remotebackend), unless
+// CAPSTAN_BENCH_IN_PROCESS=1 runs it in this process as before; the benchmark's record of what changes
+// runs in another child (see observeChanges). It reports the time until every Cluster is Available,
+// p50/p99 of each Cluster's time from creation to Available, the managers' API requests to the management
+// cluster (per cluster, and per Machine by verb) and to the workload clusters, each process's CPU seconds
+// while creating, cores over CAPSTAN_BENCH_IDLE seconds of idling (default 300), peak RSS and RSS at the
+// end of the idle period, and the time to delete every Cluster. CAPSTAN_BENCH_HEAP_PROFILE writes a heap
+// profile of the managers' process at the end of the idle period. It runs only with
+// CAPSTAN_BENCH_SCALE=1.
 func BenchmarkScale(b *testing.B) {
 	if os.Getenv("CAPSTAN_BENCH_SCALE") == "" {
 		b.Skip("set CAPSTAN_BENCH_SCALE=1 (make bench-scale) to run the scale benchmark")
 	}
 	n, c := envInt("CAPSTAN_BENCH_N", 1000), envInt("CAPSTAN_BENCH_C", 50)
 	idle := time.Duration(envInt("CAPSTAN_BENCH_IDLE", 300)) * time.Second
+	inProcess := os.Getenv("CAPSTAN_BENCH_IN_PROCESS") != ""
 	g := NewWithT(b)
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
 		ns := env.NewNamespace(b)
 		counter := apicount.New()
-		stack.ForTest(b, env.Config, stack.Options{Local: true, Kubeadm: true, LocalMemory: &memory.Options{}, Transport: counter.WrapAs})
+		opts := stack.Options{Local: true, Kubeadm: true, Transport: counter.WrapAs}
+		var child *remotebackend.Child
+		if inProcess {
+			opts.LocalMemory = &memory.Options{}
+		} else {
+			child = remotebackend.Start(b, memory.Options{})
+			opts.LocalBackend = child
+			b.Logf("memory backend: process %d; managers: process %d", child.Pid(), os.Getpid())
+		}
+		stack.ForTest(b, env.Config, opts)
+		procs := measuredProcesses(child)
 		mgmtHost := env.Config.Host
 		if u, err := url.Parse(env.Config.Host); err == nil && u.Host != "" {
 			mgmtHost = u.Host
 		}
 		b.Logf("management API server: %s", mgmtHost)
 		before, byKey0 := requests(mgmtHost), counter.Snapshot()
-		cpu0 := cpuSeconds()
+		usage0 := procs.usage(b)
 
 		// CAPSTAN_BENCH_DIFFS=k logs the first k modifications of each kind while creating, to see which
 		// writes a cluster's creation takes.
-		var creationChanges *changeRecorder
+		var creationChanges *observer
 		if k := envInt("CAPSTAN_BENCH_DIFFS", 0); k > 0 {
-			creationChanges = recordChanges(b, env.Config, k)
+			creationChanges = observeChanges(b, k)
 		}
 		// CAPSTAN_BENCH_CLUSTERCLASS=1 creates the clusters from the local provider's ClusterClass "local"
 		// (the topology flavor, as `clusterctl generate cluster --flavor topology`), the class created once.
@@ -132,23 +150,28 @@ func BenchmarkScale(b *testing.B) {
 		sort.Float64s(perCluster)
 		creating, byKeyCreating := requests(mgmtHost).minus(before), counter.Snapshot().Since(byKey0)
 		if creationChanges != nil {
-			_, report := creationChanges.stop()
+			_, report := creationChanges.stop(b)
 			b.Logf("objects modified while creating:\n%s", report)
 		}
-		cpuCreating := cpuSeconds() - cpu0
+		usageCreated := procs.usage(b)
 
-		b.Logf("all %d clusters Available after %s; per Cluster p50 %.0fs, p99 %.0fs; managers' CPU while creating %.1fs",
-			n, allAvailable.Round(time.Second), percentile(perCluster, 0.50), percentile(perCluster, 0.99), cpuCreating)
+		b.Logf("all %d clusters Available after %s; per Cluster p50 %.0fs, p99 %.0fs; CPU while creating: %s",
+			n, allAvailable.Round(time.Second), percentile(perCluster, 0.50), percentile(perCluster, 0.99), usageCreated.cpuSince(usage0))
 		b.Logf("idling %s", idle)
-		changes := recordChanges(b, env.Config, 3)
-		idleBefore, byKeyIdle0, cpuIdle0 := requests(mgmtHost), counter.Snapshot(), cpuSeconds()
+		changes := observeChanges(b, 3)
+		changes.start(b)
+		idleBefore, byKeyIdle0, usageIdle0 := requests(mgmtHost), counter.Snapshot(), procs.usage(b)
 		stopProfile := startProfile(b, "CAPSTAN_BENCH_IDLE_PROFILE")
 		time.Sleep(idle)
 		stopProfile()
-		changed, changeReport := changes.stop()
+		usageIdle := procs.usage(b)
+		writeHeapProfile(b, "CAPSTAN_BENCH_HEAP_PROFILE")
+		if u, err := changes.usage(); err == nil {
+			b.Logf("the observer (not counted): peak RSS %.0f MiB, RSS %.0f MiB", u.PeakRSSMiB, u.RSSMiB)
+		}
+		changed, changeReport := changes.stop(b)
 		b.Logf("objects modified while idle (%d):\n%s", changed, changeReport)
 		idling, byKeyIdle := requests(mgmtHost).minus(idleBefore), counter.Snapshot().Since(byKeyIdle0)
-		cpuIdle := cpuSeconds() - cpuIdle0
 
 		stopProfile = startProfile(b, "CAPSTAN_BENCH_DELETE_PROFILE")
 		delStart := time.Now()
@@ -184,9 +207,12 @@ func BenchmarkScale(b *testing.B) {
 			b.ReportMetric(float64(componentWrites(byKeyCreating, c))/machines, c+"-writes/machine")
 			b.ReportMetric(float64(componentWrites(byKeyIdle, c))/idle.Seconds(), c+"-writes/s-idle")
 		}
-		b.ReportMetric(cpuCreating, "cpu-s-creating")
-		b.ReportMetric(peakRSSMiB(), "MiB-peak-rss")
-		b.ReportMetric(cpuIdle/idle.Seconds(), "cores-idle")
+		for name, u := range usageIdle {
+			b.ReportMetric(usageCreated[name].CPUSeconds-usage0[name].CPUSeconds, name+"-cpu-s-creating")
+			b.ReportMetric((u.CPUSeconds-usageIdle0[name].CPUSeconds)/idle.Seconds(), name+"-cores-idle")
+			b.ReportMetric(u.PeakRSSMiB, name+"-MiB-peak-rss")
+			b.ReportMetric(u.RSSMiB, name+"-MiB-rss-idle")
+		}
 		b.ReportMetric(float64(idling.mgmtTotal())/idle.Seconds(), "mgmt-requests/s-idle")
 		b.ReportMetric(float64(idling.writes())/idle.Seconds(), "mgmt-writes/s-idle")
 		b.ReportMetric(float64(changed)/idle.Seconds(), "modified/s-idle")
@@ -290,20 +316,61 @@ func labelMap(m *dto.Metric) map[string]string {
 	return out
 }
 
-// cpuSeconds is the user and system CPU time of this process: the managers and the memory backend.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+// processes are the measured processes' usage by name: "managers" (this process) and "backend" (the
+// memory backend's child process), or "managers+backend" when the backend runs in this process.
+type processes struct {
+	child *remotebackend.Child
 }
 
-// peakRSSMiB is this process's peak resident set size.
-func peakRSSMiB() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+func measuredProcesses(child *remotebackend.Child) processes { return processes{child: child} }
+
+type usages map[string]procstat.Usage
+
+func (p processes) usage(b testing.TB) usages {
+	b.Helper()
+	self, err := procstat.Self()
+	if err != nil {
+		b.Fatal(err)
 	}
-	return float64(ru.Maxrss) / 1024 // kilobytes on Linux
+	if p.child == nil {
+		return usages{"managers+backend": self}
+	}
+	child, err := p.child.Usage()
+	if err != nil {
+		b.Fatal(fmt.Errorf("the memory backend's process: %w", err))
+	}
+	return usages{"managers": self, "backend": child}
+}
+
+// cpuSince says each process's CPU seconds since u0.
+func (u usages) cpuSince(u0 usages) string {
+	names := make([]string, 0, len(u))
+	for name := range u {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, name := range names {
+		parts = append(parts, fmt.Sprintf("%s %.1fs", name, u[name].CPUSeconds-u0[name].CPUSeconds))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeHeapProfile writes a heap profile of this process (the managers') into the file the environment
+// variable env names, if set, after a garbage collection: what is live, by allocation site.
+func writeHeapProfile(b testing.TB, env string) {
+	path := os.Getenv(env)
+	if path == "" {
+		return
+	}
+	runtime.GC()
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("heap profile of the managers' process: %s", path)
 }
