@@ -1,6 +1,7 @@
 // Package controllermanager builds a controller-runtime manager from the flags every capstan provider
 // shares (--kubeconfig, leader election, --namespace, --watch-filter, API client rate limits, sync period,
-// health address, the diagnostics endpoint and TLS settings, feature gates, logging), with upstream Cluster
+// health address, the diagnostics endpoint and TLS settings, feature gates, logging), and their cache and
+// client (what is read from the cache, see cache.go), with upstream Cluster
 // API's names and defaults.
 package controllermanager
 
@@ -170,7 +171,7 @@ func (o *Options) New(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, e
 		Metrics:                       metricsOpts,
 		PprofBindAddress:              o.ProfilerAddress,
 		// The cache holds the watched objects, the provider objects read as unstructured and the Secrets
-		// labelled with a cluster name; NewClient reads them from it (see docs/controllermanager.md).
+		// labelled with a cluster name; NewClient reads them from it (see docs/core.md, "What the managers cache").
 		Cache:      cacheOpts,
 		Client:     ClientOptions(),
 		NewClient:  NewClient,
