@@ -84,6 +84,16 @@ func TestManagerClientReadsThroughTheCache(t *testing.T) {
 	g.Expect(secret.Data).To(HaveKeyWithValue("tls.crt", []byte("user")))
 	g.Expect(gets("secrets")-before).To(Equal(1), "a Secret without the label is read from the API server")
 
+	// Built-in kinds read as unstructured are read from the API server: no informer of every ConfigMap.
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "cm"}}
+	g.Expect(env.Client.Create(ctx, cm)).To(Succeed())
+	ucm := &unstructured.Unstructured{}
+	ucm.SetAPIVersion("v1")
+	ucm.SetKind("ConfigMap")
+	before = gets("configmaps")
+	g.Expect(c.Get(ctx, client.ObjectKeyFromObject(cm), ucm)).To(Succeed())
+	g.Expect(gets("configmaps")-before).To(Equal(1), "an unstructured ConfigMap is read from the API server")
+
 	// Only labelled Secrets are in the cache.
 	cached := &corev1.SecretList{}
 	g.Expect(mgr.GetCache().List(ctx, cached, client.InNamespace(ns.Name))).To(Succeed())
