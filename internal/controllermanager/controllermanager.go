@@ -1,6 +1,7 @@
 // Package controllermanager builds a controller-runtime manager from the flags every capstan provider
 // shares (--kubeconfig, leader election, --namespace, --watch-filter, API client rate limits, sync period,
-// health address, the diagnostics endpoint and TLS settings, feature gates, logging), with upstream Cluster
+// health address, the diagnostics endpoint and TLS settings, feature gates, logging), and their cache and
+// client (what is read from the cache, see cache.go), with upstream Cluster
 // API's names and defaults.
 package controllermanager
 
@@ -16,7 +17,6 @@ import (
 	"github.com/spf13/pflag"
 	uberzap "go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -25,7 +25,6 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -157,6 +156,7 @@ func (o *Options) New(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, e
 	if o.Namespace != "" {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
 	}
+	cacheOpts = CacheOptions(cacheOpts)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		LeaderElection:          o.LeaderElect,
@@ -170,12 +170,11 @@ func (o *Options) New(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, e
 		HealthProbeBindAddress:        o.HealthAddr,
 		Metrics:                       metricsOpts,
 		PprofBindAddress:              o.ProfilerAddress,
-		Cache:                         cacheOpts,
-		Client: client.Options{Cache: &client.CacheOptions{
-			// As upstream: Secrets and ConfigMaps are read from the API server, not cached, so the manager
-			// does not hold every Secret of the management cluster in memory.
-			DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}},
-		}},
+		// The cache holds the watched objects, the provider objects read as unstructured and the Secrets
+		// labelled with a cluster name; NewClient reads them from it (see docs/core.md, "What the managers cache").
+		Cache:      cacheOpts,
+		Client:     ClientOptions(),
+		NewClient:  NewClient,
 		Controller: config.Controller{UsePriorityQueue: ptr.To(true)},
 	})
 	if err != nil {

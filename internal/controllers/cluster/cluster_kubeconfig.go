@@ -23,7 +23,8 @@ import (
 // exists, recreates it when it is deleted and regenerates it when its client certificate nears expiry, the
 // CA changes or the endpoint changes. A kubeconfig Secret the Cluster does not control is left alone.
 //
-// Secrets are read from the API server, not cached; but their metadata is (the controller watches it), and
+// Secrets are read through the manager's client (from its cache of the Secrets labelled with a cluster
+// name, from the API server for others); their metadata is cached too (the controller watches it), and
 // while neither Secret has a new resourceVersion, the endpoint is the same and the certificate is not due,
 // what was found at the last look still holds and neither Secret is read again.
 func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) (ctrl.Result, error) {

@@ -30,6 +30,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/yamlprocessor"
+	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/core"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane"
@@ -114,8 +115,9 @@ func (s *Stack) managerFor(component string) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := client.New(cfg, client.Options{Scheme: s.Manager.GetScheme(), Mapper: s.Manager.GetRESTMapper(),
-		Cache: &client.CacheOptions{Reader: s.Manager.GetCache(), DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}})
+	clientOpts := controllermanager.ClientOptions()
+	clientOpts.Scheme, clientOpts.Mapper, clientOpts.Cache.Reader = s.Manager.GetScheme(), s.Manager.GetRESTMapper(), s.Manager.GetCache()
+	c, err := controllermanager.NewClient(cfg, clientOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -154,12 +156,14 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Stack, error) 
 		Metrics: metricsserver.Options{BindAddress: "0"},
 		// Tests may run several stacks in one process, each with controllers of the same names.
 		Controller: config.Controller{UsePriorityQueue: ptr.To(true), SkipNameValidation: ptr.To(true)},
-		// As controllermanager: Secrets and ConfigMaps are read from the API server.
-		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
+		// As controllermanager: provider objects and labelled Secrets read from the cache.
+		Client:    controllermanager.ClientOptions(),
+		NewClient: controllermanager.NewClient,
 	}
 	if opts.Namespace != "" {
 		mgrOpts.Cache.DefaultNamespaces = map[string]cache.Config{opts.Namespace: {}}
 	}
+	mgrOpts.Cache = controllermanager.CacheOptions(mgrOpts.Cache)
 	mgr, err := ctrl.NewManager(mgrCfg, mgrOpts)
 	if err != nil {
 		return nil, err

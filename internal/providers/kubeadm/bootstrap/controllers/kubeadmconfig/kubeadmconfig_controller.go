@@ -42,7 +42,8 @@ const (
 
 // Reconciler reconciles KubeadmConfigs.
 type Reconciler struct {
-	// Client is the manager's client (Secrets and ConfigMaps are read from the API server).
+	// Client is the manager's client (Secrets labelled with a cluster name are read from its cache, other
+	// Secrets and ConfigMaps from the API server).
 	Client client.Client
 	// APIReader, when set, reads a KubeadmConfig from the API server before its data is rendered, so that
 	// a cache that has not seen the last render yet does not render it again.

@@ -57,7 +57,8 @@ const DefaultHealthInterval = 5 * time.Minute
 
 // Reconciler reconciles KubeadmControlPlanes.
 type Reconciler struct {
-	// Client is the manager's client (Secrets are read from the API server); APIReader reads Machines
+	// Client is the manager's client (Secrets labelled with a cluster name and InfraMachines are read from
+	// its cache, other Secrets from the API server); APIReader reads Machines
 	// uncached, so that a Machine just created is never created twice.
 	Client    client.Client
 	APIReader client.Reader

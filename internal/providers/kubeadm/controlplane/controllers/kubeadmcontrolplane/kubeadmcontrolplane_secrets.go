@@ -7,9 +7,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// secretReads is the client one reconcile reads the cluster's Secrets with: Secrets are not cached by
-// the manager, and the certificates, the kubeconfig and the etcd client need the same few, so each is
-// read from the API server once per reconcile (a write to a Secret reads it again).
+// secretReads is the client one reconcile reads the cluster's Secrets with: the certificates, the
+// kubeconfig and the etcd client need the same few, so each is read once per reconcile (a write to a
+// Secret reads it again), through the manager's client (from its cache when the Secret carries the
+// cluster-name label, from the API server otherwise).
 type secretReads struct {
 	client.Client
 	secrets map[client.ObjectKey]*corev1.Secret

@@ -1,0 +1,108 @@
+package controllermanager_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/controllermanager"
+	"github.com/capstan-dev/capstan/internal/test/apicount"
+)
+
+// TestManagerClientReadsThroughTheCache: the manager's client reads Secrets labelled with a cluster name
+// and provider objects (unstructured) from its cache, not from the API server; a Secret without the label
+// (certificates a user provided) is still found, on the API server; no other Secret is held in the cache.
+func TestManagerClientReadsThroughTheCache(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "cache-reads-"}}
+	g.Expect(env.Client.Create(ctx, ns)).To(Succeed())
+
+	labelled := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "c1-ca",
+		Labels: map[string]string{clusterv1.ClusterNameLabel: "c1"}}, Data: map[string][]byte{"tls.crt": []byte("crt")}}
+	unlabelled := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "c1-etcd"}, Data: map[string][]byte{"tls.crt": []byte("user")}}
+	md := &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "md"},
+		Spec: clusterv1.MachineDeploymentSpec{ClusterName: "c1", Template: clusterv1.MachineTemplateSpec{Spec: clusterv1.MachineSpec{
+			ClusterName: "c1", InfrastructureRef: corev1.ObjectReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta1", Kind: "LocalMachineTemplate", Name: "t"},
+		}}}}
+	for _, o := range []client.Object{labelled, unlabelled, md} {
+		g.Expect(env.Client.Create(ctx, o)).To(Succeed())
+	}
+
+	counter := apicount.New()
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(counter.Wrap)
+	o := controllermanager.DefaultOptions("test-cache-reads")
+	o.HealthAddr, o.DiagnosticsAddress = "0", "0"
+	mgr, err := o.New(cfg, env.Scheme)
+	g.Expect(err).NotTo(HaveOccurred())
+	mgrCtx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(mgrCtx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	c := mgr.GetClient()
+	gets := func(resource string) int {
+		return counter.Snapshot().Sum(func(k apicount.Key) bool { return k.Action == "get" && k.Resource == resource })
+	}
+
+	// The first read starts the informers; once they have the objects, reads do not reach the API server.
+	secret := &corev1.Secret{}
+	readsCached := func(key client.ObjectKey, obj client.Object, resource string) func() int {
+		return func() int {
+			before := gets(resource)
+			g.Expect(c.Get(ctx, key, obj)).To(Succeed())
+			return gets(resource) - before
+		}
+	}
+	g.Eventually(readsCached(client.ObjectKeyFromObject(labelled), secret, "secrets"), 30*time.Second, 100*time.Millisecond).Should(BeZero(),
+		"a Secret labelled with a cluster name is read from the cache")
+	g.Expect(secret.Data).To(HaveKeyWithValue("tls.crt", []byte("crt")))
+	g.Expect(secret.ManagedFields).To(BeEmpty(), "cached Secrets are held without their managedFields")
+
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(clusterv1.GroupVersion.String())
+	u.SetKind("MachineDeployment")
+	g.Eventually(readsCached(client.ObjectKeyFromObject(md), u, "cluster.x-k8s.io/machinedeployments"), 30*time.Second, 100*time.Millisecond).Should(BeZero(),
+		"an unstructured provider object is read from the cache")
+	g.Expect(u.GetName()).To(Equal("md"))
+
+	before := gets("secrets")
+	g.Expect(c.Get(ctx, client.ObjectKeyFromObject(unlabelled), secret)).To(Succeed(), "a Secret without the label is found")
+	g.Expect(secret.Data).To(HaveKeyWithValue("tls.crt", []byte("user")))
+	g.Expect(gets("secrets")-before).To(Equal(1), "a Secret without the label is read from the API server")
+
+	// Built-in kinds read as unstructured are read from the API server: no informer of every ConfigMap.
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "cm"}}
+	g.Expect(env.Client.Create(ctx, cm)).To(Succeed())
+	ucm := &unstructured.Unstructured{}
+	ucm.SetAPIVersion("v1")
+	ucm.SetKind("ConfigMap")
+	before = gets("configmaps")
+	g.Expect(c.Get(ctx, client.ObjectKeyFromObject(cm), ucm)).To(Succeed())
+	g.Expect(gets("configmaps")-before).To(Equal(1), "an unstructured ConfigMap is read from the API server")
+
+	// Only labelled Secrets are in the cache.
+	cached := &corev1.SecretList{}
+	g.Expect(mgr.GetCache().List(ctx, cached, client.InNamespace(ns.Name))).To(Succeed())
+	g.Expect(cached.Items).To(HaveLen(1))
+	g.Expect(cached.Items[0].Name).To(Equal(labelled.Name))
+
+	// A Secret created after the cache started is found, whether or not the cache has seen it yet.
+	fresh := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "c1-kubeconfig",
+		Labels: map[string]string{clusterv1.ClusterNameLabel: "c1"}}}
+	g.Expect(env.Client.Create(ctx, fresh)).To(Succeed())
+	g.Expect(c.Get(ctx, client.ObjectKeyFromObject(fresh), &corev1.Secret{})).To(Succeed())
+}
