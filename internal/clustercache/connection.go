@@ -193,6 +193,9 @@ func (cc *ClusterCache) connect(ctx context.Context, ep *endpoint) (*connection,
 	}
 	c, err := cache.New(ep.watchConfig, cache.Options{
 		HTTPClient: ep.watchHTTPClient, Scheme: scheme, Mapper: mapper, SyncPeriod: cc.opts.CacheSyncPeriod,
+		// Nobody reads the managedFields of a workload cluster's cached objects; a kube-apiserver writes
+		// a few hundred bytes of them per Node, kept in every manager's cache (upstream strips them too).
+		DefaultTransform: cache.TransformStripManagedFields(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the cache: %w", err)
