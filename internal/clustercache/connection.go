@@ -18,7 +18,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
 
 // connection is everything made from one kubeconfig of a workload cluster.
@@ -183,7 +182,7 @@ func (cc *ClusterCache) connect(ctx context.Context, ep *endpoint) (*connection,
 	}
 
 	scheme := cc.scheme()
-	mapper, err := apiutil.NewDynamicRESTMapper(ep.config, ep.httpClient)
+	mapper, err := newRESTMapper(ep.config, ep.httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("creating the REST mapper: %w", err)
 	}
