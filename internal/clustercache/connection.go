@@ -150,6 +150,11 @@ func (cc *ClusterCache) newEndpoint(kubeconfig []byte, hash [32]byte) (*endpoint
 	}
 	cfg.QPS, cfg.Burst = cc.opts.ClientQPS, cc.opts.ClientBurst
 	cfg.UserAgent = cc.opts.UserAgent
+	// Responses are not gzipped: a kube-apiserver gzips the informers' watch streams, and each open
+	// watch then holds a decompressor (about 40 KiB) for as long as it runs, in every manager and for
+	// every cluster, to save a few bytes on the rare events of an idle cluster. Large lists and discovery
+	// documents cost more bytes on the wire instead, and no CPU to compress and decompress.
+	cfg.DisableCompression = true
 
 	// Requests are bounded by ClientTimeout; the cache's watches are long requests, so its HTTP client
 	// has no timeout (the API server ends watches itself).
