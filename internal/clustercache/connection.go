@@ -157,17 +157,15 @@ func (cc *ClusterCache) newEndpoint(kubeconfig []byte, hash [32]byte) (*endpoint
 	cfg.DisableCompression = true
 
 	// Requests are bounded by ClientTimeout; the cache's watches are long requests, so its HTTP client
-	// has no timeout (the API server ends watches itself).
+	// has no timeout (the API server ends watches itself). Both use the same transport: one HTTP/2
+	// connection per cluster carries the probes, the requests and the watches.
 	watchConfig := rest.CopyConfig(cfg)
 	cfg.Timeout = cc.opts.ClientTimeout
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating the HTTP client: %w", err)
 	}
-	watchHTTPClient, err := rest.HTTPClientFor(watchConfig)
-	if err != nil {
-		return nil, fmt.Errorf("creating the HTTP client: %w", err)
-	}
+	watchHTTPClient := &http.Client{Transport: httpClient.Transport}
 	prober, err := newProber(cfg, httpClient)
 	if err != nil {
 		return nil, err
