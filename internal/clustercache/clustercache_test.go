@@ -150,6 +150,12 @@ func TestConnectsAndServesNodesByProviderID(t *testing.T) {
 	g.Expect(c.List(ctx, nodes, client.MatchingFields{NodeProviderIDField: "test://" + ns})).To(Succeed())
 	g.Expect(nodes.Items).To(HaveLen(1))
 	g.Expect(nodes.Items[0].Name).To(Equal(node.Name))
+	g.Expect(nodes.Items[0].Spec.ProviderID).To(Equal("test://"+ns), "the cached Node has its fields")
+	// The cache keeps no managedFields (nobody reads them); the API server's Node has them.
+	g.Expect(nodes.Items[0].ManagedFields).To(BeEmpty())
+	served := &corev1.Node{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(node), served)).To(Succeed())
+	g.Expect(served.ManagedFields).NotTo(BeEmpty())
 
 	// Reads of other kinds go to the API server.
 	uncached, err := cc.GetUncachedClient(ctx, key)

@@ -18,7 +18,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
 
 // connection is everything made from one kubeconfig of a workload cluster.
@@ -151,19 +150,22 @@ func (cc *ClusterCache) newEndpoint(kubeconfig []byte, hash [32]byte) (*endpoint
 	}
 	cfg.QPS, cfg.Burst = cc.opts.ClientQPS, cc.opts.ClientBurst
 	cfg.UserAgent = cc.opts.UserAgent
+	// Responses are not gzipped: a kube-apiserver gzips the informers' watch streams, and each open
+	// watch then holds a decompressor (about 40 KiB) for as long as it runs, in every manager and for
+	// every cluster, to save a few bytes on the rare events of an idle cluster. Large lists and discovery
+	// documents cost more bytes on the wire instead, and no CPU to compress and decompress.
+	cfg.DisableCompression = true
 
 	// Requests are bounded by ClientTimeout; the cache's watches are long requests, so its HTTP client
-	// has no timeout (the API server ends watches itself).
+	// has no timeout (the API server ends watches itself). Both use the same transport: one HTTP/2
+	// connection per cluster carries the probes, the requests and the watches.
 	watchConfig := rest.CopyConfig(cfg)
 	cfg.Timeout = cc.opts.ClientTimeout
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating the HTTP client: %w", err)
 	}
-	watchHTTPClient, err := rest.HTTPClientFor(watchConfig)
-	if err != nil {
-		return nil, fmt.Errorf("creating the HTTP client: %w", err)
-	}
+	watchHTTPClient := &http.Client{Transport: httpClient.Transport}
 	prober, err := newProber(cfg, httpClient)
 	if err != nil {
 		return nil, err
@@ -183,7 +185,7 @@ func (cc *ClusterCache) connect(ctx context.Context, ep *endpoint) (*connection,
 	}
 
 	scheme := cc.scheme()
-	mapper, err := apiutil.NewDynamicRESTMapper(ep.config, ep.httpClient)
+	mapper, err := newRESTMapper(ep.config, ep.httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("creating the REST mapper: %w", err)
 	}
@@ -193,6 +195,9 @@ func (cc *ClusterCache) connect(ctx context.Context, ep *endpoint) (*connection,
 	}
 	c, err := cache.New(ep.watchConfig, cache.Options{
 		HTTPClient: ep.watchHTTPClient, Scheme: scheme, Mapper: mapper, SyncPeriod: cc.opts.CacheSyncPeriod,
+		// Nobody reads the managedFields of a workload cluster's cached objects; a kube-apiserver writes
+		// a few hundred bytes of them per Node, kept in every manager's cache (upstream strips them too).
+		DefaultTransform: cache.TransformStripManagedFields(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the cache: %w", err)

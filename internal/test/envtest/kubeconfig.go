@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crenvtest "sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
@@ -113,4 +114,15 @@ func WriteKubeconfigSecretData(ctx context.Context, c client.Client, namespace, 
 		return fmt.Errorf("writing Secret %s: %w", client.ObjectKeyFromObject(secret), err)
 	}
 	return nil
+}
+
+// AddUser returns a rest.Config that reaches the API server as user name in groups, with a client
+// certificate of its own: clients of different users get different TLS configurations, hence
+// client-go transports and connections of their own, as clients of different clusters do.
+func (e *Environment) AddUser(name string, groups ...string) (*rest.Config, error) {
+	user, err := e.env.ControlPlane.AddUser(crenvtest.User{Name: name, Groups: groups}, rest.CopyConfig(e.Config))
+	if err != nil {
+		return nil, fmt.Errorf("adding user %s: %w", name, err)
+	}
+	return user.Config(), nil
 }
