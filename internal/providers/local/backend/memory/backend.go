@@ -253,7 +253,9 @@ func servingConfig(ca *pki.KeyPair, cfg pki.CertConfig) (*tls.Config, error) {
 		// Clients without a certificate get what kube-apiserver serves anonymous users (see serveHTTP).
 		ClientAuth: tls.VerifyClientCertIfGiven,
 		ClientCAs:  pool,
-		NextProtos: []string{"http/1.1"},
+		// HTTP/2 as kube-apiserver: a client's requests and watches share one connection (port-forward's
+		// upgrade asks for HTTP/1.1).
+		NextProtos: []string{"h2", "http/1.1"},
 		MinVersion: tls.VersionTLS12,
 	}, nil
 }

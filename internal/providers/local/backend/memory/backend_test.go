@@ -113,6 +113,13 @@ func TestClusterLifecycle(t *testing.T) {
 	v, err := cs.Discovery().ServerVersion()
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(v.GitVersion).To(Equal("v1.33.1"))
+	// As kube-apiserver, the API speaks HTTP/2: a client's requests and watches share one connection.
+	hc, err := rest.HTTPClientFor(cfg)
+	g.Expect(err).NotTo(HaveOccurred())
+	resp, err := hc.Get(cfg.Host + "/version")
+	g.Expect(err).NotTo(HaveOccurred())
+	_ = resp.Body.Close()
+	g.Expect(resp.ProtoMajor).To(Equal(2), "the API answered over %s", resp.Proto)
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "node-role.kubernetes.io/control-plane"})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(nodes.Items).To(HaveLen(1))

@@ -22,6 +22,9 @@ import (
 // from an older one gets 410 Gone and relists, as with a compacted etcd.
 const historySize = 1000
 
+// watchBuffer is how many events a watcher may be behind before its watch ends.
+const watchBuffer = 256
+
 // store is one workload cluster's objects: every resource of the API the memory backend serves, kept as
 // unstructured content, with one resourceVersion counter for the cluster (as etcd's revision) and the
 // recent events for watches.
@@ -287,7 +290,15 @@ func (w *watcher) send(ev event) {
 func (s *store) watch(gr schema.GroupResource, namespace string, ls labels.Selector, fs fields.Selector, since uint64, initial bool) (*watcher, uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w := &watcher{gr: gr, namespace: namespace, labels: ls, fields: fs, ch: make(chan event, 4096), overflow: make(chan struct{})}
+	// Room for the initial events and a burst after them: a watcher that falls further behind ends and its
+	// client lists again. (A buffer of 4,096 events cost 270 KB per open watch.)
+	size := watchBuffer
+	if initial {
+		size += len(s.objects[gr])
+	} else if since < s.rv {
+		size += len(s.history)
+	}
+	w := &watcher{gr: gr, namespace: namespace, labels: ls, fields: fs, ch: make(chan event, size), overflow: make(chan struct{})}
 	if initial {
 		for _, obj := range s.objects[gr] {
 			w.send(event{rv: s.rv, gr: gr, typ: watch.Added, obj: obj.DeepCopy()})
