@@ -53,9 +53,10 @@ const (
 // pollAfter is the result of a reconcile that looks again after d for what it does not watch (the workload
 // cluster's Pods and Nodes, its connection coming up): at a low priority, so that the reconciles a change
 // asked for (a Machine that got its Node, a connection that came up) go first. With a thousand control
-// planes being created, each looking again every 20 seconds, the manager cannot keep up with the looks: a
-// control plane whose Machine got its Node waited behind all of them, minutes, before its health was
-// read — and the Machine's Ready and the counts of the control plane and the Cluster with it.
+// planes being created, each looking again every 20 seconds, the manager cannot keep up with the looks; in
+// a queue served in order, a control plane whose Machine just got its Node would wait behind all of them
+// before its health is read — and the Machine's Ready and the counts of the control plane and the Cluster
+// with it.
 func pollAfter(d time.Duration) ctrl.Result {
 	return ctrl.Result{RequeueAfter: d, Priority: ptr.To(handler.LowPriority)}
 }
@@ -266,6 +267,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 			if !kcp.Status.Ready || !componentsHealthy(kcp) {
 				res = pollAfter(notReadyRequeueAfter)
 			}
+		}
+		if res.Priority == nil {
+			// A step that asked to be looked at again (a Machine created, a deletion under way) goes at the
+			// normal priority, even when a low-priority poll brought the control plane here.
+			res.Priority = ptr.To(0)
 		}
 	}()
 
