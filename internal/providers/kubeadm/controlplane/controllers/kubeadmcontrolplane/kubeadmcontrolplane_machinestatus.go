@@ -41,6 +41,11 @@ func newMachineWriter(m *clusterv1.Machine, c client.Client) *machineWriter {
 // written at once, as upstream's patch helper does with the conditions a controller owns.
 func (r *Reconciler) patchMachine(ctx context.Context, w *machineWriter, m *clusterv1.Machine) error {
 	err := w.helper.Patch(ctx, m)
+	if !m.DeletionTimestamp.IsZero() {
+		// A Machine being deleted is written by the core at every step of its deletion; its conditions here
+		// (Deleting) wait for the retry of the reconcile, rather than adding writes to each step.
+		return err
+	}
 	for i := 0; i < machineConditionRetries && apierrors.IsConflict(err); i++ {
 		fresh := &clusterv1.Machine{}
 		if getErr := r.APIReader.Get(ctx, client.ObjectKeyFromObject(m), fresh); getErr != nil {
