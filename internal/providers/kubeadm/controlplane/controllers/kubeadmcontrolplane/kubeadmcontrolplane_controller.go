@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -48,6 +49,17 @@ const (
 	dependentCertRequeueAfter   = 30 * time.Second
 	notReadyRequeueAfter        = 20 * time.Second
 )
+
+// pollAfter is the result of a reconcile that looks again after d for what it does not watch (the workload
+// cluster's Pods and Nodes, its connection coming up): at a low priority, so that the reconciles a change
+// asked for (a Machine that got its Node, a connection that came up) go first. With a thousand control
+// planes being created, each looking again every 20 seconds, the manager cannot keep up with the looks; in
+// a queue served in order, a control plane whose Machine just got its Node would wait behind all of them
+// before its health is read — and the Machine's Ready and the counts of the control plane and the Cluster
+// with it.
+func pollAfter(d time.Duration) ctrl.Result {
+	return ctrl.Result{RequeueAfter: d, Priority: ptr.To(handler.LowPriority)}
+}
 
 // DefaultHealthInterval is how often the health of a ready, healthy control plane is read again by
 // default (Reconciler.HealthInterval): the workload cluster's Pods are not watched. Upstream reads them
@@ -224,9 +236,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if err := r.readMachines(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	s.machineHelpers = map[string]*patch.Helper{}
+	s.machineWriters = map[string]*machineWriter{}
 	for name, m := range s.machines {
-		s.machineHelpers[name] = patch.NewHelper(m, r.Client)
+		s.machineWriters[name] = newMachineWriter(m, r.Client)
 	}
 	defer func() {
 		if paused {
@@ -234,13 +246,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		} else {
 			setStatus(s)
 		}
+		// The Machines' conditions are written even when a phase failed: what the reconcile read of their
+		// health holds, and only the conditions it changed are written (see patchMachine).
 		var errs []error
-		if reterr == nil || !apierrors.IsConflict(reterr) {
-			for name, m := range s.machines {
-				if h, ok := s.machineHelpers[name]; ok {
-					if err := h.Patch(ctx, m); err != nil && !apierrors.IsNotFound(err) {
-						errs = append(errs, fmt.Errorf("patching Machine %s: %w", name, err))
-					}
+		for name, m := range s.machines {
+			if w, ok := s.machineWriters[name]; ok {
+				if err := r.patchMachine(ctx, w, m); err != nil && !apierrors.IsNotFound(err) {
+					errs = append(errs, fmt.Errorf("patching Machine %s: %w", name, err))
 				}
 			}
 		}
@@ -252,10 +264,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 			// Pod and Node changes in the workload cluster are not watched: look again while the control plane
 			// is not ready or a component is unhealthy. The interval is spread (up to a tenth longer), so that
 			// the control planes reconciled together after a restart are not all read again together.
-			res = ctrl.Result{RequeueAfter: wait.Jitter(r.HealthInterval, 0.1)}
+			res = pollAfter(wait.Jitter(r.HealthInterval, 0.1))
 			if !kcp.Status.Ready || !componentsHealthy(kcp) {
-				res = ctrl.Result{RequeueAfter: notReadyRequeueAfter}
+				res = pollAfter(notReadyRequeueAfter)
 			}
+		}
+		if res.Priority == nil {
+			// A step that asked to be looked at again (a Machine created, a deletion under way) goes at the
+			// normal priority, even when a low-priority poll brought the control plane here.
+			res.Priority = ptr.To(0)
 		}
 	}()
 

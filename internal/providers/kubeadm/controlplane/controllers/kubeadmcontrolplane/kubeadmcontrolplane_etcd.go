@@ -117,7 +117,7 @@ func (r *Reconciler) removePreTerminateHook(ctx context.Context, s *scope, m *cl
 	if err := r.Client.Patch(ctx, m, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("removing the pre-terminate hook of Machine %s: %w", m.Name, err)
 	}
-	s.machineHelpers[m.Name] = patch.NewHelper(m, r.Client)
+	s.machineWriters[m.Name] = newMachineWriter(m, r.Client)
 	return nil
 }
 

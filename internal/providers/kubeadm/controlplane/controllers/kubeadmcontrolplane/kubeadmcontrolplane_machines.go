@@ -28,7 +28,6 @@ import (
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/external"
-	"github.com/capstan-dev/capstan/internal/patch"
 )
 
 // fieldOwner is the field manager of the provider's writes, upstream's.
@@ -251,7 +250,7 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) error {
 				}
 				return fmt.Errorf("updating Machine %s in place: %w", m.Name, err)
 			}
-			s.machineHelpers[m.Name] = patch.NewHelper(m, r.Client)
+			s.machineWriters[m.Name] = newMachineWriter(m, r.Client)
 		}
 		if !m.DeletionTimestamp.IsZero() {
 			continue

@@ -80,7 +80,8 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 	}
 
 	if s.workload == nil {
-		return ctrl.Result{RequeueAfter: notReadyRequeueAfter}, nil
+		// The connection coming up brings the control plane back (ClusterSource); this is in case it does not.
+		return pollAfter(notReadyRequeueAfter), nil
 	}
 	if err := s.workload.AllowBootstrapTokensToGetNodes(ctx); err != nil {
 		return ctrl.Result{}, err

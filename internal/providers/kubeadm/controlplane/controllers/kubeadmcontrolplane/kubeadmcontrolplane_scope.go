@@ -13,7 +13,6 @@ import (
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane/etcd"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane/workload"
 )
@@ -33,8 +32,8 @@ type scope struct {
 	infraMachines  map[string]*unstructured.Unstructured
 	// notUpToDate holds, for each Machine that does not match the spec, why (log and condition messages).
 	notUpToDate map[string]rolloutReasons
-	// machineHelpers patch the Machines' conditions at the end of the reconcile.
-	machineHelpers map[string]*patch.Helper
+	// machineWriters write the Machines' conditions at the end of the reconcile.
+	machineWriters map[string]*machineWriter
 
 	// workload is the workload cluster, when it could be reached this reconcile.
 	workload *workload.Cluster
