@@ -64,12 +64,17 @@ func TestCrossNamespaceClusterAndBootstrapReferencesAreRefused(t *testing.T) {
 			}, 30*time.Second, 250*time.Millisecond).Should(ContainSubstring(tt.want))
 		})
 	}
-	// Clean up whatever got through before the policy was in force, and wait until it is gone.
+	// Clean up whatever got through before the policy was in force, and wait until it is gone (saying what
+	// is left, and why, when it is not).
 	g.Eventually(func(g Gomega) {
 		g.Expect(client.IgnoreNotFound(env.Client.Delete(ctx, machine.DeepCopy()))).To(Succeed())
 		g.Expect(client.IgnoreNotFound(env.Client.Delete(ctx, builder.Cluster(nsA, "c", nil, nil)))).To(Succeed())
-		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(machine), &clusterv1.Machine{}))).To(BeTrue())
-		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Namespace: nsA, Name: "c"}, &clusterv1.Cluster{}))).To(BeTrue())
+		m := &clusterv1.Machine{}
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(machine), m)
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the Machine is left: %v, finalizers %v, deleting since %v, conditions %+v", err, m.Finalizers, m.DeletionTimestamp, m.Status.V1Beta2)
+		c := &clusterv1.Cluster{}
+		err = env.Client.Get(ctx, client.ObjectKey{Namespace: nsA, Name: "c"}, c)
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the Cluster is left: %v, finalizers %v, deleting since %v, conditions %+v", err, c.Finalizers, c.DeletionTimestamp, c.Status.V1Beta2)
 	}, 60*time.Second, 250*time.Millisecond).Should(Succeed())
 
 	// Without the policy, the controllers refuse the references themselves.
