@@ -123,21 +123,41 @@ func provisioned(ctx context.Context, g Gomega, c client.Client, ns string, clus
 	list := &clusterv1.ClusterList{}
 	g.Expect(c.List(ctx, list, client.InNamespace(ns))).To(Succeed())
 	g.Expect(list.Items).To(HaveLen(len(clusters)))
-	for _, cl := range list.Items {
-		g.Expect(cl.Spec.Paused).To(BeFalse(), cl.Name)
-		g.Expect(cl.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)), cl.Name)
-		g.Expect(conditions.IsTrue(&cl, clusterv1.ControlPlaneInitializedCondition)).To(BeTrue(), cl.Name)
-		lc := &infrav1.LocalCluster{}
-		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: cl.Name}, lc)).To(Succeed())
-		g.Expect(conditions.IsTrue(lc, clusterv1.ReadyCondition)).To(BeTrue(), "LocalCluster %s", cl.Name)
-	}
 	machines := &clusterv1.MachineList{}
 	g.Expect(c.List(ctx, machines, client.InNamespace(ns))).To(Succeed())
+	for _, cl := range list.Items {
+		// What a failure shows: the Cluster's conditions and its Machines' phases, Nodes and conditions.
+		state := func() string {
+			var b strings.Builder
+			fmt.Fprintf(&b, "Cluster %s: phase %q, conditions %s", cl.Name, cl.Status.Phase, conditionsOf(cl.Status.Conditions))
+			for _, m := range machines.Items {
+				if m.Spec.ClusterName == cl.Name {
+					fmt.Fprintf(&b, "\nMachine %s: phase %q, nodeRef %v, conditions %s", m.Name, m.Status.Phase, m.Status.NodeRef != nil, conditionsOf(m.Status.Conditions))
+				}
+			}
+			return b.String()
+		}
+		g.Expect(cl.Spec.Paused).To(BeFalse(), cl.Name)
+		g.Expect(cl.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)), state)
+		g.Expect(conditions.IsTrue(&cl, clusterv1.ControlPlaneInitializedCondition)).To(BeTrue(), state)
+		lc := &infrav1.LocalCluster{}
+		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: cl.Name}, lc)).To(Succeed())
+		g.Expect(conditions.IsTrue(lc, clusterv1.ReadyCondition)).To(BeTrue(), "LocalCluster %s: %s", cl.Name, conditionsOf(lc.Status.Conditions))
+	}
 	g.Expect(machines.Items).To(HaveLen(len(clusters) * machinesPerCluster))
 	for _, m := range machines.Items {
 		g.Expect(m.Status.Phase).To(Equal(string(clusterv1.MachinePhaseRunning)), m.Name)
 		g.Expect(m.Status.NodeRef).NotTo(BeNil(), m.Name)
 	}
+}
+
+// conditionsOf lists conditions as "Type=Status (Reason: Message)".
+func conditionsOf(cs clusterv1.Conditions) string {
+	out := make([]string, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, fmt.Sprintf("%s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message))
+	}
+	return strings.Join(out, "; ")
 }
 
 // TestMoveLocalClusters is issue 7's move check with the local provider. Two management clusters on one
