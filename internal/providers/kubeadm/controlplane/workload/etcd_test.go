@@ -67,9 +67,20 @@ func TestEtcdReadsCloseTheirConnections(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(state.Members).To(HaveLen(1))
 	}
-	g.Expect(proxy.opened.Load()).To(BeNumerically(">=", reads), "each read opened a port-forward")
+	g.Expect(proxy.opened.Load()).To(Equal(int64(reads)), "each read opened one port-forward")
 	g.Eventually(proxy.open.Load, 10*time.Second, 50*time.Millisecond).Should(BeZero(),
 		"the port-forwards' connections to the workload API server are closed once the reads are done")
+
+	t.Log("a health read of a one-member etcd opens one port-forward: the member's status is asked over the client's connection, and the member the state was read through is not asked again")
+	opened := proxy.opened.Load()
+	state, err := w.EtcdState(ctx, []string{"cp1"})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(w.MemberAnswers(ctx, "cp1", state)).To(Succeed())
+	g.Expect(proxy.opened.Load() - opened).To(Equal(int64(1)))
+	t.Log("without a state read through it, the member is asked")
+	g.Expect(w.MemberAnswers(ctx, "cp1", nil)).To(Succeed())
+	g.Expect(proxy.opened.Load()-opened).To(Equal(int64(2)), "one more port-forward")
+	g.Expect(w.MemberAnswers(ctx, "cp2", state)).NotTo(Succeed(), "a member that does not exist does not answer")
 }
 
 func newCA(t *testing.T) *kubeconfig.CA {
