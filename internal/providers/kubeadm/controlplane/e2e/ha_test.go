@@ -388,7 +388,7 @@ func startSampler(ctx context.Context, cfg *rest.Config, w *workload.Cluster, ns
 				if err == nil {
 					healthy := 0
 					for _, m := range state.Members {
-						if m.Name != "" && w.MemberAnswers(ctx, m.Name) == nil {
+						if m.Name != "" && w.MemberAnswers(ctx, m.Name, nil) == nil {
 							healthy++
 						}
 					}

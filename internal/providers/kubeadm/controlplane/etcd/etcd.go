@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
@@ -109,7 +110,9 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	cl := &Client{etcd: c, callTimeout: cfg.CallTimeout, Endpoint: cfg.Endpoint}
 	ctx, cancel := context.WithTimeout(ctx, cfg.CallTimeout)
 	defer cancel()
-	status, err := c.Status(ctx, cfg.Endpoint)
+	// The status is asked over the client's connection: clientv3's Status dials the endpoint again, which
+	// here is a second port-forward and TLS connection to the member the client is connected to.
+	status, err := pb.NewMaintenanceClient(c.ActiveConnection()).Status(ctx, &pb.StatusRequest{})
 	if err != nil {
 		_ = c.Close()
 		return nil, fmt.Errorf("reading the status of etcd member %s: %w", cfg.Endpoint, err)

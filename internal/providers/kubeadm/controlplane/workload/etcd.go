@@ -39,8 +39,13 @@ func (w *Cluster) EtcdState(ctx context.Context, nodes []string) (*EtcdState, er
 	return s, nil
 }
 
-// MemberAnswers reports whether the member on node answers a status call; nil when it does.
-func (w *Cluster) MemberAnswers(ctx context.Context, node string) error {
+// MemberAnswers reports whether the member on node answers a status call; nil when it does. The member
+// state was read through (when state is not nil) answered one then: it is not asked again, which would open
+// another port-forward and TLS connection for what the read just showed.
+func (w *Cluster) MemberAnswers(ctx context.Context, node string, state *EtcdState) error {
+	if state != nil && state.Endpoint == etcd.PodName(node) {
+		return nil
+	}
 	c, err := w.Etcd.ForNode(ctx, node)
 	if err != nil {
 		return err

@@ -69,9 +69,10 @@ const DefaultHealthInterval = 5 * time.Minute
 
 // Reconciler reconciles KubeadmControlPlanes.
 type Reconciler struct {
-	// Client is the manager's client (Secrets labelled with a cluster name and InfraMachines are read from
-	// its cache, other Secrets from the API server); APIReader reads Machines
-	// uncached, so that a Machine just created is never created twice.
+	// Client is the manager's client (Machines, Secrets labelled with a cluster name and InfraMachines are
+	// read from its cache, other Secrets from the API server); APIReader reads the control plane's Machines
+	// while the cache may not show one this controller just created or deleted, so that a Machine is never
+	// created or deleted twice, and a Machine again before a conflicting write.
 	Client    client.Client
 	APIReader client.Reader
 	// ClusterCache connects to the workload clusters.
@@ -92,12 +93,17 @@ type Reconciler struct {
 	recorder  record.EventRecorder
 	etcdCerts etcdClientCerts
 	etcdReads etcdReads
+	// machineWrites are the Machines created and deleted that the cache may not show yet.
+	machineWrites machineWrites
 }
 
 // SetupWithManager builds the controller.
-func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, options controller.Options) error {
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil || r.APIReader == nil || r.ClusterCache == nil {
 		return errors.New("the KubeadmControlPlane controller needs a client, an API reader and a cluster cache")
+	}
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.Machine{}, controlPlaneMachinesIndex, controlPlaneMachineOf); err != nil {
+		return fmt.Errorf("indexing the control plane Machines by cluster name: %w", err)
 	}
 	if r.HealthInterval <= 0 {
 		r.HealthInterval = DefaultHealthInterval
@@ -203,6 +209,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	kcp := &controlplanev1.KubeadmControlPlane{}
 	if err := r.Client.Get(ctx, req.NamespacedName, kcp); err != nil {
 		if apierrors.IsNotFound(err) {
+			r.machineWrites.forget(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
@@ -287,13 +294,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 }
 
 // readMachines reads the control plane Machines the KubeadmControlPlane owns, their KubeadmConfigs and
-// InfraMachines, and which of them are up to date.
+// InfraMachines, and which of them are up to date. The Machines are read from the cache, unless it may not
+// show yet a Machine this controller created or deleted (see machineWrites): then from the API server.
 func (r *Reconciler) readMachines(ctx context.Context, s *scope) error {
 	list := &clusterv1.MachineList{}
-	if err := r.APIReader.List(ctx, list, client.InNamespace(s.kcp.Namespace), client.MatchingLabels{
-		clusterv1.ClusterNameLabel: s.cluster.Name, clusterv1.MachineControlPlaneLabel: "",
-	}); err != nil {
+	if err := r.Client.List(ctx, list, client.InNamespace(s.kcp.Namespace), client.MatchingFields{controlPlaneMachinesIndex: s.cluster.Name}); err != nil {
 		return fmt.Errorf("listing the control plane Machines: %w", err)
+	}
+	if !r.machineWrites.shownBy(client.ObjectKeyFromObject(s.kcp), list.Items, s.now) {
+		list = &clusterv1.MachineList{}
+		if err := r.APIReader.List(ctx, list, client.InNamespace(s.kcp.Namespace), client.MatchingLabels{
+			clusterv1.ClusterNameLabel: s.cluster.Name, clusterv1.MachineControlPlaneLabel: "",
+		}); err != nil {
+			return fmt.Errorf("listing the control plane Machines: %w", err)
+		}
 	}
 	s.machines = map[string]*clusterv1.Machine{}
 	s.kubeadmConfigs = map[string]*bootstrapv1.KubeadmConfig{}

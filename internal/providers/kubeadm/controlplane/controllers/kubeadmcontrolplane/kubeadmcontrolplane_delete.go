@@ -61,6 +61,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 			errs = append(errs, fmt.Errorf("deleting control plane Machine %s: %w", m.Name, err))
 			continue
 		}
+		r.machineWrites.deleted(client.ObjectKeyFromObject(s.kcp), m.Name)
 		log.Info("Deleting Machine (KubeadmControlPlane deleted)", "Machine", klog.KObj(m))
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -333,10 +333,11 @@ func (r *Reconciler) inspectEtcd(ctx context.Context, s *scope, provisioning boo
 				"Etcd reports alarms: "+strings.Join(alarms, ", ")).set(m, etcdMember)
 			continue
 		}
-		// capstan also asks each member itself: a member whose process died stays in the list of the others.
+		// capstan also asks each member itself (but the one the state was read through, which just did): a
+		// member whose process died stays in the list of the others.
 		if reused {
 			// It answered then.
-		} else if err := s.workload.MemberAnswers(ctx, node); err != nil {
+		} else if err := s.workload.MemberAnswers(ctx, node, state); err != nil {
 			allHealthy = false
 			unhealthy(controlplanev1.EtcdMemberUnhealthyReason, clusterv1.ConditionSeverityError, controlplanev1.KubeadmControlPlaneMachineEtcdMemberNotHealthyV1Beta2Reason,
 				fmt.Sprintf("Etcd member on Node %s does not answer: %s", node, rootCause(err))).set(m, etcdMember)

@@ -14,6 +14,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane/workload"
+	"github.com/capstan-dev/capstan/internal/test/apicount"
 )
 
 // healthWithin is how soon the health conditions must be on a Machine whose Node and static Pods are up:
@@ -106,7 +107,14 @@ func TestHealthWrittenOnceUp(t *testing.T) {
 		g.Expect(versions(g)).To(Equal(before))
 		settled = before
 	}, timeout, time.Second).Should(Succeed())
+	machineLists := func() int {
+		return managerRequests.Snapshot().InNamespace(ns).Sum(func(k apicount.Key) bool {
+			return k.Action == "list" && k.Resource == "cluster.x-k8s.io/machines"
+		})
+	}
+	listsBefore := machineLists()
 	g.Consistently(versions, 10*time.Second, 500*time.Millisecond).Should(Equal(settled))
+	g.Expect(machineLists()-listsBefore).To(BeZero(), "the health reads of a steady control plane read its Machines from the cache")
 
 	t.Log("those reads happened: a component that crashes now is noticed without any Machine event")
 	m := &clusterv1.Machine{}

@@ -203,6 +203,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, spec *bootstra
 		s.machinesCreatedFailure = &machinesCreatedFailure{controlplanev1.MachineGenerationFailedReason, err.Error()}
 		return nil, errors.Join(fmt.Errorf("creating Machine %s: %w", name, err), r.cleanup(ctx, infraRef, cfgRef))
 	}
+	r.machineWrites.created(client.ObjectKeyFromObject(kcp), m.Name)
 	// The replacement of a remediated Machine exists: the remediation is complete.
 	delete(kcp.Annotations, controlplanev1.RemediationInProgressAnnotation)
 	return m, nil

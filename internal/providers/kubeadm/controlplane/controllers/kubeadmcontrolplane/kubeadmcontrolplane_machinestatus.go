@@ -68,48 +68,64 @@ func (r *Reconciler) patchMachine(ctx context.Context, w *machineWriter, m *clus
 // are left as fresh has them (another controller may have changed them since). It reports whether fresh
 // changed.
 func applyConditionChanges(before, after, fresh *clusterv1.Machine) bool {
+	v1beta1 := applyChanges(before, after, fresh, conditionsOf[clusterv1.Condition]{
+		list:   func(m *clusterv1.Machine) []clusterv1.Condition { return m.GetConditions() },
+		typeOf: func(c clusterv1.Condition) string { return string(c.Type) },
+		get: func(m *clusterv1.Machine, t string) *clusterv1.Condition {
+			return conditions.Get(m, clusterv1.ConditionType(t))
+		},
+		set:    func(m *clusterv1.Machine, c clusterv1.Condition) { conditions.Set(m, c) },
+		remove: func(m *clusterv1.Machine, t string) { conditions.Delete(m, clusterv1.ConditionType(t)) },
+	})
+	v1beta2 := applyChanges(before, after, fresh, conditionsOf[metav1.Condition]{
+		list:   func(m *clusterv1.Machine) []metav1.Condition { return m.GetV1Beta2Conditions() },
+		typeOf: func(c metav1.Condition) string { return c.Type },
+		get:    func(m *clusterv1.Machine, t string) *metav1.Condition { return conditions.GetV1Beta2(m, t) },
+		set:    func(m *clusterv1.Machine, c metav1.Condition) { conditions.SetV1Beta2(m, c) },
+		remove: func(m *clusterv1.Machine, t string) {
+			list := m.GetV1Beta2Conditions()
+			meta.RemoveStatusCondition(&list, t)
+			m.SetV1Beta2Conditions(list)
+		},
+	})
+	return v1beta1 || v1beta2
+}
+
+// conditionsOf reads and writes one version of a Machine's conditions (C is clusterv1.Condition or
+// metav1.Condition; both hold values only, so a copy of one is a deep copy).
+type conditionsOf[C any] struct {
+	list   func(*clusterv1.Machine) []C
+	typeOf func(C) string
+	get    func(*clusterv1.Machine, string) *C
+	set    func(*clusterv1.Machine, C)
+	remove func(*clusterv1.Machine, string)
+}
+
+// applyChanges is applyConditionChanges for one version of the conditions.
+func applyChanges[C any](before, after, fresh *clusterv1.Machine, of conditionsOf[C]) bool {
 	changed := false
-	types := map[clusterv1.ConditionType]bool{}
-	for _, c := range append(append(clusterv1.Conditions{}, before.GetConditions()...), after.GetConditions()...) {
-		types[c.Type] = true
+	types := map[string]bool{}
+	for _, m := range []*clusterv1.Machine{before, after} {
+		for _, c := range of.list(m) {
+			types[of.typeOf(c)] = true
+		}
 	}
 	for t := range types {
-		b, a := conditions.Get(before, t), conditions.Get(after, t)
-		if reflect.DeepEqual(b, a) {
+		a := of.get(after, t)
+		if reflect.DeepEqual(of.get(before, t), a) {
 			continue
 		}
-		var old *clusterv1.Condition
-		if c := conditions.Get(fresh, t); c != nil {
-			old = c.DeepCopy()
+		var old *C
+		if c := of.get(fresh, t); c != nil {
+			v := *c
+			old = &v
 		}
 		if a == nil {
-			conditions.Delete(fresh, t)
+			of.remove(fresh, t)
 		} else {
-			conditions.Set(fresh, *a)
+			of.set(fresh, *a)
 		}
-		changed = changed || !reflect.DeepEqual(old, conditions.Get(fresh, t))
-	}
-	typesV2 := map[string]bool{}
-	for _, c := range append(append([]metav1.Condition{}, before.GetV1Beta2Conditions()...), after.GetV1Beta2Conditions()...) {
-		typesV2[c.Type] = true
-	}
-	for t := range typesV2 {
-		b, a := conditions.GetV1Beta2(before, t), conditions.GetV1Beta2(after, t)
-		if reflect.DeepEqual(b, a) {
-			continue
-		}
-		var old *metav1.Condition
-		if c := conditions.GetV1Beta2(fresh, t); c != nil {
-			old = c.DeepCopy()
-		}
-		if a == nil {
-			list := fresh.GetV1Beta2Conditions()
-			meta.RemoveStatusCondition(&list, t)
-			fresh.SetV1Beta2Conditions(list)
-		} else {
-			conditions.SetV1Beta2(fresh, *a)
-		}
-		changed = changed || !reflect.DeepEqual(old, conditions.GetV1Beta2(fresh, t))
+		changed = changed || !reflect.DeepEqual(old, of.get(fresh, t))
 	}
 	return changed
 }

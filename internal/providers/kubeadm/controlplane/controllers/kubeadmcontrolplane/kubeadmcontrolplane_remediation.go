@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
@@ -202,6 +203,7 @@ func (r *Reconciler) remediate(ctx context.Context, s *scope, m *clusterv1.Machi
 		markOwnerRemediated(m, remediationFailedReason, clusterv1.ConditionSeverityError, controlplanev1.KubeadmControlPlaneMachineRemediationInternalErrorV1Beta2Reason, "Please check controller logs for errors")
 		return false, fmt.Errorf("deleting unhealthy Machine %s: %w", m.Name, err)
 	}
+	r.machineWrites.deleted(client.ObjectKeyFromObject(s.kcp), m.Name)
 	log.Info("Deleting Machine (remediating unhealthy Machine)")
 	r.recorder.Eventf(s.kcp, corev1.EventTypeNormal, "MachineRemediation", "Deleting unhealthy control plane Machine %s to replace it", m.Name)
 	markOwnerRemediated(m, remediationInProgressReason, clusterv1.ConditionSeverityWarning, controlplanev1.KubeadmControlPlaneMachineRemediationMachineDeletingV1Beta2Reason, "Machine is deleting")

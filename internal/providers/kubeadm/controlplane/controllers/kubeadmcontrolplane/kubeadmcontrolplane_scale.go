@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
@@ -81,6 +82,7 @@ func (r *Reconciler) scaleDown(ctx context.Context, s *scope, outdated []*cluste
 		r.recorder.Eventf(s.kcp, corev1.EventTypeWarning, "FailedScaleDown", "Failed to delete control plane Machine %s for cluster %s control plane: %v", victim.Name, klog.KObj(s.cluster), err)
 		return ctrl.Result{}, err
 	}
+	r.machineWrites.deleted(client.ObjectKeyFromObject(s.kcp), victim.Name)
 	log.Info("Deleting Machine (scale down)", "Machine", klog.KObj(victim))
 	r.recorder.Eventf(s.kcp, corev1.EventTypeNormal, "SuccessfulScaleDown", "Deleting control plane Machine %s (scale down)", victim.Name)
 	return ctrl.Result{Requeue: true}, nil //nolint:staticcheck // Requeue for the next step, as upstream.

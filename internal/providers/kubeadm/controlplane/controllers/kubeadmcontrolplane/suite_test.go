@@ -25,6 +25,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/core"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane/workload"
+	"github.com/capstan-dev/capstan/internal/test/apicount"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 	"github.com/capstan-dev/capstan/internal/test/provider"
@@ -35,6 +36,9 @@ var (
 	workloadClient   client.Client
 	// broken holds the static Pods (by name) the fake kubelet reports as crashing.
 	broken sync.Map
+	// managerRequests counts the requests the manager (the core's controllers and the control plane
+	// provider's) sends to the management API server.
+	managerRequests = apicount.New()
 )
 
 // TestMain starts a management API server running the core controllers, the test provider and the
@@ -78,6 +82,8 @@ func startManager(ctx context.Context, cfg, workloadCfg *rest.Config) error {
 	if err := controlplanev1.AddToScheme(scheme); err != nil {
 		return err
 	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(managerRequests.Wrap)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
 		Controller: config.Controller{UsePriorityQueue: ptr.To(true), SkipNameValidation: ptr.To(true)},
