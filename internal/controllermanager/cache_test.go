@@ -44,17 +44,7 @@ func TestManagerClientReadsThroughTheCache(t *testing.T) {
 	cfg.Wrap(counter.Wrap)
 	o := controllermanager.DefaultOptions("test-cache-reads")
 	o.HealthAddr, o.DiagnosticsAddress = "0", "0"
-	mgr, err := o.New(cfg, env.Scheme)
-	g.Expect(err).NotTo(HaveOccurred())
-	mgrCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mgrCtx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	mgr := run(t, o, cfg)
 	c := mgr.GetClient()
 	gets := func(resource string) int {
 		return counter.Snapshot().Sum(func(k apicount.Key) bool { return k.Action == "get" && k.Resource == resource })
@@ -142,17 +132,7 @@ func TestManagerClientReadsWhatItsCacheCannotListFromTheAPIServer(t *testing.T) 
 
 	o := controllermanager.DefaultOptions("test-cache-rbac")
 	o.HealthAddr, o.DiagnosticsAddress, o.Namespace = "0", "0", ns.Name
-	mgr, err := o.New(cfg, env.Scheme)
-	g.Expect(err).NotTo(HaveOccurred())
-	mgrCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mgrCtx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	mgr := run(t, o, cfg)
 	g.Expect(mgr.GetCache().WaitForCacheSync(ctx)).To(BeTrue(), "the cache starts")
 	c := mgr.GetClient()
 
