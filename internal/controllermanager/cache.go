@@ -179,7 +179,7 @@ func (c *cachingClient) readCache(ctx context.Context, proto client.Object, read
 		return read(ctx)
 	}
 	kind := informerType(proto)
-	failed, failedCh := c.failures.failure(kind)
+	failedCh, failed := c.failures.failure(kind)
 	if failed != nil {
 		c.failures.logOnce(ctx, kind, failed)
 		return errCacheUnavailable
@@ -196,7 +196,7 @@ func (c *cachingClient) readCache(ctx context.Context, proto client.Object, read
 	}()
 	err = c.readWithin(cacheCtx, read)
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(cacheCtx), errCacheUnavailable) {
-		failed, _ = c.failures.failure(kind)
+		_, failed = c.failures.failure(kind)
 		c.failures.logOnce(ctx, kind, failed)
 		return errCacheUnavailable
 	}

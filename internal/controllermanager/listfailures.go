@@ -80,13 +80,13 @@ func (f *listFailures) record(kind string, err error) {
 	}
 }
 
-// failure returns the first error the informer of kind met (nil if none yet) and a channel closed when
-// it meets one.
-func (f *listFailures) failure(kind string) (error, <-chan struct{}) {
+// failure returns a channel closed when the informer of kind meets an error, and the first error it met
+// (nil if none yet).
+func (f *listFailures) failure(kind string) (<-chan struct{}, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	e := f.entry(kind)
-	return e.err, e.failed
+	return e.failed, e.err
 }
 
 // logOnce logs, the first time only for kind, that it is read from the API server.

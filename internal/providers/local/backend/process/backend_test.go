@@ -19,7 +19,6 @@ import (
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 	"github.com/capstan-dev/capstan/internal/test/procs"
-	"github.com/capstan-dev/capstan/internal/test/workload"
 	testworkload "github.com/capstan-dev/capstan/internal/test/workload"
 )
 
@@ -50,7 +49,7 @@ func newBackend(t *testing.T, dir string) *Backend {
 // adminClient is a client of the workload cluster built the way the core builds the <cluster>-kubeconfig.
 func adminClient(t *testing.T, ca *kubeconfig.CA, port int32) kubernetes.Interface {
 	t.Helper()
-	cfg, err := workload.FromCAData("c1", clusterv1.APIEndpoint{Host: "127.0.0.1", Port: port}, ca)
+	cfg, err := testworkload.FromCAData("c1", clusterv1.APIEndpoint{Host: "127.0.0.1", Port: port}, ca)
 	if err != nil {
 		t.Fatal(err)
 	}
