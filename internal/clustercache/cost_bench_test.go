@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"strconv"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capstan-dev/capstan/internal/test/envtest"
+	"github.com/capstan-dev/capstan/internal/test/procstat"
 )
 
 // costClusters is how many workload clusters BenchmarkConnectedClusters connects to
@@ -93,7 +93,7 @@ func BenchmarkConnectedClusters(b *testing.B) {
 		time.Sleep(2 * costIdleProbeInterval)
 		heapAfter := heapInUse()
 		goroutinesAfter := runtime.NumGoroutine()
-		writeHeapProfile(b)
+		procstat.WriteHeapProfile(b, "CAPSTAN_BENCH_HEAP_PROFILE") // where the connections' heap goes
 
 		probesBefore := probesSent(kubeconfigs)
 		cpuBefore := cpuTime()
@@ -150,21 +150,4 @@ func probesSent(kubeconfigs map[client.ObjectKey][]byte) int {
 		total += testutil.ToFloat64(healthChecksTotal.WithLabelValues(key.Name, key.Namespace, "success"))
 	}
 	return int(total)
-}
-
-// writeHeapProfile writes the heap profile to the file CAPSTAN_BENCH_HEAP_PROFILE names, if set: where
-// the connections' heap goes (go tool pprof -sample_index=inuse_space).
-func writeHeapProfile(b *testing.B) {
-	path := os.Getenv("CAPSTAN_BENCH_HEAP_PROFILE")
-	if path == "" {
-		return
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
-	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
-		b.Fatal(err)
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,15 +13,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
 
-// CacheReadTimeout bounds a read from the manager's cache by the manager's client: an informer that
+// CacheReadTimeout bounds a read from the manager's cache by the manager's client when the cache cannot
+// say whether its informer of the kind will sync (a cache that NewCache did not build): an informer that
 // cannot list its kind (RBAC forbids it, the CRD went away) never syncs, and the read would wait for it
-// forever. After it, the client reads from the API server, so that the caller learns why.
+// forever. After it, the client reads from the API server, so that the caller learns why. With the cache
+// NewCache builds, the client goes to the API server as soon as the informer fails to list its kind.
 const CacheReadTimeout = 15 * time.Second
 
 // CacheOptions completes a manager's cache options with what every capstan manager caches beyond the
@@ -34,6 +38,17 @@ func CacheOptions(opts cache.Options) cache.Options {
 		Label:     ClusterSecrets(),
 		Transform: cache.TransformStripManagedFields(),
 	}
+	return opts
+}
+
+// ManagerOptions completes a manager's options with the managers' cache and client (CacheOptions,
+// ClientOptions, NewCache, NewClient): what every capstan manager runs with, and what a test that runs
+// controllers on a manager of its own must give it, since the controllers read provider objects and
+// Secrets through that client.
+func ManagerOptions(opts ctrl.Options) ctrl.Options {
+	opts.Cache = CacheOptions(opts.Cache)
+	opts.Client.Cache = ClientOptions().Cache
+	opts.NewCache, opts.NewClient = NewCache, NewClient
 	return opts
 }
 
@@ -64,7 +79,10 @@ func ClientOptions() client.Options {
 //   - it reads a Secret from the cache, which holds only the Secrets labelled cluster.x-k8s.io/cluster-name
 //     (CacheOptions), and from the API server when the cache does not have it (a Secret without the label,
 //     for example certificates a user provided), as upstream's SecretCachingClient with its fallback;
-//   - a cache read that does not answer within CacheReadTimeout is made again on the API server.
+//   - it reads those from the API server while the cache's informer of the kind fails to list and watch it
+//     (RBAC forbids it, the CRD went away: the cache of NewCache reports it, and the client logs it once
+//     per kind); with another cache, a read the cache does not answer within CacheReadTimeout is made again
+//     on the API server.
 //
 // Lists of Secrets and every ConfigMap read go to the API server.
 func NewClient(cfg *rest.Config, opts client.Options) (client.Client, error) {
@@ -82,19 +100,27 @@ func NewClient(cfg *rest.Config, opts client.Options) (client.Client, error) {
 	if cached == nil {
 		return live, nil
 	}
-	return &cachingClient{Client: live, cache: cached}, nil
+	cc := &cachingClient{Client: live, cache: cached}
+	if rc, ok := cached.(*failureReportingCache); ok {
+		cc.informers, cc.failures = rc, rc.failures
+	}
+	return cc, nil
 }
 
 // cachingClient is the client NewClient returns.
 type cachingClient struct {
 	client.Client
 	cache client.Reader
+	// informers and failures are the cache's when NewCache built it, nil otherwise.
+	informers cache.Informers
+	failures  *listFailures
 }
 
 func (c *cachingClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	read := func(ctx context.Context) error { return c.cache.Get(ctx, key, obj, opts...) }
 	switch obj.(type) {
 	case *corev1.Secret:
-		err := c.readCache(ctx, func(ctx context.Context) error { return c.cache.Get(ctx, key, obj, opts...) })
+		err := c.readCache(ctx, &corev1.Secret{}, read)
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
@@ -102,11 +128,13 @@ func (c *cachingClient) Get(ctx context.Context, key client.ObjectKey, obj clien
 		// a namespace the cache does not watch.
 		return c.Client.Get(ctx, key, obj, opts...)
 	case *unstructured.Unstructured:
-		if !cachedKind(obj.GetObjectKind().GroupVersionKind()) {
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		if !cachedKind(gvk) {
 			break
 		}
-		err := c.readCache(ctx, func(ctx context.Context) error { return c.cache.Get(ctx, key, obj, opts...) })
-		if !errors.Is(err, errCacheTimeout) {
+		proto := &unstructured.Unstructured{}
+		proto.SetGroupVersionKind(gvk)
+		if err := c.readCache(ctx, proto, read); !errors.Is(err, errCacheUnavailable) {
 			return err
 		}
 		return c.Client.Get(ctx, key, obj, opts...)
@@ -116,8 +144,10 @@ func (c *cachingClient) Get(ctx context.Context, key client.ObjectKey, obj clien
 
 func (c *cachingClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	if u, ok := list.(*unstructured.UnstructuredList); ok && cachedKind(u.GroupVersionKind()) {
-		err := c.readCache(ctx, func(ctx context.Context) error { return c.cache.List(ctx, list, opts...) })
-		if !errors.Is(err, errCacheTimeout) {
+		proto := &unstructured.Unstructured{}
+		proto.SetGroupVersionKind(u.GroupVersionKind().GroupVersion().WithKind(strings.TrimSuffix(u.GetKind(), "List")))
+		err := c.readCache(ctx, proto, func(ctx context.Context) error { return c.cache.List(ctx, list, opts...) })
+		if !errors.Is(err, errCacheUnavailable) {
 			return err
 		}
 	}
@@ -129,15 +159,58 @@ func (c *cachingClient) List(ctx context.Context, list client.ObjectList, opts .
 // start an informer holding every object of the kind).
 func cachedKind(gvk schema.GroupVersionKind) bool { return gvk.Group != "" }
 
-var errCacheTimeout = errors.New("the cache did not answer in time")
+// errCacheUnavailable says that the cache cannot answer a read of the kind: its informer fails to list and
+// watch the kind, or did not sync within CacheReadTimeout.
+var errCacheUnavailable = errors.New("the cache cannot read this kind")
 
-// readCache runs read with CacheReadTimeout; it returns errCacheTimeout when that ran out before ctx did.
-func (c *cachingClient) readCache(ctx context.Context, read func(context.Context) error) error {
+// readCache runs read, a read from the cache of objects like proto (an object of the kind, no more). It
+// returns errCacheUnavailable, without waiting, when the cache's informer of the kind has not synced and
+// failed to list or watch the kind; when it fails while read waits for it to sync; when CacheReadTimeout
+// ran out before ctx did.
+func (c *cachingClient) readCache(ctx context.Context, proto client.Object, read func(context.Context) error) error {
+	if c.informers == nil {
+		return c.readWithin(ctx, read)
+	}
+	informer, err := c.informers.GetInformer(ctx, proto, cache.BlockUntilSynced(false))
+	if err != nil { // no informer for the kind (not a kind of the API server): read says why
+		return c.readWithin(ctx, read)
+	}
+	if informer.HasSynced() {
+		return read(ctx)
+	}
+	kind := informerType(proto)
+	failedCh, failed := c.failures.failure(kind)
+	if failed != nil {
+		c.failures.logOnce(ctx, kind, failed)
+		return errCacheUnavailable
+	}
+	// The informer is starting: read waits for it to sync, unless it fails to list its kind meanwhile.
+	cacheCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-failedCh:
+			cancel(errCacheUnavailable)
+		case <-cacheCtx.Done():
+		}
+	}()
+	err = c.readWithin(cacheCtx, read)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(cacheCtx), errCacheUnavailable) {
+		_, failed = c.failures.failure(kind)
+		c.failures.logOnce(ctx, kind, failed)
+		return errCacheUnavailable
+	}
+	return err
+}
+
+// readWithin runs read with CacheReadTimeout; it returns errCacheUnavailable when that ran out before ctx
+// did.
+func (c *cachingClient) readWithin(ctx context.Context, read func(context.Context) error) error {
 	cacheCtx, cancel := context.WithTimeout(ctx, CacheReadTimeout)
 	defer cancel()
 	err := read(cacheCtx)
 	if err != nil && ctx.Err() == nil && cacheCtx.Err() != nil {
-		return errCacheTimeout
+		return errCacheUnavailable
 	}
 	return err
 }

@@ -7,6 +7,8 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
@@ -42,17 +44,7 @@ func TestManagerClientReadsThroughTheCache(t *testing.T) {
 	cfg.Wrap(counter.Wrap)
 	o := controllermanager.DefaultOptions("test-cache-reads")
 	o.HealthAddr, o.DiagnosticsAddress = "0", "0"
-	mgr, err := o.New(cfg, env.Scheme)
-	g.Expect(err).NotTo(HaveOccurred())
-	mgrCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mgrCtx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	mgr := run(t, o, cfg)
 	c := mgr.GetClient()
 	gets := func(resource string) int {
 		return counter.Snapshot().Sum(func(k apicount.Key) bool { return k.Action == "get" && k.Resource == resource })
@@ -105,4 +97,79 @@ func TestManagerClientReadsThroughTheCache(t *testing.T) {
 		Labels: map[string]string{clusterv1.ClusterNameLabel: "c1"}}}
 	g.Expect(env.Client.Create(ctx, fresh)).To(Succeed())
 	g.Expect(c.Get(ctx, client.ObjectKeyFromObject(fresh), &corev1.Secret{})).To(Succeed())
+}
+
+// TestManagerClientReadsWhatItsCacheCannotListFromTheAPIServer: when RBAC lets the manager's user get a kind
+// but not list and watch it, the cache's informer of the kind never syncs; the client reads the kind from
+// the API server at once (it used to wait CacheReadTimeout, 15 s, for the informer first), and a kind the
+// user may not even get returns the API server's Forbidden error, as promptly.
+func TestManagerClientReadsWhatItsCacheCannotListFromTheAPIServer(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "cache-rbac-"}}
+	g.Expect(env.Client.Create(ctx, ns)).To(Succeed())
+
+	// The user may get MachineDeployments and Secrets, not list or watch them; nothing else.
+	user := "cache-rbac-" + ns.Name
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "get-only"}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{clusterv1.GroupVersion.Group}, Resources: []string{"machinedeployments"}, Verbs: []string{"get"}},
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}},
+	}}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "get-only"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}}
+	md := &clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "md"},
+		Spec: clusterv1.MachineDeploymentSpec{ClusterName: "c1", Template: clusterv1.MachineTemplateSpec{Spec: clusterv1.MachineSpec{
+			ClusterName: "c1", InfrastructureRef: corev1.ObjectReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta1", Kind: "LocalMachineTemplate", Name: "t"},
+		}}}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "c1-ca",
+		Labels: map[string]string{clusterv1.ClusterNameLabel: "c1"}}, Data: map[string][]byte{"tls.crt": []byte("crt")}}
+	for _, o := range []client.Object{role, binding, md, secret} {
+		g.Expect(env.Client.Create(ctx, o)).To(Succeed())
+	}
+	cfg, err := env.AddUser(user)
+	g.Expect(err).NotTo(HaveOccurred())
+
+	o := controllermanager.DefaultOptions("test-cache-rbac")
+	o.HealthAddr, o.DiagnosticsAddress, o.Namespace = "0", "0", ns.Name
+	mgr := run(t, o, cfg)
+	g.Expect(mgr.GetCache().WaitForCacheSync(ctx)).To(BeTrue(), "the cache starts")
+	c := mgr.GetClient()
+
+	// Each read must answer well before the 15 s the client used to wait for the informer (5 s leaves
+	// room for a loaded machine); the second read of a kind too, as the informer keeps failing.
+	read := func(obj client.Object) error {
+		readCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		return c.Get(readCtx, client.ObjectKeyFromObject(obj), obj)
+	}
+	for range 2 {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(clusterv1.GroupVersion.String())
+		u.SetKind("MachineDeployment")
+		u.SetNamespace(ns.Name)
+		u.SetName(md.Name)
+		g.Expect(read(u)).To(Succeed(), "a kind the cache cannot list is read from the API server")
+		g.Expect(u.GetUID()).To(Equal(md.UID))
+
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: secret.Name}}
+		g.Expect(read(s)).To(Succeed(), "a Secret is read from the API server when the cache cannot list Secrets")
+		g.Expect(s.Data).To(HaveKeyWithValue("tls.crt", []byte("crt")))
+
+		ms := &unstructured.Unstructured{}
+		ms.SetAPIVersion(clusterv1.GroupVersion.String())
+		ms.SetKind("MachineSet")
+		ms.SetNamespace(ns.Name)
+		ms.SetName("ms")
+		err := read(ms)
+		g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "a kind the user may not read returns the API server's Forbidden error, got %v", err)
+
+		list := &unstructured.UnstructuredList{}
+		list.SetAPIVersion(clusterv1.GroupVersion.String())
+		list.SetKind("MachineDeploymentList")
+		listCtx, cancelList := context.WithTimeout(ctx, 5*time.Second)
+		err = c.List(listCtx, list, client.InNamespace(ns.Name))
+		cancelList()
+		g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "a list the user may not make returns the API server's Forbidden error, got %v", err)
+	}
 }

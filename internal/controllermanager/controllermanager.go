@@ -156,8 +156,7 @@ func (o *Options) New(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, e
 	if o.Namespace != "" {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
 	}
-	cacheOpts = CacheOptions(cacheOpts)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mgr, err := ctrl.NewManager(cfg, ManagerOptions(ctrl.Options{
 		Scheme:                  scheme,
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        o.Name + "-leader-election",
@@ -173,10 +172,8 @@ func (o *Options) New(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, e
 		// The cache holds the watched objects, the provider objects read as unstructured and the Secrets
 		// labelled with a cluster name; NewClient reads them from it (see docs/core.md, "What the managers cache").
 		Cache:      cacheOpts,
-		Client:     ClientOptions(),
-		NewClient:  NewClient,
 		Controller: config.Controller{UsePriorityQueue: ptr.To(true)},
-	})
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("creating the controller manager: %w", err)
 	}

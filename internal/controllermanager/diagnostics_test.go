@@ -345,8 +345,16 @@ func startManager(t *testing.T, id identity, logs io.Writer, args ...string) {
 
 	cfg := rest.AnonymousClientConfig(env.Config)
 	cfg.BearerToken = token(t, id.namespace, id.serviceAccount)
+	run(t, o, cfg)
+}
+
+// run builds a manager with options o for cfg and runs it until the test ends.
+func run(t *testing.T, o *controllermanager.Options, cfg *rest.Config) ctrl.Manager {
+	t.Helper()
 	mgr, err := o.New(cfg, env.Scheme)
-	g.Expect(err).NotTo(HaveOccurred())
+	if err != nil {
+		t.Fatalf("building the manager: %v", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
@@ -356,6 +364,7 @@ func startManager(t *testing.T, id identity, logs io.Writer, args ...string) {
 			t.Errorf("manager: %v", err)
 		}
 	})
+	return mgr
 }
 
 // call sends a request with a bearer token (none when empty) and returns the status code and body; it

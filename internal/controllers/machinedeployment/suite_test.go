@@ -22,6 +22,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/contract"
+	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/controllers/machineset"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
@@ -43,13 +44,13 @@ func TestMain(m *testing.M) {
 // namespace (as --namespace does), until the test ends.
 func startManager(t *testing.T, namespace string) {
 	t.Helper()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+	mgr, err := ctrl.NewManager(env.Config, controllermanager.ManagerOptions(ctrl.Options{
 		Scheme:                 env.Scheme,
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{UsePriorityQueue: ptr.To(true), SkipNameValidation: ptr.To(true)},
-	})
+	}))
 	if err != nil {
 		t.Fatalf("creating the manager: %v", err)
 	}

@@ -64,11 +64,6 @@ type Reconciler struct {
 	// deleted, so that the next reconcile does not act on them twice; 10s when zero.
 	CacheSyncTimeout time.Duration
 
-	// controlPlanes reads the Cluster's control plane object for the preflight checks: the manager's cache
-	// (the manager's client reads unstructured objects from the API server), so that a MachineSet held up
-	// by its control plane does not read it from the API server at every look.
-	controlPlanes client.Reader
-
 	// now returns the current time; time.Now when nil. Tests replace it.
 	now func() time.Time
 	// writes are the controller's writes of MachineSets the cache may not show yet; machineWrites those of
@@ -88,7 +83,6 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorderFor("machineset-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
 	}
-	r.controlPlanes = mgr.GetCache()
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.Machine{}, MachineControllerIndex, reconciler.ControllerUID); err != nil {
 		return fmt.Errorf("indexing Machines by controller: %w", err)
 	}

@@ -52,11 +52,9 @@ func (r *Reconciler) preflightProblems(ctx context.Context, s *scope, action str
 	if cluster == nil || cluster.Spec.ControlPlaneRef == nil {
 		return nil
 	}
-	cached := r.controlPlanes
-	if cached == nil {
-		cached = r.Client
-	}
-	cp, err := external.GetCached(ctx, cached, r.Client, cluster.Spec.ControlPlaneRef, cluster.Namespace)
+	// The manager's client reads it from the cache: a MachineSet held up by its control plane does not read
+	// it from the API server at every look.
+	cp, err := external.Get(ctx, r.Client, cluster.Spec.ControlPlaneRef, cluster.Namespace)
 	if err != nil {
 		return []string{fmt.Sprintf("Failed to perform %q: failed to get %s %s (preflight checks cannot run)", action, cluster.Spec.ControlPlaneRef.Kind,
 			klog.KRef(cluster.Namespace, cluster.Spec.ControlPlaneRef.Name))}

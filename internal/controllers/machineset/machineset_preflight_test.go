@@ -12,6 +12,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/test/apicount"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 )
 
@@ -56,7 +57,8 @@ func TestVersionSkewPreflightChecks(t *testing.T) {
 
 // TestPreflightChecksHoldUpScalingUp: a MachineSet of a Cluster whose control plane is provisioning (no
 // status.version) creates no Machine and says why in MachinesCreated; the annotation
-// machineset.cluster.x-k8s.io/skip-preflight-checks lifts the check and the Machine is created.
+// machineset.cluster.x-k8s.io/skip-preflight-checks lifts the check and the Machine is created. The checks
+// read the control plane from the manager's cache: no GET of it reaches the API server.
 func TestPreflightChecksHoldUpScalingUp(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -80,6 +82,12 @@ func TestPreflightChecksHoldUpScalingUp(t *testing.T) {
 	g.Consistently(func(g Gomega) {
 		g.Expect(machinesOf(g, ms)).To(BeEmpty())
 	}, 3*time.Second, 500*time.Millisecond).Should(Succeed())
+	mapping, err := env.Client.RESTMapper().RESTMapping(cp.GroupVersionKind().GroupKind())
+	g.Expect(err).NotTo(HaveOccurred())
+	cpGets := f.requests.Snapshot().Sum(func(k apicount.Key) bool {
+		return k.Action == "get" && k.Resource == mapping.Resource.Group+"/"+mapping.Resource.Resource
+	})
+	g.Expect(cpGets).To(BeZero(), "the preflight checks read the control plane from the cache")
 
 	patch = client.MergeFrom(ms.DeepCopy())
 	ms.Annotations = map[string]string{clusterv1.MachineSetSkipPreflightChecksAnnotation: string(clusterv1.MachineSetPreflightCheckControlPlaneIsStable)}

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -20,6 +21,8 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/contract"
+	"github.com/capstan-dev/capstan/internal/controllermanager"
+	"github.com/capstan-dev/capstan/internal/test/apicount"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 )
@@ -32,16 +35,19 @@ func TestMain(m *testing.M) {
 }
 
 // startManager runs a manager with the MachineSet controller, watching only namespace (as --namespace
-// does), until the test ends.
-func startManager(t *testing.T, namespace string) {
+// does), until the test ends; it returns the counter of the manager's requests to the API server.
+func startManager(t *testing.T, namespace string) *apicount.Counter {
 	t.Helper()
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+	requests := apicount.New()
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(requests.Wrap)
+	mgr, err := ctrl.NewManager(cfg, controllermanager.ManagerOptions(ctrl.Options{
 		Scheme:                 env.Scheme,
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{UsePriorityQueue: ptr.To(true), SkipNameValidation: ptr.To(true)},
-	})
+	}))
 	if err != nil {
 		t.Fatalf("creating the manager: %v", err)
 	}
@@ -63,6 +69,7 @@ func startManager(t *testing.T, namespace string) {
 		cancel()
 		<-done
 	})
+	return requests
 }
 
 // fixture is a Cluster with an infrastructure and a bootstrap template of the test provider.
@@ -71,6 +78,8 @@ type fixture struct {
 	cluster           *clusterv1.Cluster
 	infraTemplate     *unstructured.Unstructured
 	bootstrapTemplate *unstructured.Unstructured
+	// requests counts the manager's requests to the API server.
+	requests *apicount.Counter
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -88,7 +97,7 @@ func newFixture(t *testing.T) *fixture {
 	g.Expect(env.Client.Create(ctx, f.infraTemplate)).To(Succeed())
 	f.bootstrapTemplate = builder.V1Beta1.BootstrapTemplate(ns, "bootstrap-template")
 	g.Expect(env.Client.Create(ctx, f.bootstrapTemplate)).To(Succeed())
-	startManager(t, ns)
+	f.requests = startManager(t, ns)
 	return f
 }
 

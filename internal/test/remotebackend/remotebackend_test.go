@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/pki"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/memory"
@@ -23,19 +22,6 @@ import (
 func TestMain(m *testing.M) {
 	ServeIfChild()
 	os.Exit(m.Run())
-}
-
-func newCA(t *testing.T) *kubeconfig.CA {
-	t.Helper()
-	certPEM, keyPEM, err := kubeconfig.NewCA("kubernetes", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := kubeconfig.ParseCA(certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ca
 }
 
 // TestMemoryBackendInAChild drives a memory backend served by a child process as the local provider
@@ -54,7 +40,7 @@ func TestMemoryBackendInAChild(t *testing.T) {
 
 	saKey, err := pki.NewKey()
 	g.Expect(err).NotTo(HaveOccurred())
-	certs := backend.Certificates{CA: newCA(t), EtcdCA: newCA(t), FrontProxyCA: newCA(t), ServiceAccountKey: saKey}
+	certs := backend.Certificates{CA: testworkload.NewCA(t), EtcdCA: testworkload.NewCA(t), FrontProxyCA: testworkload.NewCA(t), ServiceAccountKey: saKey}
 	status, err := child.EnsureCluster(ctx, backend.Cluster{Key: key, ClusterName: "c1", Certificates: certs})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(status.Ready).To(BeTrue())
@@ -110,7 +96,7 @@ func TestCertificatesRoundTrip(t *testing.T) {
 	g := NewWithT(t)
 	saKey, err := pki.NewKey()
 	g.Expect(err).NotTo(HaveOccurred())
-	in := backend.Certificates{CA: newCA(t), EtcdCA: newCA(t), ServiceAccountKey: saKey}
+	in := backend.Certificates{CA: testworkload.NewCA(t), EtcdCA: testworkload.NewCA(t), ServiceAccountKey: saKey}
 	w, err := encodeCerts(in)
 	g.Expect(err).NotTo(HaveOccurred())
 	out, err := decodeCerts(w)

@@ -156,15 +156,12 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Stack, error) 
 		Metrics: metricsserver.Options{BindAddress: "0"},
 		// Tests may run several stacks in one process, each with controllers of the same names.
 		Controller: config.Controller{UsePriorityQueue: ptr.To(true), SkipNameValidation: ptr.To(true)},
-		// As controllermanager: provider objects and labelled Secrets read from the cache.
-		Client:    controllermanager.ClientOptions(),
-		NewClient: controllermanager.NewClient,
 	}
 	if opts.Namespace != "" {
 		mgrOpts.Cache.DefaultNamespaces = map[string]cache.Config{opts.Namespace: {}}
 	}
-	mgrOpts.Cache = controllermanager.CacheOptions(mgrOpts.Cache)
-	mgr, err := ctrl.NewManager(mgrCfg, mgrOpts)
+	// As controllermanager: provider objects and labelled Secrets read from the cache.
+	mgr, err := ctrl.NewManager(mgrCfg, controllermanager.ManagerOptions(mgrOpts))
 	if err != nil {
 		return nil, err
 	}

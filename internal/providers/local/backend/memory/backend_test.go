@@ -26,28 +26,6 @@ import (
 	testworkload "github.com/capstan-dev/capstan/internal/test/workload"
 )
 
-func newCA(t *testing.T) *kubeconfig.CA {
-	t.Helper()
-	certPEM, keyPEM, err := kubeconfig.NewCA("kubernetes", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := kubeconfig.ParseCA(certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ca
-}
-
-func newCertificates(t *testing.T) backend.Certificates {
-	t.Helper()
-	key, err := pki.NewKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return backend.Certificates{CA: newCA(t), EtcdCA: newCA(t), FrontProxyCA: newCA(t), ServiceAccountKey: key}
-}
-
 func controlPlaneMachine(name string) backend.Machine {
 	return backend.Machine{Name: name, NodeName: name, ProviderID: "local://ns/c1/" + name, Version: "v1.33.1",
 		DefaultTaints: true, ControlPlane: &backend.ControlPlane{ClusterConfiguration: []byte("kind: ClusterConfiguration\n")}}
@@ -77,7 +55,7 @@ func TestClusterLifecycle(t *testing.T) {
 	ctx := context.Background()
 	b := New(Options{StartupDelay: 200 * time.Millisecond, StartupJitter: 100 * time.Millisecond})
 	t.Cleanup(b.Shutdown)
-	certs := newCertificates(t)
+	certs := testworkload.NewCertificates(t)
 	key := types.NamespacedName{Namespace: "ns", Name: "c1"}
 	changes := make(chan types.NamespacedName, 100)
 	b.OnChange(func(k types.NamespacedName) { changes <- k })
@@ -192,7 +170,7 @@ func TestClusterLifecycle(t *testing.T) {
 	g.Expect(state.Members).To(HaveLen(1))
 
 	t.Log("a client certificate of another CA is refused")
-	other := restConfig(t, newCA(t), status.Port)
+	other := restConfig(t, testworkload.NewCA(t), status.Port)
 	other.CAData = certs.CA.CertPEM()
 	_, err = kubernetes.NewForConfigOrDie(other).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	g.Expect(err).To(HaveOccurred())

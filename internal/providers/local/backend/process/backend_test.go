@@ -17,34 +17,10 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
-	"github.com/capstan-dev/capstan/internal/pki"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 	"github.com/capstan-dev/capstan/internal/test/procs"
-	"github.com/capstan-dev/capstan/internal/test/workload"
+	testworkload "github.com/capstan-dev/capstan/internal/test/workload"
 )
-
-func newCA(t *testing.T) *kubeconfig.CA {
-	t.Helper()
-	certPEM, keyPEM, err := kubeconfig.NewCA("kubernetes", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := kubeconfig.ParseCA(certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ca
-}
-
-// newCertificates returns a cluster's certificates as the kubeadm providers create them.
-func newCertificates(t *testing.T) backend.Certificates {
-	t.Helper()
-	key, err := pki.NewKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return backend.Certificates{CA: newCA(t), EtcdCA: newCA(t), FrontProxyCA: newCA(t), ServiceAccountKey: key}
-}
 
 // newBackend returns a backend over dir whose intervals are short, stopped when the test ends.
 func newBackend(t *testing.T, dir string) *Backend {
@@ -73,7 +49,7 @@ func newBackend(t *testing.T, dir string) *Backend {
 // adminClient is a client of the workload cluster built the way the core builds the <cluster>-kubeconfig.
 func adminClient(t *testing.T, ca *kubeconfig.CA, port int32) kubernetes.Interface {
 	t.Helper()
-	cfg, err := workload.FromCAData("c1", clusterv1.APIEndpoint{Host: "127.0.0.1", Port: port}, ca)
+	cfg, err := testworkload.FromCAData("c1", clusterv1.APIEndpoint{Host: "127.0.0.1", Port: port}, ca)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +103,7 @@ func TestClusterLifecycle(t *testing.T) {
 	ctx := context.Background()
 	dataDir := t.TempDir()
 	b := newBackend(t, dataDir)
-	certs := newCertificates(t)
+	certs := testworkload.NewCertificates(t)
 	key := types.NamespacedName{Namespace: "ns", Name: "c1"}
 	spec := backend.Cluster{Key: key, ClusterName: "c1", Certificates: certs}
 	changes := make(chan types.NamespacedName, 100)

@@ -13,6 +13,7 @@ import (
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 	"github.com/capstan-dev/capstan/internal/test/procs"
+	testworkload "github.com/capstan-dev/capstan/internal/test/workload"
 )
 
 // TestHandOver runs a cluster in one backend and hands it over to a second one, as a move between two
@@ -37,7 +38,7 @@ func TestHandOver(t *testing.T) {
 				targetDir = sourceDir
 			}
 			source, target := newBackend(t, sourceDir), newBackend(t, targetDir)
-			certs := newCertificates(t)
+			certs := testworkload.NewCertificates(t)
 			key := types.NamespacedName{Namespace: "ns", Name: "c1"}
 			spec := backend.Cluster{Key: key, ClusterName: "c1", Certificates: certs}
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strconv"
@@ -165,7 +164,7 @@ func BenchmarkScale(b *testing.B) {
 		time.Sleep(idle)
 		stopProfile()
 		usageIdle := procs.usage(b)
-		writeHeapProfile(b, "CAPSTAN_BENCH_HEAP_PROFILE")
+		procstat.WriteHeapProfile(b, "CAPSTAN_BENCH_HEAP_PROFILE") // the managers' heap
 		if u, err := changes.usage(); err == nil {
 			b.Logf("the observer (not counted): peak RSS %.0f MiB, RSS %.0f MiB", u.PeakRSSMiB, u.RSSMiB)
 		}
@@ -354,23 +353,4 @@ func (u usages) cpuSince(u0 usages) string {
 		parts = append(parts, fmt.Sprintf("%s %.1fs", name, u[name].CPUSeconds-u0[name].CPUSeconds))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// writeHeapProfile writes a heap profile of this process (the managers') into the file the environment
-// variable env names, if set, after a garbage collection: what is live, by allocation site.
-func writeHeapProfile(b testing.TB, env string) {
-	path := os.Getenv(env)
-	if path == "" {
-		return
-	}
-	runtime.GC()
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
-	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("heap profile of the managers' process: %s", path)
 }
