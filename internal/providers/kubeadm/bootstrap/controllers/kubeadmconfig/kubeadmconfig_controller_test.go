@@ -184,6 +184,12 @@ func TestFirstControlPlaneInitsAndWorkersJoinOnceInitialized(t *testing.T) {
 	g.Consistently(func(g Gomega) {
 		g.Expect(tokenExpiration(g, token)).To(Equal(last))
 	}, testTokenTTL, time.Second).Should(Succeed())
+
+	// The workload cluster, connected on demand for the token, is disconnected once no Machine needs it.
+	g.Eventually(func() bool {
+		h := clusterCache.Health(client.ObjectKeyFromObject(cluster))
+		return h.Connected || h.Connecting
+	}, timeout).Should(BeFalse(), "the workload cluster is no longer connected once every Node joined")
 }
 
 func TestBadInputIsReportedAndOtherConfigsKeepReconciling(t *testing.T) {

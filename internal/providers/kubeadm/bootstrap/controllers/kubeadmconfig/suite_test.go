@@ -29,6 +29,13 @@ import (
 // env is the management cluster; workload the workload cluster every test Cluster points at.
 var env, workload *envtest.Environment
 
+// clusterCache is the controller's workload cluster cache: it connects on demand, as the provider's does,
+// and drops a cluster after testIdleTimeout without use.
+var clusterCache *clustercache.ClusterCache
+
+// testIdleTimeout is longer than the token checks of Machines without a Node (testTokenTTL/3).
+const testIdleTimeout = 5 * time.Second
+
 // testTokenTTL is the bootstrap token TTL of the tests: short, so that refreshes are seen.
 const testTokenTTL = 9 * time.Second
 
@@ -60,10 +67,12 @@ func runTests(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "Creating the manager: %v\n", err)
 		return 1
 	}
-	cache, err := clustercache.New(mgr, clustercache.Options{ConnectionRetryInterval: time.Second})
+	clusterCache, err = clustercache.New(mgr, clustercache.Options{
+		ConnectionRetryInterval: time.Second, IdleTimeout: testIdleTimeout, HealthProbeInterval: 500 * time.Millisecond,
+	})
 	if err == nil {
 		err = (&Reconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ClusterCache: cache, TokenTTL: testTokenTTL,
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ClusterCache: clusterCache, TokenTTL: testTokenTTL,
 			WaitInterval: time.Second, ConfigInterval: time.Second,
 		}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 5})
 	}
