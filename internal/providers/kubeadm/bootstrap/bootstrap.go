@@ -46,7 +46,7 @@ func DefaultOptions() Options {
 // joining Machines and to refresh them every --bootstrap-token-ttl/3 (5 minutes by default) until their
 // Nodes join, and to rotate the tokens of MachinePools; 10 minutes keeps a cluster connected across two
 // of those checks (one may fail) and disconnects it 10 minutes after its last Machine has joined.
-const DefaultClusterCacheIdleTimeout = 10 * time.Minute
+const DefaultClusterCacheIdleTimeout = 2 * time.Minute
 
 // AddFlags registers the provider's own flags.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
@@ -85,7 +85,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	if err != nil {
 		return fmt.Errorf("creating the workload cluster cache: %w", err)
 	}
-	r := &kubeadmconfig.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ClusterCache: cache, WatchFilter: o.WatchFilter, TokenTTL: o.TokenTTL}
+	r := &kubeadmconfig.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), SecretCache: mgr.GetCache(), ClusterCache: cache, WatchFilter: o.WatchFilter, TokenTTL: o.TokenTTL}
 	if err := r.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.KubeadmConfigConcurrency}); err != nil {
 		return fmt.Errorf("setting up the KubeadmConfig controller: %w", err)
 	}

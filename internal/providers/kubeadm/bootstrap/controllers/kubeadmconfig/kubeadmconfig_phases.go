@@ -564,6 +564,14 @@ func (r *Reconciler) storeData(ctx context.Context, s *scope, data []byte) error
 	return nil
 }
 
+// secretCache reads the Secrets labelled with a cluster name: the SecretCache, or the Client without one.
+func (r *Reconciler) secretCache() client.Reader {
+	if r.SecretCache != nil {
+		return r.SecretCache
+	}
+	return r.Client
+}
+
 func configOwnerRef(config *bootstrapv1.KubeadmConfig) metav1.OwnerReference {
 	return metav1.OwnerReference{
 		APIVersion: bootstrapv1.GroupVersion.String(), Kind: "KubeadmConfig", Name: config.Name, UID: config.UID, Controller: ptr.To(true),
@@ -571,10 +579,14 @@ func configOwnerRef(config *bootstrapv1.KubeadmConfig) metav1.OwnerReference {
 }
 
 // ensureDataSecretOwner makes the KubeadmConfig the controller of its bootstrap data Secret, which a move or
-// a restore may have left with another (or no) controller.
+// a restore may have left with another (or no) controller. The Secret is looked up in the SecretCache only:
+// it carries the cluster-name label, and until the data is rendered it does not exist, so that a read
+// through the Client would go to the API server at every reconcile of a Machine waiting for its
+// infrastructure or its control plane. A Secret the cache has not seen yet is looked at by a later
+// reconcile.
 func (r *Reconciler) ensureDataSecretOwner(ctx context.Context, s *scope) error {
 	secret := &corev1.Secret{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.config.Namespace, Name: s.config.Name}, secret); err != nil {
+	if err := r.secretCache().Get(ctx, client.ObjectKey{Namespace: s.config.Namespace, Name: s.config.Name}, secret); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
