@@ -258,6 +258,16 @@ func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (_ ctrl.Result
 func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, step bootstrapdata.Step) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	spec := &s.config.Spec
+	// A join that needs a new bootstrap token needs the workload cluster, which the cluster cache connects
+	// on demand: ask for it before changing anything, so that waiting for the connection writes nothing
+	// (the KubeadmConfig is reconciled again as soon as the connection is up).
+	if needsNewToken(spec.JoinConfiguration) {
+		if _, err := r.ClusterCache.GetClient(ctx, client.ObjectKeyFromObject(s.cluster)); errors.Is(err, clustercache.ErrClusterNotConnected) {
+			log.Info("Waiting for the connection to the workload cluster to create a bootstrap token")
+			s.facts.data = dataWaitingControlPlane
+			return ctrl.Result{RequeueAfter: r.WaitInterval}, nil
+		}
+	}
 	if spec.JoinConfiguration == nil {
 		log.Info("Creating a default JoinConfiguration")
 		spec.JoinConfiguration = &bootstrapv1.JoinConfiguration{}
@@ -326,6 +336,15 @@ func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, step bootstrap
 	}
 	// Looked at again to keep the bootstrap token fresh until the Node joins.
 	return ctrl.Result{RequeueAfter: r.tokenCheckInterval()}, nil
+}
+
+// needsNewToken reports whether a join's discovery will get a new bootstrap token: none given, and no file
+// discovery.
+func needsNewToken(jc *bootstrapv1.JoinConfiguration) bool {
+	if jc == nil {
+		return true
+	}
+	return jc.Discovery.File == nil && (jc.Discovery.BootstrapToken == nil || jc.Discovery.BootstrapToken.Token == "")
 }
 
 func hasTaint(taints []corev1.Taint, key string) bool {
