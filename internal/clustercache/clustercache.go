@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -81,6 +82,13 @@ type Options struct {
 	// CacheSyncPeriod is the resync period of the workload clusters' informers (the informers' default
 	// when nil).
 	CacheSyncPeriod *time.Duration
+
+	// IdleTimeout, when positive, connects workload clusters on demand: a cluster is connected only once a
+	// controller asks for its client, reader, REST config or a watch (GetClient, GetUncachedClient,
+	// GetRESTConfig, Watch), and disconnected (informers, watches and health probe stopped, HTTP
+	// connections closed) once nobody has asked for it for IdleTimeout. 0, the default, connects every
+	// Cluster with a kubeconfig and keeps it connected, as upstream does.
+	IdleTimeout time.Duration
 }
 
 // retryDelay is how long to wait after the failures-th failed connection attempt in a row, the first of
@@ -173,6 +181,9 @@ type ClusterCache struct {
 
 // New returns a ClusterCache running in mgr, with the manager's client and API reader.
 func New(mgr ctrl.Manager, opts Options) (*ClusterCache, error) {
+	if opts.IdleTimeout < 0 {
+		return nil, fmt.Errorf("the clustercache idle timeout must not be negative, got %s", opts.IdleTimeout)
+	}
 	cc := &ClusterCache{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Options: opts}
 	cc.init()
 	if err := cc.SetupWithManager(context.Background(), mgr, controller.Options{MaxConcurrentReconciles: cc.opts.Concurrency}); err != nil {
@@ -377,23 +388,51 @@ func (cc *ClusterCache) forget(cluster client.ObjectKey) bool {
 
 // connection returns the connection of a Cluster, or ErrClusterNotConnected. A connection whose health
 // probe fails keeps being served until HealthProbeFailureThreshold failures in a row drop it, as upstream
-// does: one lost probe does not cut every controller off the workload cluster.
+// does: one lost probe does not cut every controller off the workload cluster. When clusters are connected
+// on demand (Options.IdleTimeout), it records that the Cluster is used and, when it is not connected,
+// asks the ClusterCache's controller to connect it: the caller's ClusterSource tells it when it is.
 func (cc *ClusterCache) connection(cluster client.ObjectKey) (*connection, error) {
 	acc := cc.lookup(cluster)
+	onDemand := cc.onDemand()
+	if onDemand {
+		if acc == nil {
+			acc = cc.getOrCreate(cluster)
+		}
+		acc.lastUsed.Store(time.Now().UnixNano())
+	}
 	if acc != nil {
 		acc.mu.RLock()
-		conn := acc.conn
+		conn, connecting, retryAt := acc.conn, acc.connecting, acc.retryAt
 		acc.mu.RUnlock()
 		if conn != nil {
 			return conn, nil
+		}
+		// Not connected: ask for a connection, unless one is being made or a failed attempt waits
+		// for its retry (the ClusterCache's controller retries it as long as the Cluster is used).
+		if onDemand && !connecting && (retryAt.IsZero() || !time.Now().Before(retryAt)) && acc.requested.CompareAndSwap(false, true) {
+			cc.requeue(cluster)
 		}
 	}
 	return nil, fmt.Errorf("Cluster %s: %w", cluster, ErrClusterNotConnected) //nolint:staticcheck // Kinds are capitalised, as in every message.
 }
 
+// onDemand reports whether clusters are connected only when used (Options.IdleTimeout).
+func (cc *ClusterCache) onDemand() bool { return cc.opts.IdleTimeout > 0 }
+
+// usedRecently reports whether a Cluster connected on demand was asked for within Options.IdleTimeout.
+func (cc *ClusterCache) usedRecently(acc *accessor, now time.Time) bool {
+	used := acc.lastUsed.Load()
+	return used != 0 && now.Sub(time.Unix(0, used)) < cc.opts.IdleTimeout
+}
+
 // accessor is the state of one workload cluster. mu guards the fields and is never held during I/O.
 type accessor struct {
 	key client.ObjectKey
+
+	// lastUsed is when a controller last asked for the connection (UnixNano), with Options.IdleTimeout;
+	// requested is set while a request to connect is on its way to the ClusterCache's controller.
+	lastUsed  atomic.Int64
+	requested atomic.Bool
 
 	mu sync.RWMutex
 	// conn is the current connection; nil when not connected.

@@ -170,7 +170,16 @@ func (cc *ClusterCache) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, fmt.Errorf("getting the metadata of Secret %s: %w", secretKey, err)
 	}
 
-	acc := cc.getOrCreate(key)
+	// Connected on demand: a Cluster nobody asked for is not connected (nor read, nor retried).
+	var acc *accessor
+	if cc.onDemand() {
+		if acc = cc.lookup(key); acc == nil {
+			return ctrl.Result{}, nil
+		}
+		acc.requested.Store(false)
+	} else {
+		acc = cc.getOrCreate(key)
+	}
 	reach := reachabilityOf(cluster)
 	acc.mu.RLock()
 	connected, connecting := acc.conn != nil, acc.connecting
@@ -201,6 +210,9 @@ func (cc *ClusterCache) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		kubeconfig = data
 	}
 	if connected || connecting {
+		return ctrl.Result{}, nil
+	}
+	if cc.onDemand() && !cc.usedRecently(acc, time.Now()) {
 		return ctrl.Result{}, nil
 	}
 	// After a failure, wait before trying again (see Options.retryDelay), unless the kubeconfig or what the

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -281,6 +282,8 @@ type proxy struct {
 	refuse   bool
 	conns    []net.Conn
 	accepted chan struct{}
+	// live counts the client connections being forwarded.
+	live atomic.Int64
 }
 
 func newProxy(t *testing.T, target string, cut bool) *proxy {
@@ -335,8 +338,9 @@ func (p *proxy) serve() {
 		p.mu.Lock()
 		p.conns = append(p.conns, upstream)
 		p.mu.Unlock()
+		p.live.Add(1)
 		go func() { _, _ = io.Copy(upstream, c); _ = upstream.Close() }()
-		go func() { _, _ = io.Copy(c, upstream); _ = c.Close() }()
+		go func() { _, _ = io.Copy(c, upstream); _ = c.Close(); p.live.Add(-1) }()
 	}
 }
 

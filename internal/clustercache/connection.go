@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -23,6 +24,7 @@ import (
 // connection is everything made from one kubeconfig of a workload cluster.
 type connection struct {
 	config         *rest.Config
+	httpClient     *http.Client
 	cache          cache.Cache
 	cachedClient   client.Client
 	uncachedClient client.Client
@@ -214,6 +216,7 @@ func (cc *ClusterCache) connect(ctx context.Context, ep *endpoint) (*connection,
 	}
 	return &connection{
 		config:         ep.config,
+		httpClient:     ep.httpClient,
 		cache:          c,
 		cachedClient:   &nodeCachingClient{Client: uncached, cache: c},
 		uncachedClient: uncached,
@@ -286,6 +289,12 @@ func (cc *ClusterCache) probeLoop(ctx context.Context, acc *accessor, conn *conn
 			return
 		case <-ticker.C:
 		}
+		if cc.onDemand() && !cc.usedRecently(acc, time.Now()) {
+			if cc.disconnectIdle(acc, conn) {
+				log.Info("Disconnected from the workload cluster: not used for a while", "idleTimeout", cc.opts.IdleTimeout)
+			}
+			return
+		}
 		err := probe(ctx, conn.prober, cc.opts.HealthProbeTimeout)
 		if ctx.Err() != nil {
 			return
@@ -330,6 +339,37 @@ func (cc *ClusterCache) probeLoop(ctx context.Context, acc *accessor, conn *conn
 		cc.requeue(acc.key)
 		return
 	}
+}
+
+// disconnectIdle drops a connection made on demand that nobody used for Options.IdleTimeout: its cache
+// (informers and watches) and health probe stop and its HTTP connection is closed. The ClusterSources are
+// not told: nobody was using the connection, and the next use connects again. The Cluster's metrics are
+// removed, as for a Cluster the ClusterCache does not connect: an idle cluster is not a cluster that is down.
+func (cc *ClusterCache) disconnectIdle(acc *accessor, conn *connection) bool {
+	acc.mu.Lock()
+	if acc.conn != conn {
+		acc.mu.Unlock()
+		return false
+	}
+	acc.disconnectLocked()
+	acc.resetBackoffLocked()
+	acc.mu.Unlock()
+	forgetMetrics(acc.key)
+	// The watches end once their requests see the cancelled context; then the HTTP/2 connection is idle
+	// and can be closed instead of waiting for the transport's idle timeout (90 s). Transports are shared
+	// by kubeconfigs with the same credentials: only idle connections are closed, others are not
+	// disturbed. client-go's round trippers wrap the transport: CloseIdleConnectionsFor unwraps them.
+	go func() {
+		for _, wait := range []time.Duration{100 * time.Millisecond, time.Second, 5 * time.Second} {
+			select {
+			case <-cc.ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			utilnet.CloseIdleConnectionsFor(conn.httpClient.Transport)
+		}
+	}()
+	return true
 }
 
 func indexNodeByProviderID(obj client.Object) []string {

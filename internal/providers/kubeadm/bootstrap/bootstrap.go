@@ -38,8 +38,15 @@ type Options struct {
 // DefaultOptions returns upstream's defaults.
 func DefaultOptions() Options {
 	return Options{KubeadmConfigConcurrency: 10, ClusterConcurrency: 10, TokenTTL: kubeadmconfig.DefaultTokenTTL,
-		ClusterCache: clustercache.Options{Concurrency: 100, ClientQPS: 20, ClientBurst: 30}}
+		ClusterCache: clustercache.Options{Concurrency: 100, ClientQPS: 20, ClientBurst: 30, IdleTimeout: DefaultClusterCacheIdleTimeout}}
 }
+
+// DefaultClusterCacheIdleTimeout is how long a workload cluster the provider no longer uses stays connected
+// (--clustercache-idle-timeout). The provider uses a workload cluster to create the bootstrap tokens of
+// joining Machines and to refresh them every --bootstrap-token-ttl/3 (5 minutes by default) until their
+// Nodes join, and to rotate the tokens of MachinePools; 10 minutes keeps a cluster connected across two
+// of those checks (one may fail) and disconnects it 10 minutes after its last Machine has joined.
+const DefaultClusterCacheIdleTimeout = 2 * time.Minute
 
 // AddFlags registers the provider's own flags.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
@@ -49,6 +56,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.ClusterCache.Concurrency, "clustercache-concurrency", o.ClusterCache.Concurrency, "Number of Clusters whose workload cluster connection is reconciled at the same time.")
 	fs.Float32Var(&o.ClusterCache.ClientQPS, "clustercache-client-qps", o.ClusterCache.ClientQPS, "Maximum queries per second from the workload cluster clients to each workload API server.")
 	fs.IntVar(&o.ClusterCache.ClientBurst, "clustercache-client-burst", o.ClusterCache.ClientBurst, "Maximum burst of queries from the workload cluster clients to each workload API server.")
+	fs.DurationVar(&o.ClusterCache.IdleTimeout, "clustercache-idle-timeout", o.ClusterCache.IdleTimeout, "How long a workload cluster the provider no longer uses stays connected: workload clusters are connected when a bootstrap token is created, refreshed or rotated and disconnected after this long without one. 0 connects every workload cluster for as long as it exists, as upstream does.")
 	fs.DurationVar(&o.TokenTTL, "bootstrap-token-ttl", o.TokenTTL, "How long the bootstrap token of a joining Machine is valid; it is refreshed until the Machine's Node joins.")
 }
 
@@ -68,13 +76,16 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	if o.TokenTTL <= 0 {
 		return fmt.Errorf("--bootstrap-token-ttl must be positive, got %s", o.TokenTTL)
 	}
+	if o.ClusterCache.IdleTimeout < 0 {
+		return fmt.Errorf("--clustercache-idle-timeout must not be negative, got %s", o.ClusterCache.IdleTimeout)
+	}
 	cacheOpts := o.ClusterCache
 	cacheOpts.WatchFilter = o.WatchFilter
 	cache, err := clustercache.New(mgr, cacheOpts)
 	if err != nil {
 		return fmt.Errorf("creating the workload cluster cache: %w", err)
 	}
-	r := &kubeadmconfig.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ClusterCache: cache, WatchFilter: o.WatchFilter, TokenTTL: o.TokenTTL}
+	r := &kubeadmconfig.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), SecretCache: mgr.GetCache(), ClusterCache: cache, WatchFilter: o.WatchFilter, TokenTTL: o.TokenTTL}
 	if err := r.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.KubeadmConfigConcurrency}); err != nil {
 		return fmt.Errorf("setting up the KubeadmConfig controller: %w", err)
 	}

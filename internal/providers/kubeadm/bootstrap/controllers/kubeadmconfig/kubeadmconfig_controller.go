@@ -48,6 +48,11 @@ type Reconciler struct {
 	// APIReader, when set, reads a KubeadmConfig from the API server before its data is rendered, so that
 	// a cache that has not seen the last render yet does not render it again.
 	APIReader client.Reader
+	// SecretCache, when set, is the manager's cache, which holds the Secrets labelled with a cluster name
+	// (controllermanager.CacheOptions): the bootstrap data Secrets the controller writes are looked up
+	// there only, so that a KubeadmConfig whose data Secret does not exist yet costs no request to the API
+	// server (the Client would read a Secret the cache does not have from the API server).
+	SecretCache client.Reader
 	// ClusterCache reaches the workload clusters, where bootstrap tokens are created.
 	ClusterCache *clustercache.ClusterCache
 	// WatchFilter is the value of --watch-filter; "" reconciles every KubeadmConfig.

@@ -184,6 +184,12 @@ func TestFirstControlPlaneInitsAndWorkersJoinOnceInitialized(t *testing.T) {
 	g.Consistently(func(g Gomega) {
 		g.Expect(tokenExpiration(g, token)).To(Equal(last))
 	}, testTokenTTL, time.Second).Should(Succeed())
+
+	// The workload cluster, connected on demand for the token, is disconnected once no Machine needs it.
+	g.Eventually(func() bool {
+		h := clusterCache.Health(client.ObjectKeyFromObject(cluster))
+		return h.Connected || h.Connecting
+	}, timeout).Should(BeFalse(), "the workload cluster is no longer connected once every Node joined")
 }
 
 func TestBadInputIsReportedAndOtherConfigsKeepReconciling(t *testing.T) {
@@ -386,4 +392,42 @@ func TestMachinePoolJoinsWorkersAndKeepsATokenForScaleUps(t *testing.T) {
 		g.Expect(next).NotTo(Equal(rotated))
 		g.Expect(tokenExpiration(g, next)).To(BeTemporally(">", time.Now()))
 	}, timeout).Should(Succeed())
+}
+
+// TestSecretsThatDoNotExistYetAreNotReadFromTheAPIServer: a KubeadmConfig waiting for its control plane is
+// reconciled many times before its bootstrap data Secret exists; the provider's client reads a Secret the
+// manager's cache does not have from the API server, so the data Secret is looked up in the cache only.
+func TestSecretsThatDoNotExistYetAreNotReadFromTheAPIServer(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.NewNamespace(t)
+	cluster := createCluster(t, ns, "reads")
+	_, wc := createMachine(t, cluster, "worker-0", false, bootstrapv1.KubeadmConfigSpec{JoinConfiguration: &bootstrapv1.JoinConfiguration{}})
+	_, cp := createMachine(t, cluster, "cp-0", true, bootstrapv1.KubeadmConfigSpec{ClusterConfiguration: &bootstrapv1.ClusterConfiguration{}})
+	g.Eventually(func(g Gomega) {
+		get(g, cp)
+		g.Expect(cp.Status.Ready).To(BeTrue())
+	}, timeout).Should(Succeed())
+	// The worker waits for the control plane, looked at every WaitInterval (1 s here).
+	g.Consistently(func(g Gomega) {
+		get(g, wc)
+		g.Expect(wc.Status.Ready).To(BeFalse())
+	}, 3*time.Second, 500*time.Millisecond).Should(Succeed())
+	initializeControlPlane(t, cluster)
+	g.Eventually(func(g Gomega) {
+		get(g, wc)
+		g.Expect(wc.Status.Ready).To(BeTrue())
+	}, timeout).Should(Succeed())
+
+	gets := liveRequests.secretGets(ns)
+	t.Logf("Secret GETs sent to the API server: %v", gets)
+	g.Expect(gets).NotTo(HaveKey("worker-0"), "the worker's data Secret is not read from the API server while it does not exist")
+	g.Expect(gets).NotTo(HaveKey("cp-0"), "nor the control plane Machine's")
+	// The certificates are looked up in the API server before they are generated (the only reads that
+	// miss): a stale cache must never make the provider generate a second set. The cluster cache reads
+	// the kubeconfig when it connects, uncached by design.
+	delete(gets, "reads-kubeconfig")
+	for name, n := range gets {
+		g.Expect(name).To(HavePrefix("reads-"), "only the Cluster's certificates are read from the API server")
+		g.Expect(n).To(Equal(1), "the certificate Secret %s is read from the API server once, before it is generated", name)
+	}
 }

@@ -258,6 +258,16 @@ func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (_ ctrl.Result
 func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, step bootstrapdata.Step) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	spec := &s.config.Spec
+	// A join that needs a new bootstrap token needs the workload cluster, which the cluster cache connects
+	// on demand: ask for it before changing anything, so that waiting for the connection writes nothing
+	// (the KubeadmConfig is reconciled again as soon as the connection is up).
+	if needsNewToken(spec.JoinConfiguration) {
+		if _, err := r.ClusterCache.GetClient(ctx, client.ObjectKeyFromObject(s.cluster)); errors.Is(err, clustercache.ErrClusterNotConnected) {
+			log.Info("Waiting for the connection to the workload cluster to create a bootstrap token")
+			s.facts.data = dataWaitingControlPlane
+			return ctrl.Result{RequeueAfter: r.WaitInterval}, nil
+		}
+	}
 	if spec.JoinConfiguration == nil {
 		log.Info("Creating a default JoinConfiguration")
 		spec.JoinConfiguration = &bootstrapv1.JoinConfiguration{}
@@ -326,6 +336,15 @@ func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, step bootstrap
 	}
 	// Looked at again to keep the bootstrap token fresh until the Node joins.
 	return ctrl.Result{RequeueAfter: r.tokenCheckInterval()}, nil
+}
+
+// needsNewToken reports whether a join's discovery will get a new bootstrap token: none given, and no file
+// discovery.
+func needsNewToken(jc *bootstrapv1.JoinConfiguration) bool {
+	if jc == nil {
+		return true
+	}
+	return jc.Discovery.File == nil && (jc.Discovery.BootstrapToken == nil || jc.Discovery.BootstrapToken.Token == "")
 }
 
 func hasTaint(taints []corev1.Taint, key string) bool {
@@ -564,6 +583,14 @@ func (r *Reconciler) storeData(ctx context.Context, s *scope, data []byte) error
 	return nil
 }
 
+// secretCache reads the Secrets labelled with a cluster name: the SecretCache, or the Client without one.
+func (r *Reconciler) secretCache() client.Reader {
+	if r.SecretCache != nil {
+		return r.SecretCache
+	}
+	return r.Client
+}
+
 func configOwnerRef(config *bootstrapv1.KubeadmConfig) metav1.OwnerReference {
 	return metav1.OwnerReference{
 		APIVersion: bootstrapv1.GroupVersion.String(), Kind: "KubeadmConfig", Name: config.Name, UID: config.UID, Controller: ptr.To(true),
@@ -571,10 +598,14 @@ func configOwnerRef(config *bootstrapv1.KubeadmConfig) metav1.OwnerReference {
 }
 
 // ensureDataSecretOwner makes the KubeadmConfig the controller of its bootstrap data Secret, which a move or
-// a restore may have left with another (or no) controller.
+// a restore may have left with another (or no) controller. The Secret is looked up in the SecretCache only:
+// it carries the cluster-name label, and until the data is rendered it does not exist, so that a read
+// through the Client would go to the API server at every reconcile of a Machine waiting for its
+// infrastructure or its control plane. A Secret the cache has not seen yet is looked at by a later
+// reconcile.
 func (r *Reconciler) ensureDataSecretOwner(ctx context.Context, s *scope) error {
 	secret := &corev1.Secret{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.config.Namespace, Name: s.config.Name}, secret); err != nil {
+	if err := r.secretCache().Get(ctx, client.ObjectKey{Namespace: s.config.Namespace, Name: s.config.Name}, secret); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}

@@ -4,17 +4,22 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -23,11 +28,19 @@ import (
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
+	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 )
 
 // env is the management cluster; workload the workload cluster every test Cluster points at.
 var env, workload *envtest.Environment
+
+// clusterCache is the controller's workload cluster cache: it connects on demand, as the provider's does,
+// and drops a cluster after testIdleTimeout without use.
+var clusterCache *clustercache.ClusterCache
+
+// testIdleTimeout is longer than the token checks of Machines without a Node (testTokenTTL/3).
+const testIdleTimeout = 5 * time.Second
 
 // testTokenTTL is the bootstrap token TTL of the tests: short, so that refreshes are seen.
 const testTokenTTL = 9 * time.Second
@@ -47,12 +60,18 @@ func runTests(m *testing.M) int {
 	env, workload = envs[0], envs[1]
 
 	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+	// The manager's requests are counted, so that tests can tell which Secrets are read from the API server.
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(liveRequests.wrap)
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 env.Scheme,
 		Metrics:                server.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		// As the provider's manager: Secrets and ConfigMaps are read from the API server.
-		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
+		// As the provider's manager (controllermanager.New): the Secrets labelled with a cluster name are
+		// read from the cache, other Secrets and ConfigMaps from the API server.
+		Cache:      controllermanager.CacheOptions(cache.Options{}),
+		Client:     controllermanager.ClientOptions(),
+		NewClient:  controllermanager.NewClient,
 		Controller: config.Controller{UsePriorityQueue: ptr.To(true)},
 	})
 	if err != nil {
@@ -60,10 +79,12 @@ func runTests(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "Creating the manager: %v\n", err)
 		return 1
 	}
-	cache, err := clustercache.New(mgr, clustercache.Options{ConnectionRetryInterval: time.Second})
+	clusterCache, err = clustercache.New(mgr, clustercache.Options{
+		ConnectionRetryInterval: time.Second, IdleTimeout: testIdleTimeout, HealthProbeInterval: 500 * time.Millisecond,
+	})
 	if err == nil {
 		err = (&Reconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ClusterCache: cache, TokenTTL: testTokenTTL,
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), SecretCache: mgr.GetCache(), ClusterCache: clusterCache, TokenTTL: testTokenTTL,
 			WaitInterval: time.Second, ConfigInterval: time.Second,
 		}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 5})
 	}
@@ -84,6 +105,41 @@ func runTests(m *testing.M) int {
 	<-done
 	return code
 }
+
+// requestCounter counts the manager's requests to the API server by method and path.
+type requestCounter struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+var liveRequests = &requestCounter{counts: map[string]int{}}
+
+func (c *requestCounter) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		c.mu.Lock()
+		c.counts[r.Method+" "+r.URL.Path]++
+		c.mu.Unlock()
+		return rt.RoundTrip(r)
+	})
+}
+
+// secretGets returns the GETs of single Secrets of namespace ns sent so far, by Secret name.
+func (c *requestCounter) secretGets(ns string) map[string]int {
+	prefix := "GET /api/v1/namespaces/" + ns + "/secrets/"
+	out := map[string]int{}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, n := range c.counts {
+		if name, ok := strings.CutPrefix(k, prefix); ok {
+			out[name] += n
+		}
+	}
+	return out
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // createCluster creates a Cluster whose infrastructure is ready, whose endpoint and kubeconfig point at the
 // workload API server, and whose control plane is not initialized yet.
