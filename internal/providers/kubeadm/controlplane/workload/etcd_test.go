@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/pki"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane/workload"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
@@ -33,10 +32,8 @@ func TestEtcdReadsCloseTheirConnections(t *testing.T) {
 	ctx := context.Background()
 	b := memory.New(memory.Options{StartupDelay: 10 * time.Millisecond})
 	t.Cleanup(b.Shutdown)
-	ca, etcdCA := newCA(t), newCA(t)
-	key, err := pki.NewKey()
-	g.Expect(err).NotTo(HaveOccurred())
-	certs := backend.Certificates{CA: ca, EtcdCA: etcdCA, FrontProxyCA: newCA(t), ServiceAccountKey: key}
+	certs := testworkload.NewCertificates(t)
+	ca, etcdCA := certs.CA, certs.EtcdCA
 	cluster := types.NamespacedName{Namespace: "ns", Name: "c1"}
 	status, err := b.EnsureCluster(ctx, backend.Cluster{Key: cluster, ClusterName: "c1", Certificates: certs})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -81,19 +78,6 @@ func TestEtcdReadsCloseTheirConnections(t *testing.T) {
 	g.Expect(w.MemberAnswers(ctx, "cp1", nil)).To(Succeed())
 	g.Expect(proxy.opened.Load()-opened).To(Equal(int64(2)), "one more port-forward")
 	g.Expect(w.MemberAnswers(ctx, "cp2", state)).NotTo(Succeed(), "a member that does not exist does not answer")
-}
-
-func newCA(t *testing.T) *kubeconfig.CA {
-	t.Helper()
-	certPEM, keyPEM, err := kubeconfig.NewCA("kubernetes", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := kubeconfig.ParseCA(certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ca
 }
 
 // countingProxy forwards TCP connections on a loopback port to target and counts them.
