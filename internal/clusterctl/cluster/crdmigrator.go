@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -119,6 +122,24 @@ func (c *Client) crdPairs(ctx context.Context, objs []unstructured.Unstructured)
 	return out, nil
 }
 
+// servedVersionWait bounds how long a list waits for a version the CRD was just changed to serve: the API
+// server's discovery shows a new version of a CRD a moment after the CRD is updated.
+const servedVersionWait = 30 * time.Second
+
+// listServed lists like cl.List, and when the kind's version is not in the API server's discovery yet
+// (a CRD applied a moment ago) tries again until it is, for up to servedVersionWait.
+func listServed(ctx context.Context, cl client.Client, list *unstructured.UnstructuredList, opts ...client.ListOption) error {
+	var err error
+	waitErr := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, servedVersionWait, true, func(ctx context.Context) (bool, error) {
+		err = cl.List(ctx, list, opts...)
+		return !meta.IsNoMatchError(err), nil
+	})
+	if err == nil && waitErr != nil {
+		return waitErr
+	}
+	return err
+}
+
 // migrate writes every object of crd again, so that the API server stores it in the storage version,
 // then sets status.storedVersions to the storage version alone. It can be run again after an
 // interruption.
@@ -137,7 +158,7 @@ func (c *Client) migrate(ctx context.Context, crd *apiextensionsv1.CustomResourc
 	for {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := cl.List(ctx, list, client.Limit(migrationPageSize), client.Continue(cont)); err != nil {
+		if err := listServed(ctx, cl, list, client.Limit(migrationPageSize), client.Continue(cont)); err != nil {
 			return fmt.Errorf("listing the %s objects to migrate: %w", gvk.Kind, err)
 		}
 		for i := range list.Items {
