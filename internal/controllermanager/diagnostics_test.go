@@ -364,6 +364,18 @@ func run(t *testing.T, o *controllermanager.Options, cfg *rest.Config) ctrl.Mana
 			t.Errorf("manager: %v", err)
 		}
 	})
+	// Wait until the manager has started: until its caches reported they synced, tests must not start
+	// informers through its client. controller-runtime's manager waits for its cache's first sync with no
+	// end, even once stopped; an informer of a kind the test's user may not list, started at that moment,
+	// never syncs, and the manager would never return from Start.
+	select {
+	case <-mgr.Elected():
+	case err := <-done:
+		done <- err
+		t.Fatalf("the manager stopped while starting: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("the manager did not start within a minute")
+	}
 	return mgr
 }
 
