@@ -147,7 +147,7 @@ IDLE ?= 300
 .PHONY: bench-scale
 bench-scale: test-tools ## Run the scale benchmark (N clusters, C at a time, IDLE seconds idle, CLASS=1 from the ClusterClass; see docs/scale.md)
 	CAPSTAN_BENCH_SCALE=1 CAPSTAN_BENCH_N=$(N) CAPSTAN_BENCH_C=$(C) CAPSTAN_BENCH_IDLE=$(IDLE) CAPSTAN_BENCH_CLUSTERCLASS=$(CLASS) CAPSTAN_BENCH_IDLE_PROFILE=$(IDLE_PROFILE) CAPSTAN_BENCH_DELETE_PROFILE=$(DELETE_PROFILE) \
-		CAPSTAN_BENCH_HEAP_PROFILE=$(HEAP_PROFILE) CAPSTAN_BENCH_IN_PROCESS=$(IN_PROCESS) \
+		CAPSTAN_BENCH_HEAP_PROFILE=$(HEAP_PROFILE) CAPSTAN_BENCH_IN_PROCESS=$(IN_PROCESS) CAPSTAN_BENCH_APISERVER_PROFILE=$(APISERVER_PROFILE) \
 		go test -count=1 -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -timeout 180m -v $(if $(PROFILE),-cpuprofile $(PROFILE)) ./internal/providers/local/backend/memory/e2e/
 
 .PHONY: test-e2e-rollout

@@ -32,12 +32,14 @@ type Key struct {
 type Counter struct {
 	mu     sync.Mutex
 	counts map[Key]int
+	// conflicts counts the requests answered 409 Conflict (a write with a stale resourceVersion).
+	conflicts map[Key]int
 	// Bodies, when set before requests are made, receives the body of every write (for a developer to read).
 	Bodies func(Key, string, []byte)
 }
 
 // New returns an empty Counter.
-func New() *Counter { return &Counter{counts: map[Key]int{}} }
+func New() *Counter { return &Counter{counts: map[Key]int{}, conflicts: map[Key]int{}} }
 
 // Wrap is a rest.Config's WrapTransport: it counts every request of rt.
 func (c *Counter) Wrap(rt http.RoundTripper) http.RoundTripper { return c.wrap("", rt) }
@@ -63,7 +65,13 @@ func (c *Counter) wrap(as string, rt http.RoundTripper) http.RoundTripper {
 		c.mu.Lock()
 		c.counts[k]++
 		c.mu.Unlock()
-		return rt.RoundTrip(req)
+		resp, err := rt.RoundTrip(req)
+		if err == nil && resp.StatusCode == http.StatusConflict {
+			c.mu.Lock()
+			c.conflicts[k]++
+			c.mu.Unlock()
+		}
+		return resp, err
 	})
 }
 
@@ -77,6 +85,18 @@ func (c *Counter) Snapshot() Counts {
 	defer c.mu.Unlock()
 	out := make(Counts, len(c.counts))
 	for k, n := range c.counts {
+		out[k] = n
+	}
+	return out
+}
+
+// Conflicts returns the requests so far that the API server answered 409 Conflict (each is also in
+// Snapshot).
+func (c *Counter) Conflicts() Counts {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(Counts, len(c.conflicts))
+	for k, n := range c.conflicts {
 		out[k] = n
 	}
 	return out

@@ -19,11 +19,14 @@ func componentWrites(c apicount.Counts, component string) int {
 
 // requestTable lists the requests by component, verb and resource, most first, with each count divided by
 // per (the Machines, or the seconds idle).
-func requestTable(c apicount.Counts, per float64, unit string) string {
+func requestTable(c, conflicts apicount.Counts, per float64, unit string) string {
 	type row struct{ component, verb, resource string }
-	rows := map[row]int{}
+	rows, rowConflicts := map[row]int{}, map[row]int{}
 	for k, n := range c {
 		rows[row{k.Agent, k.Action, k.Resource}] += n
+	}
+	for k, n := range conflicts {
+		rowConflicts[row{k.Agent, k.Action, k.Resource}] += n
 	}
 	keys := make([]row, 0, len(rows))
 	for k := range rows {
@@ -39,9 +42,9 @@ func requestTable(c apicount.Counts, per float64, unit string) string {
 		return keys[i].verb+keys[i].resource < keys[j].verb+keys[j].resource
 	})
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-13s %-7s %-55s %8s %10s\n", "component", "verb", "resource", "count", unit)
+	fmt.Fprintf(&b, "%-13s %-7s %-55s %8s %10s %8s\n", "component", "verb", "resource", "count", unit, "409")
 	for _, k := range keys {
-		fmt.Fprintf(&b, "%-13s %-7s %-55s %8d %10.2f\n", k.component, k.verb, k.resource, rows[k], float64(rows[k])/per)
+		fmt.Fprintf(&b, "%-13s %-7s %-55s %8d %10.2f %8d\n", k.component, k.verb, k.resource, rows[k], float64(rows[k])/per, rowConflicts[k])
 	}
 	return b.String()
 }

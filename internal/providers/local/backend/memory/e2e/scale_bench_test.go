@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"runtime/pprof"
@@ -15,6 +17,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	dto "github.com/prometheus/client_model/go"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -77,7 +80,7 @@ func BenchmarkScale(b *testing.B) {
 			mgmtHost = u.Host
 		}
 		b.Logf("management API server: %s", mgmtHost)
-		before, byKey0 := requests(mgmtHost), counter.Snapshot()
+		before, byKey0, conflicts0 := requests(mgmtHost), counter.Snapshot(), counter.Conflicts()
 		usage0 := procs.usage(b)
 
 		// CAPSTAN_BENCH_DIFFS=k logs the first k modifications of each kind while creating, to see which
@@ -97,6 +100,7 @@ func BenchmarkScale(b *testing.B) {
 			}
 		}
 		b.Logf("creating %d clusters from %s, %d at a time", n, flavor, c)
+		apiserverProfile := profileAPIServer(b)
 		start := time.Now()
 		created := make([]time.Time, n)
 		names := make(chan int)
@@ -142,12 +146,13 @@ func BenchmarkScale(b *testing.B) {
 			g.Expect(available).To(HaveLen(n))
 		}, 2*time.Hour, 2*time.Second).Should(Succeed())
 		allAvailable := time.Since(start)
+		apiserverProfile()
 		var perCluster []float64
 		for k := 0; k < n; k++ {
 			perCluster = append(perCluster, available[fmt.Sprintf("s%04d", k)].Sub(created[k]).Seconds())
 		}
 		sort.Float64s(perCluster)
-		creating, byKeyCreating := requests(mgmtHost).minus(before), counter.Snapshot().Since(byKey0)
+		creating, byKeyCreating, conflictsCreating := requests(mgmtHost).minus(before), counter.Snapshot().Since(byKey0), counter.Conflicts().Since(conflicts0)
 		if creationChanges != nil {
 			_, report := creationChanges.stop(b)
 			b.Logf("objects modified while creating:\n%s", report)
@@ -159,7 +164,7 @@ func BenchmarkScale(b *testing.B) {
 		b.Logf("idling %s", idle)
 		changes := observeChanges(b, 3)
 		changes.start(b)
-		idleBefore, byKeyIdle0, usageIdle0 := requests(mgmtHost), counter.Snapshot(), procs.usage(b)
+		idleBefore, byKeyIdle0, conflictsIdle0, usageIdle0 := requests(mgmtHost), counter.Snapshot(), counter.Conflicts(), procs.usage(b)
 		stopProfile := startProfile(b, "CAPSTAN_BENCH_IDLE_PROFILE")
 		time.Sleep(idle)
 		stopProfile()
@@ -170,7 +175,7 @@ func BenchmarkScale(b *testing.B) {
 		}
 		changed, changeReport := changes.stop(b)
 		b.Logf("objects modified while idle (%d):\n%s", changed, changeReport)
-		idling, byKeyIdle := requests(mgmtHost).minus(idleBefore), counter.Snapshot().Since(byKeyIdle0)
+		idling, byKeyIdle, conflictsIdle := requests(mgmtHost).minus(idleBefore), counter.Snapshot().Since(byKeyIdle0), counter.Conflicts().Since(conflictsIdle0)
 
 		stopProfile = startProfile(b, "CAPSTAN_BENCH_DELETE_PROFILE")
 		delStart := time.Now()
@@ -189,14 +194,15 @@ func BenchmarkScale(b *testing.B) {
 		stopProfile()
 
 		machines := float64(2 * n)
-		b.Logf("requests to the management API server from creation to Available, by component (per Machine):\n%s", requestTable(byKeyCreating, machines, "/machine"))
-		b.Logf("requests to the management API server while idle, by component (per second):\n%s", requestTable(byKeyIdle, idle.Seconds(), "/s"))
+		b.Logf("requests to the management API server from creation to Available, by component (per Machine; 409: the requests answered Conflict):\n%s", requestTable(byKeyCreating, conflictsCreating, machines, "/machine"))
+		b.Logf("requests to the management API server while idle, by component (per second):\n%s", requestTable(byKeyIdle, conflictsIdle, idle.Seconds(), "/s"))
 		b.ReportMetric(allAvailable.Seconds(), "s-all-available")
 		b.ReportMetric(percentile(perCluster, 0.50), "s-p50-cluster")
 		b.ReportMetric(percentile(perCluster, 0.99), "s-p99-cluster")
 		b.ReportMetric(float64(creating.mgmtTotal())/float64(n), "mgmt-requests/cluster")
 		b.ReportMetric(float64(creating.workload)/float64(n), "workload-requests/cluster")
 		b.ReportMetric(float64(creating.writes())/machines, "mgmt-writes/machine")
+		b.ReportMetric(float64(conflictsCreating.Sum(func(apicount.Key) bool { return true }))/machines, "conflicts/machine")
 		for _, verb := range []string{"GET", "LIST", "WATCH", "POST", "PUT", "PATCH", "DELETE"} {
 			if v := creating.mgmt[verb]; v > 0 {
 				b.ReportMetric(float64(v)/machines, verb+"/machine")
@@ -217,6 +223,46 @@ func BenchmarkScale(b *testing.B) {
 		b.ReportMetric(float64(changed)/idle.Seconds(), "modified/s-idle")
 		b.ReportMetric(deletion.Seconds(), "s-delete-all")
 	}
+}
+
+// profileAPIServer takes, when CAPSTAN_BENCH_APISERVER_PROFILE names a file, a CPU profile of the
+// management cluster's kube-apiserver (its /debug/pprof/profile) over the first
+// CAPSTAN_BENCH_APISERVER_PROFILE_SECONDS (default 120) seconds of creation, to see what the API server
+// spends its core on; wait returns once the profile is written.
+func profileAPIServer(b *testing.B) (wait func()) {
+	path := os.Getenv("CAPSTAN_BENCH_APISERVER_PROFILE")
+	if path == "" {
+		return func() {}
+	}
+	seconds := envInt("CAPSTAN_BENCH_APISERVER_PROFILE_SECONDS", 120)
+	httpClient, err := rest.HTTPClientFor(env.Config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	httpClient.Timeout = time.Duration(seconds+60) * time.Second
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		resp, err := httpClient.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", strings.TrimSuffix(env.Config.Host, "/"), seconds))
+		if err != nil {
+			b.Errorf("profiling the API server: %v", err)
+			return
+		}
+		defer func() { _ = resp.Body.Close() }()
+		data, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("%s: %s", resp.Status, data)
+		}
+		if err == nil {
+			err = os.WriteFile(path, data, 0o600)
+		}
+		if err != nil {
+			b.Errorf("profiling the API server: %v", err)
+			return
+		}
+		b.Logf("the API server's CPU profile of the first %d s of creation: %s", seconds, path)
+	}()
+	return func() { <-done }
 }
 
 // startProfile takes a CPU profile into the file the environment variable env names, if set, until stop:
