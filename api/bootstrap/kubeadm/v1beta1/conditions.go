@@ -14,6 +14,11 @@ const (
 	// initialized.
 	WaitingForControlPlaneAvailableReason = "WaitingForControlPlaneAvailable"
 
+	// WaitingForWorkloadClusterConnectionReason (Info): a joining Machine needs a bootstrap token, and the
+	// provider waits for its connection to the workload cluster, made on demand, to create it (capstan's;
+	// upstream's provider keeps every workload cluster connected).
+	WaitingForWorkloadClusterConnectionReason = "WaitingForWorkloadClusterConnection"
+
 	// DataSecretGenerationFailedReason (Warning): the bootstrap data cannot be generated, usually because of
 	// the configuration (a missing Secret of a file, an invalid Ignition additionalConfig...).
 	DataSecretGenerationFailedReason = "DataSecretGenerationFailed"

@@ -95,10 +95,8 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 	case !controlPlaneInitialized(s.cluster):
 		result, err = r.reconcileInit(ctx, s)
 	case s.owner.isControlPlane():
-		(&initLock{client: r.Client}).unlock(ctx, s.cluster)
 		result, err = r.reconcileJoin(ctx, s, bootstrapdata.JoinControlPlane)
 	default:
-		(&initLock{client: r.Client}).unlock(ctx, s.cluster)
 		result, err = r.reconcileJoin(ctx, s, bootstrapdata.JoinWorker)
 	}
 	var cfgErr *configError
@@ -264,10 +262,13 @@ func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, step bootstrap
 	if needsNewToken(spec.JoinConfiguration) {
 		if _, err := r.ClusterCache.GetClient(ctx, client.ObjectKeyFromObject(s.cluster)); errors.Is(err, clustercache.ErrClusterNotConnected) {
 			log.Info("Waiting for the connection to the workload cluster to create a bootstrap token")
-			s.facts.data = dataWaitingControlPlane
+			s.facts.data = dataWaitingConnection
 			return ctrl.Result{RequeueAfter: r.WaitInterval}, nil
 		}
 	}
+	// The control plane is initialized: the init lock is released, as upstream's, once per join rendered
+	// (not at each reconcile of a join that waits).
+	(&initLock{client: r.Client}).unlock(ctx, s.cluster)
 	if spec.JoinConfiguration == nil {
 		log.Info("Creating a default JoinConfiguration")
 		spec.JoinConfiguration = &bootstrapv1.JoinConfiguration{}

@@ -20,6 +20,9 @@ const (
 	dataNotLooked dataState = iota
 	dataWaitingInfrastructure
 	dataWaitingControlPlane
+	// dataWaitingConnection: a join needs a bootstrap token and waits for the on-demand connection to the
+	// workload cluster.
+	dataWaitingConnection
 	dataFailed
 	dataAvailable
 )
@@ -70,6 +73,10 @@ func setStatus(c *bootstrapv1.KubeadmConfig, f facts) {
 	case dataWaitingControlPlane:
 		conditions.MarkFalse(c, bootstrapv1.DataSecretAvailableCondition, bootstrapv1.WaitingForControlPlaneAvailableReason, clusterv1.ConditionSeverityInfo, "")
 		dataV1Beta2.Message = "Waiting for Cluster control plane to be initialized"
+		conditions.SetV1Beta2(c, dataV1Beta2)
+	case dataWaitingConnection:
+		conditions.MarkFalse(c, bootstrapv1.DataSecretAvailableCondition, bootstrapv1.WaitingForWorkloadClusterConnectionReason, clusterv1.ConditionSeverityInfo, "")
+		dataV1Beta2.Message = "Waiting for the connection to the workload cluster to create a bootstrap token"
 		conditions.SetV1Beta2(c, dataV1Beta2)
 	case dataFailed:
 		conditions.MarkFalse(c, bootstrapv1.DataSecretAvailableCondition, bootstrapv1.DataSecretGenerationFailedReason, clusterv1.ConditionSeverityWarning, "%s", f.dataMessage)

@@ -38,6 +38,12 @@ func TestSetStatus(t *testing.T) {
 				readyMessage: "* DataSecretAvailable: Waiting for Cluster control plane to be initialized"},
 		},
 		{
+			name:  "a join waiting for the connection to the workload cluster",
+			facts: facts{data: dataWaitingConnection, certs: certsAvailable},
+			want: want{dataReason: bootstrapv1.WaitingForWorkloadClusterConnectionReason, readyV1Beta2: metav1.ConditionFalse,
+				readyMessage: "* DataSecretAvailable: Waiting for the connection to the workload cluster to create a bootstrap token"},
+		},
+		{
 			name:  "a configuration problem",
 			facts: facts{data: dataFailed, dataMessage: "Secret ns/s referenced by spec.files[0].contentFrom (path /a) is not found", certs: certsAvailable},
 			want: want{dataReason: bootstrapv1.DataSecretGenerationFailedReason, readyV1Beta2: metav1.ConditionFalse,
