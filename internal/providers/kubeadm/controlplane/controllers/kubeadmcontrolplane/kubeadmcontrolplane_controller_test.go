@@ -136,6 +136,8 @@ func TestControlPlaneLifecycle(t *testing.T) {
 	g.Expect(first.Labels).To(HaveKeyWithValue("tier", "cp"))
 	g.Expect(first.Labels).To(HaveKeyWithValue(clusterv1.MachineControlPlaneNameLabel, kcp.Name))
 	g.Expect(first.Annotations).To(HaveKey(controlplanev1.PreTerminateHookCleanupAnnotation))
+	g.Expect(first.Finalizers).To(ContainElement(clusterv1.MachineFinalizer),
+		"created with the core's finalizer (no core Machine controller runs here), which saves the core a write")
 	g.Expect(first.Spec.Version).To(Equal(ptr.To("v1.36.0")))
 	g.Expect(first.Spec.FailureDomain).To(Equal(ptr.To("fd-a")))
 	cfg := &bootstrapv1.KubeadmConfig{}

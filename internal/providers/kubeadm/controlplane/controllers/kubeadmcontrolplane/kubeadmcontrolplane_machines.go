@@ -124,6 +124,9 @@ func desiredMachine(kcp *controlplanev1.KubeadmControlPlane, cluster *clusterv1.
 		},
 	}
 	if existing == nil {
+		// Created with the core's finalizer, as upstream's MachineSet creates its Machines, so that the
+		// Machine controller does not add it in a write of its own.
+		m.Finalizers = []string{clusterv1.MachineFinalizer}
 		m.Spec.Version = ptr.To(kcp.Spec.Version)
 		cc, err := json.Marshal(kcp.Spec.KubeadmConfigSpec.ClusterConfiguration)
 		if err != nil {
