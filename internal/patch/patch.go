@@ -55,45 +55,21 @@ func NewHelper(obj client.Object, c client.Client, opts ...Option) *Helper {
 // computed from, the status records the new generation (status.observedGeneration and the conditions'
 // observedGeneration that named the generation read), rather than needing one more write to catch up.
 func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
-	before, err := toMap(h.before)
-	if err != nil {
-		return err
+	// Most reconciles change nothing, and most of the others change only the status: comparing the
+	// objects as they are is much cheaper than converting them to maps (equal objects convert to equal
+	// maps), and only the status is converted then.
+	if reflect.DeepEqual(h.before, obj) {
+		return nil
 	}
-	after, err := toMap(obj)
-	if err != nil {
-		return err
-	}
-	beforeStatus, afterStatus := before["status"], after["status"]
-	delete(before, "status")
-	delete(after, "status")
-
 	// base is the version of the object the status patch applies to.
 	base := h.before.GetResourceVersion()
-	if !reflect.DeepEqual(before, after) {
-		lock := !reflect.DeepEqual(h.before.GetFinalizers(), obj.GetFinalizers()) ||
-			!reflect.DeepEqual(h.before.GetOwnerReferences(), obj.GetOwnerReferences())
-		data, err := objectPatch(before, after, lock)
-		if err != nil {
+	beforeStatus, afterStatus, statusOnly, err := changedStatusOnly(h.before, obj)
+	if err != nil {
+		return err
+	}
+	if !statusOnly {
+		if beforeStatus, afterStatus, base, err = h.patchObject(ctx, obj); err != nil {
 			return err
-		}
-		if err := h.client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data)); err != nil {
-			if apierrors.IsConflict(err) {
-				h.writes.Replaced(obj, base)
-			}
-			return fmt.Errorf("patching %s: %w", client.ObjectKeyFromObject(obj), err)
-		}
-		h.writes.Record(base, obj)
-		written, err := toMap(obj)
-		if err != nil {
-			return err
-		}
-		// The status patch holds for the server's object when the status there is the one it was computed
-		// from; otherwise it is sent against the version read, and conflicts when it must.
-		if reflect.DeepEqual(written["status"], beforeStatus) {
-			base = obj.GetResourceVersion()
-		}
-		if oldGen, newGen := h.before.GetGeneration(), obj.GetGeneration(); newGen != oldGen && reflect.DeepEqual(written["spec"], after["spec"]) {
-			observeGeneration(afterStatus, oldGen, newGen)
 		}
 	}
 	if reflect.DeepEqual(beforeStatus, afterStatus) {
@@ -121,6 +97,96 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	}
 	h.writes.Record(written, obj)
 	return nil
+}
+
+// patchObject sends the metadata and spec patch when they changed, and returns the statuses to compare and
+// the version of the object the status patch applies to.
+func (h *Helper) patchObject(ctx context.Context, obj client.Object) (beforeStatus, afterStatus any, base string, err error) {
+	before, err := toMap(h.before)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	after, err := toMap(obj)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	beforeStatus, afterStatus = before["status"], after["status"]
+	delete(before, "status")
+	delete(after, "status")
+	base = h.before.GetResourceVersion()
+	if reflect.DeepEqual(before, after) {
+		return beforeStatus, afterStatus, base, nil
+	}
+	lock := !reflect.DeepEqual(h.before.GetFinalizers(), obj.GetFinalizers()) ||
+		!reflect.DeepEqual(h.before.GetOwnerReferences(), obj.GetOwnerReferences())
+	data, err := objectPatch(before, after, lock)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if err := h.client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data)); err != nil {
+		if apierrors.IsConflict(err) {
+			h.writes.Replaced(obj, base)
+		}
+		return nil, nil, "", fmt.Errorf("patching %s: %w", client.ObjectKeyFromObject(obj), err)
+	}
+	h.writes.Record(base, obj)
+	written, err := toMap(obj)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	// The status patch holds for the server's object when the status there is the one it was computed
+	// from; otherwise it is sent against the version read, and conflicts when it must.
+	if reflect.DeepEqual(written["status"], beforeStatus) {
+		base = obj.GetResourceVersion()
+	}
+	if oldGen, newGen := h.before.GetGeneration(), obj.GetGeneration(); newGen != oldGen && reflect.DeepEqual(written["spec"], after["spec"]) {
+		observeGeneration(afterStatus, oldGen, newGen)
+	}
+	return beforeStatus, afterStatus, base, nil
+}
+
+// changedStatusOnly says whether before and after, typed objects (pointers to structs of exported fields),
+// differ in their Status field only; if so it returns both statuses as maps. It says no, without error,
+// for other objects (unstructured ones).
+func changedStatusOnly(before, after client.Object) (beforeStatus, afterStatus any, ok bool, err error) {
+	vb, va := reflect.ValueOf(before), reflect.ValueOf(after)
+	if vb.Kind() != reflect.Pointer || va.Type() != vb.Type() || vb.Elem().Kind() != reflect.Struct {
+		return nil, nil, false, nil
+	}
+	eb, ea := vb.Elem(), va.Elem()
+	status := -1
+	for i := range eb.NumField() {
+		f := eb.Type().Field(i)
+		if !f.IsExported() {
+			return nil, nil, false, nil
+		}
+		if f.Name == "Status" && f.Type.Kind() == reflect.Struct {
+			status = i
+			continue
+		}
+		if !reflect.DeepEqual(eb.Field(i).Interface(), ea.Field(i).Interface()) {
+			return nil, nil, false, nil
+		}
+	}
+	if status < 0 {
+		return nil, nil, false, nil
+	}
+	b, err := statusMap(eb.Field(status))
+	if err != nil {
+		return nil, nil, false, err
+	}
+	a, err := statusMap(ea.Field(status))
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return b, a, true, nil
+}
+
+// statusMap converts a Status field (a struct) to what it is in the object's map.
+func statusMap(v reflect.Value) (any, error) {
+	p := reflect.New(v.Type())
+	p.Elem().Set(v)
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(p.Interface())
 }
 
 // objectPatch returns the merge patch of metadata and spec from before to after; with lock, the patch
