@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"sort"
 	"strings"
@@ -80,26 +81,16 @@ type roundTripper func(*http.Request) (*http.Response, error)
 func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 // Snapshot returns the counts so far.
-func (c *Counter) Snapshot() Counts {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make(Counts, len(c.counts))
-	for k, n := range c.counts {
-		out[k] = n
-	}
-	return out
-}
+func (c *Counter) Snapshot() Counts { return c.copyOf(c.counts) }
 
 // Conflicts returns the requests so far that the API server answered 409 Conflict (each is also in
 // Snapshot).
-func (c *Counter) Conflicts() Counts {
+func (c *Counter) Conflicts() Counts { return c.copyOf(c.conflicts) }
+
+func (c *Counter) copyOf(counts map[Key]int) Counts {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(Counts, len(c.conflicts))
-	for k, n := range c.conflicts {
-		out[k] = n
-	}
-	return out
+	return maps.Clone(Counts(counts))
 }
 
 // Counts are requests by Key.

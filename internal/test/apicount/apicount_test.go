@@ -41,3 +41,22 @@ func TestCounter(t *testing.T) {
 	writes := c.Snapshot().Sum(func(k Key) bool { return IsWrite(k.Verb) })
 	g.Expect(writes).To(Equal(3))
 }
+
+// TestConflicts: the requests answered 409 Conflict are counted apart, as well as among the requests.
+func TestConflicts(t *testing.T) {
+	g := NewWithT(t)
+	c := New()
+	status := http.StatusOK
+	rt := c.Wrap(roundTripper(func(*http.Request) (*http.Response, error) { return &http.Response{StatusCode: status}, nil }))
+	patch := func() {
+		_, err := rt.RoundTrip(httptest.NewRequest(http.MethodPatch, "https://api/apis/cluster.x-k8s.io/v1beta1/namespaces/ns/machines/m0/status", nil))
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	patch()
+	status = http.StatusConflict
+	patch()
+	patch()
+	key := Key{Verb: "PATCH", Action: "patch", Namespace: "ns", Resource: "cluster.x-k8s.io/machines/status"}
+	g.Expect(c.Snapshot()).To(Equal(Counts{key: 3}))
+	g.Expect(c.Conflicts()).To(Equal(Counts{key: 2}))
+}
