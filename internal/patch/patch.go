@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -160,7 +161,7 @@ func changedStatusOnly(before, after client.Object) (beforeStatus, afterStatus a
 		if !f.IsExported() {
 			return nil, nil, false, nil
 		}
-		if f.Name == "Status" && f.Type.Kind() == reflect.Struct {
+		if f.Name == "Status" && f.Type.Kind() == reflect.Struct && strings.Split(f.Tag.Get("json"), ",")[0] == "status" {
 			status = i
 			continue
 		}
