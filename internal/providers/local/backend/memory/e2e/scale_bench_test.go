@@ -146,13 +146,13 @@ func BenchmarkScale(b *testing.B) {
 			g.Expect(available).To(HaveLen(n))
 		}, 2*time.Hour, 2*time.Second).Should(Succeed())
 		allAvailable := time.Since(start)
-		apiserverProfile()
 		var perCluster []float64
 		for k := 0; k < n; k++ {
 			perCluster = append(perCluster, available[fmt.Sprintf("s%04d", k)].Sub(created[k]).Seconds())
 		}
 		sort.Float64s(perCluster)
 		creating, byKeyCreating, conflictsCreating := requests(mgmtHost).minus(before), counter.Snapshot().Since(byKey0), counter.Conflicts().Since(conflicts0)
+		apiserverProfile() // after the counts: the profile may outlast the creation of a few clusters
 		if creationChanges != nil {
 			_, report := creationChanges.stop(b)
 			b.Logf("objects modified while creating:\n%s", report)
