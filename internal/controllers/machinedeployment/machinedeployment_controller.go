@@ -106,10 +106,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if err := r.Client.Get(ctx, req.NamespacedName, md); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if r.writes.Stale(md) {
-		// Reconciling this copy would redo the last write; its event brings the MachineDeployment back.
+	if retry, behind := r.writes.Behind(md); behind {
+		// Reconciling this copy would redo the last write.
 		ctrl.LoggerFrom(ctx).V(5).Info("Waiting for the cache to show the last write of the MachineDeployment")
-		return ctrl.Result{}, nil
+		return retry, nil
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(md.Namespace, md.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)
