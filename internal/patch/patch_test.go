@@ -84,8 +84,7 @@ func TestPatchConditionsOfAStaleCopyConflict(t *testing.T) {
 	err := h.Patch(ctx, stale)
 	g.Expect(apierrors.IsConflict(err)).To(BeTrue(), "got %v", err)
 	g.Expect(conditions.GetV1Beta2(get(ctx, g, c), "UpToDate")).NotTo(BeNil(), "the other controller's condition is kept")
-	_, behind := writes.Behind(c)
-	g.Expect(behind).To(BeTrue(), "the copy that conflicted is known to be stale")
+	g.Expect(writes.Stale(c)).To(BeTrue(), "the copy that conflicted is known to be stale")
 
 	// A status change without conditions merges into the newer object.
 	stale = c.DeepCopy()
@@ -141,10 +140,8 @@ func TestPatchStatusObservesTheNewGeneration(t *testing.T) {
 	g.Expect(got.Generation).To(Equal(gen + 1))
 	g.Expect(got.Status.ObservedGeneration).To(Equal(gen + 1))
 	g.Expect(conditions.GetV1Beta2(got, "Available").ObservedGeneration).To(Equal(gen + 1))
-	_, behind := writes.Behind(read)
-	g.Expect(behind).To(BeTrue(), "the version read is known to be replaced")
-	_, behind = writes.Behind(got)
-	g.Expect(behind).To(BeFalse(), "the version written is current")
+	g.Expect(writes.Stale(read)).To(BeTrue(), "the version read is known to be replaced")
+	g.Expect(writes.Stale(got)).To(BeFalse(), "the version written is current")
 }
 
 // Removing the last annotation of a copy removes that annotation only: one that another writer added

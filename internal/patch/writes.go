@@ -7,12 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
-
-// StaleRequeueAfter is how soon a reconcile that stopped on a copy older than the server's (Behind) runs
-// again. A reconcile that waits does nothing (no request), so retrying soon costs little.
-const StaleRequeueAfter = 500 * time.Millisecond
 
 // writesExpireAfter bounds how long a write is remembered: a cache that lags more than this is trusted
 // again, so that nothing waits forever on an event that will not come.
@@ -21,9 +16,9 @@ const writesExpireAfter = 30 * time.Second
 // Writes remembers, for each object a controller wrote, the resourceVersions its writes replaced (or that
 // a write conflicted with), until its cache shows another one. A reconcile that reads one of them from the
 // cache works on a copy older than the server's: it would compute and send the same changes again, with
-// new transition times when conditions change, or fail with a conflict again, so it stops instead (Behind)
-// and runs again once the cache has the newer version. The zero value is ready to use; a nil *Writes
-// records nothing.
+// new transition times when conditions change, or fail with a conflict again, so it stops instead, and
+// the watch event of the newer version brings the object back once the cache has it. The zero value is
+// ready to use; a nil *Writes records nothing.
 type Writes struct {
 	mu      sync.Mutex
 	objects map[types.UID]*replaced
@@ -86,26 +81,9 @@ func (w *Writes) Replaced(obj client.Object, version string) {
 	r.at = now
 }
 
-// Behind reports whether obj, as read from the cache, is a version that the controller knows the server has
-// replaced (Record, Replaced). If so, the reconcile should stop there and return the result given, which
-// runs it again after StaleRequeueAfter: the watch event of the newer version is not enough, as a
-// controller that filters out its own status writes (reconciler.NotOwnStatus) never gets the one it
-// waits for. Once the cache shows another version, the object is forgotten.
-func (w *Writes) Behind(obj client.Object) (reconcile.Result, bool) {
-	if w.stale(obj) {
-		return StaleResult(), true
-	}
-	return reconcile.Result{}, false
-}
-
-// StaleResult is the result of a reconcile that stops because the copy of an object it read is older than
-// the server's, however it found out (Behind, or a read from the API server): it runs again after
-// StaleRequeueAfter.
-func StaleResult() reconcile.Result {
-	return reconcile.Result{RequeueAfter: StaleRequeueAfter}
-}
-
-func (w *Writes) stale(obj client.Object) bool {
+// Stale reports whether obj, as read from the cache, is a version that the controller knows the server has
+// replaced (Record, Replaced). Once the cache shows another version, the object is forgotten.
+func (w *Writes) Stale(obj client.Object) bool {
 	if w == nil {
 		return false
 	}

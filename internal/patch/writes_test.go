@@ -20,31 +20,24 @@ func TestWritesStale(t *testing.T) {
 
 	// The controller read version 5 and wrote version 6.
 	w.Record("5", clusterAt("a", "6"))
-	if !w.stale(clusterAt("a", "5")) {
+	if !w.Stale(clusterAt("a", "5")) {
 		t.Fatal("the version a write replaced is not stale")
 	}
-	if w.stale(clusterAt("b", "5")) {
+	if w.Stale(clusterAt("b", "5")) {
 		t.Fatal("another object is stale")
-	}
-	// A reconcile that stops on it runs again shortly: the event of the newer version may be filtered out.
-	if res, behind := w.Behind(clusterAt("a", "5")); !behind || res.RequeueAfter != StaleRequeueAfter {
-		t.Fatalf("Behind = %+v, %v; want a retry after %s", res, behind, StaleRequeueAfter)
-	}
-	if res, behind := w.Behind(clusterAt("b", "5")); behind || !res.IsZero() {
-		t.Fatalf("Behind of an object never written = %+v, %v", res, behind)
 	}
 	// A second write, conflicting on version 6: the server has a newer one than 6 as well.
 	w.Replaced(clusterAt("a", ""), "6")
 	for _, rv := range []string{"5", "6"} {
-		if !w.stale(clusterAt("a", rv)) {
+		if !w.Stale(clusterAt("a", rv)) {
 			t.Fatalf("version %s is not stale", rv)
 		}
 	}
 	// The cache shows version 7: the object is forgotten, older versions are trusted again (never read).
-	if w.stale(clusterAt("a", "7")) {
+	if w.Stale(clusterAt("a", "7")) {
 		t.Fatal("the version the cache caught up with is stale")
 	}
-	if w.stale(clusterAt("a", "5")) {
+	if w.Stale(clusterAt("a", "5")) {
 		t.Fatal("the object was not forgotten once the cache caught up")
 	}
 }
@@ -53,19 +46,19 @@ func TestWritesIgnoreWhatBringsNoEvent(t *testing.T) {
 	w := &Writes{}
 	// A write that changed nothing keeps its resourceVersion: no event follows, nothing to wait for.
 	w.Record("5", clusterAt("a", "5"))
-	if w.stale(clusterAt("a", "5")) {
+	if w.Stale(clusterAt("a", "5")) {
 		t.Fatal("a write that changed nothing made its version stale")
 	}
 	// No version or no UID: nothing to remember.
 	w.Replaced(clusterAt("a", ""), "")
 	w.Replaced(clusterAt("", ""), "5")
-	if w.stale(clusterAt("a", "")) || w.stale(clusterAt("", "5")) {
+	if w.Stale(clusterAt("a", "")) || w.Stale(clusterAt("", "5")) {
 		t.Fatal("an empty version or UID was remembered")
 	}
 	// A nil *Writes records nothing and reports nothing stale.
 	var none *Writes
 	none.Record("5", clusterAt("a", "6"))
-	if none.stale(clusterAt("a", "5")) {
+	if none.Stale(clusterAt("a", "5")) {
 		t.Fatal("a nil Writes reported a stale object")
 	}
 }
@@ -79,7 +72,7 @@ func TestWritesExpire(t *testing.T) {
 	// A cache that lags longer than writesExpireAfter is trusted again, so that a lost event never
 	// stops reconciles for good.
 	now = now.Add(writesExpireAfter + time.Second)
-	if w.stale(clusterAt("a", "5")) {
+	if w.Stale(clusterAt("a", "5")) {
 		t.Fatal("an expired write still makes its version stale")
 	}
 	// Objects never read again (deleted) are dropped at the next write once expired.
@@ -87,7 +80,7 @@ func TestWritesExpire(t *testing.T) {
 	if _, ok := w.objects["gone"]; ok {
 		t.Fatal("an expired entry of an object never read again was kept")
 	}
-	if !w.stale(clusterAt("b", "9")) {
+	if !w.Stale(clusterAt("b", "9")) {
 		t.Fatal("a fresh write is not remembered")
 	}
 }

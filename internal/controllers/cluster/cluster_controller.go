@@ -215,10 +215,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if r.WatchFilter != "" && cluster.Labels[clusterv1.WatchLabel] != r.WatchFilter {
 		return ctrl.Result{}, nil
 	}
-	if retry, behind := r.writes.Behind(cluster); behind {
-		// Reconciling this copy would redo the last write.
+	if r.writes.Stale(cluster) {
+		// Reconciling this copy would redo the last write; its event brings the Cluster back.
 		ctrl.LoggerFrom(ctx).V(5).Info("Waiting for the cache to show the last write of the Cluster")
-		return retry, nil
+		return ctrl.Result{}, nil
 	}
 
 	helper := patch.NewHelper(cluster, r.Client, patch.WithWrites(&r.writes))

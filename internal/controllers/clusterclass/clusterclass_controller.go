@@ -66,10 +66,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, class); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if retry, behind := r.writes.Behind(class); behind {
-		return retry, nil
-	}
-	if !class.DeletionTimestamp.IsZero() {
+	if r.writes.Stale(class) || !class.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
 	helper := patch.NewHelper(class, r.Client, patch.WithWrites(&r.writes))

@@ -253,10 +253,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (retres ct
 		}
 		return ctrl.Result{}, fmt.Errorf("getting Machine %s: %w", req.NamespacedName, err)
 	}
-	if retry, behind := r.writes.Behind(m); behind {
-		// Reconciling this copy would redo the last write.
+	if r.writes.Stale(m) {
+		// Reconciling this copy would redo the last write; its event brings the Machine back.
 		log.V(5).Info("Waiting for the cache to show the last write of the Machine")
-		return retry, nil
+		return ctrl.Result{}, nil
 	}
 	log = log.WithValues("Cluster", klog.KRef(m.Namespace, m.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)

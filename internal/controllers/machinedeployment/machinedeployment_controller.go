@@ -106,10 +106,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if err := r.Client.Get(ctx, req.NamespacedName, md); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if retry, behind := r.writes.Behind(md); behind {
-		// Reconciling this copy would redo the last write.
+	if r.writes.Stale(md) {
+		// Reconciling this copy would redo the last write; its event brings the MachineDeployment back.
 		ctrl.LoggerFrom(ctx).V(5).Info("Waiting for the cache to show the last write of the MachineDeployment")
-		return retry, nil
+		return ctrl.Result{}, nil
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(md.Namespace, md.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)

@@ -113,9 +113,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, mhc); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if retry, behind := r.writes.Behind(mhc); behind {
+	if r.writes.Stale(mhc) {
 		log.V(5).Info("Waiting for the cache to show the last write of the MachineHealthCheck")
-		return retry, nil
+		return ctrl.Result{}, nil
 	}
 	log = log.WithValues("Cluster", klog.KRef(mhc.Namespace, mhc.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)

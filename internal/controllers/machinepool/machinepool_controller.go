@@ -242,10 +242,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, mp); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if retry, behind := r.writes.Behind(mp); behind {
-		// Reconciling this copy would redo the last write.
+	if r.writes.Stale(mp) {
+		// Reconciling this copy would redo the last write; its event brings the MachinePool back.
 		log.V(5).Info("Waiting for the cache to show the last write of the MachinePool")
-		return retry, nil
+		return ctrl.Result{}, nil
 	}
 	log = log.WithValues("Cluster", klog.KRef(mp.Namespace, mp.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)

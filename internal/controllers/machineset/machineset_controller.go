@@ -128,10 +128,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if err := r.Client.Get(ctx, req.NamespacedName, ms); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if retry, behind := r.writes.Behind(ms); behind {
-		// Reconciling this copy would redo the last write.
+	if r.writes.Stale(ms) {
+		// Reconciling this copy would redo the last write; its event brings the MachineSet back.
 		ctrl.LoggerFrom(ctx).V(5).Info("Waiting for the cache to show the last write of the MachineSet")
-		return retry, nil
+		return ctrl.Result{}, nil
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(ms.Namespace, ms.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)

@@ -226,22 +226,18 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, e
 	wantLabels := machineLabels(ms)
 	wantAnnotations := maps.Clone(ms.Spec.Template.Annotations)
 	upToDate := machineUpToDateCondition(ms, s.owningMD, s.now)
-	// result retries the MachineSet when a Machine was skipped for a cache behind its last write.
-	var result ctrl.Result
 	for _, m := range s.machines {
-		if retry, behind := r.machineWrites.Behind(m); behind {
+		if r.machineWrites.Stale(m) {
 			// The cache has not caught up with the last write of this Machine (or with the write that a
-			// write of it conflicted with).
+			// write of it conflicted with): the event of that write brings the MachineSet back.
 			log.V(5).Info("Waiting for the cache to show the last write of the Machine", "Machine", klog.KObj(m))
-			result = retry
 			continue
 		}
 		if err := r.syncUpToDate(ctx, m, upToDate, s.now); err != nil {
 			return ctrl.Result{}, err
 		}
-		if retry, behind := r.machineWrites.Behind(m); behind {
-			result = retry // the write conflicted
-			continue
+		if r.machineWrites.Stale(m) {
+			continue // the write conflicted
 		}
 		before := m.DeepCopy()
 		syncInPlaceSpec(&m.Spec, &ms.Spec.Template.Spec)
@@ -276,7 +272,7 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, e
 			}
 		}
 	}
-	return result, nil
+	return ctrl.Result{}, nil
 }
 
 // syncUpToDate sets a Machine's UpToDate condition, with optimistic locking: conditions are a list, which a

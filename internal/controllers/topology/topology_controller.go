@@ -32,6 +32,10 @@ import (
 // FieldManager is the server-side apply field manager of the objects the controller manages.
 const FieldManager = "capi-topology"
 
+// staleRequeueAfter is how soon a Cluster read from a cache that has not caught up with this controller's
+// last write of it is looked at again.
+const staleRequeueAfter = time.Second
+
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedeployments;machinehealthchecks,verbs=get;list;watch;create;update;patch;delete
@@ -170,11 +174,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if cluster.Spec.Topology == nil {
 		return ctrl.Result{}, nil
 	}
-	if retry, behind := r.writes.Behind(cluster); behind {
+	if r.writes.Stale(cluster) {
 		// The cache has not caught up with this controller's last write of the Cluster. The event of the
 		// newer version does not bring the Cluster back when that write was of the status only (the
-		// Cluster's status changes are filtered out, clusterChangeIsRelevant): the retry does.
-		return retry, nil
+		// Cluster's status changes are filtered out, clusterChangeIsRelevant): look again shortly.
+		return ctrl.Result{RequeueAfter: staleRequeueAfter}, nil
 	}
 	if !cluster.DeletionTimestamp.IsZero() {
 		// The Cluster controller deletes the Cluster's descendants.

@@ -40,9 +40,6 @@ type Reconciler struct {
 	// RetryInterval is how soon a LocalCluster whose control plane is not ready is looked at again, in
 	// case a backend notification is missed; backend.RetryInterval when zero.
 	RetryInterval time.Duration
-
-	// writes are the versions of LocalClusters this controller's writes replaced.
-	writes patch.Writes
 }
 
 // SetupWithManager builds the controller.
@@ -133,11 +130,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		log.V(1).Info("The LocalCluster is externally managed, skipping it")
 		return ctrl.Result{}, nil
 	}
-	if retry, behind := r.writes.Behind(lc); behind {
-		// Reconciling this copy would redo the last write, and a change of its conditions would conflict.
-		log.V(5).Info("Waiting for the cache to show the last write of the LocalCluster")
-		return retry, nil
-	}
 	cluster, err := r.ownerCluster(ctx, lc)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -152,7 +144,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 
 	s := &scope{localCluster: lc, cluster: cluster}
-	helper := patch.NewHelper(lc, r.Client, patch.WithWrites(&r.writes))
+	helper := patch.NewHelper(lc, r.Client)
 	defer func() {
 		setStatus(lc, s.facts)
 		if err := helper.Patch(ctx, lc); err != nil {

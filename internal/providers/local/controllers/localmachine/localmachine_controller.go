@@ -42,9 +42,6 @@ type Reconciler struct {
 	RetryInterval time.Duration
 	// Now is the clock of the start-up delay; time.Now when nil.
 	Now func() time.Time
-
-	// writes are the versions of LocalMachines this controller's writes replaced.
-	writes patch.Writes
 }
 
 // SetupWithManager builds the controller.
@@ -184,11 +181,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		log.V(1).Info("The LocalMachine is externally managed, skipping it")
 		return ctrl.Result{}, nil
 	}
-	if retry, behind := r.writes.Behind(lm); behind {
-		// Reconciling this copy would redo the last write, and a change of its conditions would conflict.
-		log.V(5).Info("Waiting for the cache to show the last write of the LocalMachine")
-		return retry, nil
-	}
 	machine, err := r.ownerMachine(ctx, lm)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -214,7 +206,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	ctx = ctrl.LoggerInto(ctx, log)
 
 	s := &scope{localMachine: lm, machine: machine, cluster: cluster}
-	helper := patch.NewHelper(lm, r.Client, patch.WithWrites(&r.writes))
+	helper := patch.NewHelper(lm, r.Client)
 	defer func() {
 		setStatus(lm, s.facts)
 		if err := helper.Patch(ctx, lm); err != nil {

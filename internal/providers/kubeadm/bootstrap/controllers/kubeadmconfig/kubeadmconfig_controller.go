@@ -67,9 +67,6 @@ type Reconciler struct {
 	ConfigInterval time.Duration
 	// Now is the clock of token expirations; time.Now when nil.
 	Now func() time.Time
-
-	// writes are the versions of KubeadmConfigs this controller's writes replaced.
-	writes patch.Writes
 }
 
 // SetupWithManager adds the controller to mgr.
@@ -214,11 +211,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 		return ctrl.Result{}, err
 	}
-	if retry, behind := r.writes.Behind(config); behind {
-		// Reconciling this copy would redo the last write, and a change of its conditions would conflict.
-		log.V(5).Info("Waiting for the cache to show the last write of the KubeadmConfig")
-		return retry, nil
-	}
 	owner, err := getOwner(ctx, r.Client, config)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -239,7 +231,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 
 	s := &scope{config: config, owner: owner, cluster: cluster}
-	helper := patch.NewHelper(config, r.Client, patch.WithWrites(&r.writes))
+	helper := patch.NewHelper(config, r.Client)
 	defer func() {
 		setStatus(config, s.facts)
 		if reterr == nil && !s.facts.paused {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/blang/semver/v4"
 	corev1 "k8s.io/api/core/v1"
@@ -21,7 +22,6 @@ import (
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
-	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/bootstrapdata"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/certs"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/kubeadmapi"
@@ -92,7 +92,7 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 	} else if stale {
 		// The newer version may be a write of this controller's own of the status only, whose event the
 		// controller filters out (NotOwnStatus): look again shortly rather than wait for an event.
-		return patch.StaleResult(), nil
+		return ctrl.Result{RequeueAfter: staleRequeueAfter}, nil
 	}
 	var err error
 	var result ctrl.Result
@@ -113,10 +113,14 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 	return result, err
 }
 
+// staleRequeueAfter is how soon a KubeadmConfig whose cached copy is behind the API server is looked at
+// again.
+const staleRequeueAfter = time.Second
+
 // staleConfig reports whether the KubeadmConfig about to be rendered is older than the API server's: the
 // cache has not seen the status of a render that just happened (or another change). Rendering from it
 // would write the data Secret again (a create refused, then an update) and, for a join, create a second
-// bootstrap token; the reconcile is retried after patch.StaleRequeueAfter instead (the watch event of the newer
+// bootstrap token; the reconcile is retried after staleRequeueAfter instead (the watch event of the newer
 // object does not come when it was a write of the status only, which the controller filters out). Only a config
 // that may be rendered now is read again, once per reconcile; without an APIReader nothing is.
 func (r *Reconciler) staleConfig(ctx context.Context, s *scope) (bool, error) {
