@@ -80,12 +80,20 @@ func TestMembersLeadershipAndRemoval(t *testing.T) {
 	defer func() { _ = leader.Close() }()
 	g.Expect(leader.MemberID).To(Equal(leader.LeaderID), "ForLeader returns a client of the leader")
 
-	members, err := leader.Members(ctx)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(members).To(HaveLen(3))
+	// A member publishes its name and client URLs through raft after it joins, so right after the
+	// election a member can still be listed unstarted; all three start within a few seconds.
+	var members []*Member
+	g.Eventually(func(g Gomega) {
+		var err error
+		members, err = leader.Members(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(members).To(HaveLen(3))
+		for _, m := range members {
+			g.Expect(m.Started()).To(BeTrue(), "member %x", m.ID)
+		}
+	}, 30*time.Second, 200*time.Millisecond).Should(Succeed())
 	names := map[string]uint64{}
 	for _, m := range members {
-		g.Expect(m.Started()).To(BeTrue())
 		names[m.Name] = m.ID
 	}
 	g.Expect(names).To(HaveKey("node-0"))
