@@ -7,7 +7,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
+
+// caughtUpRequeueAfter is how soon a reconcile that stopped on a copy older than the server's runs again
+// when the cache already had the newer version by then (Behind): at once, but after the worker is free.
+const caughtUpRequeueAfter = 10 * time.Millisecond
 
 // writesExpireAfter bounds how long a write is remembered: a cache that lags more than this is trusted
 // again, so that nothing waits forever on an event that will not come.
@@ -31,6 +38,11 @@ type Writes struct {
 type replaced struct {
 	versions []string
 	at       time.Time
+	// awaited: a reconcile stopped on one of versions (Behind) and waits for the event of a newer one.
+	awaited bool
+	// newer: the event of a version not among versions went by (the cache has it) with no reconcile
+	// waiting for it.
+	newer bool
 }
 
 func (w *Writes) clock() time.Time {
@@ -79,23 +91,93 @@ func (w *Writes) Replaced(obj client.Object, version string) {
 		r.versions = append(r.versions, version)
 	}
 	r.at = now
+	// The versions the cache showed before this write are older than the one it replaced. A reconcile that
+	// waits keeps waiting: the next event brings it back.
+	r.newer = false
 }
 
 // Stale reports whether obj, as read from the cache, is a version that the controller knows the server has
-// replaced (Record, Replaced). Once the cache shows another version, the object is forgotten.
+// replaced (Record, Replaced). Once the cache shows another version, the object is forgotten. A controller
+// that filters out some events of obj's kind uses Behind instead.
 func (w *Writes) Stale(obj client.Object) bool {
 	if w == nil {
 		return false
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return w.stale(obj) != nil
+}
+
+// stale is Stale with w.mu held; it returns the entry of obj when obj is stale.
+func (w *Writes) stale(obj client.Object) *replaced {
 	r := w.objects[obj.GetUID()]
 	if r == nil {
-		return false
+		return nil
 	}
 	if w.clock().Sub(r.at) <= writesExpireAfter && slices.Contains(r.versions, obj.GetResourceVersion()) {
-		return true
+		return r
 	}
 	delete(w.objects, obj.GetUID())
-	return false
+	return nil
+}
+
+// Behind is Stale for a controller whose watch filters out some update events of obj's kind, such as the
+// events of its own status writes (reconciler.NotOwnStatus), through LetThroughAwaited: the filter then
+// lets through the event of the newer version, which brings obj back. When the cache had the newer
+// version already, the result given runs the reconcile again at once. A reconcile that gets true stops and
+// returns the result.
+func (w *Writes) Behind(obj client.Object) (reconcile.Result, bool) {
+	if w == nil {
+		return reconcile.Result{}, false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := w.stale(obj)
+	switch {
+	case r == nil:
+		return reconcile.Result{}, false
+	case r.newer:
+		// The event went by between the read of obj and now.
+		return reconcile.Result{RequeueAfter: caughtUpRequeueAfter}, true
+	default:
+		r.awaited = true
+		return reconcile.Result{}, true
+	}
+}
+
+// Await notes that obj, as read from the cache, is older than the server's (found out by a read from the
+// API server) and reports what Behind reports: the reconcile stops and returns the result.
+func (w *Writes) Await(obj client.Object) reconcile.Result {
+	w.Replaced(obj, obj.GetResourceVersion())
+	res, _ := w.Behind(obj)
+	return res
+}
+
+// LetThroughAwaited returns p letting through, besides what p lets through, the update event that a
+// reconcile stopped by Behind waits for: the event of a version newer than the ones this controller's
+// writes replaced, which p may filter out. Every update event is seen, so that a reconcile that stops
+// after the event went by knows it (Behind).
+func (w *Writes) LetThroughAwaited(p predicate.Predicate) predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc:  p.Create,
+		DeleteFunc:  p.Delete,
+		GenericFunc: p.Generic,
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			awaited := e.ObjectNew != nil && w.seen(e.ObjectNew)
+			return p.Update(e) || awaited
+		},
+	}
+}
+
+// seen notes that the cache has obj's version and reports whether a reconcile waits for it.
+func (w *Writes) seen(obj client.Object) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := w.objects[obj.GetUID()]
+	if r == nil || slices.Contains(r.versions, obj.GetResourceVersion()) {
+		return false
+	}
+	awaited := r.awaited
+	r.awaited, r.newer = false, true
+	return awaited
 }

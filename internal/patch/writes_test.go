@@ -6,6 +6,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
@@ -82,5 +84,74 @@ func TestWritesExpire(t *testing.T) {
 	}
 	if !w.Stale(clusterAt("b", "9")) {
 		t.Fatal("a fresh write is not remembered")
+	}
+}
+
+// statusOnly is an update event of a's status alone from version from to version to.
+func statusOnly(from, to string) event.UpdateEvent {
+	return event.UpdateEvent{ObjectOld: clusterAt("a", from), ObjectNew: clusterAt("a", to)}
+}
+
+// A controller that filters out the events of its own status writes gets the one a stopped reconcile
+// waits for, and only that one.
+func TestWritesLetThroughTheAwaitedEvent(t *testing.T) {
+	w := &Writes{}
+	filter := w.LetThroughAwaited(predicate.Funcs{UpdateFunc: func(event.UpdateEvent) bool { return false }})
+
+	// The controller read version 5 and wrote the status: version 6. No reconcile waits: filtered out.
+	w.Record("5", clusterAt("a", "6"))
+	if filter.Update(statusOnly("5", "6")) {
+		t.Fatal("the event of the controller's own status write went through with no reconcile waiting")
+	}
+	// The cache had version 6 when a reconcile that read 5 stopped: it runs again at once.
+	if res, behind := w.Behind(clusterAt("a", "5")); !behind || res.RequeueAfter != caughtUpRequeueAfter {
+		t.Fatalf("Behind after the event went by = %+v, %v; want a retry at once", res, behind)
+	}
+	if _, behind := w.Behind(clusterAt("a", "6")); behind {
+		t.Fatal("the version the cache caught up with is behind")
+	}
+
+	// Version 6 replaced by a write of 7; a reconcile reads 6 before the cache has 7: it waits, with no retry.
+	w.Record("6", clusterAt("a", "7"))
+	if res, behind := w.Behind(clusterAt("a", "6")); !behind || !res.IsZero() {
+		t.Fatalf("Behind = %+v, %v; want to wait for the event", res, behind)
+	}
+	// A late event of a replaced version does not wake it; the event of 7 does, once.
+	if filter.Update(statusOnly("5", "6")) {
+		t.Fatal("the event of a replaced version went through")
+	}
+	if !filter.Update(statusOnly("6", "7")) {
+		t.Fatal("the awaited event was filtered out: the reconcile would wait for good")
+	}
+	if filter.Update(statusOnly("7", "8")) {
+		t.Fatal("an event went through with no reconcile waiting any more")
+	}
+	// Events of other objects and the filter's own decisions are untouched.
+	if filter.Update(event.UpdateEvent{ObjectOld: clusterAt("b", "1"), ObjectNew: clusterAt("b", "2")}) {
+		t.Fatal("the event of an object never written went through")
+	}
+	if !w.LetThroughAwaited(predicate.Funcs{}).Update(statusOnly("8", "9")) {
+		t.Fatal("an event the filter lets through was filtered out")
+	}
+	if !filter.Create(event.CreateEvent{Object: clusterAt("c", "1")}) {
+		t.Fatal("a create event was filtered out")
+	}
+}
+
+// A read from the API server that finds a newer version makes the reconcile wait for its event.
+func TestWritesAwait(t *testing.T) {
+	w := &Writes{}
+	filter := w.LetThroughAwaited(predicate.Funcs{UpdateFunc: func(event.UpdateEvent) bool { return false }})
+	if res := w.Await(clusterAt("a", "5")); !res.IsZero() {
+		t.Fatalf("Await = %+v; want to wait for the event", res)
+	}
+	// The stopped reconcile still writes the status of what it saw (merged into the newer object): the
+	// event of that write, filtered out as the controller's own, must bring the config back all the same.
+	w.Record("5", clusterAt("a", "6"))
+	if !filter.Update(statusOnly("5", "6")) {
+		t.Fatal("the awaited event was filtered out")
+	}
+	if _, behind := w.Behind(clusterAt("a", "6")); behind {
+		t.Fatal("the newer version is behind")
 	}
 }

@@ -32,10 +32,6 @@ import (
 // FieldManager is the server-side apply field manager of the objects the controller manages.
 const FieldManager = "capi-topology"
 
-// staleRequeueAfter is how soon a Cluster read from a cache that has not caught up with this controller's
-// last write of it is looked at again.
-const staleRequeueAfter = time.Second
-
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machinedeployments;machinehealthchecks,verbs=get;list;watch;create;update;patch;delete
@@ -92,7 +88,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 		For(&clusterv1.Cluster{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 			c, ok := o.(*clusterv1.Cluster)
 			return ok && c.Spec.Topology != nil
-		}), clusterChangeIsRelevant())).
+		}), r.writes.LetThroughAwaited(clusterChangeIsRelevant()))).
 		Watches(&clusterv1.ClusterClass{}, handler.EnqueueRequestsFromMapFunc(r.classToClusters)).
 		Watches(&clusterv1.MachineDeployment{}, handler.EnqueueRequestsFromMapFunc(ownedToCluster),
 			builder.WithPredicates(predicate.NewPredicateFuncs(isTopologyOwned), machineDeploymentChangeIsRelevant())).
@@ -174,11 +170,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if cluster.Spec.Topology == nil {
 		return ctrl.Result{}, nil
 	}
-	if r.writes.Stale(cluster) {
-		// The cache has not caught up with this controller's last write of the Cluster. The event of the
-		// newer version does not bring the Cluster back when that write was of the status only (the
-		// Cluster's status changes are filtered out, clusterChangeIsRelevant): look again shortly.
-		return ctrl.Result{RequeueAfter: staleRequeueAfter}, nil
+	if retry, behind := r.writes.Behind(cluster); behind {
+		// The cache has not caught up with this controller's last write of the Cluster: the event of the
+		// newer version brings it back (let through even when it changes the status only).
+		return retry, nil
 	}
 	if !cluster.DeletionTimestamp.IsZero() {
 		// The Cluster controller deletes the Cluster's descendants.

@@ -40,6 +40,9 @@ type Reconciler struct {
 	// RetryInterval is how soon a LocalCluster whose control plane is not ready is looked at again, in
 	// case a backend notification is missed; backend.RetryInterval when zero.
 	RetryInterval time.Duration
+
+	// writes are the versions of LocalClusters this controller's writes replaced.
+	writes patch.Writes
 }
 
 // SetupWithManager builds the controller.
@@ -63,7 +66,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("localcluster").
 		WithOptions(options).
-		For(&infrav1.LocalCluster{}, builder.WithPredicates(watchFilter, notExternallyManaged(), reconciler.NotOwnStatus())).
+		For(&infrav1.LocalCluster{}, builder.WithPredicates(watchFilter, notExternallyManaged(), r.writes.LetThroughAwaited(reconciler.NotOwnStatus()))).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToLocalCluster), builder.WithPredicates(watchFilter, clusterSpecChanged())).
 		WatchesRawSource(source.Channel(changes, &handler.EnqueueRequestForObject{})).
 		Complete(reconciler.RequeueOnConflict(r))
@@ -130,6 +133,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		log.V(1).Info("The LocalCluster is externally managed, skipping it")
 		return ctrl.Result{}, nil
 	}
+	if retry, behind := r.writes.Behind(lc); behind {
+		// Reconciling this copy would redo the last write, and a change of its conditions would conflict:
+		// the event of the newer version brings the object back.
+		log.V(5).Info("Waiting for the cache to show the last write of the LocalCluster")
+		return retry, nil
+	}
 	cluster, err := r.ownerCluster(ctx, lc)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -144,7 +153,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 
 	s := &scope{localCluster: lc, cluster: cluster}
-	helper := patch.NewHelper(lc, r.Client)
+	helper := patch.NewHelper(lc, r.Client, patch.WithWrites(&r.writes))
 	defer func() {
 		setStatus(lc, s.facts)
 		if err := helper.Patch(ctx, lc); err != nil {

@@ -42,6 +42,9 @@ type Reconciler struct {
 	RetryInterval time.Duration
 	// Now is the clock of the start-up delay; time.Now when nil.
 	Now func() time.Time
+
+	// writes are the versions of LocalMachines this controller's writes replaced.
+	writes patch.Writes
 }
 
 // SetupWithManager builds the controller.
@@ -68,7 +71,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("localmachine").
 		WithOptions(options).
-		For(&infrav1.LocalMachine{}, builder.WithPredicates(watchFilter, notExternallyManaged(), reconciler.NotOwnStatus())).
+		For(&infrav1.LocalMachine{}, builder.WithPredicates(watchFilter, notExternallyManaged(), r.writes.LetThroughAwaited(reconciler.NotOwnStatus()))).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToLocalMachine), builder.WithPredicates(watchFilter, ownerChanged())).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToLocalMachines), builder.WithPredicates(watchFilter, clusterChanged())).
 		Watches(&infrav1.LocalCluster{}, handler.EnqueueRequestsFromMapFunc(r.localClusterToLocalMachines), builder.WithPredicates(watchFilter)).
@@ -181,6 +184,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		log.V(1).Info("The LocalMachine is externally managed, skipping it")
 		return ctrl.Result{}, nil
 	}
+	if retry, behind := r.writes.Behind(lm); behind {
+		// Reconciling this copy would redo the last write, and a change of its conditions would conflict:
+		// the event of the newer version brings the object back.
+		log.V(5).Info("Waiting for the cache to show the last write of the LocalMachine")
+		return retry, nil
+	}
 	machine, err := r.ownerMachine(ctx, lm)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -206,7 +215,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	ctx = ctrl.LoggerInto(ctx, log)
 
 	s := &scope{localMachine: lm, machine: machine, cluster: cluster}
-	helper := patch.NewHelper(lm, r.Client)
+	helper := patch.NewHelper(lm, r.Client, patch.WithWrites(&r.writes))
 	defer func() {
 		setStatus(lm, s.facts)
 		if err := helper.Patch(ctx, lm); err != nil {

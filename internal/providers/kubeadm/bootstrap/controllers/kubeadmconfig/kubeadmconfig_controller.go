@@ -67,6 +67,9 @@ type Reconciler struct {
 	ConfigInterval time.Duration
 	// Now is the clock of token expirations; time.Now when nil.
 	Now func() time.Time
+
+	// writes are the versions of KubeadmConfigs this controller's writes replaced.
+	writes patch.Writes
 }
 
 // SetupWithManager adds the controller to mgr.
@@ -88,7 +91,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	}
 	_, err := ctrl.NewControllerManagedBy(mgr).
 		Named("kubeadmconfig").
-		For(&bootstrapv1.KubeadmConfig{}, builder.WithPredicates(reconciler.NotOwnStatus())).
+		For(&bootstrapv1.KubeadmConfig{}, builder.WithPredicates(r.writes.LetThroughAwaited(reconciler.NotOwnStatus()))).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToConfig), builder.WithPredicates(ownerChangesForConfigs())).
 		Watches(&clusterv1.MachinePool{}, handler.EnqueueRequestsFromMapFunc(machinePoolToConfig), builder.WithPredicates(ownerChangesForConfigs())).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToConfigs),
@@ -211,6 +214,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 		return ctrl.Result{}, err
 	}
+	if retry, behind := r.writes.Behind(config); behind {
+		// Reconciling this copy would redo the last write, and a change of its conditions would conflict:
+		// the event of the newer version brings the object back.
+		log.V(5).Info("Waiting for the cache to show the last write of the KubeadmConfig")
+		return retry, nil
+	}
 	owner, err := getOwner(ctx, r.Client, config)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -231,7 +240,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 
 	s := &scope{config: config, owner: owner, cluster: cluster}
-	helper := patch.NewHelper(config, r.Client)
+	helper := patch.NewHelper(config, r.Client, patch.WithWrites(&r.writes))
 	defer func() {
 		setStatus(config, s.facts)
 		if reterr == nil && !s.facts.paused {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/blang/semver/v4"
 	corev1 "k8s.io/api/core/v1"
@@ -90,9 +89,9 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 	if stale, err := r.staleConfig(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	} else if stale {
-		// The newer version may be a write of this controller's own of the status only, whose event the
-		// controller filters out (NotOwnStatus): look again shortly rather than wait for an event.
-		return ctrl.Result{RequeueAfter: staleRequeueAfter}, nil
+		// The event of the newer version brings the config back, even when it was a write of this
+		// controller's own of the status only (LetThroughAwaited).
+		return r.writes.Await(s.config), nil
 	}
 	var err error
 	var result ctrl.Result
@@ -113,16 +112,11 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 	return result, err
 }
 
-// staleRequeueAfter is how soon a KubeadmConfig whose cached copy is behind the API server is looked at
-// again.
-const staleRequeueAfter = time.Second
-
 // staleConfig reports whether the KubeadmConfig about to be rendered is older than the API server's: the
 // cache has not seen the status of a render that just happened (or another change). Rendering from it
 // would write the data Secret again (a create refused, then an update) and, for a join, create a second
-// bootstrap token; the reconcile is retried after staleRequeueAfter instead (the watch event of the newer
-// object does not come when it was a write of the status only, which the controller filters out). Only a config
-// that may be rendered now is read again, once per reconcile; without an APIReader nothing is.
+// bootstrap token; the reconcile waits for the watch event of the newer config instead. Only a config that may
+// be rendered now is read again, once per reconcile; without an APIReader nothing is.
 func (r *Reconciler) staleConfig(ctx context.Context, s *scope) (bool, error) {
 	if r.APIReader == nil || (!controlPlaneInitialized(s.cluster) && !s.owner.isControlPlane()) {
 		return false, nil

@@ -95,6 +95,8 @@ type Reconciler struct {
 	etcdReads etcdReads
 	// machineWrites are the Machines created and deleted that the cache may not show yet.
 	machineWrites machineWrites
+	// writes are the versions of KubeadmControlPlanes this controller's writes replaced.
+	writes patch.Writes
 }
 
 // SetupWithManager builds the controller.
@@ -115,7 +117,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("kubeadmcontrolplane").
 		WithOptions(options).
-		For(&controlplanev1.KubeadmControlPlane{}, builder.WithPredicates(reconciler.NotOwnStatus())).
+		For(&controlplanev1.KubeadmControlPlane{}, builder.WithPredicates(r.writes.LetThroughAwaited(reconciler.NotOwnStatus()))).
 		Owns(&clusterv1.Machine{}).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.workerToDeletingKubeadmControlPlane), builder.WithPredicates(workerMachineGone())).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToKubeadmControlPlane), builder.WithPredicates(clusterChangesForKubeadmControlPlane())).
@@ -214,6 +216,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		}
 		return ctrl.Result{}, err
 	}
+	if retry, behind := r.writes.Behind(kcp); behind {
+		// Reconciling this copy would redo the last write, and a change of its conditions would conflict:
+		// the event of the newer version brings the object back.
+		log.V(5).Info("Waiting for the cache to show the last write of the KubeadmControlPlane")
+		return retry, nil
+	}
 	cluster := &clusterv1.Cluster{}
 	found, err := reconciler.GetOwner(ctx, r.Client, kcp, "Cluster", cluster)
 	if err != nil {
@@ -222,7 +230,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	if !found {
 		if !kcp.DeletionTimestamp.IsZero() {
 			// The Cluster is gone: nothing is left to clean up but the finalizer.
-			helper := patch.NewHelper(kcp, r.Client)
+			helper := patch.NewHelper(kcp, r.Client, patch.WithWrites(&r.writes))
 			controllerutil.RemoveFinalizer(kcp, controlplanev1.KubeadmControlPlaneFinalizer)
 			return ctrl.Result{}, helper.Patch(ctx, kcp)
 		}
@@ -232,7 +240,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	log = log.WithValues("Cluster", klog.KObj(cluster))
 	ctx = ctrl.LoggerInto(ctx, log)
 
-	helper := patch.NewHelper(kcp, r.Client)
+	helper := patch.NewHelper(kcp, r.Client, patch.WithWrites(&r.writes))
 	if kcp.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(kcp, controlplanev1.KubeadmControlPlaneFinalizer) {
 		controllerutil.AddFinalizer(kcp, controlplanev1.KubeadmControlPlaneFinalizer)
 		return ctrl.Result{}, helper.Patch(ctx, kcp)
