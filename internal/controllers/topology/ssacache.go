@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilcache "k8s.io/apimachinery/pkg/util/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -29,21 +30,20 @@ const (
 // without it every reconcile dry-runs each of the cluster's objects again.
 type noDiffCache struct {
 	keys *utilcache.LRUExpireCache
+	// applied maps an object's UID to the hash of the desired state last applied to it, by an apply or
+	// found applied by a dry run that changed nothing (see holdsApplied).
+	applied *utilcache.LRUExpireCache
 }
 
 func newNoDiffCache() *noDiffCache {
-	return &noDiffCache{keys: utilcache.NewLRUExpireCache(noDiffEntries)}
+	return &noDiffCache{keys: utilcache.NewLRUExpireCache(noDiffEntries), applied: utilcache.NewLRUExpireCache(noDiffEntries)}
 }
 
-// key identifies an apply: the current object's kind, namespace, name and uid, a hash of what the apply
+// key identifies an apply: the current object's (cur is its unstructured form) kind, namespace, name and uid, a hash of what the apply
 // can change of it (everything but its status, resourceVersion and managed fields: an apply of the spec and
 // metadata gives the same result whatever the status, which its controller writes as it works), and a hash
 // of the desired object. A change of either makes a new key, so the apply is dry-run again.
-func (c *noDiffCache) key(desired *unstructured.Unstructured, current client.Object) (string, error) {
-	cur, err := runtime.DefaultUnstructuredConverter.ToUnstructured(current)
-	if err != nil {
-		return "", fmt.Errorf("reading the current %s %s: %w", desired.GetKind(), desired.GetName(), err)
-	}
+func (c *noDiffCache) key(desired *unstructured.Unstructured, current client.Object, cur map[string]any) (string, error) {
 	cur = maps.Clone(cur) // an Unstructured's own map: the object is not changed
 	delete(cur, "status")
 	if meta, ok := cur["metadata"].(map[string]any); ok {
@@ -78,4 +78,136 @@ func (c *noDiffCache) add(key string) {
 		return
 	}
 	c.keys.Add(key, struct{}{}, noDiffTTL)
+}
+
+// desiredHash identifies a desired state.
+func desiredHash(desired *unstructured.Unstructured) (string, error) {
+	data, err := json.Marshal(desired.Object)
+	if err != nil {
+		return "", fmt.Errorf("hashing %s %s: %w", desired.GetKind(), desired.GetName(), err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// recordApplied notes that the object uid holds the desired state of hash as this controller applied it.
+func (c *noDiffCache) recordApplied(uid types.UID, hash string) {
+	if c == nil || uid == "" {
+		return
+	}
+	c.applied.Add(uid, hash, noDiffTTL)
+}
+
+// holdsApplied reports whether an apply of desired (of hash) to current would change nothing, without
+// asking the API server: the same desired state was applied to the object last (so this controller owns
+// the same fields as the apply would), and the object still holds every value of it. Other controllers'
+// changes of other fields (owner references, finalizers, labels, annotations, status) do not matter; a
+// change of one of the desired values does, and so does a restart (nothing is remembered), and the apply
+// is dry-run then.
+func (c *noDiffCache) holdsApplied(desired *unstructured.Unstructured, hash string, current map[string]any, uid types.UID) bool {
+	if c == nil {
+		return false
+	}
+	last, ok := c.applied.Get(uid)
+	if !ok || last != hash {
+		return false
+	}
+	for k, v := range desired.Object {
+		if k == "apiVersion" || k == "kind" { // a typed object read from the cache has no type meta
+			continue
+		}
+		if !holds(current[k], v, k == "metadata") {
+			return false
+		}
+	}
+	return true
+}
+
+// holds reports whether current holds every value of desired: a map every key of desired with a value it
+// holds, a list the same items (for metadata.ownerReferences, each desired reference, by uid, among
+// others), anything else an equal value. A nil desired value is held by an absent one, and so is an empty
+// desired map.
+func holds(current, desired any, metadata bool) bool {
+	switch d := desired.(type) {
+	case nil:
+		return current == nil
+	case map[string]any:
+		if current == nil {
+			return len(d) == 0
+		}
+		c, ok := current.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range d {
+			if metadata && k == "ownerReferences" {
+				if !holdsReferences(c[k], v) {
+					return false
+				}
+				continue
+			}
+			if !holds(c[k], v, false) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		c, ok := current.([]any)
+		if !ok || len(c) != len(d) {
+			return false
+		}
+		for i := range d {
+			if !holds(c[i], d[i], false) || !holds(d[i], c[i], false) {
+				return false
+			}
+		}
+		return true
+	default:
+		if df, ok := number(desired); ok {
+			cf, ok := number(current)
+			return ok && cf == df
+		}
+		return reflect.DeepEqual(current, desired)
+	}
+}
+
+// holdsReferences reports whether the owner references current hold each of desired (matched by uid).
+func holdsReferences(current, desired any) bool {
+	d, ok := desired.([]any)
+	if !ok {
+		return holds(current, desired, false)
+	}
+	c, _ := current.([]any)
+	for _, ref := range d {
+		r, ok := ref.(map[string]any)
+		if !ok {
+			return false
+		}
+		found := false
+		for _, have := range c {
+			if h, ok := have.(map[string]any); ok && h["uid"] == r["uid"] && holds(h, r, false) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// number reads a JSON number of an unstructured object, which may be an int64 or a float64.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), true
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case int32:
+		return float64(n), true
+	}
+	return 0, false
 }

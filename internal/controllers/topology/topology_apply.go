@@ -163,12 +163,24 @@ func toUnstructured(obj client.Object) (*unstructured.Unstructured, error) {
 	return u, nil
 }
 
-// ssa applies desired with server-side apply under FieldManager. When the object exists, a dry-run apply
-// first tells whether the apply would change it; a steady object is not written.
+// ssa applies desired with server-side apply under FieldManager. When the object exists, and holds the
+// desired state this controller applied last, the apply is skipped; otherwise a dry-run apply first tells
+// whether the apply would change it. A steady object is not written.
 func (r *Reconciler) ssa(ctx context.Context, desired *unstructured.Unstructured, current client.Object) error {
 	log := ctrl.LoggerFrom(ctx).WithValues(desired.GetKind(), klog.KObj(desired))
+	hash, err := desiredHash(desired)
+	if err != nil {
+		return err
+	}
 	if current != nil {
-		key, err := r.noDiff.key(desired, current)
+		cur, err := runtime.DefaultUnstructuredConverter.ToUnstructured(current)
+		if err != nil {
+			return fmt.Errorf("reading the current %s %s: %w", desired.GetKind(), desired.GetName(), err)
+		}
+		if r.noDiff.holdsApplied(desired, hash, cur, current.GetUID()) {
+			return nil
+		}
+		key, err := r.noDiff.key(desired, current, cur)
 		if err != nil {
 			return err
 		}
@@ -185,6 +197,7 @@ func (r *Reconciler) ssa(ctx context.Context, desired *unstructured.Unstructured
 		}
 		if same {
 			r.noDiff.add(key)
+			r.noDiff.recordApplied(current.GetUID(), hash)
 			return nil
 		}
 		log.Info("Updating object")
@@ -198,6 +211,7 @@ func (r *Reconciler) ssa(ctx context.Context, desired *unstructured.Unstructured
 		}
 		return fmt.Errorf("applying %s %s: %w", desired.GetKind(), desired.GetName(), err)
 	}
+	r.noDiff.recordApplied(obj.GetUID(), hash)
 	return nil
 }
 

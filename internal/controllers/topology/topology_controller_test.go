@@ -253,6 +253,28 @@ func TestClusterFromClusterClass(t *testing.T) {
 		return k.Verb == http.MethodPatch
 	})).To(BeZero(), "PATCH requests of a reconcile of a steady topology:\n%s", counter.Snapshot().Since(requests))
 
+	// Another writer's change of what the topology does not set (a label, as other controllers add labels,
+	// owner references and finalizers) needs no dry-run either: the control plane still holds all that
+	// the controller applied.
+	cpNow := getU(ctx, g, cp.GroupVersionKind(), ns, cp.GetName())
+	cpNow.SetLabels(map[string]string{"example.com/other": "x"})
+	g.Expect(env.Client.Patch(ctx, cpNow, client.Merge)).To(Succeed())
+	requests = counter.Snapshot()
+	poke("3")
+	g.Expect(counter.Snapshot().Since(requests).Sum(func(k apicount.Key) bool {
+		return k.Verb == http.MethodPatch
+	})).To(BeZero(), "PATCH requests after another writer labelled the control plane:\n%s", counter.Snapshot().Since(requests))
+	// A change of a value the topology sets is set back.
+	cpNow = getU(ctx, g, cp.GroupVersionKind(), ns, cp.GetName())
+	_ = unstructured.SetNestedField(cpNow.Object, int64(3), "spec", "replicas")
+	g.Expect(env.Client.Update(ctx, cpNow)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		poke(time.Now().String())
+		cpNow := getU(ctx, g, cp.GroupVersionKind(), ns, cp.GetName())
+		g.Expect(num(cpNow.Object, "spec", "replicas")).To(Equal(int64(1)))
+		g.Expect(cpNow.GetLabels()).To(HaveKeyWithValue("example.com/other", "x"))
+	}, timeout, interval).Should(Succeed())
+
 	// Changing a variable rotates the machine infrastructure templates; the control plane's old one is
 	// deleted once the control plane refers to the new one.
 	oldRef := listMDs(ctx, g, ns)[0].Spec.Template.Spec.InfrastructureRef.Name
