@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"reflect"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	utilcache "k8s.io/apimachinery/pkg/util/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/capstan-dev/capstan/internal/topology"
 )
 
 const (
@@ -116,98 +117,9 @@ func (c *noDiffCache) holdsApplied(desired *unstructured.Unstructured, hash stri
 		if k == "apiVersion" || k == "kind" { // a typed object read from the cache has no type meta
 			continue
 		}
-		if !holds(current[k], v, k == "metadata") {
+		if !topology.Holds(current[k], v, k == "metadata") {
 			return false
 		}
 	}
 	return true
-}
-
-// holds reports whether current holds every value of desired: a map every key of desired with a value it
-// holds, a list the same items (for metadata.ownerReferences, each desired reference, by uid, among
-// others), anything else an equal value. A nil desired value is held by an absent one, and so is an empty
-// desired map.
-func holds(current, desired any, metadata bool) bool {
-	switch d := desired.(type) {
-	case nil:
-		return current == nil
-	case map[string]any:
-		if current == nil {
-			return len(d) == 0
-		}
-		c, ok := current.(map[string]any)
-		if !ok {
-			return false
-		}
-		for k, v := range d {
-			if metadata && k == "ownerReferences" {
-				if !holdsReferences(c[k], v) {
-					return false
-				}
-				continue
-			}
-			if !holds(c[k], v, false) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		c, ok := current.([]any)
-		if !ok || len(c) != len(d) {
-			return false
-		}
-		for i := range d {
-			if !holds(c[i], d[i], false) || !holds(d[i], c[i], false) {
-				return false
-			}
-		}
-		return true
-	default:
-		if df, ok := number(desired); ok {
-			cf, ok := number(current)
-			return ok && cf == df
-		}
-		return reflect.DeepEqual(current, desired)
-	}
-}
-
-// holdsReferences reports whether the owner references current hold each of desired (matched by uid).
-func holdsReferences(current, desired any) bool {
-	d, ok := desired.([]any)
-	if !ok {
-		return holds(current, desired, false)
-	}
-	c, _ := current.([]any)
-	for _, ref := range d {
-		r, ok := ref.(map[string]any)
-		if !ok {
-			return false
-		}
-		found := false
-		for _, have := range c {
-			if h, ok := have.(map[string]any); ok && h["uid"] == r["uid"] && holds(h, r, false) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
-// number reads a JSON number of an unstructured object, which may be an int64 or a float64.
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), true
-	case float64:
-		return n, true
-	case int:
-		return float64(n), true
-	case int32:
-		return float64(n), true
-	}
-	return 0, false
 }
