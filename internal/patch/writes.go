@@ -40,9 +40,14 @@ type replaced struct {
 	at       time.Time
 	// awaited: a reconcile stopped on one of versions (Behind) and waits for the event of a newer one.
 	awaited bool
-	// newer: the event of a version not among versions went by (the cache has it) with no reconcile
-	// waiting for it.
-	newer bool
+	// seen is the version of the last update event of the object (the cache has it).
+	seen string
+}
+
+// newer reports whether the cache has a version newer than the ones replaced: the last event's, when it
+// is not one of them (events come in order, and a write replaces a version the cache showed).
+func (r *replaced) newer() bool {
+	return r.seen != "" && !slices.Contains(r.versions, r.seen)
 }
 
 func (w *Writes) clock() time.Time {
@@ -91,9 +96,6 @@ func (w *Writes) Replaced(obj client.Object, version string) {
 		r.versions = append(r.versions, version)
 	}
 	r.at = now
-	// The versions the cache showed before this write are older than the one it replaced. A reconcile that
-	// waits keeps waiting: the next event brings it back.
-	r.newer = false
 }
 
 // Stale reports whether obj, as read from the cache, is a version that the controller knows the server has
@@ -136,7 +138,7 @@ func (w *Writes) Behind(obj client.Object) (reconcile.Result, bool) {
 	switch {
 	case r == nil:
 		return reconcile.Result{}, false
-	case r.newer:
+	case r.newer():
 		// The event went by between the read of obj and now.
 		return reconcile.Result{RequeueAfter: caughtUpRequeueAfter}, true
 	default:
@@ -146,7 +148,10 @@ func (w *Writes) Behind(obj client.Object) (reconcile.Result, bool) {
 }
 
 // Await notes that obj, as read from the cache, is older than the server's (found out by a read from the
-// API server) and reports what Behind reports: the reconcile stops and returns the result.
+// API server) and reports what Behind reports: the reconcile stops and returns the result. An event that
+// went by before this controller wrote the object is not remembered, so the filter must drop only events
+// of the controller's own writes (as NotOwnStatus does for a kind whose status no one else writes): the
+// newer version is then either one of those, remembered, or an event the filter lets through anyway.
 func (w *Writes) Await(obj client.Object) reconcile.Result {
 	w.Replaced(obj, obj.GetResourceVersion())
 	res, _ := w.Behind(obj)
@@ -174,10 +179,14 @@ func (w *Writes) seen(obj client.Object) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	r := w.objects[obj.GetUID()]
-	if r == nil || slices.Contains(r.versions, obj.GetResourceVersion()) {
+	if r == nil {
+		return false
+	}
+	r.seen = obj.GetResourceVersion()
+	if !r.newer() {
 		return false
 	}
 	awaited := r.awaited
-	r.awaited, r.newer = false, true
+	r.awaited = false
 	return awaited
 }

@@ -155,3 +155,17 @@ func TestWritesAwait(t *testing.T) {
 		t.Fatal("the newer version is behind")
 	}
 }
+
+// The event of a newer version went by, filtered out, before a read from the API server told the reconcile
+// that its copy is old: it runs again at once instead of waiting for an event that already came.
+func TestWritesAwaitAfterTheEvent(t *testing.T) {
+	w := &Writes{}
+	filter := w.LetThroughAwaited(predicate.Funcs{UpdateFunc: func(event.UpdateEvent) bool { return false }})
+	w.Record("4", clusterAt("a", "5"))
+	if filter.Update(statusOnly("5", "6")) {
+		t.Fatal("an event went through with no reconcile waiting")
+	}
+	if res := w.Await(clusterAt("a", "5")); res.RequeueAfter != caughtUpRequeueAfter {
+		t.Fatalf("Await after the event of the newer version = %+v; want a retry at once", res)
+	}
+}

@@ -40,10 +40,11 @@ func newNoDiffCache() *noDiffCache {
 	return &noDiffCache{keys: utilcache.NewLRUExpireCache(noDiffEntries), applied: utilcache.NewLRUExpireCache(noDiffEntries)}
 }
 
-// key identifies an apply: the current object's (cur is its unstructured form) kind, namespace, name and uid, a hash of what the apply
+// key identifies an apply: the current object's kind, namespace, name and uid, a hash of what the apply
 // can change of it (everything but its status, resourceVersion and managed fields: an apply of the spec and
 // metadata gives the same result whatever the status, which its controller writes as it works), and a hash
-// of the desired object. A change of either makes a new key, so the apply is dry-run again.
+// of the desired object. A change of either makes a new key, so the apply is dry-run again. cur is the
+// current object in unstructured form.
 func (c *noDiffCache) key(desired *unstructured.Unstructured, current client.Object, cur map[string]any) (string, error) {
 	cur = maps.Clone(cur) // an Unstructured's own map: the object is not changed
 	delete(cur, "status")
