@@ -42,10 +42,10 @@ func newNoDiffCache() *noDiffCache {
 
 // key identifies an apply: the current object's kind, namespace, name and uid, a hash of what the apply
 // can change of it (everything but its status, resourceVersion and managed fields: an apply of the spec and
-// metadata gives the same result whatever the status, which its controller writes as it works), and a hash
-// of the desired object. A change of either makes a new key, so the apply is dry-run again. cur is the
-// current object in unstructured form.
-func (c *noDiffCache) key(desired *unstructured.Unstructured, current client.Object, cur map[string]any) (string, error) {
+// metadata gives the same result whatever the status, which its controller writes as it works), and the
+// desired object (desiredHash, and its owner references, which that hash leaves out). A change of either
+// makes a new key, so the apply is dry-run again. cur is the current object in unstructured form.
+func (c *noDiffCache) key(desired *unstructured.Unstructured, hash string, current client.Object, cur map[string]any) (string, error) {
 	cur = maps.Clone(cur) // an Unstructured's own map: the object is not changed
 	delete(cur, "status")
 	if meta, ok := cur["metadata"].(map[string]any); ok {
@@ -54,8 +54,9 @@ func (c *noDiffCache) key(desired *unstructured.Unstructured, current client.Obj
 		delete(meta, "managedFields")
 		cur["metadata"] = meta
 	}
+	refs, _, _ := unstructured.NestedFieldNoCopy(desired.Object, "metadata", "ownerReferences")
 	sum := sha256.New()
-	for _, o := range []any{cur, desired.Object} {
+	for _, o := range []any{cur, refs} {
 		data, err := json.Marshal(o) // maps are encoded with sorted keys: the same state, the same bytes
 		if err != nil {
 			return "", fmt.Errorf("hashing %s %s: %w", desired.GetKind(), desired.GetName(), err)
@@ -63,6 +64,7 @@ func (c *noDiffCache) key(desired *unstructured.Unstructured, current client.Obj
 		sum.Write(data)
 		sum.Write([]byte{0})
 	}
+	sum.Write([]byte(hash))
 	return fmt.Sprintf("%s/%s/%s/%s/%s", desired.GroupVersionKind(), current.GetNamespace(), current.GetName(),
 		current.GetUID(), hex.EncodeToString(sum.Sum(nil))), nil
 }
@@ -82,9 +84,23 @@ func (c *noDiffCache) add(key string) {
 	c.keys.Add(key, struct{}{}, noDiffTTL)
 }
 
-// desiredHash identifies a desired state.
+// desiredHash identifies a desired state, leaving out its owner references: the topology carries the
+// owner reference to the Cluster that the Cluster controller sets on the InfrastructureCluster and the
+// control plane over from the current object (so that an apply does not remove it), which is not a change of
+// what the topology wants, and holdsApplied checks that the current object holds every owner reference of
+// the desired one anyway. Without this, the Cluster controller's owner reference would cost each of them a
+// dry run after their creation.
 func desiredHash(desired *unstructured.Unstructured) (string, error) {
-	data, err := json.Marshal(desired.Object)
+	obj := desired.Object
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		if _, ok := meta["ownerReferences"]; ok {
+			meta = maps.Clone(meta)
+			delete(meta, "ownerReferences")
+			obj = maps.Clone(obj)
+			obj["metadata"] = meta
+		}
+	}
+	data, err := json.Marshal(obj)
 	if err != nil {
 		return "", fmt.Errorf("hashing %s %s: %w", desired.GetKind(), desired.GetName(), err)
 	}

@@ -3,6 +3,7 @@ package topology
 import (
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -68,5 +69,37 @@ func TestHolds(t *testing.T) {
 		if got := c.holdsApplied(u, hash, tc.current, "uid"); got != tc.want {
 			t.Errorf("%s: holdsApplied = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+
+	// The owner reference to the Cluster that the Cluster controller sets, carried over into the desired
+	// object from then on, is not a new desired state: the object that holds it is not dry-run again.
+	carried := u.DeepCopy()
+	carried.SetOwnerReferences(append(carried.GetOwnerReferences(), metav1.OwnerReference{APIVersion: "cluster.x-k8s.io/v1beta1", Kind: "Cluster", Name: "c", UID: "b"}))
+	carriedHash, err := desiredHash(carried)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if carriedHash != hash {
+		t.Error("an owner reference carried over from the current object changes the desired state's hash")
+	}
+	withRef := cases[1].current // it has the owner reference b
+	if !c.holdsApplied(carried, carriedHash, withRef, "uid") {
+		t.Error("an object that holds the carried owner reference is dry-run again")
+	}
+	if c.holdsApplied(carried, carriedHash, desired, "uid") {
+		t.Error("an object without an owner reference of the desired state is held without a dry run")
+	}
+	// The dry-run cache's key still tells the two desired objects apart.
+	cur := &unstructured.Unstructured{Object: desired}
+	k1, err := c.key(u, hash, cur, desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, err := c.key(carried, carriedHash, cur, desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k1 == k2 {
+		t.Error("the dry-run cache's key is the same for desired objects with different owner references")
 	}
 }

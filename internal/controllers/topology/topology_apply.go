@@ -180,7 +180,7 @@ func (r *Reconciler) ssa(ctx context.Context, desired *unstructured.Unstructured
 		if r.noDiff.holdsApplied(desired, hash, cur, current.GetUID()) {
 			return nil
 		}
-		key, err := r.noDiff.key(desired, current, cur)
+		key, err := r.noDiff.key(desired, hash, current, cur)
 		if err != nil {
 			return err
 		}
