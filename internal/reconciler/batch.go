@@ -2,9 +2,12 @@ package reconciler
 
 import (
 	"context"
+	"maps"
+	"reflect"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -58,4 +61,70 @@ func EnqueueControllerAfter(ownerKind string, delay time.Duration) handler.Event
 		}
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}}
 	})
+}
+
+// DelayConditionChanges passes the events of h on, but an update that changes nothing of the object other
+// than its conditions (status.conditions, status.v1beta2.conditions and status.deprecated's, its
+// resourceVersion and managed fields) reaches the queue once delay has passed, joining any other waiting
+// then: a provider object's conditions change in bursts (a control plane's Ready condition follows its
+// Machine through its phases, a reason at a time), and an owner that mirrors them writes once for the
+// burst. Every other change (readiness, initialization, the endpoint, counters, deletion, the spec) is
+// passed on at once. Objects that are not unstructured are passed on at once.
+func DelayConditionChanges(h handler.EventHandler, delay time.Duration) handler.EventHandler {
+	return handler.Funcs{
+		CreateFunc:  h.Create,
+		DeleteFunc:  h.Delete,
+		GenericFunc: h.Generic,
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if onlyConditionsChanged(e.ObjectOld, e.ObjectNew) {
+				q = delayedQueue{TypedRateLimitingInterface: q, delay: delay}
+			}
+			h.Update(ctx, e, q)
+		},
+	}
+}
+
+// delayedQueue adds what a handler adds once delay has passed.
+type delayedQueue struct {
+	workqueue.TypedRateLimitingInterface[reconcile.Request]
+	delay time.Duration
+}
+
+func (q delayedQueue) Add(req reconcile.Request) { q.AddAfter(req, q.delay) }
+
+// onlyConditionsChanged reports whether two versions of an unstructured object differ in their conditions
+// alone.
+func onlyConditionsChanged(before, after client.Object) bool {
+	b, ok1 := before.(*unstructured.Unstructured)
+	a, ok2 := after.(*unstructured.Unstructured)
+	if !ok1 || !ok2 {
+		return false
+	}
+	return reflect.DeepEqual(withoutConditions(b.Object), withoutConditions(a.Object))
+}
+
+// withoutConditions is a shallow copy of obj without its conditions, resourceVersion and managed fields;
+// obj is not changed.
+func withoutConditions(obj map[string]any) map[string]any {
+	obj = maps.Clone(obj)
+	without := func(m map[string]any, path []string, keys ...string) {
+		parent := m
+		for _, p := range path {
+			next, ok := parent[p].(map[string]any)
+			if !ok {
+				return
+			}
+			next = maps.Clone(next)
+			parent[p] = next
+			parent = next
+		}
+		for _, k := range keys {
+			delete(parent, k)
+		}
+	}
+	without(obj, []string{"metadata"}, "resourceVersion", "managedFields")
+	without(obj, []string{"status"}, "conditions")
+	without(obj, []string{"status", "v1beta2"}, "conditions")
+	without(obj, []string{"status", "deprecated", "v1beta1"}, "conditions")
+	return obj
 }

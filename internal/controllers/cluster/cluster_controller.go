@@ -46,6 +46,14 @@ const (
 	// MachineSets' (1s) and MachineDeployments' (2s) waits, so that the Cluster's counters, which add up
 	// their status, are mostly written once their status has caught up with the Machines'.
 	descendantEventDelay = 3 * time.Second
+
+	// providerConditionDelay is how long an update of the InfraCluster or the control plane that changes
+	// only their conditions waits before it reconciles the Cluster, which mirrors their Ready and Available
+	// conditions. A control plane's conditions change in bursts as its first Machine goes through its
+	// phases (ScalingUp, WaitingForKubeadmInit, WaitingForBootstrapData, ... within a second), and one
+	// reconcile after the burst writes the Cluster's status once. Their readiness, initialization,
+	// endpoint, counters and deletion reconcile it at once.
+	providerConditionDelay = time.Second
 )
 
 // Reconciler reconciles Clusters.
@@ -77,7 +85,7 @@ type Reconciler struct {
 	externalReader client.Reader
 	tracker        *external.Tracker
 	ownerHandler   handler.EventHandler
-	// descendantsIndexed says that Client lists descendants through clusterNameIndex (set up by
+	// descendantsIndexed says that Client lists descendants through reconciler.ClusterNameIndex (set up by
 	// SetupWithManager).
 	descendantsIndexed bool
 	// secretMetadata reads the metadata of Secrets: the manager's cache, which the controller's watch of
@@ -102,10 +110,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	// The descendants of a Cluster are listed from the cache by their cluster-name label on every reconcile:
 	// a label selector alone makes the cache scan every object of the namespace, so with a thousand Clusters
 	// in one namespace each list would read thousands of objects. The index finds them directly.
-	for _, obj := range []client.Object{&clusterv1.MachineDeployment{}, &clusterv1.MachineSet{}, &clusterv1.Machine{}, &clusterv1.MachinePool{}} {
-		if err := mgr.GetFieldIndexer().IndexField(ctx, obj, clusterNameIndex, clusterNameOf); err != nil {
-			return fmt.Errorf("indexing %T by cluster name: %w", obj, err)
-		}
+	if err := reconciler.IndexByClusterName(ctx, mgr.GetFieldIndexer(),
+		&clusterv1.MachineDeployment{}, &clusterv1.MachineSet{}, &clusterv1.Machine{}, &clusterv1.MachinePool{}); err != nil {
+		return err
 	}
 	r.descendantsIndexed = true
 	toCluster := reconciler.EnqueueAfter(descendantEventDelay, clusterOfLabelledObject)
@@ -136,7 +143,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	// Provider objects need not carry the watch-filter label either; their events are mapped through the
 	// controller ownerReference, which the Cluster sets.
 	r.tracker = &external.Tracker{Controller: c, Cache: mgr.GetCache()}
-	r.ownerHandler = handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &clusterv1.Cluster{}, handler.OnlyControllerOwner())
+	// A change of their conditions alone reaches the Cluster after providerConditionDelay (see there).
+	r.ownerHandler = reconciler.DelayConditionChanges(
+		handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &clusterv1.Cluster{}, handler.OnlyControllerOwner()),
+		providerConditionDelay)
 	return nil
 }
 
@@ -292,17 +302,6 @@ func (r *Reconciler) requeueAfter() time.Duration {
 		return r.RequeueAfter
 	}
 	return defaultRequeueAfter
-}
-
-// clusterNameIndex indexes a Cluster's descendants in the cache by their cluster-name label.
-const clusterNameIndex = "capstan.cluster.x-k8s.io/cluster-name"
-
-// clusterNameOf is the index function of clusterNameIndex.
-func clusterNameOf(obj client.Object) []string {
-	if name, ok := obj.GetLabels()[clusterv1.ClusterNameLabel]; ok {
-		return []string{name}
-	}
-	return nil
 }
 
 func (r *Reconciler) deleteRequeueAfter() time.Duration {

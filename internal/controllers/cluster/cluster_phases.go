@@ -22,6 +22,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/external"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // The v1beta2 conditions of Machines the Cluster counts.
@@ -317,11 +318,11 @@ func (r *Reconciler) getDescendants(ctx context.Context, s *scope) (ctrl.Result,
 }
 
 // listDescendants lists the Cluster's descendants from c; indexed says that c is the manager's cache with
-// clusterNameIndex (an API server does not know the index).
+// reconciler.ClusterNameIndex (an API server does not know the index).
 func listDescendants(ctx context.Context, c client.Reader, cluster *clusterv1.Cluster, indexed bool) (descendants, error) {
 	opts := []client.ListOption{client.InNamespace(cluster.Namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: cluster.Name}}
 	if indexed {
-		opts = []client.ListOption{client.InNamespace(cluster.Namespace), client.MatchingFields{clusterNameIndex: cluster.Name}}
+		opts = []client.ListOption{client.InNamespace(cluster.Namespace), client.MatchingFields{reconciler.ClusterNameIndex: cluster.Name}}
 	}
 	mds := &clusterv1.MachineDeploymentList{}
 	if err := c.List(ctx, mds, opts...); err != nil {

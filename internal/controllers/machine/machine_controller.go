@@ -46,6 +46,12 @@ const (
 	defaultNodeDeletionTimeout = 10 * time.Second
 	// skipWaitForDeleteTimeout: Pods deleted longer ago than this no longer hold the drain (kubelet gone).
 	skipWaitForDeleteTimeout = 5 * time.Minute
+	// providerConditionDelay is how long an update of a Machine's bootstrap config or InfraMachine that
+	// changes only their conditions waits before it reconciles the Machine, which mirrors their Ready
+	// conditions: they change in bursts while the provider works (a reason at a time), and one reconcile
+	// after the burst writes the Machine's status once. Their readiness, bootstrap data, provider ID,
+	// addresses and deletion reconcile it at once.
+	providerConditionDelay = time.Second
 )
 
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines;machines/status;machines/finalizers,verbs=get;list;watch;update;patch
@@ -137,7 +143,10 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 		Cache:      mgr.GetCache(),
 		Predicates: []predicate.Predicate{predicate.ResourceVersionChangedPredicate{}},
 	}
-	r.externalHandler = handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &clusterv1.Machine{}, handler.OnlyControllerOwner())
+	// A change of their conditions alone reaches the Machine after providerConditionDelay (see there).
+	r.externalHandler = reconciler.DelayConditionChanges(
+		handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &clusterv1.Machine{}, handler.OnlyControllerOwner()),
+		providerConditionDelay)
 	return nil
 }
 

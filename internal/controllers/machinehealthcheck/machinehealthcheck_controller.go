@@ -63,14 +63,28 @@ type Reconciler struct {
 	// now returns the current time; time.Now when nil. Tests replace it.
 	now        func() time.Time
 	controller controller.Controller
-	writes     patch.Writes
+	// indexed says that Client lists MachineHealthChecks and Machines through the indexes SetupWithManager
+	// sets up (an API server does not know them; tests that call Reconcile directly may not set them up).
+	indexed bool
+	writes  patch.Writes
 }
 
 // SetupWithManager adds the MachineHealthCheck controller to mgr.
-func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, options controller.Options) error {
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil || r.ClusterCache == nil {
 		return errors.New("the MachineHealthCheck controller needs a Client and a ClusterCache")
 	}
+	// A Cluster's MachineHealthChecks and Machines are listed through indexes: each event of a Machine or
+	// a Cluster maps to its health checks, and with thousands of Clusters in a namespace a list of every
+	// health check (or a label selector over every Machine) at each event costs more than the rest of the
+	// controller's work.
+	if err := reconciler.IndexField(ctx, mgr.GetFieldIndexer(), &clusterv1.MachineHealthCheck{}, mhcClusterNameIndex, mhcClusterName); err != nil {
+		return err
+	}
+	if err := reconciler.IndexByClusterName(ctx, mgr.GetFieldIndexer(), &clusterv1.Machine{}); err != nil {
+		return err
+	}
+	r.indexed = true
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorderFor("machinehealthcheck-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
 	}
@@ -201,7 +215,7 @@ func (r *Reconciler) reconcile(ctx context.Context, cluster *clusterv1.Cluster, 
 		remote = c
 	}
 
-	targets, skipped, err := getTargets(ctx, r.Client, remote, mhc)
+	targets, skipped, err := getTargets(ctx, r.Client, remote, mhc, r.indexed)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -293,10 +307,31 @@ func (r *Reconciler) patchMachine(ctx context.Context, t *target) error {
 	return nil
 }
 
+// mhcClusterNameIndex indexes MachineHealthChecks in the cache by spec.clusterName.
+const mhcClusterNameIndex = "capstan.cluster.x-k8s.io/mhc-cluster-name"
+
+func mhcClusterName(obj client.Object) []string {
+	if mhc, ok := obj.(*clusterv1.MachineHealthCheck); ok && mhc.Spec.ClusterName != "" {
+		return []string{mhc.Spec.ClusterName}
+	}
+	return nil
+}
+
+// healthChecksOf lists the MachineHealthChecks of the Cluster namespace/cluster (and, without the index, the
+// namespace's others too: callers check spec.clusterName).
+func (r *Reconciler) healthChecksOf(ctx context.Context, namespace, cluster string) (*clusterv1.MachineHealthCheckList, error) {
+	list := &clusterv1.MachineHealthCheckList{}
+	opts := []client.ListOption{client.InNamespace(namespace)}
+	if r.indexed {
+		opts = append(opts, client.MatchingFields{mhcClusterNameIndex: cluster})
+	}
+	return list, r.Client.List(ctx, list, opts...)
+}
+
 // clusterToMachineHealthChecks maps a Cluster to its MachineHealthChecks.
 func (r *Reconciler) clusterToMachineHealthChecks(ctx context.Context, obj client.Object) []reconcile.Request {
-	list := &clusterv1.MachineHealthCheckList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
+	list, err := r.healthChecksOf(ctx, obj.GetNamespace(), obj.GetName())
+	if err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Listing the MachineHealthChecks of a Cluster", "Cluster", klog.KObj(obj))
 		return nil
 	}
@@ -315,8 +350,8 @@ func (r *Reconciler) machineToMachineHealthChecks(ctx context.Context, obj clien
 	if !ok {
 		return nil
 	}
-	list := &clusterv1.MachineHealthCheckList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(m.Namespace)); err != nil {
+	list, err := r.healthChecksOf(ctx, m.Namespace, m.Spec.ClusterName)
+	if err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Listing the MachineHealthChecks of a Machine", "Machine", klog.KObj(m))
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // target is one Machine a MachineHealthCheck checks, with what was found of its Node.
@@ -170,14 +171,18 @@ func skipReason(m *clusterv1.Machine) string {
 }
 
 // getTargets lists the Machines of the MachineHealthCheck's Cluster that its selector matches, and, when
-// remote is not nil, their Nodes.
-func getTargets(ctx context.Context, c client.Reader, remote client.Reader, mhc *clusterv1.MachineHealthCheck) ([]*target, []string, error) {
+// remote is not nil, their Nodes. indexed says that c lists Machines through reconciler.ClusterNameIndex.
+func getTargets(ctx context.Context, c client.Reader, remote client.Reader, mhc *clusterv1.MachineHealthCheck, indexed bool) ([]*target, []string, error) {
 	selector, err := metav1.LabelSelectorAsSelector(metav1.CloneSelectorAndAddLabel(&mhc.Spec.Selector, clusterv1.ClusterNameLabel, mhc.Spec.ClusterName))
 	if err != nil {
 		return nil, nil, fmt.Errorf("spec.selector is invalid: %w", err)
 	}
 	machines := &clusterv1.MachineList{}
-	if err := c.List(ctx, machines, client.InNamespace(mhc.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
+	opts := []client.ListOption{client.InNamespace(mhc.Namespace), client.MatchingLabelsSelector{Selector: selector}}
+	if indexed {
+		opts = append(opts, client.MatchingFields{reconciler.ClusterNameIndex: mhc.Spec.ClusterName})
+	}
+	if err := c.List(ctx, machines, opts...); err != nil {
 		return nil, nil, fmt.Errorf("listing Machines: %w", err)
 	}
 	var targets []*target

@@ -72,13 +72,22 @@ type Reconciler struct {
 	watched    sync.Map // schema.GroupVersionKind -> struct{}
 	writes     patch.Writes
 	noDiff     *noDiffCache
+	// indexed says that Client lists a Cluster's MachineDeployments and Machines through
+	// reconciler.ClusterNameIndex, which SetupWithManager sets up.
+	indexed bool
 }
 
 // SetupWithManager adds the topology controller to mgr.
-func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, options controller.Options) error {
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil {
 		return errors.New("the topology controller needs a Client")
 	}
+	// Each reconcile lists its Cluster's MachineDeployments and Machines: through the index rather than a
+	// label selector, which makes the cache read every object of the namespace.
+	if err := reconciler.IndexByClusterName(ctx, mgr.GetFieldIndexer(), &clusterv1.MachineDeployment{}, &clusterv1.Machine{}); err != nil {
+		return err
+	}
+	r.indexed = true
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
 	}
@@ -369,14 +378,21 @@ func (r *Reconciler) current(ctx context.Context, cluster *clusterv1.Cluster, bp
 			return nil, err
 		}
 	}
+	ofCluster := func(labels client.MatchingLabels) []client.ListOption {
+		opts := []client.ListOption{client.InNamespace(cluster.Namespace), labels}
+		if r.indexed {
+			opts = append(opts, client.MatchingFields{reconciler.ClusterNameIndex: cluster.Name})
+		}
+		return opts
+	}
 	mds := &clusterv1.MachineDeploymentList{}
-	if err := r.Client.List(ctx, mds, client.InNamespace(cluster.Namespace), client.MatchingLabels{
+	if err := r.Client.List(ctx, mds, ofCluster(client.MatchingLabels{
 		clusterv1.ClusterNameLabel: cluster.Name, clusterv1.ClusterTopologyOwnedLabel: "",
-	}); err != nil {
+	})...); err != nil {
 		return nil, fmt.Errorf("listing MachineDeployments: %w", err)
 	}
 	machines := &clusterv1.MachineList{}
-	if err := r.Client.List(ctx, machines, client.InNamespace(cluster.Namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: cluster.Name}); err != nil {
+	if err := r.Client.List(ctx, machines, ofCluster(client.MatchingLabels{clusterv1.ClusterNameLabel: cluster.Name})...); err != nil {
 		return nil, fmt.Errorf("listing Machines: %w", err)
 	}
 	for i := range mds.Items {

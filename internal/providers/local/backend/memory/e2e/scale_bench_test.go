@@ -179,11 +179,27 @@ func BenchmarkScale(b *testing.B) {
 
 		stopProfile = startProfile(b, "CAPSTAN_BENCH_DELETE_PROFILE")
 		delStart := time.Now()
-		// A collection delete of hundreds of Clusters may outlast the API server's request timeout: it is
-		// sent again until it is accepted.
-		g.Eventually(func() error {
-			return env.Client.DeleteAllOf(ctx, &clusterv1.Cluster{}, client.InNamespace(ns))
-		}, 10*time.Minute, 5*time.Second).Should(Succeed())
+		// The Clusters are deleted one by one, c at a time, as `kubectl delete clusters --all` deletes them
+		// (one request each): a collection delete of a thousand Clusters outlasts the API server's request
+		// timeout on a loaded machine, and a retry starts again from the first.
+		toDelete := &clusterv1.ClusterList{}
+		g.Expect(env.Client.List(ctx, toDelete, client.InNamespace(ns))).To(Succeed())
+		deletes := make(chan *clusterv1.Cluster)
+		var delWG sync.WaitGroup
+		for w := 0; w < c; w++ {
+			delWG.Add(1)
+			go func() {
+				defer delWG.Done()
+				for cl := range deletes {
+					g.Eventually(func() error { return client.IgnoreNotFound(env.Client.Delete(ctx, cl)) }, time.Minute, time.Second).Should(Succeed())
+				}
+			}()
+		}
+		for i := range toDelete.Items {
+			deletes <- &toDelete.Items[i]
+		}
+		close(deletes)
+		delWG.Wait()
 		g.Eventually(func(g Gomega) {
 			for _, list := range []client.ObjectList{&clusterv1.ClusterList{}, &clusterv1.MachineList{}} {
 				g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
