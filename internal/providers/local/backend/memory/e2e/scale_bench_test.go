@@ -103,29 +103,16 @@ func BenchmarkScale(b *testing.B) {
 		apiserverProfile := profileAPIServer(b)
 		start := time.Now()
 		created := make([]time.Time, n)
-		names := make(chan int)
-		var wg sync.WaitGroup
-		for w := 0; w < c; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for k := range names {
-					objs := stack.LocalTemplate(b, flavor, map[string]string{
-						"CLUSTER_NAME": fmt.Sprintf("s%04d", k), "NAMESPACE": ns, "KUBERNETES_VERSION": "v1.37.1",
-						"CONTROL_PLANE_MACHINE_COUNT": "1", "WORKER_MACHINE_COUNT": "1",
-					})
-					created[k] = time.Now()
-					for _, o := range objs {
-						g.Eventually(func() error { return client.IgnoreAlreadyExists(env.Client.Create(ctx, o)) }, time.Minute, time.Second).Should(Succeed())
-					}
-				}
-			}()
-		}
-		for k := 0; k < n; k++ {
-			names <- k
-		}
-		close(names)
-		wg.Wait()
+		concurrently(c, n, func(k int) {
+			objs := stack.LocalTemplate(b, flavor, map[string]string{
+				"CLUSTER_NAME": fmt.Sprintf("s%04d", k), "NAMESPACE": ns, "KUBERNETES_VERSION": "v1.37.1",
+				"CONTROL_PLANE_MACHINE_COUNT": "1", "WORKER_MACHINE_COUNT": "1",
+			})
+			created[k] = time.Now()
+			for _, o := range objs {
+				g.Eventually(func() error { return client.IgnoreAlreadyExists(env.Client.Create(ctx, o)) }, time.Minute, time.Second).Should(Succeed())
+			}
+		})
 		b.Logf("created %d clusters in %s", n, time.Since(start).Round(time.Second))
 
 		available := map[string]time.Time{}
@@ -184,22 +171,10 @@ func BenchmarkScale(b *testing.B) {
 		// timeout on a loaded machine, and a retry starts again from the first.
 		toDelete := &clusterv1.ClusterList{}
 		g.Expect(env.Client.List(ctx, toDelete, client.InNamespace(ns))).To(Succeed())
-		deletes := make(chan *clusterv1.Cluster)
-		var delWG sync.WaitGroup
-		for w := 0; w < c; w++ {
-			delWG.Add(1)
-			go func() {
-				defer delWG.Done()
-				for cl := range deletes {
-					g.Eventually(func() error { return client.IgnoreNotFound(env.Client.Delete(ctx, cl)) }, time.Minute, time.Second).Should(Succeed())
-				}
-			}()
-		}
-		for i := range toDelete.Items {
-			deletes <- &toDelete.Items[i]
-		}
-		close(deletes)
-		delWG.Wait()
+		concurrently(c, len(toDelete.Items), func(i int) {
+			cl := &toDelete.Items[i]
+			g.Eventually(func() error { return client.IgnoreNotFound(env.Client.Delete(ctx, cl)) }, time.Minute, time.Second).Should(Succeed())
+		})
 		g.Eventually(func(g Gomega) {
 			for _, list := range []client.ObjectList{&clusterv1.ClusterList{}, &clusterv1.MachineList{}} {
 				g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
@@ -415,4 +390,24 @@ func (u usages) cpuSince(u0 usages) string {
 		parts = append(parts, fmt.Sprintf("%s %.1fs", name, u[name].CPUSeconds-u0[name].CPUSeconds))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// concurrently calls do(k) for k from 0 to n-1, c at a time, and returns when all have returned.
+func concurrently(c, n int, do func(k int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < c; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				do(k)
+			}
+		}()
+	}
+	for k := 0; k < n; k++ {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
 }
