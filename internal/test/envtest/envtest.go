@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -232,14 +231,15 @@ func Run(m *testing.M, opts Options, setup func(*Environment)) int {
 	return code
 }
 
-// SetupLogging is for TestMain: controller-runtime's logs are discarded, or shown on stderr when
-// CAPSTAN_TEST_LOGS is set (CAPSTAN_TEST_LOGS=1 go test ./internal/core/...).
+// SetupLogging is for TestMain: controller-runtime's logs are shown on stderr when CAPSTAN_TEST_LOGS is set
+// (CAPSTAN_TEST_LOGS=1 go test ./internal/core/...); otherwise their last lines at the info level are kept
+// in memory, for DumpOnFailure.
 func SetupLogging() {
 	if os.Getenv("CAPSTAN_TEST_LOGS") != "" {
 		ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true)))
 		return
 	}
-	ctrl.SetLogger(logr.Discard())
+	ctrl.SetLogger(zap.New(zap.WriteTo(recentLogs), zap.ConsoleEncoder()))
 }
 
 // StartAll starts one Environment per Options at once (each API server takes seconds to start). When one

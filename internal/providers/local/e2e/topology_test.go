@@ -23,6 +23,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/test/envtest"
 	"github.com/capstan-dev/capstan/internal/test/stack"
 	workloadtest "github.com/capstan-dev/capstan/internal/test/workload"
 )
@@ -74,6 +75,7 @@ func TestClusterClassLocal(t *testing.T) {
 			return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(c), c))
 		}, topologyWait, topologyInterval).Should(BeTrue(), "the Cluster is deleted")
 	})
+	envtest.DumpOnFailure(t, env.Client, ns)
 
 	t.Log("the Cluster from the ClusterClass becomes Available")
 	start := time.Now()
