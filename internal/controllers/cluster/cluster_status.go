@@ -64,10 +64,12 @@ func updateStatus(s *scope) {
 
 // setInfrastructureStatus surfaces the InfraCluster: infrastructureReady (which, once true, stays true),
 // the failure domains once it is provisioned, and its terminal failure. A Cluster without InfraCluster
-// needs no infrastructure: it is ready.
+// needs no infrastructure: it is ready; but a Cluster with a topology waits for the topology controller to
+// create its InfraCluster (as upstream, which does not look at the infrastructure of such a Cluster
+// before): infrastructureReady set now would say true before the InfraCluster even exists, and stay true.
 func setInfrastructureStatus(c *clusterv1.Cluster, infra externalObject) {
 	if c.Spec.InfrastructureRef == nil {
-		if c.DeletionTimestamp.IsZero() {
+		if c.DeletionTimestamp.IsZero() && c.Spec.Topology == nil {
 			c.Status.InfrastructureReady = true
 		}
 		return
@@ -131,7 +133,8 @@ func setV1Beta1InfrastructureReadyCondition(c *clusterv1.Cluster, infra external
 	ref := c.Spec.InfrastructureRef
 	switch {
 	case ref == nil:
-		if c.DeletionTimestamp.IsZero() {
+		// A Cluster with a topology waits for its InfraCluster (see setInfrastructureStatus).
+		if c.DeletionTimestamp.IsZero() && c.Spec.Topology == nil {
 			conditions.MarkTrue(c, clusterv1.InfrastructureReadyCondition)
 		}
 	case infra.obj != nil:

@@ -107,6 +107,13 @@ func TestSetInfrastructureStatus(t *testing.T) {
 			want: clusterv1.ClusterStatus{InfrastructureReady: true},
 		},
 		{
+			// Upstream's Cluster controller waits for the topology controller before it looks at the
+			// infrastructure; infrastructureReady set now would stay true while the InfraCluster is made.
+			name: "topology not generated yet: not ready",
+			spec: clusterv1.ClusterSpec{Topology: &clusterv1.Topology{Class: "c", Version: "v1.31.0"}},
+			want: clusterv1.ClusterStatus{},
+		},
+		{
 			name:  "not provisioned: failure domains wait",
 			spec:  clusterv1.ClusterSpec{InfrastructureRef: infraRef},
 			infra: externalObject{obj: providerObject("FooCluster"), failureDomains: fds},
@@ -151,6 +158,10 @@ func TestSetInfrastructureStatus(t *testing.T) {
 			c := &clusterv1.Cluster{Spec: tt.spec, Status: tt.before}
 			setInfrastructureStatus(c, tt.infra)
 			NewWithT(t).Expect(c.Status).To(Equal(tt.want), cmp.Diff(tt.want, c.Status))
+			setV1Beta1InfrastructureReadyCondition(c, tt.infra)
+			if tt.spec.Topology != nil {
+				NewWithT(t).Expect(conditions.Get(c, clusterv1.InfrastructureReadyCondition)).To(BeNil(), "no InfrastructureReady condition before the topology is generated")
+			}
 		})
 	}
 }
