@@ -40,7 +40,10 @@ const (
 	defaultRemoteConnectionRetryInterval = time.Minute
 	defaultExternalObjectRetryInterval   = 30 * time.Second
 	defaultNodeDeletionRetryInterval     = 2 * time.Second
-	defaultRemoteConditionsGracePeriod   = 5 * time.Minute
+	// workloadErrorBackoff caps the backoff of a Machine whose reconciles fail in a row (see
+	// reconciler.ErrorBackoff), as the drain retry interval.
+	workloadErrorBackoff               = defaultDrainRetryInterval
+	defaultRemoteConditionsGracePeriod = 5 * time.Minute
 	// defaultNodeDeletionTimeout applies when spec.nodeDeletionTimeout is not set (upstream's webhook
 	// default).
 	defaultNodeDeletionTimeout = 10 * time.Second
@@ -119,6 +122,11 @@ func (r *Reconciler) providers() client.Reader {
 func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if r.Client == nil || r.Contracts == nil || r.ClusterCache == nil {
 		return errors.New("the Machine controller needs a Client, Contracts and a ClusterCache")
+	}
+	if options.RateLimiter == nil {
+		// Draining, the Node reference and the Node's deletion go to the workload cluster, whose failures
+		// come in bursts: retry within workloadErrorBackoff, not after up to 16 minutes.
+		options.RateLimiter = reconciler.ErrorBackoff(workloadErrorBackoff)
 	}
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("machine").

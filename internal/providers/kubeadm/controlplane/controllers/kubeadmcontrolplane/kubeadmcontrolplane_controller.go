@@ -113,6 +113,12 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	if r.EtcdHealthReuse == 0 {
 		r.EtcdHealthReuse = DefaultEtcdHealthReuse
 	}
+	if options.RateLimiter == nil {
+		// A reconcile fails at each event while the workload cluster does not answer (a new etcd member
+		// joining, an API server being replaced): retry within notReadyRequeueAfter, whatever the number of
+		// failures in a row, as the control plane is looked at again that often while it is not ready.
+		options.RateLimiter = reconciler.ErrorBackoff(notReadyRequeueAfter)
+	}
 	r.recorder = mgr.GetEventRecorderFor("kubeadmcontrolplane-controller") //nolint:staticcheck // The events API recorder is what the other capstan controllers use too.
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("kubeadmcontrolplane").
