@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -223,6 +224,18 @@ func createNode(t *testing.T, name, providerID string) *corev1.Node {
 	return node
 }
 
+// update reads the object of key into obj, changes it and updates it, again while the update conflicts
+// with a write of the controllers (which keep writing a running Machine's status for a while).
+func update(g Gomega, key client.ObjectKey, obj client.Object, change func()) {
+	g.Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := env.Client.Get(context.Background(), key, obj); err != nil {
+			return err
+		}
+		change()
+		return env.Client.Update(context.Background(), obj)
+	})).To(Succeed())
+}
+
 func getMachine(g Gomega, m *clusterv1.Machine) *clusterv1.Machine {
 	out := &clusterv1.Machine{}
 	g.Expect(env.Client.Get(context.Background(), client.ObjectKeyFromObject(m), out)).To(Succeed())
@@ -380,12 +393,9 @@ func TestMachineRestoresWhatItOwns(t *testing.T) {
 	ns := env.NewNamespace(t)
 	_, tm, _ := runningMachine(t, builder.V1Beta1, ns)
 
-	m := getMachine(g, tm.machine)
-	m.Finalizers = nil
-	g.Expect(env.Client.Update(ctx, m)).To(Succeed())
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(tm.infra), tm.infra)).To(Succeed())
-	tm.infra.SetOwnerReferences(nil)
-	g.Expect(env.Client.Update(ctx, tm.infra)).To(Succeed())
+	m := &clusterv1.Machine{}
+	update(g, client.ObjectKeyFromObject(tm.machine), m, func() { m.Finalizers = nil })
+	update(g, client.ObjectKeyFromObject(tm.infra), tm.infra, func() { tm.infra.SetOwnerReferences(nil) })
 
 	g.Eventually(func(g Gomega) {
 		g.Expect(getMachine(g, tm.machine).Finalizers).To(ContainElement(clusterv1.MachineFinalizer))
@@ -402,9 +412,7 @@ func TestMachineRespectsPause(t *testing.T) {
 	ns := env.NewNamespace(t)
 	cluster, tm, _ := runningMachine(t, builder.V1Beta1, ns)
 
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cluster), cluster)).To(Succeed())
-	cluster.Spec.Paused = true
-	g.Expect(env.Client.Update(ctx, cluster)).To(Succeed())
+	update(g, client.ObjectKeyFromObject(cluster), cluster, func() { cluster.Spec.Paused = true })
 	g.Eventually(func(g Gomega) {
 		c := conditions.GetV1Beta2(getMachine(g, tm.machine), clusterv1.PausedV1Beta2Condition)
 		g.Expect(c).NotTo(BeNil())
@@ -413,17 +421,15 @@ func TestMachineRespectsPause(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 
 	// While paused, the Machine does not follow its providers.
-	m := getMachine(g, tm.machine)
-	m.Labels["node-role.kubernetes.io/paused"] = ""
-	g.Expect(env.Client.Update(ctx, m)).To(Succeed())
+	m := &clusterv1.Machine{}
+	update(g, client.ObjectKeyFromObject(tm.machine), m, func() { m.Labels["node-role.kubernetes.io/paused"] = "" })
 	g.Consistently(func(g Gomega) {
 		n := &corev1.Node{}
 		g.Expect(workload.Client.Get(ctx, client.ObjectKey{Name: m.Status.NodeRef.Name}, n)).To(Succeed())
 		g.Expect(n.Labels).NotTo(HaveKey("node-role.kubernetes.io/paused"))
 	}, 2*time.Second, interval).Should(Succeed())
 
-	cluster.Spec.Paused = false
-	g.Expect(env.Client.Update(ctx, cluster)).To(Succeed())
+	update(g, client.ObjectKeyFromObject(cluster), cluster, func() { cluster.Spec.Paused = false })
 	g.Eventually(func(g Gomega) {
 		g.Expect(v1beta2Status(getMachine(g, tm.machine), clusterv1.PausedV1Beta2Condition)).To(Equal(metav1.ConditionFalse))
 		n := &corev1.Node{}
