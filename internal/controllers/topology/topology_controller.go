@@ -200,20 +200,39 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err != nil {
 		s.err = err
 	}
-	// The status of the Cluster: only TopologyReconciled is this controller's.
-	latest := &clusterv1.Cluster{}
-	if gerr := r.Client.Get(ctx, req.NamespacedName, latest); gerr != nil {
-		return ctrl.Result{}, errors.Join(err, gerr)
-	}
-	helper := patch.NewHelper(latest, r.Client, patch.WithWrites(&r.writes))
-	setTopologyReconciled(latest, s)
-	if perr := helper.Patch(ctx, latest); perr != nil {
+	if perr := r.patchTopologyReconciled(ctx, req.NamespacedName, s); perr != nil {
 		return ctrl.Result{}, errors.Join(err, perr)
 	}
 	if s.requeueAfter > 0 {
 		res = reconciler.LowestNonZero(res, ctrl.Result{RequeueAfter: s.requeueAfter})
 	}
 	return res, err
+}
+
+// conditionWriteAttempts bounds how often patchTopologyReconciled writes the condition.
+const conditionWriteAttempts = 3
+
+// patchTopologyReconciled writes the Cluster's TopologyReconciled condition, the only part of its status
+// that is this controller's. The Cluster controller writes the rest of the status, often at the same time
+// (the control plane's and the workers' changes that brought this reconcile here bring it there too): a
+// write that conflicts with one of its writes is sent again over the Cluster read from the API server,
+// rather than failing the reconcile, which would compute the whole topology again for one condition.
+func (r *Reconciler) patchTopologyReconciled(ctx context.Context, key client.ObjectKey, s *scope) error {
+	var reader client.Reader = r.Client
+	var err error
+	for range conditionWriteAttempts {
+		latest := &clusterv1.Cluster{}
+		if err = reader.Get(ctx, key, latest); err != nil {
+			return err
+		}
+		helper := patch.NewHelper(latest, r.Client, patch.WithWrites(&r.writes))
+		setTopologyReconciled(latest, s)
+		if err = helper.Patch(ctx, latest); err == nil || !apierrors.IsConflict(err) {
+			return err
+		}
+		reader = r.APIReader
+	}
+	return err
 }
 
 // scope holds what a reconcile found, from which the condition is computed.
