@@ -16,7 +16,7 @@ const FirstErrorBackoff = 5 * time.Millisecond
 // capped at maxDelay rather than at 1,000 seconds. A controller whose reconciles fail while something
 // outside the management cluster does not answer (a workload cluster whose etcd is electing, its API server
 // being replaced) sees a burst of failures, one at each event; with the default cap, the retry after the
-// last of, say, 17 failures in a row comes 11 minutes later, when nothing else brings the object back.
+// last of, say, 18 failures in a row comes 11 minutes later, when nothing else brings the object back.
 func ErrorBackoff(maxDelay time.Duration) workqueue.TypedRateLimiter[reconcile.Request] {
 	return workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](FirstErrorBackoff, maxDelay)
 }
