@@ -344,6 +344,15 @@ func countMachines(machines []clusterv1.Machine) machineCounts {
 func setInfrastructureReadyCondition(c *clusterv1.Cluster, infra externalObject) {
 	const t = clusterv1.ClusterInfrastructureReadyV1Beta2Condition
 	ref := c.Spec.InfrastructureRef
+	if ref == nil && c.Spec.Topology != nil {
+		// As upstream: the topology controller has not created the InfraCluster yet.
+		message := ""
+		if c.DeletionTimestamp.IsZero() {
+			message = "Waiting for cluster topology to be reconciled"
+		}
+		setV1Beta2(c, t, metav1.ConditionFalse, clusterv1.ClusterInfrastructureDoesNotExistV1Beta2Reason, message)
+		return
+	}
 	if ref == nil {
 		setV1Beta2(c, t, metav1.ConditionTrue, clusterv1.ClusterInfrastructureDoesNotExistV1Beta2Reason, "")
 		return

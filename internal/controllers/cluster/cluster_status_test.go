@@ -287,6 +287,12 @@ func TestInfrastructureReadyCondition(t *testing.T) {
 			want: metav1.Condition{Type: "InfrastructureReady", Status: metav1.ConditionTrue, Reason: "DoesNotExist"},
 		},
 		{
+			name:    "no InfraCluster yet: the topology is not reconciled",
+			cluster: clusterv1.Cluster{Spec: clusterv1.ClusterSpec{Topology: &clusterv1.Topology{Class: "c", Version: "v1.31.0"}}},
+			want: metav1.Condition{Type: "InfrastructureReady", Status: metav1.ConditionFalse, Reason: "DoesNotExist",
+				Message: "Waiting for cluster topology to be reconciled"},
+		},
+		{
 			name:    "mirrors a v1beta2 Ready condition",
 			cluster: clusterv1.Cluster{Spec: clusterv1.ClusterSpec{InfrastructureRef: infraRef}},
 			infra: externalObject{obj: v1beta2Infra, v1beta2Condition: &contract.Condition{Type: "Ready", Status: corev1.ConditionFalse,
