@@ -167,6 +167,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		{"MachineDeployment", func() error {
 			return (&mdcontroller.Reconciler{
 				Client: mgr.GetClient(), Contracts: contracts, WatchFilter: o.WatchFilter,
+				TopologyFinalizer: o.FeatureGates.Enabled(feature.ClusterTopology),
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.MachineDeployment})
 		}},
 		{"MachineHealthCheck", func() error {

@@ -49,6 +49,12 @@ type Reconciler struct {
 	Contracts *contract.Resolver
 	// WatchFilter is the value of --watch-filter; "" reconciles everything.
 	WatchFilter string
+	// TopologyFinalizer, set when the topology controllers run (the ClusterTopology feature gate), creates
+	// the MachineSets of a topology-owned MachineDeployment with the finalizer of the topology MachineSet
+	// controller, machineset.topology.cluster.x-k8s.io, which that controller would add a moment later
+	// (upstream's MachineDeployment controller leaves it to it). The patch that adds it conflicted with the
+	// MachineSet controller's first status write almost every time, failing that reconcile.
+	TopologyFinalizer bool
 
 	// Recorder records events; the manager's recorder for "machinedeployment-controller" when nil.
 	Recorder record.EventRecorder

@@ -93,6 +93,33 @@ func TestCreatesMachineSetAndMachines(t *testing.T) {
 	}
 }
 
+// TestTopologyOwnedMachineSetHasTheTopologyFinalizer: the MachineSet of a MachineDeployment of a managed
+// topology is created with the topology MachineSet controller's finalizer (which keeps its templates until
+// it is gone), so that no patch adding it races the MachineSet controller's first status write; other
+// MachineSets get only their own finalizer. (No topology MachineSet controller runs here to add it.)
+func TestTopologyOwnedMachineSetHasTheTopologyFinalizer(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	f := newFixture(t)
+	owned := f.machineDeployment("owned", 1)
+	owned.Labels = map[string]string{clusterv1.ClusterTopologyOwnedLabel: ""}
+	owned.Spec.Template.Labels[clusterv1.ClusterTopologyOwnedLabel] = ""
+	plain := f.machineDeployment("plain", 1)
+	for _, md := range []*clusterv1.MachineDeployment{owned, plain} {
+		g.Expect(env.Client.Create(ctx, md)).To(Succeed())
+	}
+	for md, want := range map[*clusterv1.MachineDeployment][]string{
+		owned: {clusterv1.MachineSetFinalizer, clusterv1.MachineSetTopologyFinalizer},
+		plain: {clusterv1.MachineSetFinalizer},
+	} {
+		g.Eventually(func(g Gomega) {
+			machineSets := machineSetsOf(g, md)
+			g.Expect(machineSets).To(HaveLen(1))
+			g.Expect(machineSets[0].Finalizers).To(ConsistOf(want), md.Name)
+		}, timeout, interval).Should(Succeed())
+	}
+}
+
 func TestRollingUpdateStaysWithinSurgeAndUnavailability(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()

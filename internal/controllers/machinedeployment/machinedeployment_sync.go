@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/external"
@@ -224,6 +225,9 @@ func (r *Reconciler) createMachineSet(ctx context.Context, s *scope) (*clusterv1
 	ms, err := desiredMachineSet(s, nil)
 	if err != nil {
 		return nil, err
+	}
+	if _, owned := ms.Labels[clusterv1.ClusterTopologyOwnedLabel]; owned && r.TopologyFinalizer {
+		controllerutil.AddFinalizer(ms, clusterv1.MachineSetTopologyFinalizer)
 	}
 	log := ctrl.LoggerFrom(ctx)
 	log.Info("Creating MachineSet", "MachineSet", klog.KObj(ms), "replicas", ptr.Deref(ms.Spec.Replicas, 0),

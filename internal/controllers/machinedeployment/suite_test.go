@@ -56,7 +56,7 @@ func startManager(t *testing.T, namespace string) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	contracts := &contract.Resolver{Client: mgr.GetClient()}
-	if err := (&Reconciler{Client: mgr.GetClient(), Contracts: contracts}).
+	if err := (&Reconciler{Client: mgr.GetClient(), Contracts: contracts, TopologyFinalizer: true}).
 		SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 5}); err != nil {
 		t.Fatalf("setting up the MachineDeployment controller: %v", err)
 	}

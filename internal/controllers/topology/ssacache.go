@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	utilcache "k8s.io/apimachinery/pkg/util/cache"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/lru"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/capstan-dev/capstan/internal/topology"
@@ -32,12 +34,19 @@ const (
 type noDiffCache struct {
 	keys *utilcache.LRUExpireCache
 	// applied maps an object's UID to the hash of the desired state last applied to it, by an apply or
-	// found applied by a dry run that changed nothing (see holdsApplied).
-	applied *utilcache.LRUExpireCache
+	// found applied by a dry run that changed nothing (see holdsApplied). Unlike keys, its entries do not
+	// expire: holdsApplied checks each use against the current object, so an old entry is as good as a new
+	// one. With a time limit, a Cluster whose objects wait longer than noDiffTTL between two changes (a
+	// thousand Clusters created at once) dry-ran each of its objects again when it moved on.
+	applied *lru.Cache
 }
 
 func newNoDiffCache() *noDiffCache {
-	return &noDiffCache{keys: utilcache.NewLRUExpireCache(noDiffEntries), applied: utilcache.NewLRUExpireCache(noDiffEntries)}
+	return newNoDiffCacheWithClock(clock.RealClock{})
+}
+
+func newNoDiffCacheWithClock(clk clock.PassiveClock) *noDiffCache {
+	return &noDiffCache{keys: utilcache.NewLRUExpireCacheWithClock(noDiffEntries, clk), applied: lru.New(noDiffEntries)}
 }
 
 // key identifies an apply: the current object's kind, namespace, name and uid, a hash of what the apply
@@ -113,7 +122,7 @@ func (c *noDiffCache) recordApplied(uid types.UID, hash string) {
 	if c == nil || uid == "" {
 		return
 	}
-	c.applied.Add(uid, hash, noDiffTTL)
+	c.applied.Add(uid, hash)
 }
 
 // holdsApplied reports whether an apply of desired (of hash) to current would change nothing, without

@@ -2,9 +2,11 @@ package topology
 
 import (
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	testingclock "k8s.io/utils/clock/testing"
 )
 
 func TestHolds(t *testing.T) {
@@ -101,5 +103,47 @@ func TestHolds(t *testing.T) {
 	}
 	if k1 == k2 {
 		t.Error("the dry-run cache's key is the same for desired objects with different owner references")
+	}
+}
+
+// TestAppliedOutlivesTheDryRunCache: a dry run that found nothing to change is trusted for noDiffTTL, as
+// upstream's SSA cache, but what this controller applied last is remembered for as long as the cache has
+// room: a Cluster whose objects do not change for longer than noDiffTTL (a thousand Clusters created at
+// once wait their turn in the queues) is not dry-run again when it moves on, as long as its objects still
+// hold the applied values.
+func TestAppliedOutlivesTheDryRunCache(t *testing.T) {
+	clk := testingclock.NewFakeClock(time.Now())
+	c := newNoDiffCacheWithClock(clk)
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "controlplane.cluster.x-k8s.io/v1beta1", "kind": "KubeadmControlPlane",
+		"metadata": map[string]any{"name": "cp", "namespace": "ns"},
+		"spec":     map[string]any{"replicas": int64(1), "version": "v1.37.1"},
+	}}
+	hash, err := desiredHash(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := u.DeepCopy()
+	current.SetUID("uid")
+	key, err := c.key(u, hash, current, current.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.add(key)
+	c.recordApplied("uid", hash)
+
+	clk.Step(noDiffTTL + time.Minute)
+	if c.has(key) {
+		t.Error("a dry run's result is trusted after noDiffTTL")
+	}
+	if !c.holdsApplied(u, hash, current.Object, "uid") {
+		t.Error("an object that holds what was applied to it is dry-run again after noDiffTTL")
+	}
+	changed := current.DeepCopy()
+	if err := unstructured.SetNestedField(changed.Object, int64(3), "spec", "replicas"); err != nil {
+		t.Fatal(err)
+	}
+	if c.holdsApplied(u, hash, changed.Object, "uid") {
+		t.Error("an object changed by someone else is held without a dry run")
 	}
 }
