@@ -75,14 +75,14 @@ func (cc *ClusterCache) stopAll() {
 	}
 }
 
-// clusterChanged lets through the Cluster events that matter for connections: creation, deletion, the
-// start of deletion, label changes (the watch filter) and changes of what the Cluster says about its
-// control plane (reachabilityOf).
+// clusterChanged lets through the Cluster events that matter for connections: creation, deletion, label
+// changes (the watch filter) and changes of what the Cluster says about its control plane
+// (reachabilityOf). The start of a deletion does not matter: as upstream's, the connection stays until the
+// Cluster is gone, so that its Machines and control plane are seen to the end.
 func clusterChanged() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
-			if e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero() ||
-				!equalStringMaps(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) {
+			if !equalStringMaps(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) {
 				return true
 			}
 			oldCluster, okOld := e.ObjectOld.(*clusterv1.Cluster)
@@ -143,12 +143,6 @@ func (cc *ClusterCache) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("getting Cluster %s: %w", key, err)
-	}
-	if !cluster.DeletionTimestamp.IsZero() {
-		if cc.forget(key) {
-			log.Info("Disconnected from the workload cluster: the Cluster is being deleted")
-		}
-		return ctrl.Result{}, nil
 	}
 	if cc.opts.WatchFilter != "" && cluster.Labels[clusterv1.WatchLabel] != cc.opts.WatchFilter {
 		if cc.forget(key) {

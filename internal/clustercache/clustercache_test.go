@@ -200,7 +200,7 @@ func TestWatchDeliversWorkloadEvents(t *testing.T) {
 func TestDropsTheConnection(t *testing.T) {
 	ctx := context.Background()
 
-	t.Run("when the Cluster is deleted", func(t *testing.T) {
+	t.Run("when the Cluster is deleted, not while it is being deleted", func(t *testing.T) {
 		g := NewWithT(t)
 		ns := env.NewNamespace(t)
 		cc := startClusterCache(t, ns, Options{})
@@ -210,9 +210,27 @@ func TestDropsTheConnection(t *testing.T) {
 		labels := map[string]string{"cluster_name": key.Name, "cluster_namespace": key.Namespace}
 		g.Expect(metric("capi_cluster_cache_connection_up", labels)()).To(Equal(1.0))
 
-		g.Expect(env.Client.Delete(ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: key.Name}})).To(Succeed())
+		// While a finalizer holds the Cluster, as the core's does while its Machines go, the controllers
+		// still see its workload cluster, as upstream's do.
+		cluster := &clusterv1.Cluster{}
+		g.Expect(env.Client.Get(ctx, key, cluster)).To(Succeed())
+		cluster.Finalizers = append(cluster.Finalizers, "test.capstan.dev/hold")
+		g.Expect(env.Client.Update(ctx, cluster)).To(Succeed())
+		g.Expect(env.Client.Delete(ctx, cluster)).To(Succeed())
+		before, err := cc.GetClient(ctx, key)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Consistently(func(g Gomega) {
+			c, err := cc.GetClient(ctx, key)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(c).To(BeIdenticalTo(before), "the same connection")
+			g.Expect(cc.Health(key).Connected).To(BeTrue())
+		}, 3*time.Second, 100*time.Millisecond).Should(Succeed())
+
+		g.Expect(env.Client.Get(ctx, key, cluster)).To(Succeed())
+		cluster.Finalizers = nil
+		g.Expect(env.Client.Update(ctx, cluster)).To(Succeed())
 		g.Eventually(func() bool { return cc.lookup(key) == nil }, 30*time.Second, 100*time.Millisecond).Should(BeTrue())
-		_, err := cc.GetClient(ctx, key)
+		_, err = cc.GetClient(ctx, key)
 		g.Expect(errors.Is(err, ErrClusterNotConnected)).To(BeTrue())
 		for _, name := range []string{"capi_cluster_cache_connection_up", "capi_cluster_cache_healthcheck", "capi_cluster_cache_healthchecks_total"} {
 			series, err := scrape.Series(name, labels)

@@ -10,9 +10,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	configcore "github.com/capstan-dev/capstan/config/core"
@@ -164,6 +166,58 @@ func TestMaxUnhealthyShortCircuitsRemediation(t *testing.T) {
 	events := &corev1.EventList{}
 	g.Expect(env.Client.List(ctx, events, client.InNamespace(ns))).To(Succeed())
 	g.Expect(reasons(events, "MachineHealthCheck", mhc.Name)).To(ContainElement("RemediationRestricted"))
+}
+
+// TestMachineHealthCheckLeavesADeletingClusterAlone: once its Cluster is being deleted, a
+// MachineHealthCheck no longer checks the Cluster's Machines, which are all going away: a Node going
+// NotReady then marks nothing and records nothing, and the MachineHealthCheck's status stays as it was.
+// (Upstream goes on checking them, which only writes down their Nodes disappearing.)
+func TestMachineHealthCheckLeavesADeletingClusterAlone(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	cluster, md := newClusterWithControlPlane(ctx, g, ns, "leaving", 1)
+	waitForRunning(ctx, g, ns, "leaving", 2)
+	worker := workers(ctx, g, md)[0]
+	mhc := machineHealthCheck(ns, "leaving", md, nil)
+	g.Expect(env.Client.Create(ctx, mhc)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mhc), mhc)).To(Succeed())
+		g.Expect(mhc.Status.CurrentHealthy).To(Equal(int32(1)))
+		m := &clusterv1.Machine{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(&worker), m)).To(Succeed())
+		g.Expect(conditions.IsTrue(m, clusterv1.MachineHealthCheckSucceededCondition)).To(BeTrue())
+	}, 60*time.Second, 250*time.Millisecond).Should(Succeed())
+
+	// The test's finalizer keeps the worker Machine, and with it the Cluster, while the Cluster is deleted.
+	const hold = "test.capstan.dev/hold"
+	g.Expect(env.Client.Patch(ctx, &worker, client.RawPatch(types.MergePatchType,
+		[]byte(`{"metadata":{"finalizers":["`+clusterv1.MachineFinalizer+`","`+hold+`"]}}`)))).To(Succeed())
+	t.Cleanup(func() {
+		m := &clusterv1.Machine{}
+		if env.Client.Get(ctx, client.ObjectKeyFromObject(&worker), m) == nil && controllerutil.RemoveFinalizer(m, hold) {
+			_ = env.Client.Update(ctx, m)
+		}
+	})
+	g.Expect(env.Client.Delete(ctx, cluster)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		m := &clusterv1.Machine{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(&worker), m)).To(Succeed())
+		g.Expect(m.DeletionTimestamp).NotTo(BeNil())
+	}, 60*time.Second, 250*time.Millisecond).Should(Succeed())
+
+	makeNodeNotReady(ctx, g, worker.Status.NodeRef.Name)
+	g.Consistently(func(g Gomega) {
+		m := &clusterv1.Machine{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(&worker), m)).To(Succeed())
+		g.Expect(conditions.IsTrue(m, clusterv1.MachineHealthCheckSucceededCondition)).To(BeTrue(),
+			"the Machine of a Cluster being deleted is not health checked")
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mhc), mhc)).To(Succeed())
+		g.Expect(mhc.Status.CurrentHealthy).To(Equal(int32(1)))
+	}, 6*time.Second, 500*time.Millisecond).Should(Succeed()) // 3 times the unhealthy conditions' timeout
+	events := &corev1.EventList{}
+	g.Expect(env.Client.List(ctx, events, client.InNamespace(ns))).To(Succeed())
+	g.Expect(reasons(events, "Machine", worker.Name)).NotTo(ContainElement(BeElementOf("DetectedUnhealthy", "MachineMarkedUnhealthy")))
 }
 
 // reasons returns the reasons of the events about an object.

@@ -143,6 +143,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 		return ctrl.Result{}, fmt.Errorf("getting Cluster %s: %w", mhc.Spec.ClusterName, err)
 	}
+	if !cluster.DeletionTimestamp.IsZero() {
+		// Every Machine of a Cluster being deleted is going away: there is nothing left to remediate, and
+		// checking them would only write down their Nodes disappearing one by one (upstream checks them
+		// to the end).
+		log.V(4).Info("Not checking Machines: the Cluster is being deleted")
+		return ctrl.Result{}, nil
+	}
 
 	helper := patch.NewHelper(mhc, r.Client, patch.WithWrites(&r.writes))
 	defer func() {

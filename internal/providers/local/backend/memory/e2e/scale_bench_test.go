@@ -100,7 +100,7 @@ func BenchmarkScale(b *testing.B) {
 			}
 		}
 		b.Logf("creating %d clusters from %s, %d at a time", n, flavor, c)
-		apiserverProfile := profileAPIServer(b)
+		apiserverProfile := profileAPIServer(b, "CAPSTAN_BENCH_APISERVER_PROFILE", "creation")
 		start := time.Now()
 		created := make([]time.Time, n)
 		concurrently(c, n, func(k int) {
@@ -165,6 +165,13 @@ func BenchmarkScale(b *testing.B) {
 		idling, byKeyIdle, conflictsIdle := requests(mgmtHost).minus(idleBefore), counter.Snapshot().Since(byKeyIdle0), counter.Conflicts().Since(conflictsIdle0)
 
 		stopProfile = startProfile(b, "CAPSTAN_BENCH_DELETE_PROFILE")
+		byKeyDelete0, conflictsDelete0 := counter.Snapshot(), counter.Conflicts()
+		apiserverDeleteProfile := profileAPIServer(b, "CAPSTAN_BENCH_APISERVER_DELETE_PROFILE", "deletion")
+		var deletionChanges *observer
+		if k := envInt("CAPSTAN_BENCH_DIFFS", 0); k > 0 {
+			deletionChanges = observeChanges(b, k)
+			deletionChanges.start(b)
+		}
 		delStart := time.Now()
 		// The Clusters are deleted one by one, c at a time, as `kubectl delete clusters --all` deletes them
 		// (one request each): a collection delete of a thousand Clusters outlasts the API server's request
@@ -183,10 +190,17 @@ func BenchmarkScale(b *testing.B) {
 		}, time.Hour, 2*time.Second).Should(Succeed())
 		deletion := time.Since(delStart)
 		stopProfile()
+		apiserverDeleteProfile()
+		byKeyDeleting, conflictsDeleting := counter.Snapshot().Since(byKeyDelete0), counter.Conflicts().Since(conflictsDelete0)
+		if deletionChanges != nil {
+			_, report := deletionChanges.stop(b)
+			b.Logf("objects modified while deleting:\n%s", report)
+		}
 
 		machines := float64(2 * n)
 		b.Logf("requests to the management API server from creation to Available, by component (per Machine; 409: the requests answered Conflict):\n%s", requestTable(byKeyCreating, conflictsCreating, machines, "/machine"))
 		b.Logf("requests to the management API server while idle, by component (per second):\n%s", requestTable(byKeyIdle, conflictsIdle, idle.Seconds(), "/s"))
+		b.Logf("requests to the management API server while deleting, by component (per Cluster):\n%s", requestTable(byKeyDeleting, conflictsDeleting, float64(n), "/cluster"))
 		b.ReportMetric(allAvailable.Seconds(), "s-all-available")
 		b.ReportMetric(percentile(perCluster, 0.50), "s-p50-cluster")
 		b.ReportMetric(percentile(perCluster, 0.99), "s-p99-cluster")
@@ -216,12 +230,13 @@ func BenchmarkScale(b *testing.B) {
 	}
 }
 
-// profileAPIServer takes, when CAPSTAN_BENCH_APISERVER_PROFILE names a file, a CPU profile of the
+// profileAPIServer takes, when the environment variable envVar names a file, a CPU profile of the
 // management cluster's kube-apiserver (its /debug/pprof/profile) over the first
-// CAPSTAN_BENCH_APISERVER_PROFILE_SECONDS (default 120) seconds of creation, to see what the API server
-// spends its core on; wait returns once the profile is written.
-func profileAPIServer(b *testing.B) (wait func()) {
-	path := os.Getenv("CAPSTAN_BENCH_APISERVER_PROFILE")
+// CAPSTAN_BENCH_APISERVER_PROFILE_SECONDS (default 120) seconds of phase (CAPSTAN_BENCH_APISERVER_PROFILE
+// of creation, CAPSTAN_BENCH_APISERVER_DELETE_PROFILE of deletion), to see what the API server spends its
+// cores on; wait returns once the profile is written.
+func profileAPIServer(b *testing.B, envVar, phase string) (wait func()) {
+	path := os.Getenv(envVar)
 	if path == "" {
 		return func() {}
 	}
@@ -251,7 +266,7 @@ func profileAPIServer(b *testing.B) (wait func()) {
 			b.Errorf("profiling the API server: %v", err)
 			return
 		}
-		b.Logf("the API server's CPU profile of the first %d s of creation: %s", seconds, path)
+		b.Logf("the API server's CPU profile of the first %d s of %s: %s", seconds, phase, path)
 	}()
 	return func() { <-done }
 }
