@@ -165,7 +165,7 @@ func BenchmarkScale(b *testing.B) {
 		idling, byKeyIdle, conflictsIdle := requests(mgmtHost).minus(idleBefore), counter.Snapshot().Since(byKeyIdle0), counter.Conflicts().Since(conflictsIdle0)
 
 		stopProfile = startProfile(b, "CAPSTAN_BENCH_DELETE_PROFILE")
-		byKeyDelete0, conflictsDelete0 := counter.Snapshot(), counter.Conflicts()
+		byKeyDelete0, conflictsDelete0, usageDelete0 := counter.Snapshot(), counter.Conflicts(), procs.usage(b)
 		apiserverDeleteProfile := profileAPIServer(b, "CAPSTAN_BENCH_APISERVER_DELETE_PROFILE", "deletion")
 		var deletionChanges *observer
 		if k := envInt("CAPSTAN_BENCH_DIFFS", 0); k > 0 {
@@ -182,15 +182,24 @@ func BenchmarkScale(b *testing.B) {
 			cl := &toDelete.Items[i]
 			g.Eventually(func() error { return client.IgnoreNotFound(env.Client.Delete(ctx, cl)) }, time.Minute, time.Second).Should(Succeed())
 		})
+		lastLog = time.Now()
 		g.Eventually(func(g Gomega) {
+			left := make([]int, 0, 2)
 			for _, list := range []client.ObjectList{&clusterv1.ClusterList{}, &clusterv1.MachineList{}} {
 				g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
-				g.Expect(metaLen(list)).To(BeZero())
+				left = append(left, metaLen(list))
 			}
+			if time.Since(lastLog) > 30*time.Second {
+				b.Logf("%s: %d Clusters and %d Machines left", time.Since(delStart).Round(time.Second), left[0], left[1])
+				lastLog = time.Now()
+			}
+			g.Expect(left).To(HaveEach(0))
 		}, time.Hour, 2*time.Second).Should(Succeed())
 		deletion := time.Since(delStart)
 		stopProfile()
 		apiserverDeleteProfile()
+		usageDeleted := procs.usage(b)
+		b.Logf("all %d clusters deleted after %s; CPU while deleting: %s", n, deletion.Round(time.Second), usageDeleted.cpuSince(usageDelete0))
 		byKeyDeleting, conflictsDeleting := counter.Snapshot().Since(byKeyDelete0), counter.Conflicts().Since(conflictsDelete0)
 		if deletionChanges != nil {
 			_, report := deletionChanges.stop(b)
@@ -219,6 +228,7 @@ func BenchmarkScale(b *testing.B) {
 		}
 		for name, u := range usageIdle {
 			b.ReportMetric(usageCreated[name].CPUSeconds-usage0[name].CPUSeconds, name+"-cpu-s-creating")
+			b.ReportMetric(usageDeleted[name].CPUSeconds-usageDelete0[name].CPUSeconds, name+"-cpu-s-deleting")
 			b.ReportMetric((u.CPUSeconds-usageIdle0[name].CPUSeconds)/idle.Seconds(), name+"-cores-idle")
 			b.ReportMetric(u.PeakRSSMiB, name+"-MiB-peak-rss")
 			b.ReportMetric(u.RSSMiB, name+"-MiB-rss-idle")
