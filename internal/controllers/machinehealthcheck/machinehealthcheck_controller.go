@@ -143,13 +143,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 		return ctrl.Result{}, fmt.Errorf("getting Cluster %s: %w", mhc.Spec.ClusterName, err)
 	}
-	if !cluster.DeletionTimestamp.IsZero() {
-		// Every Machine of a Cluster being deleted is going away: there is nothing left to remediate, and
-		// checking them would only write down their Nodes disappearing one by one (upstream checks them
-		// to the end).
-		log.V(4).Info("Not checking Machines: the Cluster is being deleted")
-		return ctrl.Result{}, nil
-	}
 
 	helper := patch.NewHelper(mhc, r.Client, patch.WithWrites(&r.writes))
 	defer func() {
@@ -178,6 +171,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		mhc.OwnerReferences = append(mhc.OwnerReferences, metav1.OwnerReference{
 			APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID,
 		})
+	}
+	if !cluster.DeletionTimestamp.IsZero() {
+		// Every Machine of a Cluster being deleted is going away: there is nothing left to remediate, and
+		// checking them would only write down their Nodes disappearing one by one (upstream checks them
+		// to the end). Its label and owner reference are kept up to date all the same, so that it goes
+		// with the Cluster.
+		log.V(4).Info("Not checking Machines: the Cluster is being deleted")
+		return ctrl.Result{}, nil
 	}
 	return r.reconcile(ctx, cluster, mhc)
 }
