@@ -14,6 +14,7 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -44,8 +45,9 @@ func NewHelper(obj client.Object, c client.Client, opts ...Option) *Helper {
 
 // Patch sends what changed in obj since NewHelper: metadata and spec first (with optimistic locking when
 // the finalizers or the owner references changed: lists, which a merge patch replaces whole, so one added
-// concurrently is never dropped), then status. obj is updated
-// with what the server returns.
+// concurrently is never dropped; a change of the finalizers alone is a JSON patch that tests them instead,
+// see finalizersPatch), then status, unless the first patch deleted the object. obj is updated with what
+// the server returns.
 //
 // Conditions are lists, which a merge patch replaces whole; other controllers may own some of them (the
 // MachineSet sets its Machines' UpToDate condition). A status patch that changes a list of conditions is
@@ -71,6 +73,11 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	if !statusOnly {
 		if beforeStatus, afterStatus, base, err = h.patchObject(ctx, obj); err != nil {
 			return err
+		}
+		if gone(obj) {
+			// The patch removed the last finalizer of an object being deleted: the server deleted it, and
+			// a status patch could only be answered Not Found.
+			return nil
 		}
 	}
 	if reflect.DeepEqual(beforeStatus, afterStatus) {
@@ -100,6 +107,12 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	return nil
 }
 
+// gone says whether obj, as the server returned it from a write, was deleted by that write: it is being
+// deleted and has no finalizer left.
+func gone(obj client.Object) bool {
+	return !obj.GetDeletionTimestamp().IsZero() && len(obj.GetFinalizers()) == 0
+}
+
 // patchObject sends the metadata and spec patch when they changed, and returns the statuses to compare and
 // the version of the object the status patch applies to.
 func (h *Helper) patchObject(ctx context.Context, obj client.Object) (beforeStatus, afterStatus any, base string, err error) {
@@ -118,19 +131,42 @@ func (h *Helper) patchObject(ctx context.Context, obj client.Object) (beforeStat
 	if reflect.DeepEqual(before, after) {
 		return beforeStatus, afterStatus, base, nil
 	}
-	lock := !reflect.DeepEqual(h.before.GetFinalizers(), obj.GetFinalizers()) ||
-		!reflect.DeepEqual(h.before.GetOwnerReferences(), obj.GetOwnerReferences())
-	data, err := objectPatch(before, after, lock)
-	if err != nil {
-		return nil, nil, "", err
+	var p client.Patch
+	if onlyFinalizersChanged(before, after) {
+		data, err := finalizersPatch(h.before.GetFinalizers(), obj.GetFinalizers())
+		if err != nil {
+			return nil, nil, "", err
+		}
+		p = client.RawPatch(types.JSONPatchType, data)
+	} else {
+		lock := !reflect.DeepEqual(h.before.GetFinalizers(), obj.GetFinalizers()) ||
+			!reflect.DeepEqual(h.before.GetOwnerReferences(), obj.GetOwnerReferences())
+		data, err := objectPatch(before, after, lock)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		p = client.RawPatch(types.MergePatchType, data)
 	}
-	if err := h.client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data)); err != nil {
+	if err := h.client.Patch(ctx, obj, p); err != nil {
+		if p.Type() == types.JSONPatchType && apierrors.IsInvalid(err) {
+			// The test of the finalizers failed: another writer changed them since obj was read.
+			err = apierrors.NewConflict(schema.GroupResource{}, obj.GetName(),
+				fmt.Errorf("the finalizers changed since they were read: %w", err))
+		}
 		if apierrors.IsConflict(err) {
 			h.writes.Replaced(obj, base)
 		}
 		return nil, nil, "", fmt.Errorf("patching %s: %w", client.ObjectKeyFromObject(obj), err)
 	}
-	h.writes.Record(base, obj)
+	if gone(obj) {
+		// The server answers a write that deleted the object with the object as written, at the version
+		// it replaced (no new version is stored): remembered all the same, so that a reconcile of the copy
+		// still cached, finalizer and all, does not do the deletion's work again while the event of the
+		// deletion is on its way.
+		h.writes.Replaced(obj, base)
+	} else {
+		h.writes.Record(base, obj)
+	}
 	written, err := toMap(obj)
 	if err != nil {
 		return nil, nil, "", err
@@ -188,6 +224,36 @@ func statusMap(v reflect.Value) (any, error) {
 	p := reflect.New(v.Type())
 	p.Elem().Set(v)
 	return runtime.DefaultUnstructuredConverter.ToUnstructured(p.Interface())
+}
+
+// onlyFinalizersChanged says whether before and after (without status) differ in their finalizers only.
+func onlyFinalizersChanged(before, after map[string]any) bool {
+	b, a := copyWithMetadata(before), copyWithMetadata(after)
+	for _, m := range []map[string]any{b, a} {
+		md := m["metadata"].(map[string]any)
+		delete(md, "finalizers")
+		delete(md, "resourceVersion")
+	}
+	return reflect.DeepEqual(b, a)
+}
+
+// finalizersPatch returns the JSON patch that replaces the finalizers from before by after, only if the
+// server's are still before's: it fails when a finalizer was added or removed concurrently, as the
+// optimistic lock would, but not when anything else changed (a status written meanwhile). Adding or
+// removing the finalizer is the only change of most reconciles that change metadata, and the one that
+// raced most with other writers.
+func finalizersPatch(before, after []string) ([]byte, error) {
+	var test any // null: the server has no finalizers
+	if len(before) > 0 {
+		test = before
+	}
+	ops := []map[string]any{{"op": "test", "path": "/metadata/finalizers", "value": test}}
+	if len(after) > 0 {
+		ops = append(ops, map[string]any{"op": "add", "path": "/metadata/finalizers", "value": after})
+	} else {
+		ops = append(ops, map[string]any{"op": "remove", "path": "/metadata/finalizers"})
+	}
+	return json.Marshal(ops)
 }
 
 // objectPatch returns the merge patch of metadata and spec from before to after; with lock, the patch

@@ -8,11 +8,13 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/patch"
+	"github.com/capstan-dev/capstan/internal/test/apicount"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 )
 
@@ -161,4 +163,68 @@ func TestPatchRemovingTheLastAnnotationKeepsOthers(t *testing.T) {
 	delete(c.Annotations, "mine")
 	g.Expect(h.Patch(ctx, c)).To(Succeed())
 	g.Expect(get(ctx, g, c).Annotations).To(Equal(map[string]string{"theirs": "2"}))
+}
+
+// Removing the last finalizer of an object being deleted deletes it: the status changed in the same
+// reconcile is not sent, since the server could only answer Not Found, and the copy read before is known
+// to be stale.
+func TestPatchRemovingTheLastFinalizerSendsNoStatus(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: env.NewNamespace(t), Name: "c", Finalizers: []string{"example.com/mine"}}}
+	g.Expect(env.Client.Create(ctx, c)).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, c)).To(Succeed())
+	deleting := get(ctx, g, c)
+
+	counter := apicount.New()
+	cfg := rest.CopyConfig(env.Config)
+	cfg.WrapTransport = counter.Wrap
+	counted, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	cached := deleting.DeepCopy()
+	writes := &patch.Writes{}
+	h := patch.NewHelper(deleting, counted, patch.WithWrites(writes))
+	deleting.Finalizers = nil
+	deleting.Status.Phase = string(clusterv1.ClusterPhaseDeleting)
+	g.Expect(h.Patch(ctx, deleting)).To(Succeed())
+	// The server answers with the object at the version it had: the copy still in a cache is known to be
+	// older than the server's (gone), so the deletion's work is not done again from it.
+	g.Expect(writes.Stale(cached)).To(BeTrue(), "the cached copy, finalizer and all, is known to be stale")
+	g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(c), &clusterv1.Cluster{}))).To(BeTrue(), "the Cluster is gone")
+	g.Expect(counter.Snapshot().Sum(func(k apicount.Key) bool { return k.Verb == "PATCH" })).To(Equal(1), "only the finalizer's patch is sent:\n%s", counter.Snapshot())
+}
+
+// Adding or removing a finalizer does not conflict with other writes of the object (its status here): only
+// with a change of the finalizers.
+func TestPatchFinalizersOfAStaleCopyMergeWithOtherWrites(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	c := newCluster(ctx, g, t)
+	stale := c.DeepCopy()
+
+	other := get(ctx, g, c)
+	h := patch.NewHelper(other, env.Client)
+	conditions.SetV1Beta2(other, metav1.Condition{Type: "UpToDate", Status: metav1.ConditionTrue, Reason: "Other", LastTransitionTime: metav1.Now()})
+	g.Expect(h.Patch(ctx, other)).To(Succeed())
+
+	h = patch.NewHelper(stale, env.Client)
+	stale.Finalizers = append(stale.Finalizers, "example.com/mine")
+	g.Expect(h.Patch(ctx, stale)).To(Succeed())
+	got := get(ctx, g, c)
+	g.Expect(got.Finalizers).To(ConsistOf("example.com/mine"))
+	g.Expect(conditions.GetV1Beta2(got, "UpToDate")).NotTo(BeNil(), "the other write is kept")
+
+	// And removed from a copy older than a status write.
+	stale = got.DeepCopy()
+	other = get(ctx, g, c)
+	h = patch.NewHelper(other, env.Client)
+	other.Status.Phase = string(clusterv1.ClusterPhaseProvisioned)
+	g.Expect(h.Patch(ctx, other)).To(Succeed())
+	h = patch.NewHelper(stale, env.Client)
+	stale.Finalizers = nil
+	g.Expect(h.Patch(ctx, stale)).To(Succeed())
+	got = get(ctx, g, c)
+	g.Expect(got.Finalizers).To(BeEmpty())
+	g.Expect(got.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
 }

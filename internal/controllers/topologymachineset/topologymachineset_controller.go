@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
@@ -69,19 +70,27 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if controllerutil.ContainsFinalizer(ms, clusterv1.MachineSetTopologyFinalizer) {
 			return ctrl.Result{}, nil
 		}
-		patch := client.MergeFromWithOptions(ms.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		helper := patch.NewHelper(ms, r.Client)
 		controllerutil.AddFinalizer(ms, clusterv1.MachineSetTopologyFinalizer)
-		return ctrl.Result{}, r.Client.Patch(ctx, ms, patch)
+		return ctrl.Result{}, helper.Patch(ctx, ms)
 	}
 	if !controllerutil.ContainsFinalizer(ms, clusterv1.MachineSetTopologyFinalizer) {
+		return ctrl.Result{}, nil
+	}
+	if controllerutil.ContainsFinalizer(ms, clusterv1.MachineSetFinalizer) {
+		// The MachineSet controller deletes the Machines first and then removes its finalizer, which brings
+		// the MachineSet back here. Removing both finalizers at once made one of the two patches fail (each
+		// replaces the list of finalizers), and the loser's reconcile ran again, templates and all.
 		return ctrl.Result{}, nil
 	}
 	if err := r.deleteUnusedTemplates(ctx, ms); err != nil {
 		return ctrl.Result{}, err
 	}
-	patch := client.MergeFromWithOptions(ms.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	// The helper sends the finalizer alone, tested rather than locked: the MachineSet controller writes the
+	// status of a MachineSet being deleted meanwhile, and that need not make this patch fail.
+	helper := patch.NewHelper(ms, r.Client)
 	controllerutil.RemoveFinalizer(ms, clusterv1.MachineSetTopologyFinalizer)
-	return ctrl.Result{}, client.IgnoreNotFound(r.Client.Patch(ctx, ms, patch))
+	return ctrl.Result{}, client.IgnoreNotFound(helper.Patch(ctx, ms))
 }
 
 type templateKey struct {

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
@@ -136,4 +137,35 @@ func TestRotatedTemplatesAreDeleted(t *testing.T) {
 	}, 30*time.Second, 100*time.Millisecond).Should(BeTrue())
 	g.Expect(exists(g, newBootstrap)).To(BeTrue())
 	g.Expect(exists(g, newInfra)).To(BeTrue())
+
+	// A MachineSet whose own controller's finalizer is still there (its Machines are not all gone): its
+	// templates and the topology finalizer wait for that finalizer to go, so that the two controllers do
+	// not remove theirs at the same time.
+	heldBootstrap, heldInfra := template(g, ns, "KubeadmConfigTemplate", "md-held"), template(g, ns, "LocalMachineTemplate", "md-held")
+	held := ms("md-held", machineSpec(heldBootstrap, heldInfra), labels)
+	g.Eventually(func(g Gomega) {
+		got := &clusterv1.MachineSet{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(held), got)).To(Succeed())
+		g.Expect(got.Finalizers).To(ContainElement(clusterv1.MachineSetTopologyFinalizer))
+		got.Finalizers = append(got.Finalizers, clusterv1.MachineSetFinalizer)
+		g.Expect(env.Client.Update(ctx, got)).To(Succeed())
+	}, 30*time.Second, 100*time.Millisecond).Should(Succeed())
+	g.Expect(env.Client.Delete(ctx, held)).To(Succeed())
+	g.Consistently(func(g Gomega) {
+		got := &clusterv1.MachineSet{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(held), got)).To(Succeed())
+		g.Expect(got.Finalizers).To(ContainElement(clusterv1.MachineSetTopologyFinalizer))
+		g.Expect(exists(g, heldBootstrap)).To(BeTrue())
+	}, 2*time.Second, 200*time.Millisecond).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := &clusterv1.MachineSet{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(held), got)).To(Succeed())
+		controllerutil.RemoveFinalizer(got, clusterv1.MachineSetFinalizer)
+		g.Expect(env.Client.Update(ctx, got)).To(Succeed())
+	}, 30*time.Second, 100*time.Millisecond).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(held), &clusterv1.MachineSet{}))).To(BeTrue())
+		g.Expect(exists(g, heldBootstrap)).To(BeFalse())
+		g.Expect(exists(g, heldInfra)).To(BeFalse())
+	}, 30*time.Second, 100*time.Millisecond).Should(Succeed())
 }

@@ -33,10 +33,14 @@ type Key struct {
 type Counter struct {
 	mu     sync.Mutex
 	counts map[Key]int
-	// conflicts counts the requests answered 409 Conflict (a write with a stale resourceVersion).
+	// conflicts counts the requests answered 409 Conflict (a write with a stale resourceVersion), and the
+	// JSON patches answered 422 (a failed test).
 	conflicts map[Key]int
 	// Bodies, when set before requests are made, receives the body of every write (for a developer to read).
 	Bodies func(Key, string, []byte)
+	// OnConflict, when set before requests are made, receives the path and body of every write counted
+	// in conflicts (for a developer to find whose write it raced with).
+	OnConflict func(Key, string, []byte)
 }
 
 // New returns an empty Counter.
@@ -57,20 +61,30 @@ func (c *Counter) wrap(as string, rt http.RoundTripper) http.RoundTripper {
 		if k.Agent == "" {
 			k.Agent = agent(req.UserAgent())
 		}
-		if c.Bodies != nil && req.Method != http.MethodGet && req.Body != nil && req.GetBody != nil {
+		var data []byte
+		if (c.Bodies != nil || c.OnConflict != nil) && req.Method != http.MethodGet && req.Body != nil && req.GetBody != nil {
 			if body, err := req.GetBody(); err == nil {
-				data, _ := io.ReadAll(body)
-				c.Bodies(k, req.URL.Path, bytes.TrimSpace(data))
+				data, _ = io.ReadAll(body)
+				data = bytes.TrimSpace(data)
 			}
+		}
+		if c.Bodies != nil && data != nil {
+			c.Bodies(k, req.URL.Path, data)
 		}
 		c.mu.Lock()
 		c.counts[k]++
 		c.mu.Unlock()
 		resp, err := rt.RoundTrip(req)
-		if err == nil && resp.StatusCode == http.StatusConflict {
+		// A JSON patch whose test fails is answered 422: it lost a race as a write with a stale
+		// resourceVersion does.
+		if err == nil && (resp.StatusCode == http.StatusConflict ||
+			resp.StatusCode == http.StatusUnprocessableEntity && req.Header.Get("Content-Type") == "application/json-patch+json") {
 			c.mu.Lock()
 			c.conflicts[k]++
 			c.mu.Unlock()
+			if c.OnConflict != nil {
+				c.OnConflict(k, req.URL.Path, data)
+			}
 		}
 		return resp, err
 	})

@@ -41,12 +41,14 @@ func newMachineWriter(m *clusterv1.Machine, c client.Client) *machineWriter {
 // written at once, as upstream's patch helper does with the conditions a controller owns.
 func (r *Reconciler) patchMachine(ctx context.Context, w *machineWriter, m *clusterv1.Machine) error {
 	err := w.helper.Patch(ctx, m)
+	retries := machineConditionRetries
 	if !m.DeletionTimestamp.IsZero() {
-		// A Machine being deleted is written by the core at every step of its deletion; its conditions here
-		// (Deleting) wait for the retry of the reconcile, rather than adding writes to each step.
-		return err
+		// A Machine being deleted is written by the core at every step of its deletion: its conditions here
+		// (UpToDate False, Deleting) are written over a fresh copy once. Left to the retry of the reconcile,
+		// they were sent again over the same cached copy, which conflicted again until the cache caught up.
+		retries = 1
 	}
-	for i := 0; i < machineConditionRetries && apierrors.IsConflict(err); i++ {
+	for i := 0; i < retries && apierrors.IsConflict(err); i++ {
 		fresh := &clusterv1.Machine{}
 		if getErr := r.APIReader.Get(ctx, client.ObjectKeyFromObject(m), fresh); getErr != nil {
 			if apierrors.IsNotFound(getErr) {

@@ -3,10 +3,12 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -83,6 +85,12 @@ func recordChanges(cfg *rest.Config, keep int, logf func(string, ...any)) (*chan
 	if err != nil {
 		return nil, err
 	}
+	// CAPSTAN_BENCH_DIFFS_KINDS (resources as "clusters.cluster.x-k8s.io", comma-separated) keeps the diffs
+	// of these kinds only.
+	var diffKinds []string
+	if v := os.Getenv("CAPSTAN_BENCH_DIFFS_KINDS"); v != "" {
+		diffKinds = strings.Split(v, ",")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &changeRecorder{changes: map[string]map[watch.EventType]int{}, objects: map[string]map[string]int{}, ignored: map[string]int{}, diffs: map[string][]string{}, cancel: cancel, keep: keep}
 	for _, gvr := range gvrs {
@@ -127,18 +135,43 @@ func recordChanges(cfg *rest.Config, keep int, logf func(string, ...any)) (*chan
 					r.objects[kind] = map[string]int{}
 				}
 				r.objects[kind][key]++
-				if len(r.diffs[kind]) < r.keep {
+				if len(r.diffs[kind]) < r.keep && (len(diffKinds) == 0 || slices.Contains(diffKinds, kind)) {
 					d := "(new)"
 					if prev != nil {
 						d = cmp.Diff(strip(prev), strip(o.Object))
 					}
-					r.diffs[kind] = append(r.diffs[kind], fmt.Sprintf("%s %s %s:\n%s", ev.Type, kind, key, d))
+					r.diffs[kind] = append(r.diffs[kind], fmt.Sprintf("%s %s %s %s (resourceVersion %s%s):\n%s", time.Now().Format("15:04:05.000"), ev.Type, kind, key, o.GetResourceVersion(), writers(prev, o), d))
 				}
 				r.mu.Unlock()
 			}
 		}()
 	}
 	return r, nil
+}
+
+// writers names the managers whose entries of managedFields are new or changed from prev to o: who
+// wrote this version (with a merge patch or an update, a manager's entry changes when it writes a field).
+func writers(prev map[string]any, o *unstructured.Unstructured) string {
+	old := map[string]string{}
+	if prev != nil {
+		for _, f := range (&unstructured.Unstructured{Object: prev}).GetManagedFields() {
+			old[f.Manager+"/"+f.Subresource] = fmt.Sprint(f.Time, f.FieldsV1)
+		}
+	}
+	var by []string
+	for _, f := range o.GetManagedFields() {
+		if old[f.Manager+"/"+f.Subresource] != fmt.Sprint(f.Time, f.FieldsV1) {
+			name := f.Manager
+			if f.Subresource != "" {
+				name += " (" + f.Subresource + ")"
+			}
+			by = append(by, name)
+		}
+	}
+	if len(by) == 0 {
+		return ""
+	}
+	return ", by " + strings.Join(by, ", ")
 }
 
 // strip drops what changes with every write.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -64,6 +65,28 @@ func BenchmarkScale(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		ns := env.NewNamespace(b)
 		counter := apicount.New()
+		// CAPSTAN_BENCH_BODIES=k logs the first k writes of the managers, with their bodies; only those whose
+		// path contains CAPSTAN_BENCH_BODIES_MATCH when it is set.
+		if k := envInt("CAPSTAN_BENCH_BODIES", 0); k > 0 {
+			var logged atomic.Int64
+			match := os.Getenv("CAPSTAN_BENCH_BODIES_MATCH")
+			counter.Bodies = func(key apicount.Key, path string, body []byte) {
+				if strings.Contains(path, match) && logged.Add(1) <= int64(k) {
+					b.Logf("%s write: %s %s (%s): %s", time.Now().Format("15:04:05.000"), key.Verb, path, key.Agent, body)
+				}
+			}
+		}
+		// CAPSTAN_BENCH_CONFLICTS=k logs the first k writes answered Conflict while deleting, with their
+		// bodies (with CAPSTAN_BENCH_DIFFS, the versions they raced with).
+		var deleting atomic.Bool
+		if k := envInt("CAPSTAN_BENCH_CONFLICTS", 0); k > 0 {
+			var logged atomic.Int64
+			counter.OnConflict = func(key apicount.Key, path string, body []byte) {
+				if deleting.Load() && logged.Add(1) <= int64(k) {
+					b.Logf("%s conflict: %s %s (%s): %s", time.Now().Format("15:04:05.000"), key.Verb, path, key.Agent, body)
+				}
+			}
+		}
 		opts := stack.Options{Local: true, Kubeadm: true, Transport: counter.WrapAs}
 		var child *remotebackend.Child
 		if inProcess {
@@ -173,6 +196,7 @@ func BenchmarkScale(b *testing.B) {
 			deletionChanges.start(b)
 		}
 		delStart := time.Now()
+		deleting.Store(true)
 		// The Clusters are deleted one by one, c at a time, as `kubectl delete clusters --all` deletes them
 		// (one request each): a collection delete of a thousand Clusters outlasts the API server's request
 		// timeout on a loaded machine, and a retry starts again from the first.
