@@ -206,6 +206,7 @@ func BenchmarkScale(b *testing.B) {
 			cl := &toDelete.Items[i]
 			g.Eventually(func() error { return client.IgnoreNotFound(env.Client.Delete(ctx, cl)) }, time.Minute, time.Second).Should(Succeed())
 		})
+		b.Logf("%s: every Cluster's deletion requested", time.Since(delStart).Round(time.Second))
 		lastLog = time.Now()
 		g.Eventually(func(g Gomega) {
 			left := make([]int, 0, 2)
