@@ -7,6 +7,7 @@ package patch
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -148,8 +149,8 @@ func (h *Helper) patchObject(ctx context.Context, obj client.Object) (beforeStat
 		p = client.RawPatch(types.MergePatchType, data)
 	}
 	if err := h.client.Patch(ctx, obj, p); err != nil {
-		if p.Type() == types.JSONPatchType && apierrors.IsInvalid(err) {
-			// The test of the finalizers failed: another writer changed them since obj was read.
+		if p.Type() == types.JSONPatchType && testFailed(err) {
+			// Another writer changed the finalizers since obj was read.
 			err = apierrors.NewConflict(schema.GroupResource{}, obj.GetName(),
 				fmt.Errorf("the finalizers changed since they were read: %w", err))
 		}
@@ -224,6 +225,18 @@ func statusMap(v reflect.Value) (any, error) {
 	p := reflect.New(v.Type())
 	p.Elem().Set(v)
 	return runtime.DefaultUnstructuredConverter.ToUnstructured(p.Interface())
+}
+
+// testFailed says whether err answers a JSON patch whose test operation failed: 422 without causes (the
+// API server's answer then); a finalizer the API server finds invalid is 422 too, with the field as its
+// cause, and stays an error of its own.
+func testFailed(err error) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsInvalid(err) || !errors.As(err, &status) {
+		return false
+	}
+	d := status.Status().Details
+	return d == nil || len(d.Causes) == 0
 }
 
 // onlyFinalizersChanged says whether before and after (without status) differ in their finalizers only.

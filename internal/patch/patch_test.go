@@ -37,6 +37,14 @@ func get(ctx context.Context, g Gomega, c *clusterv1.Cluster) *clusterv1.Cluster
 	return out
 }
 
+// otherSetsACondition writes c's status as another controller would: it sets the UpToDate condition.
+func otherSetsACondition(ctx context.Context, g Gomega, c *clusterv1.Cluster) {
+	other := get(ctx, g, c)
+	h := patch.NewHelper(other, env.Client)
+	conditions.SetV1Beta2(other, metav1.Condition{Type: "UpToDate", Status: metav1.ConditionTrue, Reason: "Other", LastTransitionTime: metav1.Now()})
+	g.Expect(h.Patch(ctx, other)).To(Succeed())
+}
+
 func ready(status metav1.ConditionStatus) metav1.Condition {
 	return metav1.Condition{Type: "Available", Status: status, Reason: "Test", LastTransitionTime: metav1.Now()}
 }
@@ -74,14 +82,10 @@ func TestPatchConditionsOfAStaleCopyConflict(t *testing.T) {
 	c := newCluster(ctx, g, t)
 	stale := c.DeepCopy()
 
-	// Another controller sets a condition.
-	other := get(ctx, g, c)
-	h := patch.NewHelper(other, env.Client)
-	conditions.SetV1Beta2(other, metav1.Condition{Type: "UpToDate", Status: metav1.ConditionTrue, Reason: "Other", LastTransitionTime: metav1.Now()})
-	g.Expect(h.Patch(ctx, other)).To(Succeed())
+	otherSetsACondition(ctx, g, c)
 
 	writes := &patch.Writes{}
-	h = patch.NewHelper(stale, env.Client, patch.WithWrites(writes))
+	h := patch.NewHelper(stale, env.Client, patch.WithWrites(writes))
 	conditions.SetV1Beta2(stale, ready(metav1.ConditionFalse))
 	err := h.Patch(ctx, stale)
 	g.Expect(apierrors.IsConflict(err)).To(BeTrue(), "got %v", err)
@@ -203,12 +207,9 @@ func TestPatchFinalizersOfAStaleCopyMergeWithOtherWrites(t *testing.T) {
 	c := newCluster(ctx, g, t)
 	stale := c.DeepCopy()
 
-	other := get(ctx, g, c)
-	h := patch.NewHelper(other, env.Client)
-	conditions.SetV1Beta2(other, metav1.Condition{Type: "UpToDate", Status: metav1.ConditionTrue, Reason: "Other", LastTransitionTime: metav1.Now()})
-	g.Expect(h.Patch(ctx, other)).To(Succeed())
+	otherSetsACondition(ctx, g, c)
 
-	h = patch.NewHelper(stale, env.Client)
+	h := patch.NewHelper(stale, env.Client)
 	stale.Finalizers = append(stale.Finalizers, "example.com/mine")
 	g.Expect(h.Patch(ctx, stale)).To(Succeed())
 	got := get(ctx, g, c)
@@ -217,7 +218,7 @@ func TestPatchFinalizersOfAStaleCopyMergeWithOtherWrites(t *testing.T) {
 
 	// And removed from a copy older than a status write.
 	stale = got.DeepCopy()
-	other = get(ctx, g, c)
+	other := get(ctx, g, c)
 	h = patch.NewHelper(other, env.Client)
 	other.Status.Phase = string(clusterv1.ClusterPhaseProvisioned)
 	g.Expect(h.Patch(ctx, other)).To(Succeed())
@@ -227,4 +228,16 @@ func TestPatchFinalizersOfAStaleCopyMergeWithOtherWrites(t *testing.T) {
 	got = get(ctx, g, c)
 	g.Expect(got.Finalizers).To(BeEmpty())
 	g.Expect(got.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
+}
+
+// A finalizer the API server refuses is its error, not a conflict to retry.
+func TestPatchInvalidFinalizerIsNotAConflict(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	c := newCluster(ctx, g, t)
+	h := patch.NewHelper(c, env.Client)
+	c.Finalizers = append(c.Finalizers, "not a/valid finalizer")
+	err := h.Patch(ctx, c)
+	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
+	g.Expect(apierrors.IsConflict(err)).To(BeFalse())
 }
