@@ -76,8 +76,8 @@ func BenchmarkScale(b *testing.B) {
 				}
 			}
 		}
-		// CAPSTAN_BENCH_CONFLICTS=k logs the first k writes answered Conflict while deleting, with their
-		// bodies (with CAPSTAN_BENCH_DIFFS, the versions they raced with).
+		// CAPSTAN_BENCH_CONFLICTS=k logs the first k writes that lost a race (409, or a failed JSON patch
+		// test) while deleting, with their bodies (with CAPSTAN_BENCH_DIFFS, the versions they raced with).
 		var deleting atomic.Bool
 		if k := envInt("CAPSTAN_BENCH_CONFLICTS", 0); k > 0 {
 			var logged atomic.Int64
@@ -232,7 +232,7 @@ func BenchmarkScale(b *testing.B) {
 		}
 
 		machines := float64(2 * n)
-		b.Logf("requests to the management API server from creation to Available, by component (per Machine; 409: the requests answered Conflict):\n%s", requestTable(byKeyCreating, conflictsCreating, machines, "/machine"))
+		b.Logf("requests to the management API server from creation to Available, by component (per Machine; 409: the requests answered Conflict, and JSON patches whose test failed):\n%s", requestTable(byKeyCreating, conflictsCreating, machines, "/machine"))
 		b.Logf("requests to the management API server while idle, by component (per second):\n%s", requestTable(byKeyIdle, conflictsIdle, idle.Seconds(), "/s"))
 		b.Logf("requests to the management API server while deleting, by component (per Cluster):\n%s", requestTable(byKeyDeleting, conflictsDeleting, float64(n), "/cluster"))
 		b.ReportMetric(allAvailable.Seconds(), "s-all-available")
