@@ -12,10 +12,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 	"github.com/capstan-dev/capstan/internal/test/apicount"
 )
 
@@ -172,4 +174,56 @@ func TestManagerClientReadsWhatItsCacheCannotListFromTheAPIServer(t *testing.T) 
 		cancelList()
 		g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "a list the user may not make returns the API server's Forbidden error, got %v", err)
 	}
+}
+
+// TestManagerCacheListsOneClustersObjects: with the cluster-name index set up, the manager's client lists a
+// Cluster's Machines by their labels as it did without it: only that Cluster's, filtered by every label
+// asked for, and a Machine created after the cache started among them.
+func TestManagerCacheListsOneClustersObjects(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "cache-index-"}}
+	g.Expect(env.Client.Create(ctx, ns)).To(Succeed())
+	machine := func(name, cluster string, extra map[string]string) *clusterv1.Machine {
+		l := map[string]string{clusterv1.ClusterNameLabel: cluster}
+		for k, v := range extra {
+			l[k] = v
+		}
+		return &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: name, Labels: l},
+			Spec: clusterv1.MachineSpec{ClusterName: cluster, InfrastructureRef: corev1.ObjectReference{
+				APIVersion: "infrastructure.cluster.x-k8s.io/v1beta1", Kind: "LocalMachine", Name: name}}}
+	}
+	for _, m := range []*clusterv1.Machine{
+		machine("c1-a", "c1", map[string]string{clusterv1.MachineDeploymentNameLabel: "md"}),
+		machine("c1-b", "c1", nil),
+		machine("c2-a", "c2", map[string]string{clusterv1.MachineDeploymentNameLabel: "md"}),
+	} {
+		g.Expect(env.Client.Create(ctx, m)).To(Succeed())
+	}
+
+	o := controllermanager.DefaultOptions("test-cache-index")
+	o.HealthAddr, o.DiagnosticsAddress = "0", "0"
+	mgr := runWith(t, o, env.Config, func(mgr ctrl.Manager) error {
+		return reconciler.IndexByClusterName(ctx, mgr.GetFieldIndexer(), &clusterv1.Machine{})
+	})
+	names := func(labels client.MatchingLabels) func() []string {
+		return func() []string {
+			list := &clusterv1.MachineList{}
+			g.Expect(mgr.GetClient().List(ctx, list, client.InNamespace(ns.Name), labels)).To(Succeed())
+			var out []string
+			for _, m := range list.Items {
+				out = append(out, m.Name)
+			}
+			return out
+		}
+	}
+	g.Eventually(names(client.MatchingLabels{clusterv1.ClusterNameLabel: "c1"}), 30*time.Second, 100*time.Millisecond).
+		Should(ConsistOf("c1-a", "c1-b"))
+	g.Expect(names(client.MatchingLabels{clusterv1.ClusterNameLabel: "c1", clusterv1.MachineDeploymentNameLabel: "md"})()).
+		To(ConsistOf("c1-a"), "every label asked for still selects")
+	g.Expect(names(client.MatchingLabels{clusterv1.ClusterNameLabel: "c3"})()).To(BeEmpty())
+
+	g.Expect(env.Client.Create(ctx, machine("c1-c", "c1", nil))).To(Succeed())
+	g.Eventually(names(client.MatchingLabels{clusterv1.ClusterNameLabel: "c1"}), 30*time.Second, 100*time.Millisecond).
+		Should(ConsistOf("c1-a", "c1-b", "c1-c"), "a Machine created after the cache started is listed")
 }

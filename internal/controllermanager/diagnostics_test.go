@@ -351,9 +351,20 @@ func startManager(t *testing.T, id identity, logs io.Writer, args ...string) {
 // run builds a manager with options o for cfg and runs it until the test ends.
 func run(t *testing.T, o *controllermanager.Options, cfg *rest.Config) ctrl.Manager {
 	t.Helper()
+	return runWith(t, o, cfg, nil)
+}
+
+// runWith is run, calling setup (when not nil) on the manager before it starts.
+func runWith(t *testing.T, o *controllermanager.Options, cfg *rest.Config, setup func(ctrl.Manager) error) ctrl.Manager {
+	t.Helper()
 	mgr, err := o.New(cfg, env.Scheme)
 	if err != nil {
 		t.Fatalf("building the manager: %v", err)
+	}
+	if setup != nil {
+		if err := setup(mgr); err != nil {
+			t.Fatalf("setting up the manager: %v", err)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -36,13 +36,14 @@ func NewCache(cfg *rest.Config, opts cache.Options) (cache.Cache, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &failureReportingCache{Cache: c, failures: failures}, nil
+	return &failureReportingCache{Cache: c, failures: failures, indexes: &clusterIndexes{scheme: opts.Scheme}}, nil
 }
 
 // failureReportingCache is the cache NewCache returns.
 type failureReportingCache struct {
 	cache.Cache
 	failures *listFailures
+	indexes  *clusterIndexes
 }
 
 // listFailures holds, by the informer's type (its reflector's type description), the first error an

@@ -79,6 +79,11 @@ const machineSetEventDelay = 2 * time.Second
 
 // SetupWithManager adds the controller and the MachineSet index it needs to mgr.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+	// Lists of one Cluster's objects by the cluster-name label are answered from this index (see
+	// controllermanager.NewCache).
+	if err := reconciler.IndexByClusterName(ctx, mgr.GetFieldIndexer(), &clusterv1.Machine{}); err != nil {
+		return err
+	}
 	if r.Client == nil || r.Contracts == nil {
 		return errors.New("the MachineDeployment controller needs a Client and a contract Resolver")
 	}

@@ -77,6 +77,11 @@ const machineEventDelay = time.Second
 
 // SetupWithManager adds the controller and the Machine index it needs to mgr.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+	// Lists of one Cluster's objects by the cluster-name label are answered from this index (see
+	// controllermanager.NewCache).
+	if err := reconciler.IndexByClusterName(ctx, mgr.GetFieldIndexer(), &clusterv1.MachineSet{}, &clusterv1.Machine{}); err != nil {
+		return err
+	}
 	if r.Client == nil || r.Contracts == nil {
 		return errors.New("the MachineSet controller needs a Client and a contract Resolver")
 	}
@@ -242,9 +247,15 @@ func (r *Reconciler) orphanMachineToMachineSets(ctx context.Context, obj client.
 // machineDeploymentToMachineSets maps a MachineDeployment to its MachineSets, through the deployment-name
 // label it puts on them.
 func (r *Reconciler) machineDeploymentToMachineSets(ctx context.Context, obj client.Object) []reconcile.Request {
+	md, ok := obj.(*clusterv1.MachineDeployment)
+	if !ok {
+		return nil
+	}
+	// A MachineDeployment's selector holds its cluster-name label (which its MachineSets get when created
+	// and keep): by it, the list is answered from the cache's index of one Cluster's objects.
 	list := &clusterv1.MachineSetList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace()),
-		client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: obj.GetName()}); err != nil {
+		client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: obj.GetName(), clusterv1.ClusterNameLabel: md.Spec.ClusterName}); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Listing the MachineSets of a MachineDeployment", "MachineDeployment", klog.KObj(obj))
 		return nil
 	}

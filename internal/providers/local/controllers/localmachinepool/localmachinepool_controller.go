@@ -58,7 +58,12 @@ type Reconciler struct {
 }
 
 // SetupWithManager builds the controller.
-func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, options controller.Options) error {
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+	// Lists of one Cluster's objects by the cluster-name label are answered from this index (see
+	// controllermanager.NewCache).
+	if err := reconciler.IndexByClusterName(ctx, mgr.GetFieldIndexer(), &infrav1.LocalMachinePool{}); err != nil {
+		return err
+	}
 	if r.RetryInterval == 0 {
 		r.RetryInterval = backend.RetryInterval
 	}
