@@ -17,8 +17,11 @@ import (
 const caughtUpRequeueAfter = 10 * time.Millisecond
 
 // writesExpireAfter bounds how long a write is remembered: a cache that lags more than this is trusted
-// again, so that nothing waits forever on an event that will not come.
-const writesExpireAfter = 30 * time.Second
+// again, so that nothing waits forever on an event that will not come. It is minutes, not seconds: when a
+// thousand Clusters are deleted at once on two cores, the managers' caches fall behind the API server by
+// more than 30 s, and a reconcile let through on a copy that old did its last step again (the Cluster's
+// ok-to-delete annotation, its status over a version others had replaced) and failed with a conflict.
+const writesExpireAfter = 2 * time.Minute
 
 // Writes remembers, for each object a controller wrote, the resourceVersions its writes replaced (or that
 // a write conflicted with), until its cache shows another one. A reconcile that reads one of them from the
@@ -116,8 +119,12 @@ func (w *Writes) stale(obj client.Object) *replaced {
 	if r == nil {
 		return nil
 	}
-	if w.clock().Sub(r.at) <= writesExpireAfter && slices.Contains(r.versions, obj.GetResourceVersion()) {
-		return r
+	if slices.Contains(r.versions, obj.GetResourceVersion()) {
+		if w.clock().Sub(r.at) <= writesExpireAfter {
+			staleReads.WithLabelValues(staleReadWaited).Inc()
+			return r
+		}
+		staleReads.WithLabelValues(staleReadExpired).Inc()
 	}
 	delete(w.objects, obj.GetUID())
 	return nil

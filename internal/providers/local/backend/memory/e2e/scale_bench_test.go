@@ -25,6 +25,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/memory"
+	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/test/apicount"
 	"github.com/capstan-dev/capstan/internal/test/procstat"
 	"github.com/capstan-dev/capstan/internal/test/remotebackend"
@@ -103,7 +104,7 @@ func BenchmarkScale(b *testing.B) {
 			mgmtHost = u.Host
 		}
 		b.Logf("management API server: %s", mgmtHost)
-		before, byKey0, conflicts0 := requests(mgmtHost), counter.Snapshot(), counter.Conflicts()
+		before, byKey0, conflicts0, staleReads0 := requests(mgmtHost), counter.Snapshot(), counter.Conflicts(), staleReads()
 		usage0 := procs.usage(b)
 
 		// CAPSTAN_BENCH_DIFFS=k logs the first k modifications of each kind while creating, to see which
@@ -162,6 +163,7 @@ func BenchmarkScale(b *testing.B) {
 		}
 		sort.Float64s(perCluster)
 		creating, byKeyCreating, conflictsCreating := requests(mgmtHost).minus(before), counter.Snapshot().Since(byKey0), counter.Conflicts().Since(conflicts0)
+		b.Logf("stale reads while creating (the managers' caches behind their own writes): %s", staleReads().minus(staleReads0))
 		apiserverProfile() // after the counts: the profile may outlast the creation of a few clusters
 		if creationChanges != nil {
 			_, report := creationChanges.stop(b)
@@ -188,7 +190,7 @@ func BenchmarkScale(b *testing.B) {
 		idling, byKeyIdle, conflictsIdle := requests(mgmtHost).minus(idleBefore), counter.Snapshot().Since(byKeyIdle0), counter.Conflicts().Since(conflictsIdle0)
 
 		stopProfile = startProfile(b, "CAPSTAN_BENCH_DELETE_PROFILE")
-		byKeyDelete0, conflictsDelete0, usageDelete0 := counter.Snapshot(), counter.Conflicts(), procs.usage(b)
+		byKeyDelete0, conflictsDelete0, usageDelete0, staleReadsDelete0 := counter.Snapshot(), counter.Conflicts(), procs.usage(b), staleReads()
 		apiserverDeleteProfile := profileAPIServer(b, "CAPSTAN_BENCH_APISERVER_DELETE_PROFILE", "deletion")
 		var deletionChanges *observer
 		if k := envInt("CAPSTAN_BENCH_DIFFS", 0); k > 0 {
@@ -225,6 +227,7 @@ func BenchmarkScale(b *testing.B) {
 		apiserverDeleteProfile()
 		usageDeleted := procs.usage(b)
 		b.Logf("all %d clusters deleted after %s; CPU while deleting: %s", n, deletion.Round(time.Second), usageDeleted.cpuSince(usageDelete0))
+		b.Logf("stale reads while deleting: %s", staleReads().minus(staleReadsDelete0))
 		byKeyDeleting, conflictsDeleting := counter.Snapshot().Since(byKeyDelete0), counter.Conflicts().Since(conflictsDelete0)
 		if deletionChanges != nil {
 			_, report := deletionChanges.stop(b)
@@ -392,6 +395,30 @@ func requests(mgmtHost string) requestCounts {
 		}
 	}
 	return out
+}
+
+// staleCounts are the managers' capstan_stale_reads_total by outcome.
+type staleCounts map[string]int
+
+func staleReads() staleCounts {
+	out := staleCounts{}
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		return out
+	}
+	for _, f := range families {
+		if f.GetName() != patch.StaleReadsMetric {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			out[labelMap(m)["outcome"]] += int(m.GetCounter().GetValue())
+		}
+	}
+	return out
+}
+
+func (s staleCounts) minus(before staleCounts) string {
+	return fmt.Sprintf("%d waited for the cache, %d reconciled after 2 minutes", s["waited"]-before["waited"], s["expired"]-before["expired"])
 }
 
 func labelMap(m *dto.Metric) map[string]string {
