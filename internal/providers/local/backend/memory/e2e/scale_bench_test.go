@@ -104,7 +104,7 @@ func BenchmarkScale(b *testing.B) {
 			mgmtHost = u.Host
 		}
 		b.Logf("management API server: %s", mgmtHost)
-		before, byKey0, conflicts0, staleReads0 := requests(mgmtHost), counter.Snapshot(), counter.Conflicts(), staleReads()
+		before, byKey0, conflicts0, counters0 := requests(mgmtHost), counter.Snapshot(), counter.Conflicts(), managerCounters()
 		usage0 := procs.usage(b)
 
 		// CAPSTAN_BENCH_DIFFS=k logs the first k modifications of each kind while creating, to see which
@@ -163,7 +163,7 @@ func BenchmarkScale(b *testing.B) {
 		}
 		sort.Float64s(perCluster)
 		creating, byKeyCreating, conflictsCreating := requests(mgmtHost).minus(before), counter.Snapshot().Since(byKey0), counter.Conflicts().Since(conflicts0)
-		b.Logf("stale reads while creating (the managers' caches behind their own writes): %s", staleReads().minus(staleReads0))
+		b.Logf("while creating: %s", managerCounters().report(counters0))
 		apiserverProfile() // after the counts: the profile may outlast the creation of a few clusters
 		if creationChanges != nil {
 			_, report := creationChanges.stop(b)
@@ -190,7 +190,7 @@ func BenchmarkScale(b *testing.B) {
 		idling, byKeyIdle, conflictsIdle := requests(mgmtHost).minus(idleBefore), counter.Snapshot().Since(byKeyIdle0), counter.Conflicts().Since(conflictsIdle0)
 
 		stopProfile = startProfile(b, "CAPSTAN_BENCH_DELETE_PROFILE")
-		byKeyDelete0, conflictsDelete0, usageDelete0, staleReadsDelete0 := counter.Snapshot(), counter.Conflicts(), procs.usage(b), staleReads()
+		byKeyDelete0, conflictsDelete0, usageDelete0, countersDelete0 := counter.Snapshot(), counter.Conflicts(), procs.usage(b), managerCounters()
 		apiserverDeleteProfile := profileAPIServer(b, "CAPSTAN_BENCH_APISERVER_DELETE_PROFILE", "deletion")
 		var deletionChanges *observer
 		if k := envInt("CAPSTAN_BENCH_DIFFS", 0); k > 0 {
@@ -227,7 +227,7 @@ func BenchmarkScale(b *testing.B) {
 		apiserverDeleteProfile()
 		usageDeleted := procs.usage(b)
 		b.Logf("all %d clusters deleted after %s; CPU while deleting: %s", n, deletion.Round(time.Second), usageDeleted.cpuSince(usageDelete0))
-		b.Logf("stale reads while deleting: %s", staleReads().minus(staleReadsDelete0))
+		b.Logf("while deleting: %s", managerCounters().report(countersDelete0))
 		byKeyDeleting, conflictsDeleting := counter.Snapshot().Since(byKeyDelete0), counter.Conflicts().Since(conflictsDelete0)
 		if deletionChanges != nil {
 			_, report := deletionChanges.stop(b)
@@ -397,28 +397,40 @@ func requests(mgmtHost string) requestCounts {
 	return out
 }
 
-// staleCounts are the managers' capstan_stale_reads_total by outcome.
-type staleCounts map[string]int
+// managerCounts are counters of the managers' registry: capstan_stale_reads_total by outcome ("stale:"
+// and the outcome) and controller_runtime_reconcile_total by controller ("reconciles:" and its name).
+type managerCounts map[string]int
 
-func staleReads() staleCounts {
-	out := staleCounts{}
+func managerCounters() managerCounts {
+	out := managerCounts{}
 	families, err := metrics.Registry.Gather()
 	if err != nil {
 		return out
 	}
 	for _, f := range families {
-		if f.GetName() != patch.StaleReadsMetric {
-			continue
-		}
 		for _, m := range f.GetMetric() {
-			out[labelMap(m)["outcome"]] += int(m.GetCounter().GetValue())
+			switch f.GetName() {
+			case patch.StaleReadsMetric:
+				out["stale:"+labelMap(m)["outcome"]] += int(m.GetCounter().GetValue())
+			case "controller_runtime_reconcile_total":
+				out["reconciles:"+labelMap(m)["controller"]] += int(m.GetCounter().GetValue())
+			}
 		}
 	}
 	return out
 }
 
-func (s staleCounts) minus(before staleCounts) string {
-	return fmt.Sprintf("%d waited for the cache, %d reconciled after 2 minutes", s["waited"]-before["waited"], s["expired"]-before["expired"])
+// report says, since before, how many reads were stale and how many reconciles each controller ran.
+func (s managerCounts) report(before managerCounts) string {
+	var controllers []string
+	for k, v := range s {
+		if name, ok := strings.CutPrefix(k, "reconciles:"); ok && v > before[k] {
+			controllers = append(controllers, fmt.Sprintf("%s %d", name, v-before[k]))
+		}
+	}
+	sort.Strings(controllers)
+	return fmt.Sprintf("stale reads (the managers' caches behind their own writes): %d waited for the cache, %d reconciled after 2 minutes; reconciles: %s",
+		s["stale:waited"]-before["stale:waited"], s["stale:expired"]-before["stale:expired"], strings.Join(controllers, ", "))
 }
 
 func labelMap(m *dto.Metric) map[string]string {
