@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -71,11 +73,21 @@ func TestWritesExpire(t *testing.T) {
 	w.Record("5", clusterAt("a", "6"))
 	w.Record("1", clusterAt("gone", "2"))
 
+	waited, expired := testutil.ToFloat64(staleReads.WithLabelValues(staleReadWaited)), testutil.ToFloat64(staleReads.WithLabelValues(staleReadExpired))
+	if !w.Stale(clusterAt("a", "5")) {
+		t.Fatal("a fresh write is not remembered")
+	}
 	// A cache that lags longer than writesExpireAfter is trusted again, so that a lost event never
 	// stops reconciles for good.
 	now = now.Add(writesExpireAfter + time.Second)
 	if w.Stale(clusterAt("a", "5")) {
 		t.Fatal("an expired write still makes its version stale")
+	}
+	if got := testutil.ToFloat64(staleReads.WithLabelValues(staleReadWaited)) - waited; got != 1 {
+		t.Errorf("%s counted %v reads that waited, want 1", StaleReadsMetric, got)
+	}
+	if got := testutil.ToFloat64(staleReads.WithLabelValues(staleReadExpired)) - expired; got != 1 {
+		t.Errorf("%s counted %v stale reads let through after the expiry, want 1", StaleReadsMetric, got)
 	}
 	// Objects never read again (deleted) are dropped at the next write once expired.
 	w.Record("9", clusterAt("b", "10"))
