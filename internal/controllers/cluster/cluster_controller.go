@@ -288,7 +288,7 @@ func doReconcile(ctx context.Context, s *scope, phases []func(context.Context, *
 			continue
 		}
 		if r.RequeueAfter > 0 && (res.RequeueAfter == 0 || r.RequeueAfter < res.RequeueAfter) {
-			res.RequeueAfter = r.RequeueAfter
+			res.RequeueAfter, res.Priority = r.RequeueAfter, r.Priority
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -304,11 +304,16 @@ func (r *Reconciler) requeueAfter() time.Duration {
 	return defaultRequeueAfter
 }
 
-func (r *Reconciler) deleteRequeueAfter() time.Duration {
+// deletePoll is the next look at a deleting Cluster whose descendants are not all gone. It goes at low
+// priority: the events of the descendants' deletion, which the controller watches, are what moves a
+// deletion on, and with many Clusters deleting at once their polls would otherwise hold those events back
+// in the queue.
+func (r *Reconciler) deletePoll() ctrl.Result {
+	d := defaultDeleteRequeueAfter
 	if r.DeleteRequeueAfter > 0 {
-		return r.DeleteRequeueAfter
+		d = r.DeleteRequeueAfter
 	}
-	return defaultDeleteRequeueAfter
+	return ctrl.Result{RequeueAfter: d, Priority: ptr.To(handler.LowPriority)}
 }
 
 // clusterOfLabelledObject maps a Machine, MachineSet or MachineDeployment to its Cluster by the

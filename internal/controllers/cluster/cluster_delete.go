@@ -177,7 +177,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, err
 	}
 	if !step.done {
-		return ctrl.Result{RequeueAfter: r.deleteRequeueAfter()}, nil
+		return r.deletePoll(), nil
 	}
 
 	// The cache may not have seen a descendant created a moment ago.
@@ -191,7 +191,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	}
 	if step := planDeletion(s.cluster, live, s.controlPlane, s.infra); !step.done {
 		s.deletingReason, s.deletingMessage = step.reason, step.message
-		return ctrl.Result{RequeueAfter: r.deleteRequeueAfter()}, nil
+		return r.deletePoll(), nil
 	}
 
 	log.Info("Removing the finalizer: every descendant is deleted")

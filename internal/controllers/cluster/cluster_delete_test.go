@@ -14,7 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/test/builder"
@@ -351,4 +353,26 @@ func TestPlanDeletion(t *testing.T) {
 			g.Expect(got).To(Equal(tt.wantDelete), cmp.Diff(tt.wantDelete, got))
 		})
 	}
+}
+
+// TestDeletePollGoesAtLowPriority checks that the look at a deleting Cluster's descendants is queued behind
+// the events of other Clusters (so that with many Clusters deleting at once the polls do not hold back the
+// deletions' events), and that a sooner requeue of another phase keeps its own priority.
+func TestDeletePollGoesAtLowPriority(t *testing.T) {
+	g := NewWithT(t)
+	r := &Reconciler{}
+	poll := func(context.Context, *scope) (ctrl.Result, error) { return r.deletePoll(), nil }
+	after := func(d time.Duration) func(context.Context, *scope) (ctrl.Result, error) {
+		return func(context.Context, *scope) (ctrl.Result, error) { return ctrl.Result{RequeueAfter: d}, nil }
+	}
+
+	res, err := doReconcile(context.Background(), &scope{}, []func(context.Context, *scope) (ctrl.Result, error){after(30 * time.Second), poll})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(res.RequeueAfter).To(Equal(5 * time.Second))
+	g.Expect(res.Priority).To(HaveValue(Equal(handler.LowPriority)))
+
+	res, err = doReconcile(context.Background(), &scope{}, []func(context.Context, *scope) (ctrl.Result, error){poll, after(time.Second)})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(res.RequeueAfter).To(Equal(time.Second))
+	g.Expect(res.Priority).To(BeNil(), "a requeue sooner than the poll is not one to put off")
 }
