@@ -68,15 +68,18 @@ func EnqueueControllerAfter(ownerKind string, delay time.Duration) handler.Event
 // resourceVersion and managed fields) reaches the queue once delay has passed, joining any other waiting
 // then: a provider object's conditions change in bursts (a control plane's Ready condition follows its
 // Machine through its phases, a reason at a time), and an owner that mirrors them writes once for the
-// burst. Every other change (readiness, initialization, the endpoint, counters, deletion, the spec) is
-// passed on at once. Objects that are not unstructured are passed on at once.
+// burst. So does any update of an object being deleted: the owner that deleted it waits for it to be gone,
+// which its delete event says at once, and mirrors the steps of its deletion (conditions going to
+// Deleting, counters going down, in a few writes within a second) in one write. Every other change
+// (readiness, initialization, the endpoint, counters, the spec) is passed on at once. Objects that are
+// not unstructured are passed on at once.
 func DelayConditionChanges(h handler.EventHandler, delay time.Duration) handler.EventHandler {
 	return handler.Funcs{
 		CreateFunc:  h.Create,
 		DeleteFunc:  h.Delete,
 		GenericFunc: h.Generic,
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			if onlyConditionsChanged(e.ObjectOld, e.ObjectNew) {
+			if !e.ObjectNew.GetDeletionTimestamp().IsZero() || onlyConditionsChanged(e.ObjectOld, e.ObjectNew) {
 				q = delayedQueue{TypedRateLimitingInterface: q, delay: delay}
 			}
 			h.Update(ctx, e, q)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -17,8 +18,9 @@ import (
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
-// TestDelayConditionChanges: an update of a provider object that changes only its conditions reconciles
-// the owner once the delay has passed; any other change, at once.
+// TestDelayConditionChanges: an update of a provider object that changes only its conditions, or any
+// update of one being deleted, reconciles the owner once the delay has passed; any other change, and the
+// object's creation and deletion, at once.
 func TestDelayConditionChanges(t *testing.T) {
 	g := NewWithT(t)
 	base := func() *unstructured.Unstructured {
@@ -61,6 +63,13 @@ func TestDelayConditionChanges(t *testing.T) {
 		{"its spec", func(u *unstructured.Unstructured) {
 			g.Expect(unstructured.SetNestedField(u.Object, int64(3), "spec", "replicas")).To(Succeed())
 		}, false},
+		{"the start of its deletion", func(u *unstructured.Unstructured) {
+			u.SetDeletionTimestamp(&metav1.Time{Time: time.Now()})
+		}, true},
+		{"a counter of an object being deleted", func(u *unstructured.Unstructured) {
+			u.SetDeletionTimestamp(&metav1.Time{Time: time.Now()})
+			g.Expect(unstructured.SetNestedField(u.Object, int64(0), "status", "readyReplicas")).To(Succeed())
+		}, true},
 	}
 	for _, tc := range cases {
 		q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
@@ -83,4 +92,10 @@ func TestDelayConditionChanges(t *testing.T) {
 	defer q.ShutDown()
 	h.Create(context.Background(), event.CreateEvent{Object: base()}, q)
 	g.Expect(q.Len()).To(Equal(1))
+	req, _ := q.Get()
+	q.Done(req)
+	gone := base()
+	gone.SetDeletionTimestamp(&metav1.Time{Time: time.Now()})
+	h.Delete(context.Background(), event.DeleteEvent{Object: gone}, q)
+	g.Expect(q.Len()).To(Equal(1), "the owner is not reconciled at once when the object is gone")
 }

@@ -51,8 +51,10 @@ const (
 	// only their conditions waits before it reconciles the Cluster, which mirrors their Ready and Available
 	// conditions. A control plane's conditions change in bursts as its first Machine goes through its
 	// phases (ScalingUp, WaitingForKubeadmInit, WaitingForBootstrapData, ... within a second), and one
-	// reconcile after the burst writes the Cluster's status once. Their readiness, initialization,
-	// endpoint, counters and deletion reconcile it at once.
+	// reconcile after the burst writes the Cluster's status once. So do their updates while they are being
+	// deleted: a deleting Cluster waits for them to be gone, which their delete events say at once, and the
+	// steps of a control plane's deletion (its conditions, then its counters) are written in one go. Their
+	// readiness, initialization, endpoint and counters reconcile it at once.
 	providerConditionDelay = time.Second
 )
 
@@ -143,7 +145,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	// Provider objects need not carry the watch-filter label either; their events are mapped through the
 	// controller ownerReference, which the Cluster sets.
 	r.tracker = &external.Tracker{Controller: c, Cache: mgr.GetCache()}
-	// A change of their conditions alone reaches the Cluster after providerConditionDelay (see there).
+	// A change of their conditions alone, or of an object being deleted, reaches the Cluster after
+	// providerConditionDelay (see there).
 	r.ownerHandler = reconciler.DelayConditionChanges(
 		handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &clusterv1.Cluster{}, handler.OnlyControllerOwner()),
 		providerConditionDelay)

@@ -52,8 +52,9 @@ const (
 	// providerConditionDelay is how long an update of a Machine's bootstrap config or InfraMachine that
 	// changes only their conditions waits before it reconciles the Machine, which mirrors their Ready
 	// conditions: they change in bursts while the provider works (a reason at a time), and one reconcile
-	// after the burst writes the Machine's status once. Their readiness, bootstrap data, provider ID,
-	// addresses and deletion reconcile it at once.
+	// after the burst writes the Machine's status once. So do their updates while they are being deleted
+	// (the Machine waits for them to be gone, which their delete events say at once). Their readiness,
+	// bootstrap data, provider ID and addresses reconcile it at once.
 	providerConditionDelay = time.Second
 )
 
@@ -156,7 +157,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		Cache:      mgr.GetCache(),
 		Predicates: []predicate.Predicate{predicate.ResourceVersionChangedPredicate{}},
 	}
-	// A change of their conditions alone reaches the Machine after providerConditionDelay (see there).
+	// A change of their conditions alone, or of an object being deleted, reaches the Machine after
+	// providerConditionDelay (see there).
 	r.externalHandler = reconciler.DelayConditionChanges(
 		handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &clusterv1.Machine{}, handler.OnlyControllerOwner()),
 		providerConditionDelay)
