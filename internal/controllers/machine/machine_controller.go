@@ -121,13 +121,13 @@ func (r *Reconciler) providers() client.Reader {
 
 // SetupWithManager adds the Machine controller to mgr.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.Client == nil || r.Contracts == nil || r.ClusterCache == nil {
+		return errors.New("the Machine controller needs a Client, Contracts and a ClusterCache")
+	}
 	// Lists of one Cluster's objects by the cluster-name label are answered from this index (see
 	// controllermanager.NewCache).
 	if err := reconciler.IndexByClusterName(ctx, mgr.GetFieldIndexer(), &clusterv1.Machine{}); err != nil {
 		return err
-	}
-	if r.Client == nil || r.Contracts == nil || r.ClusterCache == nil {
-		return errors.New("the Machine controller needs a Client, Contracts and a ClusterCache")
 	}
 	if options.RateLimiter == nil {
 		// Draining, the Node reference and the Node's deletion go to the workload cluster, whose failures

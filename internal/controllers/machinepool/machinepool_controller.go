@@ -108,13 +108,13 @@ func (r *Reconciler) clock() time.Time { return reconciler.Clock(r.now) }
 
 // SetupWithManager adds the MachinePool controller and the MachinePool index it needs to mgr.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.Client == nil || r.Contracts == nil || r.ClusterCache == nil {
+		return errors.New("the MachinePool controller needs a Client, Contracts and a ClusterCache")
+	}
 	// Lists of one Cluster's objects by the cluster-name label are answered from this index (see
 	// controllermanager.NewCache).
 	if err := reconciler.IndexByClusterName(ctx, mgr.GetFieldIndexer(), &clusterv1.MachinePool{}); err != nil {
 		return err
-	}
-	if r.Client == nil || r.Contracts == nil || r.ClusterCache == nil {
-		return errors.New("the MachinePool controller needs a Client, Contracts and a ClusterCache")
 	}
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.MachinePool{}, ProviderIDIndex, indexProviderIDs); err != nil {
 		return fmt.Errorf("indexing MachinePools by provider ID: %w", err)

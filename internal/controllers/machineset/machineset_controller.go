@@ -77,13 +77,13 @@ const machineEventDelay = time.Second
 
 // SetupWithManager adds the controller and the Machine index it needs to mgr.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.Client == nil || r.Contracts == nil {
+		return errors.New("the MachineSet controller needs a Client and a contract Resolver")
+	}
 	// Lists of one Cluster's objects by the cluster-name label are answered from this index (see
 	// controllermanager.NewCache).
 	if err := reconciler.IndexByClusterName(ctx, mgr.GetFieldIndexer(), &clusterv1.MachineSet{}, &clusterv1.Machine{}); err != nil {
 		return err
-	}
-	if r.Client == nil || r.Contracts == nil {
-		return errors.New("the MachineSet controller needs a Client and a contract Resolver")
 	}
 	if r.Recorder == nil {
 		r.Recorder = mgr.GetEventRecorderFor("machineset-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.

@@ -74,13 +74,13 @@ type Reconciler struct {
 
 // SetupWithManager adds the controller to mgr.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.Client == nil || r.ClusterCache == nil {
+		return errors.New("the KubeadmConfig controller needs a Client and a ClusterCache")
+	}
 	// Lists of one Cluster's objects by the cluster-name label are answered from this index (see
 	// controllermanager.NewCache).
 	if err := reconciler.IndexByClusterName(ctx, mgr.GetFieldIndexer(), &clusterv1.Machine{}, &clusterv1.MachinePool{}); err != nil {
 		return err
-	}
-	if r.Client == nil || r.ClusterCache == nil {
-		return errors.New("the KubeadmConfig controller needs a Client and a ClusterCache")
 	}
 	if r.TokenTTL == 0 {
 		r.TokenTTL = DefaultTokenTTL

@@ -101,13 +101,13 @@ type Reconciler struct {
 
 // SetupWithManager builds the controller.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
+	if r.Client == nil || r.APIReader == nil || r.ClusterCache == nil {
+		return errors.New("the KubeadmControlPlane controller needs a client, an API reader and a cluster cache")
+	}
 	// Lists of one Cluster's objects by the cluster-name label are answered from this index (see
 	// controllermanager.NewCache).
 	if err := reconciler.IndexByClusterName(ctx, mgr.GetFieldIndexer(), &clusterv1.Machine{}); err != nil {
 		return err
-	}
-	if r.Client == nil || r.APIReader == nil || r.ClusterCache == nil {
-		return errors.New("the KubeadmControlPlane controller needs a client, an API reader and a cluster cache")
 	}
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.Machine{}, controlPlaneMachinesIndex, controlPlaneMachineOf); err != nil {
 		return fmt.Errorf("indexing the control plane Machines by cluster name: %w", err)
