@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -81,6 +82,9 @@ type Reconciler struct {
 	// DeleteRequeueAfter is how often a deleting Cluster looks at its descendants, in addition to the
 	// events of their deletion. 5s when zero.
 	DeleteRequeueAfter time.Duration
+	// DeletingStatusInterval is the least time between two writes of a deleting Cluster's status that do
+	// not change the deletion's step (see holdBackDeletingStatus). 10s when zero.
+	DeletingStatusInterval time.Duration
 
 	// externalReader reads InfraClusters and control plane objects; the manager's cache, so that these
 	// unstructured reads are served by informers whatever the client's options.
@@ -97,6 +101,8 @@ type Reconciler struct {
 	kubeconfigs kubeconfigChecks
 	// writes are the controller's writes of Clusters the cache may not show yet.
 	writes patch.Writes
+	// deletingStatus remembers when the status of each deleting Cluster was last written.
+	deletingStatus deletingStatusWrites
 }
 
 // SetupWithManager adds the Cluster controller to mgr.
@@ -215,11 +221,12 @@ type descendants struct {
 
 // Reconcile brings a Cluster's status, its provider objects' ownership and its kubeconfig up to date, or
 // deletes its descendants when the Cluster is being deleted.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, reterr error) {
 	cluster := &clusterv1.Cluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.kubeconfigs.forget(req.NamespacedName)
+			r.deletingStatus.forget(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("getting Cluster %s: %w", req.NamespacedName, err)
@@ -250,13 +257,32 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 
 	s := &scope{cluster: cluster}
+	var deletingBefore *clusterv1.ClusterStatus
+	if !cluster.DeletionTimestamp.IsZero() {
+		deletingBefore = cluster.Status.DeepCopy()
+	}
 	defer func() {
 		updateStatus(s)
 		if reterr == nil {
 			cluster.Status.ObservedGeneration = cluster.Generation
 		}
+		// A deleting Cluster's status that only follows its descendants' progress is written at most every
+		// deletingStatusInterval; a new step of the deletion, at once (see holdBackDeletingStatus).
+		now, writesStatus := time.Now(), false
+		if deletingBefore != nil && !equality.Semantic.DeepEqual(*deletingBefore, cluster.Status) {
+			wait := holdBackDeletingStatus(deletingBefore, &cluster.Status, r.deletingStatus.last(req.NamespacedName), now, r.deletingStatusInterval())
+			if wait > 0 {
+				cluster.Status = *deletingBefore
+				if res.RequeueAfter == 0 || wait < res.RequeueAfter {
+					res = ctrl.Result{RequeueAfter: wait}
+				}
+			}
+			writesStatus = wait == 0
+		}
 		if err := helper.Patch(ctx, cluster); err != nil {
 			reterr = errors.Join(reterr, err)
+		} else if writesStatus {
+			r.deletingStatus.wrote(req.NamespacedName, now)
 		}
 	}()
 
@@ -305,6 +331,13 @@ func (r *Reconciler) requeueAfter() time.Duration {
 		return r.RequeueAfter
 	}
 	return defaultRequeueAfter
+}
+
+func (r *Reconciler) deletingStatusInterval() time.Duration {
+	if r.DeletingStatusInterval > 0 {
+		return r.DeletingStatusInterval
+	}
+	return deletingStatusInterval
 }
 
 // deletePoll is the next look at a deleting Cluster whose descendants are not all gone. It goes at low

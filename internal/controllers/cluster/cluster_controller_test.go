@@ -89,6 +89,8 @@ func run(m *testing.M) int {
 		Contracts:          &contract.Resolver{Client: mgr.GetClient()},
 		RequeueAfter:       500 * time.Millisecond,
 		DeleteRequeueAfter: 200 * time.Millisecond,
+		// Short, so that the tests see the held-back status of a deleting Cluster soon.
+		DeletingStatusInterval: 2 * time.Second,
 	}
 	if err := r.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 5}); err != nil {
 		fmt.Fprintf(os.Stderr, "Setting up the Cluster controller: %v\n", err)

@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -197,4 +201,60 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	log.Info("Removing the finalizer: every descendant is deleted")
 	controllerutil.RemoveFinalizer(s.cluster, clusterv1.ClusterFinalizer)
 	return ctrl.Result{}, nil
+}
+
+// deletingStatusInterval is the least time between two writes of a deleting Cluster's status that only
+// follow its descendants' progress (see holdBackDeletingStatus).
+const deletingStatusInterval = 10 * time.Second
+
+// deletingStatusWrites remembers when the controller last wrote the status of each deleting Cluster.
+type deletingStatusWrites struct {
+	mu sync.Mutex
+	at map[types.NamespacedName]time.Time
+}
+
+func (w *deletingStatusWrites) last(key types.NamespacedName) time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.at[key]
+}
+
+func (w *deletingStatusWrites) wrote(key types.NamespacedName, at time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.at == nil {
+		w.at = map[types.NamespacedName]time.Time{}
+	}
+	w.at[key] = at
+}
+
+func (w *deletingStatusWrites) forget(key types.NamespacedName) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.at, key)
+}
+
+// holdBackDeletingStatus says how long the status a reconcile of a deleting Cluster computed (after) waits
+// before it is written over the one the Cluster has (before); 0 means at once. A change of the deletion's
+// step (the phase, the Deleting condition's reason or message: what the Cluster waits for) is written at
+// once. A change that only follows the descendants' progress (their counters going down, the control
+// plane's conditions going to Deleting) is written at once when the last write of the status is at least
+// interval old, otherwise held back until then: a deletion goes through many such states within seconds,
+// and each write of a Cluster's status costs the API server as much as a step. The deletion itself never
+// waits for a status write.
+func holdBackDeletingStatus(before, after *clusterv1.ClusterStatus, lastWrite, now time.Time, interval time.Duration) time.Duration {
+	if before.Phase != after.Phase || !sameCondition(deletingCondition(before), deletingCondition(after)) {
+		return 0
+	}
+	if wait := lastWrite.Add(interval).Sub(now); wait > 0 {
+		return wait
+	}
+	return 0
+}
+
+func deletingCondition(s *clusterv1.ClusterStatus) *metav1.Condition {
+	if s.V1Beta2 == nil {
+		return nil
+	}
+	return meta.FindStatusCondition(s.V1Beta2.Conditions, clusterv1.ClusterDeletingV1Beta2Condition)
 }

@@ -146,6 +146,16 @@ func TestDeletionOrder(t *testing.T) {
 	// The control plane deletes its own Machines: the Cluster deletes the control plane object only.
 	stage("control plane", []client.Object{cp}, []client.Object{cp0, infra},
 		"Waiting for GenericControlPlane cp to be deleted")
+	// The progress of the control plane's deletion, which is no new step of the Cluster's, still reaches
+	// the Cluster's status (at most DeletingStatusInterval after its last write).
+	setStatus(t, cp.(*unstructured.Unstructured), map[string]any{"replicas": int64(7)})
+	g.Eventually(func(g Gomega) {
+		c := getCluster(g, cluster)
+		g.Expect(c.Status.V1Beta2).NotTo(BeNil())
+		g.Expect(c.Status.V1Beta2.ControlPlane).NotTo(BeNil())
+		g.Expect(c.Status.V1Beta2.ControlPlane.Replicas).To(HaveValue(BeEquivalentTo(7)))
+		g.Expect(v1beta2Condition(c, clusterv1.ClusterDeletingV1Beta2Condition).Message).To(Equal("Waiting for GenericControlPlane cp to be deleted"))
+	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed(), "the control plane's counters while it is deleted")
 	g.Expect(env.Client.Delete(ctx, cp0)).To(Succeed())
 	release(t, cp0, cp)
 
@@ -375,4 +385,41 @@ func TestDeletePollGoesAtLowPriority(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(res.RequeueAfter).To(Equal(time.Second))
 	g.Expect(res.Priority).To(BeNil(), "a requeue sooner than the poll is not one to put off")
+}
+
+// TestHoldBackDeletingStatus: a deleting Cluster writes a new step of its deletion at once, and the rest
+// of its status at most once per interval.
+func TestHoldBackDeletingStatus(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	status := func(phase, reason, message string, replicas int32) *clusterv1.ClusterStatus {
+		return &clusterv1.ClusterStatus{Phase: phase, V1Beta2: &clusterv1.ClusterV1Beta2Status{
+			Conditions:   []metav1.Condition{{Type: clusterv1.ClusterDeletingV1Beta2Condition, Status: metav1.ConditionTrue, Reason: reason, Message: message}},
+			ControlPlane: &clusterv1.ClusterControlPlaneStatus{Replicas: ptr.To(replicas)},
+		}}
+	}
+	waitingForWorkers := status("Deleting", clusterv1.ClusterDeletingWaitingForWorkersDeletionV1Beta2Reason, "Waiting for MachineDeployment md to be deleted", 1)
+	tests := []struct {
+		name          string
+		before, after *clusterv1.ClusterStatus
+		lastWrite     time.Time
+		want          time.Duration
+	}{
+		{"the first write of the deletion: a new phase", &clusterv1.ClusterStatus{Phase: "Provisioned"}, waitingForWorkers, now.Add(-time.Second), 0},
+		{"a new step: what the deletion waits for", waitingForWorkers,
+			status("Deleting", clusterv1.ClusterDeletingWaitingForControlPlaneDeletionV1Beta2Reason, "Waiting for KubeadmControlPlane cp to be deleted", 1), now.Add(-time.Second), 0},
+		{"fewer objects to wait for", status("Deleting", clusterv1.ClusterDeletingWaitingForWorkersDeletionV1Beta2Reason, "Waiting for Machines m-0, m-1 to be deleted", 1),
+			status("Deleting", clusterv1.ClusterDeletingWaitingForWorkersDeletionV1Beta2Reason, "Waiting for Machine m-1 to be deleted", 1), now.Add(-time.Second), 0},
+		{"progress 3s after the last write", waitingForWorkers, status("Deleting", clusterv1.ClusterDeletingWaitingForWorkersDeletionV1Beta2Reason, "Waiting for MachineDeployment md to be deleted", 0),
+			now.Add(-3 * time.Second), 7 * time.Second},
+		{"progress 10s after the last write", waitingForWorkers, status("Deleting", clusterv1.ClusterDeletingWaitingForWorkersDeletionV1Beta2Reason, "Waiting for MachineDeployment md to be deleted", 0),
+			now.Add(-10 * time.Second), 0},
+		{"progress with no write remembered (a restarted manager)", waitingForWorkers, status("Deleting", clusterv1.ClusterDeletingWaitingForWorkersDeletionV1Beta2Reason, "Waiting for MachineDeployment md to be deleted", 0),
+			time.Time{}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			g.Expect(holdBackDeletingStatus(tt.before, tt.after, tt.lastWrite, now, 10*time.Second)).To(Equal(tt.want))
+		})
+	}
 }
