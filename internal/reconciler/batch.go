@@ -70,9 +70,9 @@ func EnqueueControllerAfter(ownerKind string, delay time.Duration) handler.Event
 // Machine through its phases, a reason at a time), and an owner that mirrors them writes once for the
 // burst. So does any update of an object being deleted: the owner that deleted it waits for it to be gone,
 // which its delete event says at once, and mirrors the steps of its deletion (conditions going to
-// Deleting, counters going down, in a few writes within a second) in one write. Every other change
-// (readiness, initialization, the endpoint, counters, the spec) is passed on at once. Objects that are
-// not unstructured are passed on at once.
+// Deleting, counters going down, a few updates within a second or two) in fewer writes. Every other
+// change (readiness, initialization, the endpoint, counters, the spec) is passed on at once, and so is
+// any other update of an object that is not unstructured (its conditions are not compared).
 func DelayConditionChanges(h handler.EventHandler, delay time.Duration) handler.EventHandler {
 	return handler.Funcs{
 		CreateFunc:  h.Create,
