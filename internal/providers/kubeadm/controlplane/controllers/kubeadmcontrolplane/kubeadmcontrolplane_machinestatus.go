@@ -56,6 +56,13 @@ func (r *Reconciler) patchMachine(ctx context.Context, w *machineWriter, m *clus
 			}
 			return errors.Join(err, fmt.Errorf("reading Machine %s again: %w", m.Name, getErr))
 		}
+		if nodeChanged(w.before, fresh) {
+			// The reconcile read the components' health for the Machine as it was before it got its Node
+			// (or another one): "Waiting for a Node", written now over a Machine that has one, would be
+			// wrong, and the core would mirror it into the Machine's Ready. The Machine's change brings the
+			// control plane back (it owns its Machines), and that reconcile reads the health again.
+			return nil
+		}
 		h := patch.NewHelper(fresh, r.Client)
 		if !applyConditionChanges(w.before, m, fresh) {
 			return nil
@@ -63,6 +70,16 @@ func (r *Reconciler) patchMachine(ctx context.Context, w *machineWriter, m *clus
 		err = h.Patch(ctx, fresh)
 	}
 	return err
+}
+
+// nodeChanged reports whether the Machine's Node reference differs between the copy a reconcile read and a
+// fresh one.
+func nodeChanged(read, fresh *clusterv1.Machine) bool {
+	a, b := read.Status.NodeRef, fresh.Status.NodeRef
+	if a == nil || b == nil {
+		return a != b
+	}
+	return a.Name != b.Name || a.UID != b.UID
 }
 
 // applyConditionChanges applies to fresh the conditions (both versions) that differ between before and

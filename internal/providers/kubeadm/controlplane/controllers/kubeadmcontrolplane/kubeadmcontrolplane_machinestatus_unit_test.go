@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
@@ -82,4 +83,22 @@ func TestApplyConditionChanges(t *testing.T) {
 			tc.check(g, fresh)
 		})
 	}
+}
+
+// The health a reconcile read for a Machine without a Node is not written over a copy that has one since
+// (the conflict's fresh copy): only a change of the Node reference counts.
+func TestNodeChanged(t *testing.T) {
+	g := NewWithT(t)
+	withNode := func(name, uid string) *clusterv1.Machine {
+		m := &clusterv1.Machine{}
+		if name != "" {
+			m.Status.NodeRef = &corev1.ObjectReference{Kind: "Node", Name: name, UID: types.UID(uid)}
+		}
+		return m
+	}
+	g.Expect(nodeChanged(withNode("", ""), withNode("n1", "u1"))).To(BeTrue(), "the Machine got its Node")
+	g.Expect(nodeChanged(withNode("n1", "u1"), withNode("", ""))).To(BeTrue(), "the Machine lost its Node")
+	g.Expect(nodeChanged(withNode("n1", "u1"), withNode("n1", "u2"))).To(BeTrue(), "the Node was created again")
+	g.Expect(nodeChanged(withNode("n1", "u1"), withNode("n1", "u1"))).To(BeFalse())
+	g.Expect(nodeChanged(withNode("", ""), withNode("", ""))).To(BeFalse())
 }
