@@ -91,6 +91,24 @@ func TestSummary(t *testing.T) {
 	}
 }
 
+// With none of the summarised conditions set, there is nothing to summarise: Ready is not set (a Cluster
+// whose topology has not yet given it an InfraCluster or a control plane), and one set before stays.
+func TestSummaryOfNothing(t *testing.T) {
+	g := NewWithT(t)
+	c := &clusterv1.Cluster{}
+	MarkFalse(c, clusterv1.ConditionType(clusterv1.ClusterTopologyReconciledV1Beta2Condition), "ClusterClassOutdated", clusterv1.ConditionSeverityInfo, "")
+	SetSummary(c, clusterv1.ControlPlaneReadyCondition, clusterv1.InfrastructureReadyCondition)
+	g.Expect(Get(c, clusterv1.ReadyCondition)).To(BeNil())
+
+	MarkFalse(c, clusterv1.ReadyCondition, "Deleted", clusterv1.ConditionSeverityInfo, "gone")
+	SetSummary(c, clusterv1.ControlPlaneReadyCondition, clusterv1.InfrastructureReadyCondition)
+	g.Expect(Get(c, clusterv1.ReadyCondition).Reason).To(Equal("Deleted"))
+
+	MarkTrue(c, clusterv1.InfrastructureReadyCondition)
+	SetSummary(c, clusterv1.ControlPlaneReadyCondition, clusterv1.InfrastructureReadyCondition)
+	g.Expect(IsTrue(c, clusterv1.ReadyCondition)).To(BeTrue())
+}
+
 func TestV1Beta2(t *testing.T) {
 	g := NewWithT(t)
 	m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Generation: 4}}

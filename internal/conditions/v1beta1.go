@@ -110,7 +110,9 @@ func Delete(to Setter, t clusterv1.ConditionType) {
 
 // SetSummary sets the Ready condition from the given conditions (or, when none are given, from every other
 // condition of the object): False with the reason and message of the most severe False condition, Unknown
-// when none is False but one is Unknown, True otherwise. Conditions that are not set are ignored.
+// when none is False but one is Unknown, True otherwise. Conditions that are not set are ignored; when none
+// of them is set, Ready is left as it is (as upstream's summary, which has nothing to merge): a Cluster
+// whose topology has not yet given it an InfraCluster or a control plane is not Ready True.
 func SetSummary(to Setter, types ...clusterv1.ConditionType) {
 	var considered []clusterv1.Condition
 	for _, c := range to.GetConditions() {
@@ -120,6 +122,9 @@ func SetSummary(to Setter, types ...clusterv1.ConditionType) {
 		if len(types) == 0 || containsType(types, c.Type) {
 			considered = append(considered, c)
 		}
+	}
+	if len(considered) == 0 {
+		return
 	}
 	Set(to, summary(considered, types))
 }

@@ -754,3 +754,14 @@ func TestTruncate(t *testing.T) {
 		})
 	}
 }
+
+// A Cluster whose topology has not yet given it an InfraCluster and a control plane has nothing its v1beta1
+// Ready summarises: it is not set (upstream sets no Ready then either), where it used to say True.
+func TestTopologyClusterNotReadyBeforeItsObjects(t *testing.T) {
+	g := NewWithT(t)
+	c := &clusterv1.Cluster{Spec: clusterv1.ClusterSpec{Topology: &clusterv1.Topology{Class: "c", Version: "v1.31.0"}}}
+	updateStatus(&scope{cluster: c})
+	g.Expect(conditions.Get(c, clusterv1.ReadyCondition)).To(BeNil())
+	g.Expect(c.Status.Phase).To(Equal(string(clusterv1.ClusterPhasePending)))
+	g.Expect(conditions.IsV1Beta2True(c, clusterv1.ClusterAvailableV1Beta2Condition)).To(BeFalse())
+}
