@@ -9,7 +9,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
@@ -114,4 +116,59 @@ func TestCrossNamespaceClusterAndBootstrapReferencesAreRefused(t *testing.T) {
 		g.Expect(got.GetDeletionTimestamp()).To(BeNil())
 		g.Expect(got.GetOwnerReferences()).To(BeEmpty(), "nor adopted by namespace A's objects")
 	}
+}
+
+// TestCrossNamespaceReferenceFromBeforeThePolicy: an object that got a reference to another namespace
+// before the admission policy was in force (created earlier, or in the moment the policy takes to apply)
+// can still be updated without touching the reference, and deleted: the finalizers' removal is not
+// refused, so the deletion completes. Bringing in another such reference is still refused.
+func TestCrossNamespaceReferenceFromBeforeThePolicy(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	nsA, nsB, nsC := env.NewNamespace(t), env.NewNamespace(t), env.NewNamespace(t)
+	p := builder.V1Beta1
+	theirInfra := p.InfraCluster(nsB, "their-infra")
+	g.Expect(env.Client.Create(ctx, theirInfra)).To(Succeed())
+	const hold = "test.capstan.dev/hold"
+	old := builder.Cluster(nsA, "old", theirInfra, nil)
+	old.Finalizers = []string{hold}
+	g.Expect(env.Client.Create(ctx, old)).To(Succeed())
+
+	applyAdmissionPolicy(t)
+	probe := builder.Cluster(nsA, "probe", theirInfra, nil)
+	g.Eventually(func() string {
+		err := env.Client.Create(ctx, probe.DeepCopy())
+		if err == nil {
+			_ = env.Client.Delete(ctx, probe.DeepCopy())
+			return ""
+		}
+		return err.Error()
+	}, 30*time.Second, 250*time.Millisecond).Should(ContainSubstring("spec.infrastructureRef names namespace "+nsB), "the policy is in force")
+
+	update := func(change func(c *clusterv1.Cluster)) error {
+		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			c := &clusterv1.Cluster{}
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(old), c); err != nil {
+				return err
+			}
+			change(c)
+			return env.Client.Update(ctx, c)
+		})
+	}
+	g.Expect(update(func(c *clusterv1.Cluster) { c.Labels = map[string]string{"team": "a"} })).To(Succeed(),
+		"an update that leaves the reference as it is passes")
+	g.Expect(update(func(c *clusterv1.Cluster) { c.Spec.InfrastructureRef.Namespace = nsC })).To(MatchError(ContainSubstring(
+		"spec.infrastructureRef names namespace "+nsC+": Cluster API references must stay in the namespace of the Cluster ("+nsA+")")),
+		"an update that points the reference at yet another namespace is refused")
+
+	g.Expect(env.Client.Delete(ctx, old.DeepCopy())).To(Succeed())
+	g.Expect(update(func(c *clusterv1.Cluster) { controllerutil.RemoveFinalizer(c, hold) })).To(Succeed(),
+		"a deleting Cluster's finalizer can be removed")
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(old), &clusterv1.Cluster{}))
+	}, 60*time.Second, 250*time.Millisecond).Should(BeTrue(), "the Cluster controller removes its finalizer too, and the deletion completes")
+	got := &unstructured.Unstructured{}
+	got.SetGroupVersionKind(theirInfra.GroupVersionKind())
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(theirInfra), got)).To(Succeed(), "namespace B's InfraCluster is left alone")
+	g.Expect(got.GetDeletionTimestamp()).To(BeNil())
 }
