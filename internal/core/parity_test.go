@@ -289,6 +289,20 @@ func TestEventsOfScalingAMachineDeployment(t *testing.T) {
 
 // applyAdmissionPolicy creates the core's ValidatingAdmissionPolicy and its binding, and removes them when
 // the test ends (or earlier, through the returned function).
+// createRefusal tries to create a copy of obj and returns the API server's refusal, or "" when the copy
+// got through (then deleted): the admission policy may not be in force yet, so callers try until it is.
+func createRefusal(ctx context.Context, obj client.Object) func() string {
+	return func() string {
+		c := obj.DeepCopyObject().(client.Object)
+		err := env.Client.Create(ctx, c)
+		if err == nil {
+			_ = env.Client.Delete(ctx, c)
+			return ""
+		}
+		return err.Error()
+	}
+}
+
 func applyAdmissionPolicy(t *testing.T) (remove func()) {
 	t.Helper()
 	g := NewWithT(t)
@@ -334,14 +348,7 @@ func TestCrossNamespaceReferencesAreRefused(t *testing.T) {
 
 	machine := builder.Machine(nsA, "intruder", "a", theirs, nil)
 	machine.Spec.Bootstrap.DataSecretName = ptr.To("data")
-	g.Eventually(func() string {
-		err := env.Client.Create(ctx, machine.DeepCopy())
-		if err == nil {
-			_ = env.Client.Delete(ctx, machine.DeepCopy())
-			return ""
-		}
-		return err.Error()
-	}, 30*time.Second, 250*time.Millisecond).Should(ContainSubstring("spec.infrastructureRef names namespace " + nsB +
+	g.Eventually(createRefusal(ctx, machine), 30*time.Second, 250*time.Millisecond).Should(ContainSubstring("spec.infrastructureRef names namespace " + nsB +
 		": Cluster API references must stay in the namespace of the Machine (" + nsA + ")"))
 	g.Eventually(func() error {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(machine), &clusterv1.Machine{})
@@ -365,9 +372,15 @@ func TestCrossNamespaceReferencesAreRefused(t *testing.T) {
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(machine), &clusterv1.Machine{}))
 	}, 60*time.Second, 250*time.Millisecond).Should(BeTrue(), "the Machine's deletion completes")
+	expectLeftAlone(ctx, g, theirs)
+}
+
+// expectLeftAlone checks that another namespace's object, which namespace A's objects referenced, is
+// neither deleted nor adopted by them.
+func expectLeftAlone(ctx context.Context, g Gomega, theirs *unstructured.Unstructured) {
 	got := &unstructured.Unstructured{}
 	got.SetGroupVersionKind(theirs.GroupVersionKind())
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(theirs), got)).To(Succeed(), "namespace B's InfraMachine is left alone")
-	g.Expect(got.GetDeletionTimestamp()).To(BeNil())
-	g.Expect(got.GetOwnerReferences()).To(BeEmpty(), "nor adopted by namespace A's Machine")
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(theirs), got)).To(Succeed(), "namespace B's %s is left alone", theirs.GetKind())
+	g.Expect(got.GetDeletionTimestamp()).To(BeNil(), "namespace B's %s is not deleted", theirs.GetKind())
+	g.Expect(got.GetOwnerReferences()).To(BeEmpty(), "namespace B's %s is not adopted by namespace A's objects", theirs.GetKind())
 }
