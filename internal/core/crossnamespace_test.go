@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -126,8 +127,10 @@ func TestCrossNamespaceReferenceFromBeforeThePolicy(t *testing.T) {
 	probe := builder.Cluster(nsA, "probe", theirInfra, nil)
 	g.Eventually(createRefusal(ctx, probe), 30*time.Second, 250*time.Millisecond).Should(ContainSubstring("spec.infrastructureRef names namespace "+nsB), "the policy is in force")
 
+	// The Cluster controller writes the Cluster too: a conflict is tried again, for up to about 10 s.
+	backoff := wait.Backoff{Duration: 100 * time.Millisecond, Factor: 1.5, Steps: 12, Cap: 2 * time.Second}
 	update := func(change func(c *clusterv1.Cluster)) error {
-		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		return retry.RetryOnConflict(backoff, func() error {
 			c := &clusterv1.Cluster{}
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(old), c); err != nil {
 				return err
