@@ -81,7 +81,7 @@ func Build(objs *Objects, opts Options) *Tree {
 	if opts.ShowResourceSets && objs.ClusterResourceSets != nil {
 		sets := virtualNode("ClusterResourceSets")
 		for _, name := range objs.ClusterResourceSets {
-			sets.Children = append(sets.Children, referenceNode(&corev1.ObjectReference{Kind: "ClusterResourceSet", Name: name}, ""))
+			sets.Children = append(sets.Children, referenceNode(&corev1.ObjectReference{APIVersion: "addons.cluster.x-k8s.io/v1beta1", Kind: "ClusterResourceSet", Name: name}, ""))
 		}
 		b.add(root, sets, false)
 	}

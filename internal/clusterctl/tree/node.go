@@ -18,9 +18,11 @@ import (
 
 // Node is a row of the tree and the rows under it.
 type Node struct {
-	// Kind and Name identify the object; a group node has the Kind of the objects it stands for.
-	Kind string
-	Name string
+	// APIVersion, Kind and Name identify the object; a group node has the APIVersion and Kind of the
+	// objects it stands for. APIVersion is empty for virtual nodes.
+	APIVersion string
+	Kind       string
+	Name       string
 	// MetaName is the role of the object in the Cluster, printed before it: ClusterInfrastructure,
 	// ControlPlane, MachineInfrastructure, BootstrapConfig, ...; for a virtual node, its name.
 	MetaName string
@@ -82,7 +84,10 @@ func (n *Node) rowName(p painter) string {
 
 // objectNode returns the node of an object with its conditions.
 func objectNode(kind, name string, deletion *metav1.Time, obj any) *Node {
-	n := &Node{Kind: kind, Name: name, Deleting: deletion != nil && !deletion.IsZero()}
+	n := &Node{APIVersion: clusterv1.GroupVersion.String(), Kind: kind, Name: name, Deleting: deletion != nil && !deletion.IsZero()}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		n.APIVersion = u.GetAPIVersion()
+	}
 	n.v2 = v1beta2Conditions(obj)
 	n.v1 = v1beta1Conditions(obj)
 	n.v2Available = find(n.v2, availableCondition)
@@ -95,7 +100,7 @@ func virtualNode(name string) *Node { return &Node{Virtual: true, MetaName: name
 
 // referenceNode is the row of an object known only by a reference (a template, a ClusterResourceSet).
 func referenceNode(ref *corev1.ObjectReference, metaName string) *Node {
-	return &Node{Kind: ref.Kind, Name: ref.Name, MetaName: metaName}
+	return &Node{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, MetaName: metaName}
 }
 
 func clusterNode(c *clusterv1.Cluster) *Node {
@@ -214,7 +219,7 @@ func controlPlaneNode(u *unstructured.Unstructured, c contract.Version) *Node {
 // Ready condition is the members' with the oldest transition and no message; the message column lists
 // the members instead.
 func groupNode(a, b *Node) *Node {
-	g := &Node{Kind: a.Kind, Name: a.Name, Items: []string{}, zOrder: a.zOrder, summary: readyCondition}
+	g := &Node{APIVersion: a.APIVersion, Kind: a.Kind, Name: a.Name, Items: []string{}, zOrder: a.zOrder, summary: readyCondition}
 	g.v2Available = stateOnly(a.v2Available)
 	g.v2Ready = stateOnly(a.v2Ready)
 	g.v2UpToDate = stateOnly(a.v2UpToDate)
