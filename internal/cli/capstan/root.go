@@ -18,6 +18,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/capstan/manager"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/operator"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/status"
+	"github.com/capstan-dev/capstan/internal/cli/capstan/ui"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/up"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/version"
@@ -41,6 +42,7 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 	cmd.AddCommand(extensionsample.NewCommand(streams))
 	cmd.AddCommand(up.NewCommand(streams), down.NewCommand(streams), status.NewCommand(streams), kubeconfig.NewCommand(streams))
 	cmd.AddCommand(conformance.NewCommand(streams))
+	cmd.AddCommand(ui.NewCommand(streams))
 	cmd.AddCommand(newVersionCommand(streams.Out))
 	return cmd
 }
