@@ -36,7 +36,7 @@ type viewOptions struct {
 func viewOptionsFrom(q url.Values) viewOptions {
 	on := func(name string) bool { v := q.Get(name); return v == "1" || v == "true" }
 	return viewOptions{
-		Grouping: q.Get("grouping") != "0" && q.Get("grouping") != "false",
+		Grouping:    q.Get("grouping") != "0" && q.Get("grouping") != "false",
 		MachineSets: on("machinesets"), Templates: on("templates"), Echo: on("echo"),
 		ResourceSets: on("resourcesets"), V1Beta1: on("v1beta1"),
 	}
@@ -82,9 +82,9 @@ type TreeNode struct {
 	Tone    tree.Tone  `json:"tone"`
 	// Conditions are all the object's conditions (v1beta2, or v1beta1 with that option); Attention
 	// counts those not in their normal state.
-	Conditions []Condition  `json:"conditions,omitempty"`
-	Attention  int          `json:"attention,omitempty"`
-	Children   []*TreeNode  `json:"children,omitempty"`
+	Conditions []Condition `json:"conditions,omitempty"`
+	Attention  int         `json:"attention,omitempty"`
+	Children   []*TreeNode `json:"children,omitempty"`
 }
 
 // Condition is a condition as the page shows it.
