@@ -30,6 +30,10 @@ test-tools: ## Build the Kubernetes binaries and etcd that tests and `capstan up
 	@hack/tools/build.sh kubectl $(KUBERNETES_VERSION)
 	@hack/tools/build.sh etcd $(ETCD_VERSION)
 
+.PHONY: browser-tools
+browser-tools: ## Install Debian's chromium for the web view's browser tests when it is missing (as root or with passwordless sudo; they skip without it)
+	@hack/tools/chromium.sh
+
 .PHONY: $(BIN)/controller-gen $(BIN)/golangci-lint
 $(BIN)/controller-gen:
 	@hack/tools/build.sh controller-gen $(CONTROLLER_GEN_VERSION)
@@ -118,7 +122,7 @@ release: image ## Build the image, then write out/release: every provider's GitH
 ##@ Test
 
 .PHONY: test
-test: test-tools ## Run every test, including integration tests against a real kube-apiserver and etcd
+test: test-tools browser-tools ## Run every test, including integration tests against a real kube-apiserver and etcd, and the web view's in headless Chromium
 	go test -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) ./...
 	cd api && go test $(GO_TEST_FLAGS) ./...
 

@@ -19,7 +19,7 @@ status=$("$BIN/capstan" status --name "$NAME" || true)
 if [[ "$status" == *"is running"* ]]; then
   echo "Already running; reusing it."
 else
-  "$BIN/capstan" up --name "$NAME" --detach
+  "$BIN/capstan" up --name "$NAME" --detach --ui
 fi
 export KUBECONFIG
 KUBECONFIG=$("$BIN/capstan" kubeconfig --name "$NAME" --path)
@@ -78,6 +78,13 @@ Upgrade it through its topology (the control plane first, then the workers):
 
   $BIN/kubectl patch cluster $CLUSTER --type merge -p '{"spec":{"topology":{"version":"v1.37.2"}}}'
 
-Press Ctrl-C to stop everything.
 MSG
+# `capstan up --ui` keeps the web view's URL (with its token) in the state directory while it runs.
+if [[ -s "$STATE/ui-url" ]]; then
+  echo "Watch it in a browser (the web view, docs/ui.md): $(cat "$STATE/ui-url")"
+else
+  echo "The web view runs with \`capstan up --ui\`; for this management cluster: $BIN/capstan ui --kubeconfig $KUBECONFIG"
+fi
+echo
+echo "Press Ctrl-C to stop everything."
 while true; do sleep 3600 & wait $!; done

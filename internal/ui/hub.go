@@ -69,6 +69,8 @@ type hub struct {
 	dirtyRows  map[key]struct{}
 	dirtyPages map[key]struct{}
 	kick       chan struct{}
+	// warmed is closed once warm has started the informers of the Clusters' kinds.
+	warmed chan struct{}
 
 	kindsMu sync.Mutex
 	kinds   map[schema.GroupVersionKind]*kindState
@@ -123,7 +125,7 @@ func newHub(o Options) (*hub, error) {
 		opts: o, scheme: scheme, cache: c, kube: kube,
 		rows: map[key]*ClusterRow{}, listSubs: map[*listSub]struct{}{}, pages: map[key]*pageState{},
 		owners: map[objKey]map[key]struct{}{}, dirtyRows: map[key]struct{}{}, dirtyPages: map[key]struct{}{},
-		kick: make(chan struct{}, 1), kinds: map[schema.GroupVersionKind]*kindState{},
+		kick: make(chan struct{}, 1), warmed: make(chan struct{}), kinds: map[schema.GroupVersionKind]*kindState{},
 	}, nil
 }
 
@@ -187,12 +189,71 @@ func (h *hub) start(ctx context.Context) error {
 		}
 		h.rows[key{Namespace: row.Namespace, Name: row.Name}] = row
 	}
-	h.wg.Add(1)
+	h.wg.Add(2)
 	go func() {
 		defer h.wg.Done()
 		h.loop(ctx)
 	}()
+	go func() {
+		defer h.wg.Done()
+		h.warm(ctx)
+	}()
 	return nil
+}
+
+// warm starts, in the background and all at once, the informers a Cluster's page reads besides those
+// of start: ClusterClasses, the CRDs' metadata (for contracts), ClusterResourceSetBindings, and the kinds
+// the Clusters and Machines refer to, so that the first look at a page does not wait for them.
+func (h *hub) warm(ctx context.Context) {
+	defer close(h.warmed)
+	objs := []client.Object{}
+	for _, kind := range []string{"ClusterClass"} {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(clusterv1.GroupVersion.WithKind(kind))
+		objs = append(objs, u)
+	}
+	crds := &metav1.PartialObjectMetadata{}
+	crds.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
+	bindings := &unstructured.Unstructured{}
+	bindings.SetGroupVersionKind(schema.GroupVersionKind{Group: "addons.cluster.x-k8s.io", Version: "v1beta1", Kind: "ClusterResourceSetBinding"})
+	objs = append(objs, crds, bindings)
+	kinds := map[schema.GroupVersionKind]bool{}
+	addRef := func(m map[string]any, path ...string) {
+		ref, _, _ := unstructured.NestedMap(m, path...)
+		apiVersion, _ := ref["apiVersion"].(string)
+		kind, _ := ref["kind"].(string)
+		if apiVersion != "" && kind != "" {
+			kinds[schema.FromAPIVersionAndKind(apiVersion, kind)] = true
+		}
+	}
+	for _, kind := range []string{"Cluster", "Machine", "MachinePool"} {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(clusterv1.GroupVersion.WithKind(kind + "List"))
+		if err := h.cache.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+			continue
+		}
+		for _, o := range list.Items {
+			addRef(o.Object, "spec", "infrastructureRef")
+			addRef(o.Object, "spec", "controlPlaneRef")
+			addRef(o.Object, "spec", "bootstrap", "configRef")
+			addRef(o.Object, "spec", "template", "spec", "infrastructureRef")
+			addRef(o.Object, "spec", "template", "spec", "bootstrap", "configRef")
+		}
+	}
+	for gvk := range kinds {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		objs = append(objs, u)
+	}
+	var wg sync.WaitGroup
+	for _, o := range objs {
+		wg.Go(func() {
+			if err := h.watch(ctx, o); err != nil && !isMissing(err) {
+				h.opts.Log.Info("Not watching a kind", "kind", o.GetObjectKind().GroupVersionKind().Kind, "reason", err.Error())
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func (h *hub) wait() { h.wg.Wait() }

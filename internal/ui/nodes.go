@@ -65,6 +65,8 @@ type nodesWatcher struct {
 	key key
 
 	cancel context.CancelFunc
+	// secretSynced reports whether the Secret's informer has read it (or its absence).
+	secretSynced func() bool
 
 	mu         sync.Mutex
 	state      string
@@ -89,6 +91,7 @@ func (w *nodesWatcher) start(parent context.Context) {
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", w.secretName()).String()
 		}))
 	informer := factory.Core().V1().Secrets().Informer()
+	w.secretSynced = informer.HasSynced
 	_ = informer.SetWatchErrorHandler(func(_ *toolscache.Reflector, err error) {
 		w.set(NodesUnavailable, fmt.Sprintf("Cannot read the Secret %s: %v", w.secretName(), err))
 	})

@@ -8,6 +8,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,7 +133,7 @@ func TestMainJob(t *testing.T) {
 	bin := build(t)
 	capstan, clusterctl := filepath.Join(bin, "capstan"), filepath.Join(bin, "clusterctl")
 	state := embedded.State{Dir: filepath.Join(t.TempDir(), "state")}
-	up := []string{"up", "--name", "e2e", "--state-dir", state.Dir, "--detach", "--etcd-unsafe-no-fsync"}
+	up := []string{"up", "--name", "e2e", "--state-dir", state.Dir, "--detach", "--etcd-unsafe-no-fsync", "--ui"}
 	down := []string{"down", "--name", "e2e", "--state-dir", state.Dir}
 
 	run(t, capstan, up...)
@@ -156,6 +159,7 @@ func TestMainJob(t *testing.T) {
 	}
 
 	waitProvisioned(t, c, state)
+	expectWebView(t, state)
 	uids := snapshot(t, c)
 	expectSelectorMismatchRefused(t, state)
 	caBefore := webhookCA(t, c)
@@ -204,6 +208,40 @@ func TestMainJob(t *testing.T) {
 	}
 	_, err = state.RunningPid()
 	g.Expect(err).To(MatchError(embedded.ErrNotRunning))
+}
+
+// expectWebView checks the web view of `capstan up --ui`: the URL it keeps in the state directory (the
+// one `make run` prints) lists demo; the same request without the token is refused.
+func expectWebView(t *testing.T, state embedded.State) {
+	t.Helper()
+	g := NewWithT(t)
+	data, err := os.ReadFile(filepath.Join(state.Dir, "ui-url"))
+	g.Expect(err).NotTo(HaveOccurred(), "capstan up --ui keeps its URL in ui-url")
+	u, err := url.Parse(strings.TrimSpace(string(data)))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(u.Hostname()).To(Equal("127.0.0.1"), "the web view listens on loopback")
+	token := u.Query().Get("token")
+	g.Expect(token).NotTo(BeEmpty())
+	get := func(withToken bool) (int, string) {
+		req, err := http.NewRequest(http.MethodGet, "http://"+u.Host+"/api/clusters", nil)
+		g.Expect(err).NotTo(HaveOccurred())
+		if withToken {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		g.Expect(err).NotTo(HaveOccurred())
+		defer func() { _ = resp.Body.Close() }()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	code, _ := get(false)
+	g.Expect(code).To(Equal(http.StatusUnauthorized))
+	g.Eventually(func(g Gomega) {
+		code, body := get(true)
+		g.Expect(code).To(Equal(http.StatusOK))
+		g.Expect(body).To(ContainSubstring(`"name":"demo"`))
+		g.Expect(body).To(ContainSubstring(`"available":"True"`))
+	}, time.Minute, time.Second).Should(Succeed())
 }
 
 func newClient(t *testing.T, state embedded.State) client.Client {

@@ -11,13 +11,16 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap/zapcore"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/embedded"
+	webui "github.com/capstan-dev/capstan/internal/ui"
 )
 
 // Options are the flags of `capstan up`.
@@ -28,13 +31,16 @@ type Options struct {
 	Binaries          embedded.Binaries
 	EtcdUnsafeNoFsync bool
 	Operator          bool
-	Verbosity         int
+	// UI serves the web view (package ui) of the cluster on UIAddress, with a random token.
+	UI        bool
+	UIAddress string
+	Verbosity int
 	detached          bool
 }
 
 // NewCommand returns `capstan up`.
 func NewCommand(streams iostreams.Streams) *cobra.Command {
-	o := &Options{Name: "default"}
+	o := &Options{Name: "default", UIAddress: webui.DefaultAddress}
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Run an embedded management cluster on this machine",
@@ -57,6 +63,8 @@ every object.`,
 	fs.StringVar(&o.Binaries.KubeControllerManager, "kube-controller-manager-path", "", "Path of the kube-controller-manager executable.")
 	fs.BoolVar(&o.EtcdUnsafeNoFsync, "etcd-unsafe-no-fsync", false, "Do not fsync etcd's writes: faster, but a machine crash may lose the last writes (a crash of the processes loses nothing).")
 	fs.BoolVar(&o.Operator, "operator", false, "Also run the provider operator (capstan operator): apply its manifests, so that CoreProvider, InfrastructureProvider, ... objects install providers.")
+	fs.BoolVar(&o.UI, "ui", false, "Also serve the web view of the cluster's Clusters (as `capstan ui`) on loopback with a random token, and print its URL (kept in <state-dir>/ui-url while it runs).")
+	fs.StringVar(&o.UIAddress, "ui-address", o.UIAddress, "host:port of the web view with --ui (a free loopback port by default).")
 	fs.IntVarP(&o.Verbosity, "v", "v", 0, "Log verbosity.")
 	fs.BoolVar(&o.detached, "detached-child", false, "Internal: this is the background process of --detach.")
 	_ = fs.MarkHidden("detached-child")
@@ -76,10 +84,38 @@ func (o *Options) Run(ctx context.Context, streams iostreams.Streams) error {
 	ctrl.SetLogger(log)
 	ctx, cancel := signalContext(ctx)
 	defer cancel()
-	return embedded.Up(ctx, embedded.UpOptions{
+	upOpts := embedded.UpOptions{
 		Name: o.Name, State: state, Binaries: o.Binaries, Out: streams.Out, Log: log,
 		EtcdUnsafeNoFsync: o.EtcdUnsafeNoFsync, Operator: o.Operator,
-	})
+	}
+	if o.UI {
+		_ = os.Remove(UIURLFile(state))
+		defer func() { _ = os.Remove(UIURLFile(state)) }()
+		upOpts.Ready = func(cfg *rest.Config) { o.serveUI(ctx, cfg, state, streams, log) }
+	}
+	return embedded.Up(ctx, upOpts)
+}
+
+// UIURLFile is where `capstan up --ui` keeps the web view's URL (with its token) while it runs.
+func UIURLFile(state embedded.State) string { return filepath.Join(state.Dir, "ui-url") }
+
+// serveUI starts the web view of the cluster; it stops with ctx. A web view that cannot start is
+// logged and leaves the cluster running.
+func (o *Options) serveUI(ctx context.Context, cfg *rest.Config, state embedded.State, streams iostreams.Streams, log logr.Logger) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.UserAgent = "capstan-ui"
+	s, err := webui.New(webui.Options{Config: cfg, Address: o.UIAddress, Log: log.WithName("ui")})
+	if err == nil {
+		err = s.Start(ctx)
+	}
+	if err == nil {
+		err = os.WriteFile(UIURLFile(state), []byte(s.URL()+"\n"), 0o600)
+	}
+	if err != nil {
+		log.Error(err, "The web view did not start")
+		return
+	}
+	fmt.Fprintf(streams.Out, "Web view: %s\n", s.URL())
 }
 
 // signalContext is cancelled on SIGINT or SIGTERM.
@@ -133,6 +169,9 @@ func (o *Options) detach(streams iostreams.Streams, state embedded.State) error 
 	if o.EtcdUnsafeNoFsync {
 		args = append(args, "--etcd-unsafe-no-fsync")
 	}
+	if o.UI {
+		args = append(args, "--ui", "--ui-address", o.UIAddress)
+	}
 	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -151,11 +190,18 @@ func (o *Options) detach(streams iostreams.Streams, state embedded.State) error 
 		case <-time.After(250 * time.Millisecond):
 		}
 		if pid, err := state.RunningPid(); err == nil && pid == cmd.Process.Pid && embedded.Ready(context.Background(), state) == nil {
+			url, uiErr := os.ReadFile(UIURLFile(state))
+			if o.UI && uiErr != nil && time.Now().Before(deadline) {
+				continue // the web view starts once the cluster answers
+			}
 			ports, err := state.LoadPorts()
 			if err != nil {
 				return err
 			}
 			embedded.PrintInstructions(streams.Out, o.Name, state, ports, false)
+			if o.UI && uiErr == nil {
+				fmt.Fprintf(streams.Out, "Web view: %s", url)
+			}
 			return nil
 		}
 		if time.Now().After(deadline) {
