@@ -35,7 +35,7 @@ type Options struct {
 	UI        bool
 	UIAddress string
 	Verbosity int
-	detached          bool
+	detached  bool
 }
 
 // NewCommand returns `capstan up`.
