@@ -3,12 +3,16 @@ package topology
 import (
 	"context"
 	"errors"
+	"regexp"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/topology/variables"
 )
+
+// perTemplate matches the builtin variables that differ from one template of a Cluster to another.
+var perTemplate = regexp.MustCompile(`\.builtin\.(controlPlane|machineDeployment|machinePool)\b`)
 
 // PatchState says whether a patch of a ClusterClass is enabled for a Cluster.
 type PatchState struct {
@@ -41,6 +45,10 @@ func PatchesEnabled(ctx context.Context, class *clusterv1.ClusterClass, cluster 
 	values = withBuiltin(values, map[string]any{"cluster": c.builtinCluster()})
 	out := make([]PatchState, 0, len(class.Spec.Patches))
 	for _, p := range class.Spec.Patches {
+		if p.EnabledIf != nil && perTemplate.MatchString(*p.EnabledIf) {
+			out = append(out, PatchState{Name: p.Name, Err: errors.New("enabledIf reads the variables of each template (builtin.controlPlane, .machineDeployment or .machinePool)")})
+			continue
+		}
 		ok, err := enabled(p.EnabledIf, values)
 		out = append(out, PatchState{Name: p.Name, Enabled: ok, Err: err})
 	}

@@ -48,12 +48,14 @@ func (s *Server) serveIndex(w http.ResponseWriter, _ *http.Request) {
 // ClusterList is the answer of /api/clusters.
 type ClusterList struct {
 	Clusters []*ClusterRow `json:"clusters"`
+	// Notice says why there are no Clusters to show (Cluster API not installed).
+	Notice string `json:"notice,omitempty"`
 }
 
 func (s *Server) serveClusters(w http.ResponseWriter, _ *http.Request) {
 	rows := s.hub.snapshotRows()
 	sortRows(rows)
-	writeJSON(w, ClusterList{Clusters: rows})
+	writeJSON(w, ClusterList{Clusters: rows, Notice: s.hub.currentNotice()})
 }
 
 func (s *Server) serveCluster(w http.ResponseWriter, r *http.Request) {
@@ -182,7 +184,7 @@ func (s *Server) watchClusters(w http.ResponseWriter, r *http.Request) {
 	defer s.hub.unsubscribeList(sub)
 	rows := s.hub.snapshotRows()
 	sortRows(rows)
-	if stream.send("rows", rowsEvent{Reset: true, Upsert: rows, Delete: []string{}}) != nil {
+	if stream.send("rows", rowsEvent{Reset: true, Upsert: rows, Delete: []string{}, Notice: s.hub.currentNotice()}) != nil {
 		return
 	}
 	for {
@@ -194,7 +196,7 @@ func (s *Server) watchClusters(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-sub.notify:
-			ev := rowsEvent{Upsert: []*ClusterRow{}, Delete: []string{}}
+			ev := rowsEvent{Upsert: []*ClusterRow{}, Delete: []string{}, Notice: s.hub.currentNotice()}
 			for k, row := range sub.take() {
 				if row == nil {
 					ev.Delete = append(ev.Delete, k.String())
@@ -215,6 +217,8 @@ type rowsEvent struct {
 	Upsert []*ClusterRow `json:"upsert"`
 	// Delete are namespace/name of Clusters that are gone.
 	Delete []string `json:"delete"`
+	// Notice says why there are no Clusters to show (Cluster API not installed).
+	Notice string `json:"notice,omitempty"`
 }
 
 // watchCluster streams a Cluster's page: a "page" event with the page for the viewer's options, then

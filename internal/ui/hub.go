@@ -71,6 +71,9 @@ type hub struct {
 	kick       chan struct{}
 	// warmed is closed once warm has started the informers of the Clusters' kinds.
 	warmed chan struct{}
+	// notice is what the list says when it cannot show Clusters (Cluster API not installed).
+	notice  string
+	indexed map[schema.GroupVersionKind]bool
 
 	kindsMu sync.Mutex
 	kinds   map[schema.GroupVersionKind]*kindState
@@ -78,6 +81,9 @@ type hub struct {
 	ctx context.Context
 	wg  sync.WaitGroup
 }
+
+// missingRetry is how long a kind found not served (or not readable) is taken as such.
+const missingRetry = 10 * time.Second
 
 // kindState is what the hub knows of a kind it reads: whether its informer runs, or when it was last
 // found not served (or not readable), not to ask the API server again at every computation.
@@ -125,7 +131,7 @@ func newHub(o Options) (*hub, error) {
 		opts: o, scheme: scheme, cache: c, kube: kube,
 		rows: map[key]*ClusterRow{}, listSubs: map[*listSub]struct{}{}, pages: map[key]*pageState{},
 		owners: map[objKey]map[key]struct{}{}, dirtyRows: map[key]struct{}{}, dirtyPages: map[key]struct{}{},
-		kick: make(chan struct{}, 1), warmed: make(chan struct{}), kinds: map[schema.GroupVersionKind]*kindState{},
+		kick: make(chan struct{}, 1), warmed: make(chan struct{}), indexed: map[schema.GroupVersionKind]bool{}, kinds: map[schema.GroupVersionKind]*kindState{},
 	}, nil
 }
 
@@ -133,23 +139,11 @@ func newHub(o Options) (*hub, error) {
 // the list's rows and starts pushing changes.
 func (h *hub) start(ctx context.Context) error {
 	h.ctx = ctx
-	for _, gvk := range byClusterName {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(gvk)
-		err := h.cache.IndexField(ctx, u, clusterNameField, func(o client.Object) []string {
-			name, _, _ := unstructured.NestedString(o.(*unstructured.Unstructured).Object, "spec", "clusterName")
-			return []string{name}
-		})
-		if err != nil && !meta.IsNoMatchError(err) {
-			return fmt.Errorf("indexing %s by %s: %w", gvk.Kind, clusterNameField, err)
-		}
-	}
 	if err := h.cache.IndexField(ctx, &corev1.Event{}, involvedUIDField, func(o client.Object) []string {
 		return []string{string(o.(*corev1.Event).InvolvedObject.UID)}
 	}); err != nil {
 		return fmt.Errorf("indexing Events: %w", err)
 	}
-
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
@@ -159,46 +153,126 @@ func (h *hub) start(ctx context.Context) error {
 	}()
 	syncCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
+	if !h.cache.WaitForCacheSync(syncCtx) {
+		return errors.New("the informer cache did not start within 2 minutes")
+	}
+	if err := h.watch(syncCtx, &corev1.Event{}); err != nil {
+		return fmt.Errorf("watching Events: %w; the web view needs to get, list and watch Clusters, Cluster API objects and Events (see docs/ui.md)", err)
+	}
+	err := h.startClusters(syncCtx)
+	switch {
+	case meta.IsNoMatchError(err):
+		// `capstan up --ui` starts before `clusterctl init` installs Cluster API.
+		h.setNotice("Cluster API is not installed in this management cluster yet: it serves no Cluster kind (install it with clusterctl init). The Clusters show here once it is.")
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			h.waitForClusterAPI(ctx)
+		}()
+	case err != nil:
+		return fmt.Errorf("watching Clusters: %w; the web view needs to get, list and watch Clusters, Cluster API objects and Events (see docs/ui.md)", err)
+	default:
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			h.warm(ctx)
+		}()
+	}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		h.loop(ctx)
+	}()
+	return nil
+}
+
+// startClusters watches the Clusters and the kinds indexed by cluster name, and computes the rows.
+func (h *hub) startClusters(ctx context.Context) error {
 	clusters := &unstructured.Unstructured{}
 	clusters.SetGroupVersionKind(clusterGVK)
-	for _, obj := range []client.Object{clusters, &corev1.Event{}} {
-		if err := h.watch(syncCtx, obj); err != nil {
-			return fmt.Errorf("watching %T: %w; the web view needs to get, list and watch Clusters, Cluster API objects and Events (see docs/ui.md)", obj, err)
-		}
+	if err := h.watch(ctx, clusters); err != nil {
+		return err
 	}
 	for _, gvk := range byClusterName {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
-		if err := h.watch(syncCtx, u); err != nil && !isMissing(err) {
+		if !h.indexed[gvk] {
+			err := h.cache.IndexField(ctx, u, clusterNameField, func(o client.Object) []string {
+				name, _, _ := unstructured.NestedString(o.(*unstructured.Unstructured).Object, "spec", "clusterName")
+				return []string{name}
+			})
+			if meta.IsNoMatchError(err) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("indexing %ss by %s: %w", gvk.Kind, clusterNameField, err)
+			}
+			h.indexed[gvk] = true
+		}
+		if err := h.watch(ctx, u); err != nil && !isMissing(err) {
 			return fmt.Errorf("watching %ss: %w", gvk.Kind, err)
 		}
-	}
-
-	if !h.cache.WaitForCacheSync(syncCtx) {
-		return errors.New("the informers did not read the management cluster within 2 minutes; the web view needs to get, list and watch Clusters, Cluster API objects and Events (see docs/ui.md)")
 	}
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(clusterGVK.GroupVersion().WithKind("ClusterList"))
 	if err := h.cache.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 		return fmt.Errorf("listing Clusters: %w", err)
 	}
+	rows := map[key]*ClusterRow{}
 	for i := range list.Items {
 		row, err := h.computeRow(ctx, &list.Items[i])
 		if err != nil {
 			return err
 		}
-		h.rows[key{Namespace: row.Namespace, Name: row.Name}] = row
+		rows[key{Namespace: row.Namespace, Name: row.Name}] = row
 	}
-	h.wg.Add(2)
-	go func() {
-		defer h.wg.Done()
-		h.loop(ctx)
-	}()
-	go func() {
-		defer h.wg.Done()
-		h.warm(ctx)
-	}()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for k, row := range rows {
+		h.rows[k] = row
+	}
+	for s := range h.listSubs {
+		s.add(rows)
+	}
 	return nil
+}
+
+// waitForClusterAPI watches the Clusters once their kind is served.
+func (h *hub) waitForClusterAPI(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			close(h.warmed)
+			return
+		case <-time.After(missingRetry):
+		}
+		err := h.startClusters(ctx)
+		if err == nil {
+			h.opts.Log.Info("Cluster API is installed: watching the Clusters")
+			h.setNotice("")
+			h.warm(ctx)
+			return
+		}
+		if !meta.IsNoMatchError(err) {
+			h.opts.Log.Error(err, "Watching the Clusters")
+		}
+	}
+}
+
+// setNotice sets what the list says instead of its rows, and tells the list's viewers.
+func (h *hub) setNotice(notice string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.notice = notice
+	for s := range h.listSubs {
+		s.add(nil)
+	}
+}
+
+func (h *hub) currentNotice() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.notice
 }
 
 // warm starts, in the background and all at once, the informers a Cluster's page reads besides those
@@ -260,7 +334,7 @@ func (h *hub) wait() { h.wg.Wait() }
 
 // watch makes sure the informer of obj's kind runs and tells the hub of its changes; it waits until
 // the informer has read its objects. A kind that is not served, or that the server cannot read, is
-// tried again at most every minute.
+// tried again at most every missingRetry.
 func (h *hub) watch(ctx context.Context, obj client.Object) error {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	if gvk.Empty() {
@@ -282,7 +356,7 @@ func (h *hub) watch(ctx context.Context, obj client.Object) error {
 	if k.watched {
 		return nil
 	}
-	if !k.missingAt.IsZero() && time.Since(k.missingAt) < time.Minute {
+	if !k.missingAt.IsZero() && time.Since(k.missingAt) < missingRetry {
 		return k.err
 	}
 	// A first read of a kind waits for its informer; a kind that cannot be read must not hold a page.

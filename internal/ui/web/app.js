@@ -134,6 +134,7 @@ function listView() {
   const rows = new Map();
   let sort = { key: "namespace", dir: 1 };
   let pending = false;
+  let notice = "";
 
   const filter = el("input", {
     id: "filter", type: "search", placeholder: "Filter: words, or ns:, class:, version:, phase:, available:false",
@@ -175,7 +176,7 @@ function listView() {
     for (const r of shown) frag.append(listRow(r));
     body.replaceChildren(frag);
     count.textContent = `${shown.length} of ${rows.size} Cluster${rows.size === 1 ? "" : "s"}`;
-    empty.textContent = rows.size === 0 ? "No Cluster yet." : shown.length === 0 ? "No Cluster matches the filter." : "";
+    empty.textContent = notice || rows.size === 0 ? notice || "No Cluster yet." : shown.length === 0 ? "No Cluster matches the filter." : "";
   }
   function schedule() {
     if (!pending) {
@@ -194,6 +195,7 @@ function listView() {
   const es = stream("/api/watch/clusters", {
     rows: (ev) => {
       if (ev.reset) rows.clear();
+      notice = ev.notice || "";
       for (const r of ev.upsert) rows.set(`${r.namespace}/${r.name}`, r);
       for (const k of ev.delete) rows.delete(k);
       schedule();
