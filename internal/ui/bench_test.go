@@ -80,15 +80,7 @@ func createBenchCluster(ctx context.Context, g Gomega, ns, name string) {
 // get answers a request of the web view with its token; it fails the benchmark on any other answer
 // than 200.
 func get(b *testing.B, s *Server, path string) []byte {
-	req, err := http.NewRequest(http.MethodGet, "http://"+s.Addr().String()+path, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+s.opts.Token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
+	resp := request(context.Background(), b, s, path)
 	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
@@ -100,14 +92,8 @@ func get(b *testing.B, s *Server, path string) []byte {
 	return body
 }
 
-// viewer is an open page of the web view: its server-sent events, read as a browser reads them.
-type viewer struct {
-	events chan string
-	cancel context.CancelFunc
-}
-
-func openViewer(b *testing.B, s *Server, path string) *viewer {
-	ctx, cancel := context.WithCancel(context.Background())
+// request sends a GET of the web view with its token.
+func request(ctx context.Context, b *testing.B, s *Server, path string) *http.Response {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+s.Addr().String()+path, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -117,6 +103,18 @@ func openViewer(b *testing.B, s *Server, path string) *viewer {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return resp
+}
+
+// viewer is an open page of the web view: its server-sent events, read as a browser reads them.
+type viewer struct {
+	events chan string
+	cancel context.CancelFunc
+}
+
+func openViewer(b *testing.B, s *Server, path string) *viewer {
+	ctx, cancel := context.WithCancel(context.Background())
+	resp := request(ctx, b, s, path)
 	v := &viewer{events: make(chan string, 100), cancel: cancel}
 	go func() {
 		defer func() { _ = resp.Body.Close() }()

@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -187,28 +188,17 @@ func (s *Server) watchClusters(w http.ResponseWriter, r *http.Request) {
 	if stream.send("rows", rowsEvent{Reset: true, Upsert: rows, Delete: []string{}, Notice: s.hub.currentNotice()}) != nil {
 		return
 	}
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-stream.heartbeat.C:
-			if stream.ping() != nil {
-				return
-			}
-		case <-sub.notify:
-			ev := rowsEvent{Upsert: []*ClusterRow{}, Delete: []string{}, Notice: s.hub.currentNotice()}
-			for k, row := range sub.take() {
-				if row == nil {
-					ev.Delete = append(ev.Delete, k.String())
-				} else {
-					ev.Upsert = append(ev.Upsert, row)
-				}
-			}
-			if stream.send("rows", ev) != nil {
-				return
+	stream.follow(r.Context(), sub.notify, func() error {
+		ev := rowsEvent{Upsert: []*ClusterRow{}, Delete: []string{}, Notice: s.hub.currentNotice()}
+		for k, row := range sub.take() {
+			if row == nil {
+				ev.Delete = append(ev.Delete, k.String())
+			} else {
+				ev.Upsert = append(ev.Upsert, row)
 			}
 		}
-	}
+		return stream.send("rows", ev)
+	})
 }
 
 type rowsEvent struct {
@@ -234,25 +224,14 @@ func (s *Server) watchCluster(w http.ResponseWriter, r *http.Request) {
 	// The first page is computed for this viewer; the next ones are the hub's, shared.
 	s.hub.markPage(k)
 	var last []byte
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-stream.heartbeat.C:
-			if stream.ping() != nil {
-				return
-			}
-		case <-sub.notify:
-			data := sub.take()
-			if data == nil || bytes.Equal(data, last) {
-				continue
-			}
-			last = data
-			if stream.sendRaw("page", data) != nil {
-				return
-			}
+	stream.follow(r.Context(), sub.notify, func() error {
+		data := sub.take()
+		if data == nil || bytes.Equal(data, last) {
+			return nil
 		}
-	}
+		last = data
+		return stream.sendRaw("page", data)
+	})
 }
 
 // eventStream writes server-sent events.
@@ -273,6 +252,26 @@ func newEventStream(w http.ResponseWriter) (*eventStream, bool) {
 		return nil, false
 	}
 	return s, true
+}
+
+// follow calls send after each notification, and pings the viewer every 20 s, until the request ends
+// or a write fails.
+func (s *eventStream) follow(ctx context.Context, notify <-chan struct{}, send func() error) {
+	defer s.heartbeat.Stop()
+	for {
+		var err error
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.heartbeat.C:
+			err = s.ping()
+		case <-notify:
+			err = send()
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 func (s *eventStream) send(event string, v any) error {
