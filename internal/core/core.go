@@ -37,6 +37,7 @@ import (
 	topologycontroller "github.com/capstan-dev/capstan/internal/controllers/topology"
 	"github.com/capstan-dev/capstan/internal/controllers/topologymachineset"
 	"github.com/capstan-dev/capstan/internal/feature"
+	"github.com/capstan-dev/capstan/internal/httpclient"
 	"github.com/capstan-dev/capstan/internal/localnet"
 	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
 	"github.com/capstan-dev/capstan/internal/runtime/lifecycle"
@@ -97,6 +98,9 @@ type Options struct {
 	// RuntimeExtensionClientCertFile and RuntimeExtensionClientKeyFile are the client certificate presented
 	// to Runtime Extensions (--runtime-extension-client-cert-file, --runtime-extension-client-key-file).
 	RuntimeExtensionClientCertFile, RuntimeExtensionClientKeyFile string
+	// RuntimeExtensionLimits bound the connection and response size of Runtime Extension calls
+	// (runtimeclient.DefaultLimits for zero fields).
+	RuntimeExtensionLimits httpclient.Limits
 	// ExternalPatcher runs the external patches of ClusterClasses (Runtime SDK); ClusterClasses with
 	// external patches are reported as not reconcilable without one.
 	ExternalPatcher topology.ExternalPatcher
@@ -137,7 +141,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 			return errors.New("--runtime-extension-client-cert-file and --runtime-extension-client-key-file go together: set both or neither")
 		}
 		runtimeClient = &runtimeclient.Client{Registry: registry.New(), Namespaces: mgr.GetClient(), Dial: dial,
-			CertFile: o.RuntimeExtensionClientCertFile, KeyFile: o.RuntimeExtensionClientKeyFile}
+			CertFile: o.RuntimeExtensionClientCertFile, KeyFile: o.RuntimeExtensionClientKeyFile, Limits: o.RuntimeExtensionLimits}
 	}
 	cacheOpts := o.ClusterCache
 	cacheOpts.WatchFilter = o.WatchFilter

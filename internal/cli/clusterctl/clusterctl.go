@@ -8,11 +8,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strconv"
-	"time"
+	"sync"
 
 	"github.com/go-logr/logr"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
+	"github.com/capstan-dev/capstan/internal/httpclient"
 	"github.com/capstan-dev/capstan/internal/version"
 )
 
@@ -37,8 +37,11 @@ type GlobalOptions struct {
 type Deps struct {
 	// LookupEnv reads the environment.
 	LookupEnv func(string) (string, bool)
-	// HTTPClient makes every download and API call.
+	// HTTPClient makes every download and API call, bounded by HTTP; a client of HTTP's limits when nil.
 	HTTPClient *http.Client
+	// HTTP bounds every download and API call: --http-connect-timeout, --http-timeout and
+	// --http-max-response-size.
+	HTTP httpclient.Limits
 	// Retry is the retry policy of downloads.
 	Retry repository.Retry
 	// ManagementCluster returns the management cluster of a kubeconfig; nil means commands never consult
@@ -50,6 +53,9 @@ type Deps struct {
 	Version func() version.Info
 	// Options are filled in by the root command's flags.
 	Options GlobalOptions
+
+	clientOnce sync.Once
+	client     *http.Client
 }
 
 // PluginHandler finds and runs plugins.
@@ -67,13 +73,10 @@ func (e *ExitError) Error() string { return "exit status " + strconv.Itoa(e.Code
 
 // DefaultDeps returns the dependencies of the real binary.
 func DefaultDeps() *Deps {
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.DialContext = (&net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	transport.ResponseHeaderTimeout = 30 * time.Second
 	return &Deps{
-		LookupEnv:  os.LookupEnv,
-		HTTPClient: &http.Client{Transport: transport, Timeout: 5 * time.Minute},
-		Retry:      repository.DefaultRetry,
+		LookupEnv: os.LookupEnv,
+		HTTP:      DefaultHTTPLimits,
+		Retry:     repository.DefaultRetry,
 		ManagementCluster: func(k cluster.Kubeconfig) client.ManagementCluster {
 			return cluster.New(k)
 		},
@@ -83,9 +86,19 @@ func DefaultDeps() *Deps {
 	}
 }
 
+// DefaultHTTPLimits bound clusterctl's downloads and API calls (repository.DefaultHTTPLimits).
+var DefaultHTTPLimits = repository.DefaultHTTPLimits
+
+// Client returns the HTTP client of every download and API call: HTTPClient (or a new client) within
+// the limits of HTTP. It is made once.
+func (d *Deps) Client() *http.Client {
+	d.clientOnce.Do(func() { d.client = httpclient.Bound(d.HTTPClient, d.HTTP) })
+	return d.client
+}
+
 // Config loads the configuration named by --config.
 func (d *Deps) Config(ctx context.Context) (*config.Config, error) {
-	return config.Load(ctx, config.LoadOptions{Path: d.Options.ConfigFile, LookupEnv: d.LookupEnv, HTTPClient: d.HTTPClient})
+	return config.Load(ctx, config.LoadOptions{Path: d.Options.ConfigFile, LookupEnv: d.LookupEnv, HTTPClient: d.Client()})
 }
 
 // ClientOptions say how to build a client.
@@ -116,7 +129,7 @@ func (d *Deps) NewClient(ctx context.Context, streams iostreams.Streams, o Clien
 	if o.Kubeconfig != nil && d.ManagementCluster != nil {
 		mc = d.ManagementCluster(*o.Kubeconfig)
 	}
-	repos := repository.NewFactory(cfg, repository.WithHTTPClient(d.HTTPClient), repository.WithRetry(d.Retry))
+	repos := repository.NewFactory(cfg, repository.WithHTTPClient(d.Client()), repository.WithRetry(d.Retry))
 	return ctx, client.New(client.Options{Config: cfg, Repositories: repos, Cluster: mc, Stdin: streams.In}), nil
 }
 

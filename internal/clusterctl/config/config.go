@@ -243,6 +243,9 @@ func readFile(ctx context.Context, opts LoadOptions, dirs []string) ([]byte, str
 	return nil, "", nil
 }
 
+// maxConfigBytes is the largest remote configuration file read.
+const maxConfigBytes = 1 << 20
+
 func download(ctx context.Context, client *http.Client, rawURL string) ([]byte, error) {
 	if client == nil {
 		client = http.DefaultClient
@@ -261,9 +264,12 @@ func download(ctx context.Context, client *http.Client, rawURL string) ([]byte, 
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("downloading clusterctl config file %s: the server answered %s", rawURL, resp.Status)
 	}
-	data, err := io.ReadAll(resp.Body)
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxConfigBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("downloading clusterctl config file %s: %w", rawURL, err)
+	}
+	if len(data) > maxConfigBytes {
+		return nil, fmt.Errorf("downloading clusterctl config file %s: it is larger than 1 MiB, which is not a clusterctl configuration", rawURL)
 	}
 	return data, nil
 }

@@ -87,11 +87,14 @@ func TestLoadLocations(t *testing.T) {
 func TestLoadRemote(t *testing.T) {
 	g := NewWithT(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/clusterctl.yaml" {
+		switch r.URL.Path {
+		case "/clusterctl.yaml":
+			_, _ = w.Write([]byte("WHERE: remote\n"))
+		case "/huge.yaml":
+			_, _ = w.Write([]byte(strings.Repeat("# padding\n", 110_000)))
+		default:
 			http.NotFound(w, r)
-			return
 		}
-		_, _ = w.Write([]byte("WHERE: remote\n"))
 	}))
 	defer srv.Close()
 	vars := env(map[string]string{"HOME": t.TempDir()})
@@ -104,6 +107,9 @@ func TestLoadRemote(t *testing.T) {
 
 	_, err = Load(context.Background(), LoadOptions{Path: srv.URL + "/missing.yaml", LookupEnv: vars, HTTPClient: srv.Client()})
 	g.Expect(err).To(MatchError(ContainSubstring("404 Not Found")))
+
+	_, err = Load(context.Background(), LoadOptions{Path: srv.URL + "/huge.yaml", LookupEnv: vars, HTTPClient: srv.Client()})
+	g.Expect(err).To(MatchError(ContainSubstring("huge.yaml: it is larger than 1 MiB, which is not a clusterctl configuration")))
 }
 
 func TestVariables(t *testing.T) {

@@ -19,12 +19,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-github/v75/github"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
+	"github.com/capstan-dev/capstan/internal/httpclient"
 )
 
 // LatestVersion is the version that stands for the default version of a repository.
@@ -74,7 +76,13 @@ type factoryOptions struct {
 	contract string
 }
 
-// WithHTTPClient sets the HTTP client of every download and API call.
+// DefaultHTTPLimits bound the downloads and API calls of a Factory made without WithHTTPClient: 15
+// seconds to connect, 5 minutes in all for each call, responses of up to 100 MiB (the largest provider
+// components are a few MiB).
+var DefaultHTTPLimits = httpclient.Limits{ConnectTimeout: 15 * time.Second, Timeout: 5 * time.Minute, MaxResponseBytes: 100 << 20}
+
+// WithHTTPClient sets the HTTP client of every download and API call; it should bound its calls (see
+// package httpclient).
 func WithHTTPClient(c *http.Client) Option { return func(o *factoryOptions) { o.client = c } }
 
 // WithRetry sets the retry policy.
@@ -86,7 +94,7 @@ func WithContract(contract string) Option { return func(o *factoryOptions) { o.c
 
 // NewFactory returns a Factory for the given configuration.
 func NewFactory(cfg *config.Config, opts ...Option) *Factory {
-	o := factoryOptions{client: http.DefaultClient, retry: DefaultRetry, contract: clusterv1.GroupVersion.Version}
+	o := factoryOptions{client: httpclient.New(DefaultHTTPLimits), retry: DefaultRetry, contract: clusterv1.GroupVersion.Version}
 	for _, opt := range opts {
 		opt(&o)
 	}

@@ -22,6 +22,7 @@ import (
 
 	runtimehooksv1 "github.com/capstan-dev/capstan/api/runtime/hooks/v1alpha1"
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/httpclient"
 	"github.com/capstan-dev/capstan/internal/localnet"
 	"github.com/capstan-dev/capstan/internal/runtime/registry"
 )
@@ -45,6 +46,10 @@ type Client struct {
 	// one (--runtime-extension-client-cert-file, --runtime-extension-client-key-file); none when empty.
 	// They are read at each TLS handshake, so a renewed certificate is used without a restart.
 	CertFile, KeyFile string
+	// Limits bound each call's connection and response size (--runtime-extension-connect-timeout,
+	// --runtime-extension-max-response-size); zero fields take DefaultLimits'. Limits.Timeout is not
+	// used: a call takes at most its handler's timeoutSeconds.
+	Limits httpclient.Limits
 
 	transports transports
 }

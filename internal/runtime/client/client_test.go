@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -11,8 +12,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -25,6 +28,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	hooksv1 "github.com/capstan-dev/capstan/api/runtime/hooks/v1alpha1"
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/httpclient"
 	"github.com/capstan-dev/capstan/internal/pki"
 	"github.com/capstan-dev/capstan/internal/runtime/registry"
 	"github.com/capstan-dev/capstan/internal/runtime/runtimetest"
@@ -381,4 +385,108 @@ func TestClientCertificate(t *testing.T) {
 	g.Expect(err).To(HaveOccurred(), "no client certificate")
 	_, err = (&Client{Registry: registry.New(), CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key")}).Discover(context.Background(), ec)
 	g.Expect(err).NotTo(HaveOccurred())
+}
+
+// A handler whose timeoutSeconds is 0 is called with upstream's default of 10 seconds, not without a
+// deadline: a stalled Extension server cannot hold the caller.
+func TestZeroTimeoutIsTenSeconds(t *testing.T) {
+	g := NewWithT(t)
+	f := newFixture(t)
+	release := make(chan struct{})
+	var timeouts []string
+	var mu sync.Mutex
+	stalled := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		timeouts = append(timeouts, r.URL.Query().Get("timeout"))
+		mu.Unlock()
+		<-release
+	}))
+	t.Cleanup(func() { close(release); stalled.Close() })
+	ec := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: "stalled"},
+		Spec: runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ptr.To(stalled.URL), CABundle: runtimetest.CAOf(stalled)}},
+		Status: runtimev1.ExtensionConfigStatus{Handlers: []runtimev1.ExtensionHandler{{Name: "hold.stalled",
+			RequestHook:    runtimev1.GroupVersionHook{APIVersion: hooksv1.GroupVersion.String(), Hook: string(hooksv1.BeforeClusterCreate)},
+			TimeoutSeconds: ptr.To[int32](0), FailurePolicy: ptr.To(runtimev1.FailurePolicyFail)}}}}
+	g.Expect(f.registry.Add(ec)).To(Succeed())
+
+	start := time.Now()
+	_, err := callBeforeCreate(f, "default", nil)
+	g.Expect(err).To(MatchError(ContainSubstring(`handler "hold.stalled" of ExtensionConfig stalled failed`)))
+	g.Expect(err).To(MatchError(ContainSubstring("no response within 10s")))
+	g.Expect(time.Since(start)).To(BeNumerically("<", 60*time.Second))
+	mu.Lock()
+	defer mu.Unlock()
+	g.Expect(timeouts).To(Equal([]string{"10s"}))
+}
+
+// A call follows a redirect on the Extension server's host, never one to another host.
+func TestRedirects(t *testing.T) {
+	g := NewWithT(t)
+	ext := runtimetest.Start(t)
+	var calls atomic.Int32
+	g.Expect(extension.AddHandler(ext.Server, blocking("hold", 0, "", &calls))).To(Succeed())
+	other := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { calls.Add(100) }))
+	t.Cleanup(other.Close)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/away/"):
+			http.Redirect(w, r, other.URL+strings.TrimPrefix(r.URL.Path, "/away"), http.StatusTemporaryRedirect)
+		case strings.HasPrefix(r.URL.Path, "/here/"):
+			http.Redirect(w, r, strings.TrimPrefix(r.URL.Path, "/here"), http.StatusTemporaryRedirect)
+		default:
+			ext.Server.ServeHTTP(w, r)
+		}
+	}))
+	srv.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	ca := runtimetest.CAOf(srv)
+
+	f := newFixture(t)
+	ec := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: "here"},
+		Spec: runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ptr.To(srv.URL + "/here"), CABundle: ca}}}
+	handlers, err := f.client.Discover(context.Background(), ec)
+	g.Expect(err).NotTo(HaveOccurred(), "a redirect on the same host is followed")
+	g.Expect(handlers).To(HaveLen(1))
+
+	ec = &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: "away"},
+		Spec: runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ptr.To(srv.URL + "/away"), CABundle: ca}}}
+	_, err = f.client.Discover(context.Background(), ec)
+	g.Expect(err).To(MatchError(ContainSubstring("the server at " + srv.URL + " redirects to " + other.URL + "/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery, another host: redirects to other hosts are not followed")))
+	g.Expect(calls.Load()).To(BeZero(), "the other host was never called")
+}
+
+func TestResponseSizeLimit(t *testing.T) {
+	g := NewWithT(t)
+	big := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"DiscoveryResponse","status":"Success","message":"` + strings.Repeat("x", 4096) + `"}`))
+	}))
+	t.Cleanup(big.Close)
+	ec := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: "big"},
+		Spec: runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ptr.To(big.URL), CABundle: runtimetest.CAOf(big)}}}
+	_, err := (&Client{Registry: registry.New(), Limits: httpclient.Limits{MaxResponseBytes: 1024}}).Discover(context.Background(), ec)
+	g.Expect(err).To(MatchError(ContainSubstring("the response is larger than 1024 bytes (--runtime-extension-max-response-size)")))
+	_, err = (&Client{Registry: registry.New()}).Discover(context.Background(), ec)
+	g.Expect(err).NotTo(HaveOccurred(), "within the default limit")
+}
+
+// The clients kept per CA bundle are bounded: the least recently used goes.
+func TestTransportsAreBounded(t *testing.T) {
+	g := NewWithT(t)
+	var tr transports
+	var first []byte
+	for i := range maxTransports + 10 {
+		ca, err := pki.NewCA(fmt.Sprintf("ca-%d", i))
+		g.Expect(err).NotTo(HaveOccurred())
+		if i == 0 {
+			first = ca.CertPEM()
+		}
+		c, err := tr.get(ca.CertPEM(), nil, nil, DefaultLimits)
+		g.Expect(err).NotTo(HaveOccurred())
+		again, err := tr.get(ca.CertPEM(), nil, nil, DefaultLimits)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(again).To(BeIdenticalTo(c), "a bundle's client is reused")
+	}
+	g.Expect(tr.clients.Len()).To(Equal(maxTransports))
+	g.Expect(tr.clients.Contains(sha256.Sum256(first))).To(BeFalse(), "the least recently used went")
 }

@@ -20,15 +20,23 @@ import (
 	"syscall"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	runtimehooksv1 "github.com/capstan-dev/capstan/api/runtime/hooks/v1alpha1"
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/httpclient"
 )
 
-// maxResponseBytes bounds what is read of a response: a hook response is small, and a server that sends
-// more must not make the manager run out of memory.
-const maxResponseBytes = 16 << 20
+// DefaultLimits are the bounds of calls of a Client whose Limits are zero: 10 seconds to connect (dial
+// and TLS handshake) and responses of up to 16 MiB (a hook's response is small; a server that sends more
+// must not make the manager run out of memory). The total time of a call is the handler's timeoutSeconds
+// (10 seconds when unset or 0, as upstream's default), DiscoveryTimeout for discovery.
+var DefaultLimits = httpclient.Limits{ConnectTimeout: 10 * time.Second, MaxResponseBytes: 16 << 20}
+
+// maxTransports bounds the HTTP clients kept, one per CA bundle: the least recently used goes (its idle
+// connections closed) when an Extension server with a new bundle is called.
+const maxTransports = 64
 
 // URL returns the URL of a hook's handler (handler "" for Discovery) behind config: the Service's
 // https://<name>.<namespace>.svc:<port>/<path>, or the url, followed by the hook's path.
@@ -75,18 +83,18 @@ func (c *Client) post(ctx context.Context, config runtimev1.ClientConfig, hook r
 	if err != nil {
 		return fmt.Errorf("encoding the %s: %w", hook.RequestKind().Kind, err)
 	}
-	httpClient, err := c.transports.get(config.CABundle, c.Dial, c.clientCertificate)
+	httpClient, err := c.transports.get(config.CABundle, c.Dial, c.clientCertificate, c.limits())
 	if err != nil {
 		return err
 	}
-	if timeout > 0 {
-		q := u.Query()
-		q.Set("timeout", timeout.String())
-		u.RawQuery = q.Encode()
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
+	if timeout <= 0 {
+		timeout = runtimehooksv1.DefaultHandlersTimeoutSeconds * time.Second
 	}
+	q := u.Query()
+	q.Set("timeout", timeout.String())
+	u.RawQuery = q.Encode()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	httpReq, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("calling %s: %w", u.Redacted(), err)
@@ -97,7 +105,7 @@ func (c *Client) post(ctx context.Context, config runtimev1.ClientConfig, hook r
 		return fmt.Errorf("calling %s: %s", withoutQuery(u), describe(err, config, timeout))
 	}
 	defer func() { _ = httpResp.Body.Close() }()
-	data, err := io.ReadAll(io.LimitReader(httpResp.Body, maxResponseBytes))
+	data, err := io.ReadAll(httpResp.Body)
 	if err != nil {
 		return fmt.Errorf("calling %s: reading the response: %s", withoutQuery(u), describe(err, config, timeout))
 	}
@@ -121,7 +129,16 @@ func describe(err error, config runtimev1.ClientConfig, timeout time.Duration) s
 	var verify *tls.CertificateVerificationError
 	var dnsErr *net.DNSError
 	var recordHeader tls.RecordHeaderError
+	var redirect *httpclient.RedirectError
+	var tooLarge *httpclient.ResponseTooLargeError
+	var connectTimeout *httpclient.ConnectTimeoutError
 	switch {
+	case errors.As(err, &redirect):
+		return redirect.Error()
+	case errors.As(err, &tooLarge):
+		return fmt.Sprintf("the response is larger than %d bytes (--runtime-extension-max-response-size)", tooLarge.Limit)
+	case errors.As(err, &connectTimeout):
+		return fmt.Sprintf("no connection within %s (--runtime-extension-connect-timeout)", connectTimeout.After)
 	case errors.As(err, &unknownAuthority):
 		if len(config.CABundle) == 0 {
 			return "the server's certificate is not signed by a CA the manager trusts: set spec.clientConfig.caBundle " +
@@ -178,10 +195,13 @@ func excerpt(data []byte) string {
 	return strconv.Quote(s)
 }
 
-// transports keeps one HTTP client per CA bundle, so that connections are reused from call to call.
+// transports keeps one HTTP client per CA bundle, so that connections are reused from call to call; at
+// most maxTransports of them, the least recently used going first.
 type transports struct {
-	mu      sync.Mutex
-	clients map[[sha256.Size]byte]*http.Client
+	once    sync.Once
+	clients *lru.Cache[[sha256.Size]byte, *http.Client]
+	// mu serialises the making of clients, so that callers racing for a new bundle share one.
+	mu sync.Mutex
 }
 
 // clientCertificate returns the client certificate of CertFile and KeyFile, or none.
@@ -197,11 +217,18 @@ func (c *Client) clientCertificate(*tls.CertificateRequestInfo) (*tls.Certificat
 }
 
 func (t *transports) get(caBundle []byte, dial func(ctx context.Context, network, addr string) (net.Conn, error),
-	clientCert func(*tls.CertificateRequestInfo) (*tls.Certificate, error)) (*http.Client, error) {
+	clientCert func(*tls.CertificateRequestInfo) (*tls.Certificate, error), limits httpclient.Limits) (*http.Client, error) {
+	t.once.Do(func() {
+		// An evicted client's idle connections are closed; calls in flight finish.
+		t.clients, _ = lru.NewWithEvict(maxTransports, func(_ [sha256.Size]byte, c *http.Client) { c.CloseIdleConnections() })
+	})
 	key := sha256.Sum256(caBundle)
+	if c, ok := t.clients.Get(key); ok {
+		return c, nil
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if c, ok := t.clients[key]; ok {
+	if c, ok := t.clients.Get(key); ok {
 		return c, nil
 	}
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, GetClientCertificate: clientCert}
@@ -212,21 +239,35 @@ func (t *transports) get(caBundle []byte, dial func(ctx context.Context, network
 		}
 		tlsConfig.RootCAs = pool
 	}
+	if dial == nil {
+		dial = (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext
+	}
 	transport := &http.Transport{
 		TLSClientConfig:     tlsConfig,
-		DialContext:         dial,
-		TLSHandshakeTimeout: 10 * time.Second,
+		DialContext:         httpclient.WithDialTimeout(dial, limits.ConnectTimeout),
+		TLSHandshakeTimeout: limits.ConnectTimeout,
 		IdleConnTimeout:     90 * time.Second,
 		MaxIdleConnsPerHost: 10,
 		ForceAttemptHTTP2:   true,
 	}
-	if dial == nil {
-		transport.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	c := &http.Client{
+		Transport: httpclient.LimitBody(transport, limits.MaxResponseBytes),
+		// A redirect to another host would send the request, and the objects it holds, somewhere the
+		// ExtensionConfig does not name.
+		CheckRedirect: httpclient.SameHostRedirects,
 	}
-	c := &http.Client{Transport: transport}
-	if t.clients == nil {
-		t.clients = map[[sha256.Size]byte]*http.Client{}
-	}
-	t.clients[key] = c
+	t.clients.Add(key, c)
 	return c, nil
+}
+
+// limits returns c.Limits with DefaultLimits for the zero fields.
+func (c *Client) limits() httpclient.Limits {
+	l := c.Limits
+	if l.ConnectTimeout == 0 {
+		l.ConnectTimeout = DefaultLimits.ConnectTimeout
+	}
+	if l.MaxResponseBytes == 0 {
+		l.MaxResponseBytes = DefaultLimits.MaxResponseBytes
+	}
+	return l
 }

@@ -49,7 +49,7 @@ type Options struct {
 	// Capstan is the capstan executable the local runtime runs for capstan's images; the running
 	// executable when empty (tests set it: a test binary is not capstan).
 	Capstan string
-	// HTTPClient fetches repository URLs; http.DefaultClient when nil.
+	// HTTPClient fetches repository URLs; a client bounded by repository.DefaultHTTPLimits when nil.
 	HTTPClient *http.Client
 
 	// cluster, when set, is a running management cluster to install the provider in instead of starting

@@ -152,10 +152,11 @@ func fetchRelease(ctx context.Context, rawURL, name, version, work string, clien
 	if err != nil {
 		return release{}, err
 	}
-	if client == nil {
-		client = http.DefaultClient
+	var opts []repository.Option
+	if client != nil {
+		opts = append(opts, repository.WithHTTPClient(client))
 	}
-	repo, err := repository.NewFactory(cfg, repository.WithHTTPClient(client)).Repository(config.Provider{
+	repo, err := repository.NewFactory(cfg, opts...).Repository(config.Provider{
 		Name: name, Type: clusterctlv1.InfrastructureProviderType, URL: rawURL,
 	})
 	if err != nil {

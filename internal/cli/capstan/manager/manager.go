@@ -15,6 +15,8 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/core"
+	"github.com/capstan-dev/capstan/internal/httpclient"
+	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
 	"github.com/capstan-dev/capstan/internal/webhooks"
 	corewebhooks "github.com/capstan-dev/capstan/internal/webhooks/core"
 )
@@ -29,14 +31,17 @@ type Options struct {
 	// RuntimeExtensionClientCertFile and RuntimeExtensionClientKeyFile are the client certificate presented
 	// to Runtime Extensions.
 	RuntimeExtensionClientCertFile, RuntimeExtensionClientKeyFile string
+	// RuntimeExtensionLimits bound the connection and response size of Runtime Extension calls.
+	RuntimeExtensionLimits httpclient.Limits
 }
 
 // NewCommand returns `capstan manager`.
 func NewCommand(streams iostreams.Streams) *cobra.Command {
 	o := &Options{
-		Manager:     controllermanager.DefaultOptions("capi-controller-manager"),
-		Concurrency: core.DefaultConcurrency(),
-		Webhooks:    webhooks.DefaultOptions(),
+		Manager:                controllermanager.DefaultOptions("capi-controller-manager"),
+		Concurrency:            core.DefaultConcurrency(),
+		Webhooks:               webhooks.DefaultOptions(),
+		RuntimeExtensionLimits: runtimeclient.DefaultLimits,
 	}
 	cmd := &cobra.Command{
 		Use:   "manager",
@@ -57,6 +62,10 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 		"Filename of the PEM-encoded client certificate to be used when calling runtime extensions.")
 	fs.StringVar(&o.RuntimeExtensionClientKeyFile, "runtime-extension-client-key-file", "",
 		"Filename of the PEM-encoded client key to be used when calling runtime extensions.")
+	fs.DurationVar(&o.RuntimeExtensionLimits.ConnectTimeout, "runtime-extension-connect-timeout", o.RuntimeExtensionLimits.ConnectTimeout,
+		"How long the connection (dial and TLS handshake) to a Runtime Extension may take; each call takes at most its handler's timeoutSeconds (10 when unset or 0).")
+	httpclient.SizeVar(fs, &o.RuntimeExtensionLimits.MaxResponseBytes, "runtime-extension-max-response-size",
+		"The largest Runtime Extension response read, in bytes or with a suffix (Ki, Mi, Gi).")
 	return cmd
 }
 
@@ -103,6 +112,7 @@ func (o *Options) Run(ctx context.Context) error {
 		WatchFilter: o.Manager.WatchFilter, Concurrency: o.Concurrency,
 		FeatureGates: o.Manager.FeatureGates, MachineSetPreflightChecks: checks,
 		RuntimeExtensionClientCertFile: o.RuntimeExtensionClientCertFile, RuntimeExtensionClientKeyFile: o.RuntimeExtensionClientKeyFile,
+		RuntimeExtensionLimits: o.RuntimeExtensionLimits,
 	}); err != nil {
 		return err
 	}

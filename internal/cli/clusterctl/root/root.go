@@ -61,6 +61,7 @@ install providers, and create templates for your workload cluster.`,
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&deps.Options.ConfigFile, "config", "", "Path to clusterctl configuration (default is $XDG_CONFIG_HOME/cluster-api/clusterctl.yaml) or to a remote location (i.e. https://example.com/clusterctl.yaml)")
 	pf.IntVarP(&verbosity, "v", "v", 0, "Set the log level verbosity. This overrides the CLUSTERCTL_LOG_LEVEL environment variable.")
+	deps.HTTP.AddFlags(pf, "http", "the downloads and API calls")
 
 	used := map[string]bool{}
 	add := func(group string, c *cobra.Command) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/clusterctl/golden"
+	"github.com/capstan-dev/capstan/internal/clusterctl/repository/repositorytest"
 )
 
 // plugins is a PluginHandler with a fixed set of plugins that record how they were run.
@@ -162,4 +164,49 @@ func TestVerbosity(t *testing.T) {
 			g.Expect(res.Stdout).To(ContainSubstring("kind: Cluster\n"), "logs do not go to stdout")
 		})
 	}
+}
+
+// TestHTTPLimits checks that a stalled repository server and an oversized download fail within the
+// limits of --http-timeout and --http-max-response-size, with errors that say so.
+func TestHTTPLimits(t *testing.T) {
+	srv := repositorytest.NewServer(t)
+	srv.AddRelease("example", "big", "v1.0.0", map[string][]byte{
+		"infrastructure-components.yaml": []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: big-system\n" + strings.Repeat("# padding\n", 1000)),
+		"metadata.yaml":                  []byte("apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- {major: 1, minor: 0, contract: v1beta1}\n"),
+	})
+	srv.Stall("github.com/example/slow/")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "clusterctl.yaml")
+	if err := os.WriteFile(cfg, []byte(`providers:
+- name: slow
+  url: https://github.com/example/slow/releases/latest/infrastructure-components.yaml
+  type: InfrastructureProvider
+- name: big
+  url: https://github.com/example/big/releases/latest/infrastructure-components.yaml
+  type: InfrastructureProvider
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("a stalled server", func(t *testing.T) {
+		g := NewWithT(t)
+		start := time.Now()
+		res := clusterctltest.Run(t, []string{"generate", "provider", "--config", cfg, "-i", "slow:v1.0.0", "--raw", "--http-timeout", "1s"},
+			clusterctltest.Options{Server: srv})
+		g.Expect(res.Code).To(Equal(1))
+		g.Expect(res.Stderr).To(ContainSubstring("Client.Timeout exceeded"))
+		// One attempt and the test's fast retries: far less than the server would hold the call.
+		g.Expect(time.Since(start)).To(BeNumerically("<", 30*time.Second))
+	})
+	t.Run("a response over the limit", func(t *testing.T) {
+		g := NewWithT(t)
+		res := clusterctltest.Run(t, []string{"generate", "provider", "--config", cfg, "-i", "big:v1.0.0", "--raw", "--http-max-response-size", "1Ki"},
+			clusterctltest.Options{Server: srv})
+		g.Expect(res.Code).To(Equal(1))
+		g.Expect(res.Stderr).To(ContainSubstring("the response of https://github.com/example/big/releases/download/v1.0.0/infrastructure-components.yaml is larger than 1Ki"))
+		res = clusterctltest.Run(t, []string{"generate", "provider", "--config", cfg, "-i", "big:v1.0.0", "--raw"},
+			clusterctltest.Options{Server: srv})
+		g.Expect(res.Stderr).To(BeEmpty())
+		g.Expect(res.Code).To(Equal(0))
+	})
 }

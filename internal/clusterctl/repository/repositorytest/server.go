@@ -34,6 +34,8 @@ type Server struct {
 	token       string
 	rateLimited bool
 	failures    map[string]int
+	stalled     []string
+	done        chan struct{}
 	requests    []string
 	nextID      int64
 }
@@ -65,10 +67,14 @@ func NewServer(t testing.TB) *Server {
 		gitlab:   map[string][]byte{},
 		urls:     map[string][]byte{},
 		failures: map[string]int{},
+		done:     make(chan struct{}),
 		nextID:   100,
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.srv.Close)
+	t.Cleanup(func() {
+		close(s.done)
+		s.srv.Close()
+	})
 	return s
 }
 
@@ -186,6 +192,14 @@ func (s *Server) FailNext(prefix string, n int) {
 	s.failures[prefix] = n
 }
 
+// Stall makes requests whose host and path start with prefix (for example
+// "github.com/owner/repo/releases/download/") get no answer until the client gives up or the test ends.
+func (s *Server) Stall(prefix string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stalled = append(s.stalled, prefix)
+}
+
 // Requests returns "host/path" of every request served so far.
 func (s *Server) Requests() []string {
 	s.mu.Lock()
@@ -230,6 +244,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "temporarily unavailable", http.StatusServiceUnavailable)
 			return
 		}
+	}
+	if slices.ContainsFunc(s.stalled, func(p string) bool { return strings.HasPrefix(key, p) }) {
+		s.mu.Unlock()
+		select {
+		case <-r.Context().Done():
+		case <-s.done:
+		}
+		return
 	}
 	defer s.mu.Unlock()
 
