@@ -111,7 +111,7 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 RELEASE_FLAGS = -version $(RELEASE_VERSION) -out out $(if $(IMAGE_REPO),-repo $(IMAGE_REPO))
 
 .PHONY: image
-image: ## Build the capstan image (IMAGE_PLATFORMS) without Docker into out/image (OCI layout), with its SBOM, signed with COSIGN_KEY (made when missing); push it when IMAGE_REPO is set
+image: ## Build the capstan image (IMAGE_PLATFORMS) without Docker into out/image (OCI layout), with its SBOM, signed with COSIGN_KEY (password COSIGN_PASSWORD; made when missing, unless pushing); push it when IMAGE_REPO is set
 	go run ./hack/release image $(RELEASE_FLAGS) -platforms $(IMAGE_PLATFORMS) -key $(COSIGN_KEY) \
 		-revision $(shell git rev-parse HEAD 2>/dev/null) -created $(SOURCE_DATE_EPOCH) $(if $(IMAGE_REPO),-push)
 

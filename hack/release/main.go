@@ -73,7 +73,7 @@ func runImage(ctx context.Context, args []string) error {
 	created := fs.String("created", os.Getenv("SOURCE_DATE_EPOCH"), "Creation time of the image, in seconds since the epoch (SOURCE_DATE_EPOCH); 0 when empty.")
 	platforms := fs.String("platforms", "linux/amd64,linux/arm64", "Comma-separated platforms of the image.")
 	out := fs.String("out", "out", "Output directory: image/ (OCI layout), capstan.spdx.json, cosign.pub.")
-	key := fs.String("key", "", "cosign private key file to sign with (password in COSIGN_PASSWORD); <out>/cosign.key, generated when missing, by default.")
+	key := fs.String("key", "", "cosign private key file to sign with (password in COSIGN_PASSWORD, which must not be empty); <out>/cosign.key by default. Created when missing, except with -push, which needs an existing key.")
 	repo := fs.String("repo", "", "Image repository, as the signatures name it and where -push pushes ("+release.Image+" when empty).")
 	push := fs.Bool("push", false, "Push the image, its signatures and its SBOM attestation to -repo.")
 	if err := fs.Parse(args); err != nil {
@@ -95,7 +95,8 @@ func runImage(ctx context.Context, args []string) error {
 	if keyFile == "" {
 		keyFile = p.key()
 	}
-	signer, err := loadOrCreateKey(keyFile, p.pub())
+	signer, err := dist.SigningKey(dist.KeyOptions{Path: keyFile, PublicKeyPath: p.pub(),
+		Password: []byte(os.Getenv("COSIGN_PASSWORD")), Publishing: *push, Log: os.Stderr})
 	if err != nil {
 		return err
 	}
@@ -125,42 +126,6 @@ func runImage(ctx context.Context, args []string) error {
 		fmt.Printf("Pushed %s:%s@%s with its signatures and SBOM attestation\n", *repo, *version, img.Digest)
 	}
 	return nil
-}
-
-// loadOrCreateKey loads the cosign key, or creates a key pair there when the file does not exist, and
-// writes the public key to pub.
-func loadOrCreateKey(keyFile, pub string) (*signature.Signer, error) {
-	password := []byte(os.Getenv("COSIGN_PASSWORD"))
-	data, err := os.ReadFile(keyFile)
-	if errors.Is(err, os.ErrNotExist) {
-		privatePEM, _, gerr := signature.GenerateKeyPair(password)
-		if gerr != nil {
-			return nil, gerr
-		}
-		if err := os.MkdirAll(filepath.Dir(keyFile), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(keyFile, privatePEM, 0o600); err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(os.Stderr, "Generated the signing key %s (password: $COSIGN_PASSWORD) and its public key %s; keep them to sign later builds with the same key\n", keyFile, pub)
-		data, err = privatePEM, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	signer, err := signature.LoadSigner(data, password)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", keyFile, err)
-	}
-	publicPEM, err := signer.PublicKey()
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Dir(pub), 0o755); err != nil {
-		return nil, err
-	}
-	return signer, os.WriteFile(pub, publicPEM, 0o644)
 }
 
 func runDirectory(args []string) error {
