@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,9 +37,15 @@ type Dialer struct {
 	ids     atomic.Int64
 }
 
-// NewDialer returns a Dialer through the API server of cfg. timeout bounds each dial (the HTTP upgrade);
-// no bound when 0.
+// DefaultTimeout bounds a dial of a Dialer made with no timeout.
+const DefaultTimeout = 10 * time.Second
+
+// NewDialer returns a Dialer through the API server of cfg. timeout bounds each dial (the HTTP upgrade and
+// the creation of the streams); DefaultTimeout when 0 or negative.
 func NewDialer(cfg *rest.Config, timeout time.Duration) (*Dialer, error) {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
 	rt, upgrader, err := spdy.RoundTripperFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building the stream transport to %s: %w", cfg.Host, err)
@@ -69,11 +76,8 @@ func (d *Dialer) URL(namespace, pod string) *url.URL {
 // connection to the API server; closing it closes both. The upgrade and the creation of the streams are
 // bounded by ctx and the Dialer's timeout: a server that does not answer never blocks the caller.
 func (d *Dialer) Dial(ctx context.Context, namespace, pod string, port int) (net.Conn, error) {
-	if d.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d.timeout)
-		defer cancel()
-	}
+	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
 	type result struct {
 		conn *streamConn
 		err  error
@@ -123,20 +127,41 @@ func (d *Dialer) dial(namespace, pod string, port int) (*streamConn, error) {
 		_ = conn.Close()
 		return nil, fmt.Errorf("creating the data stream: %w", err)
 	}
-	c := &streamConn{conn: conn, data: dataStream, addr: addr(fmt.Sprintf("%s/%s:%d", namespace, pod, port))}
+	c := newStreamConn(conn, dataStream, addr(fmt.Sprintf("%s/%s:%d", namespace, pod, port)))
 	go c.watchErrors(errorStream)
 	return c, nil
 }
 
-// streamConn is a port-forward data stream as a net.Conn.
+// streamConn is a port-forward data stream as a net.Conn. The streams cannot be interrupted, so the
+// caller's end is one side of a net.Pipe, which has deadlines, copied to and from the stream: a read or
+// write past its deadline fails with os.ErrDeadlineExceeded (a timeout net.Error), and a later deadline
+// makes the connection usable again.
 type streamConn struct {
-	conn httpstream.Connection
-	data httpstream.Stream
-	addr net.Addr
+	net.Conn // the caller's end of the pipe
+	peer     net.Conn
+	conn     httpstream.Connection
+	data     httpstream.Stream
+	addr     net.Addr
 
 	mu        sync.Mutex
 	remoteErr error
 	closeOnce sync.Once
+}
+
+func newStreamConn(conn httpstream.Connection, data httpstream.Stream, a net.Addr) *streamConn {
+	user, peer := net.Pipe()
+	c := &streamConn{Conn: user, peer: peer, conn: conn, data: data, addr: a}
+	// From the Pod: when its stream ends, the caller reads EOF.
+	go func() {
+		_, _ = io.Copy(peer, data)
+		_ = peer.Close()
+	}()
+	// To the Pod: when the caller closes its end, everything is closed.
+	go func() {
+		_, _ = io.Copy(data, peer)
+		_ = c.Close()
+	}()
+	return c
 }
 
 // watchErrors closes the connection when the server reports an error on the error stream (the Pod's port
@@ -151,32 +176,41 @@ func (c *streamConn) watchErrors(errorStream httpstream.Stream) {
 	}
 }
 
-func (c *streamConn) err(err error) error {
+// err is the error the server reported on the error stream, if any.
+func (c *streamConn) err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.remoteErr != nil && err != nil {
-		return errors.Join(err, c.remoteErr)
-	}
-	return err
+	return c.remoteErr
 }
 
 func (c *streamConn) Read(b []byte) (int, error) {
-	n, err := c.data.Read(b)
-	if errors.Is(err, io.EOF) {
+	n, err := c.Conn.Read(b)
+	if err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
 		return n, err
 	}
-	return n, c.err(err)
+	if remote := c.err(); remote != nil {
+		return n, remote
+	}
+	return n, err
 }
 
 func (c *streamConn) Write(b []byte) (int, error) {
-	n, err := c.data.Write(b)
-	return n, c.err(err)
+	n, err := c.Conn.Write(b)
+	if err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		return n, err
+	}
+	if remote := c.err(); remote != nil {
+		return n, errors.Join(err, remote)
+	}
+	return n, err
 }
 
-// Close closes the stream and its connection. It does not wait for the server: a server that stopped
-// answering never blocks the caller.
+// Close closes the pipe, the stream and its connection. It does not wait for the server: a server that
+// stopped answering never blocks the caller.
 func (c *streamConn) Close() error {
 	c.closeOnce.Do(func() {
+		_ = c.Conn.Close()
+		_ = c.peer.Close()
 		go func() {
 			c.conn.RemoveStreams(c.data)
 			_ = c.data.Reset()
@@ -188,11 +222,6 @@ func (c *streamConn) Close() error {
 
 func (c *streamConn) LocalAddr() net.Addr  { return c.addr }
 func (c *streamConn) RemoteAddr() net.Addr { return c.addr }
-
-// Deadlines are not supported by the streams; gRPC, the only user, bounds its calls with contexts.
-func (c *streamConn) SetDeadline(time.Time) error      { return nil }
-func (c *streamConn) SetReadDeadline(time.Time) error  { return nil }
-func (c *streamConn) SetWriteDeadline(time.Time) error { return nil }
 
 type addr string
 

@@ -2,6 +2,7 @@ package kubeadmcontrolplane
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/golang-lru/v2/expirable"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -159,10 +161,17 @@ func klogRef(o client.Object) string { return o.GetNamespace() + "/" + o.GetName
 // at half of it.
 const etcdClientCertValidity = 24 * time.Hour
 
+// maxEtcdClientCerts bounds the etcd client certificates kept: one per workload cluster, the least
+// recently used going first; a certificate also goes after half its validity, when it is renewed anyway,
+// so the certificates of deleted clusters do not stay.
+const maxEtcdClientCerts = 2048
+
 // etcdClientCerts keeps one etcd client certificate per etcd CA, so that a reconcile does not sign a new one.
 type etcdClientCerts struct {
+	// size bounds the certificates kept; maxEtcdClientCerts when 0.
+	size  int
 	mu    sync.Mutex
-	certs map[string]*tls.Certificate
+	certs *expirable.LRU[[sha256.Size]byte, *tls.Certificate]
 }
 
 // get returns a client certificate signed by the etcd CA (PEM certificate and key), for the common name
@@ -171,10 +180,14 @@ func (e *etcdClientCerts) get(caCert, caKey []byte) (tls.Certificate, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.certs == nil {
-		e.certs = map[string]*tls.Certificate{}
+		size := e.size
+		if size == 0 {
+			size = maxEtcdClientCerts
+		}
+		e.certs = expirable.NewLRU[[sha256.Size]byte, *tls.Certificate](size, nil, etcdClientCertValidity/2)
 	}
-	k := string(caCert)
-	if c, ok := e.certs[k]; ok && time.Until(c.Leaf.NotAfter) > etcdClientCertValidity/2 {
+	k := sha256.Sum256(caCert)
+	if c, ok := e.certs.Get(k); ok && time.Until(c.Leaf.NotAfter) > etcdClientCertValidity/2 {
 		return *c, nil
 	}
 	cert, err := pki.ParseCert(caCert)
@@ -195,7 +208,7 @@ func (e *etcdClientCerts) get(caCert, caKey []byte) (tls.Certificate, error) {
 		return tls.Certificate{}, err
 	}
 	pair.Leaf = kp.Cert
-	e.certs[k] = &pair
+	e.certs.Add(k, &pair)
 	return pair, nil
 }
 
