@@ -124,6 +124,15 @@ func (c *Client) EnsureMachine(ctx context.Context, key types.NamespacedName, m 
 	return reply.Status, reply.Err.err()
 }
 
+// Machines implements backend.Backend.
+func (c *Client) Machines(ctx context.Context, key types.NamespacedName) ([]string, error) {
+	var reply NamesReply
+	if err := c.call(ctx, "Machines", KeyArgs{Key: key}, &reply); err != nil {
+		return nil, err
+	}
+	return reply.Names, reply.Err.err()
+}
+
 // DeleteMachine implements backend.Backend.
 func (c *Client) DeleteMachine(ctx context.Context, key types.NamespacedName, name string) error {
 	var reply ErrReply

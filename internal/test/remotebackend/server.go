@@ -96,6 +96,13 @@ func (s *Service) EnsureMachine(args MachineArgs, reply *MachineReply) error {
 	return nil
 }
 
+// Machines serves backend.Backend.Machines.
+func (s *Service) Machines(args KeyArgs, reply *NamesReply) error {
+	names, err := s.b.Machines(context.Background(), args.Key)
+	reply.Names, reply.Err = names, toWire(err)
+	return nil
+}
+
 // DeleteMachine serves backend.Backend.DeleteMachine.
 func (s *Service) DeleteMachine(args DeleteMachineArgs, reply *ErrReply) error {
 	reply.Err = toWire(s.b.DeleteMachine(context.Background(), args.Key, args.Name))

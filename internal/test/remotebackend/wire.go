@@ -42,6 +42,12 @@ type DeleteMachineArgs struct {
 	Name string
 }
 
+// NamesReply is Machines'.
+type NamesReply struct {
+	Names []string
+	Err   WireError
+}
+
 // WireError is a backend's error: its message, and whether it is backend.ErrClusterNotReady.
 type WireError struct {
 	Message  string

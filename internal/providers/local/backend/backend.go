@@ -170,6 +170,10 @@ type Backend interface {
 	// EnsureMachine starts a machine (its processes, its Node) or updates it, and reports its state. It
 	// returns ErrClusterNotReady while the cluster cannot take it.
 	EnsureMachine(ctx context.Context, key types.NamespacedName, m Machine) (MachineStatus, error)
+	// Machines returns the names of the machines the backend runs or keeps the data of for the cluster,
+	// sorted; none for an unknown cluster. The LocalCluster controller deletes those whose Machine is gone
+	// without the LocalMachine's deletion having done it (a Machine deleted by force).
+	Machines(ctx context.Context, key types.NamespacedName) ([]string, error)
 	// DeleteMachine removes a machine: its etcd member when still in the cluster, its processes and data,
 	// its Node. It is a no-op for an unknown machine or cluster that has no data. It returns
 	// ErrClusterNotReady while the Node cannot be deleted yet.

@@ -183,6 +183,15 @@ func (b *Backend) EnsureMachine(_ context.Context, key types.NamespacedName, m b
 	return c.ensureMachine(m)
 }
 
+// Machines implements backend.Backend.
+func (b *Backend) Machines(_ context.Context, key types.NamespacedName) ([]string, error) {
+	c := b.get(key)
+	if c == nil {
+		return nil, nil
+	}
+	return c.machineNames(), nil
+}
+
 // DeleteMachine implements backend.Backend.
 func (b *Backend) DeleteMachine(_ context.Context, key types.NamespacedName, name string) error {
 	c := b.get(key)

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"sync"
@@ -105,6 +106,13 @@ func (c *cluster) stop() {
 		}
 		c.mu.Unlock()
 	})
+}
+
+// machineNames returns the names of the cluster's machines, sorted.
+func (c *cluster) machineNames() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Sorted(maps.Keys(c.machines))
 }
 
 // apiServers is how many control plane machines run.

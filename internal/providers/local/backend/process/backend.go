@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -170,6 +172,18 @@ func (b *Backend) EnsureMachine(ctx context.Context, key types.NamespacedName, s
 		return backend.MachineStatus{}, backend.ErrClusterNotReady
 	}
 	return c.ensureMachine(ctx, spec)
+}
+
+// Machines implements backend.Backend.
+func (b *Backend) Machines(_ context.Context, key types.NamespacedName) ([]string, error) {
+	if c := b.get(key); c != nil {
+		return c.machineNames(), nil
+	}
+	st, err := readState(b.ClusterDir(key))
+	if err != nil {
+		return nil, nil //nolint:nilerr // No state: the backend keeps nothing of the cluster.
+	}
+	return slices.Sorted(maps.Keys(st.Machines)), nil
 }
 
 // DeleteMachine implements backend.Backend.

@@ -3,7 +3,9 @@ package process
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -161,6 +163,13 @@ func (c *cluster) hasNode(machineName string) bool {
 	defer c.statusMu.Unlock()
 	_, ok := c.nodes[machineName]
 	return ok
+}
+
+// machineNames returns the names of the machines in the cluster's state, sorted.
+func (c *cluster) machineNames() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Sorted(maps.Keys(c.st.Machines))
 }
 
 // deleteMachine removes a machine: its Node (and mirror Pods), its etcd member when it is still in the

@@ -68,6 +68,8 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 		WithOptions(options).
 		For(&infrav1.LocalCluster{}, builder.WithPredicates(watchFilter, notExternallyManaged(), r.writes.LetThroughAwaited(reconciler.NotOwnStatus()))).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToLocalCluster), builder.WithPredicates(watchFilter, clusterSpecChanged())).
+		// A Machine deleted by force may leave its machine running: see reconcileOrphanedMachines.
+		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.machineToLocalCluster), builder.WithPredicates(watchFilter, machineDeleted())).
 		WatchesRawSource(source.Channel(changes, &handler.EnqueueRequestForObject{})).
 		Complete(reconciler.RequeueOnConflict(r))
 }

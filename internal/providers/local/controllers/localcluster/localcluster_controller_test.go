@@ -71,10 +71,26 @@ func pidOf(g Gomega, dir, name string) int {
 	return pid
 }
 
+// createMachine creates the Machine name of the LocalCluster's Cluster (the LocalCluster deletes the machines
+// of Machines that are gone).
+func createMachine(g Gomega, lc *infrav1.LocalCluster, name string) *clusterv1.Machine {
+	clusterName := lc.Labels[clusterv1.ClusterNameLabel]
+	m := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Namespace: lc.Namespace, Name: name, Labels: map[string]string{clusterv1.ClusterNameLabel: clusterName}},
+		Spec: clusterv1.MachineSpec{ClusterName: clusterName, Bootstrap: clusterv1.Bootstrap{DataSecretName: ptr.To(name)},
+			InfrastructureRef: corev1.ObjectReference{APIVersion: infrav1.GroupVersion.String(), Kind: "LocalMachine", Name: name}},
+	}
+	if err := env.Client.Create(context.Background(), m); !apierrors.IsAlreadyExists(err) {
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	return m
+}
+
 // startControlPlane runs a control plane machine cp-0 in the LocalCluster's cluster, as the LocalMachine
 // controller does for a control plane Machine, until its Node is registered.
 func startControlPlane(g Gomega, p *provider, lc *infrav1.LocalCluster) {
 	key := client.ObjectKeyFromObject(lc)
+	createMachine(g, lc, "cp-0")
 	g.Eventually(func(g Gomega) {
 		st, err := p.backend.EnsureMachine(context.Background(), key, backend.Machine{
 			Name: "cp-0", NodeName: "cp-0", ProviderID: "local://" + key.Namespace + "/" + key.Name + "/cp-0",
@@ -281,4 +297,51 @@ func TestControlPlaneEndpointIsImmutableOnceSet(t *testing.T) {
 	err := env.Client.Update(ctx, lc)
 	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
 	g.Expect(err).To(MatchError(ContainSubstring("controlPlaneEndpoint cannot be changed")))
+}
+
+// A machine whose Machine was deleted by force (no LocalMachine deletion ran) is deleted by the
+// LocalCluster: its Node, and for a control plane machine its processes, while the machines of Machines
+// and of LocalMachinePools stay.
+func TestMachineDeletedByForceIsStopped(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	p := startProvider(t, t.TempDir())
+	_, lc := createCluster(t, ns, "c1", true, nil)
+	g.Eventually(func(g Gomega) {
+		get(g, lc)
+		g.Expect(lc.Status.Ready).To(BeTrue())
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	startControlPlane(g, p, lc)
+	key := client.ObjectKeyFromObject(lc)
+	g.Expect(env.Client.Create(ctx, &infrav1.LocalMachinePool{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pool"}})).To(Succeed())
+	worker := createMachine(g, lc, "w-0")
+	for _, name := range []string{"w-0", "pool-0"} {
+		g.Eventually(func(g Gomega) {
+			st, err := p.backend.EnsureMachine(ctx, key, backend.Machine{Name: name, NodeName: name, ProviderID: "local://" + ns + "/c1/" + name, Version: "v1.37.1"})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(st.NodeRegistered).To(BeTrue(), "%s: %s", st.Reason, st.Message)
+		}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	}
+	wc := workloadClient(g, ns, "c1", lc.Spec.ControlPlaneEndpoint)
+	machines := func(g Gomega) []string {
+		names, err := p.backend.Machines(ctx, key)
+		g.Expect(err).NotTo(HaveOccurred())
+		return names
+	}
+	g.Consistently(machines, 3*time.Second, 500*time.Millisecond).Should(Equal([]string{"cp-0", "pool-0", "w-0"}), "the machines of Machines and pools stay")
+
+	t.Log("a worker's Machine deleted by force: its Node goes")
+	g.Expect(env.Client.Delete(ctx, worker)).To(Succeed())
+	g.Eventually(machines, 60*time.Second, 200*time.Millisecond).Should(Equal([]string{"cp-0", "pool-0"}))
+	_, err := wc.CoreV1().Nodes().Get(ctx, "w-0", metav1.GetOptions{})
+	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the Node is deleted: %v", err)
+
+	t.Log("a control plane Machine deleted by force: its etcd and kube-apiserver stop")
+	dir := p.backend.ClusterDir(key)
+	etcdPid, apiPid := pidOf(g, dir, "etcd"), pidOf(g, dir, "kube-apiserver")
+	g.Expect(env.Client.Delete(ctx, &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cp-0"}})).To(Succeed())
+	g.Eventually(machines, 60*time.Second, 200*time.Millisecond).Should(Equal([]string{"pool-0"}))
+	g.Eventually(func() bool { return procs.Alive(etcdPid) || procs.Alive(apiPid) }, 30*time.Second, 200*time.Millisecond).Should(BeFalse())
+	g.Expect(filepath.Join(dir, "machines", "cp-0")).NotTo(BeAnExistingFile())
 }

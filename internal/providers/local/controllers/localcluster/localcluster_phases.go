@@ -74,7 +74,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	if !status.Ready {
 		return ctrl.Result{RequeueAfter: r.RetryInterval}, nil
 	}
-	return ctrl.Result{}, nil
+	return r.reconcileOrphanedMachines(ctx, s)
 }
 
 // validate returns the terminal failure of a spec that cannot work, or nil. The API server listens only
