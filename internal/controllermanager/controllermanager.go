@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/capstan-dev/capstan/internal/feature"
+	"github.com/capstan-dev/capstan/internal/localnet"
 )
 
 // Options are the flags shared by capstan's controller managers.
@@ -87,10 +89,11 @@ func DefaultOptions(name string) *Options {
 		KubeAPIQPS:               100,
 		KubeAPIBurst:             200,
 		SyncPeriod:               10 * time.Minute,
-		HealthAddr:               ":9440",
-		DiagnosticsAddress:       ":8443",
-		TLSMinVersion:            "VersionTLS12",
-		FeatureGates:             &feature.Gates{},
+		// Upstream's ports on every address, what a Pod needs; on 127.0.0.1 only in the embedded cluster.
+		HealthAddr:         net.JoinHostPort(localnet.ListenHost(), "9440"),
+		DiagnosticsAddress: net.JoinHostPort(localnet.ListenHost(), "8443"),
+		TLSMinVersion:      "VersionTLS12",
+		FeatureGates:       &feature.Gates{},
 	}
 }
 

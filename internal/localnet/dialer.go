@@ -43,6 +43,16 @@ func ForEnvironment(c client.Reader) DialFunc {
 	return (&Dialer{Client: c}).DialContext
 }
 
+// ListenHost is the address servers listen on by default: 127.0.0.1 in a process of the embedded
+// cluster's local runtime (RoutingEnv), where everything is reached on loopback and nothing else of the
+// machine's network must be, and "" (every address, what a Pod needs) elsewhere.
+func ListenHost() string {
+	if os.Getenv(RoutingEnv) == RoutingEndpointSlices {
+		return "127.0.0.1"
+	}
+	return ""
+}
+
 // DialContext dials addr; a Service name is resolved to one of its ready endpoints.
 func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	direct := d.Direct

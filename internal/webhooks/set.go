@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/yaml"
 
+	"github.com/capstan-dev/capstan/internal/localnet"
 	"github.com/capstan-dev/capstan/internal/webhooks/certs"
 )
 
@@ -63,6 +64,9 @@ func (s Set) MutatingConfigurationName() string { return s.Prefix + "-mutating-w
 
 // Options are the webhook flags of a manager, with upstream Cluster API's names.
 type Options struct {
+	// Host is the address the webhook server listens on: every address when empty, as upstream's, so that
+	// the API server reaches the Pod; 127.0.0.1 in the embedded management cluster.
+	Host string
 	// Port is where the webhook server listens; a negative port disables it (and the webhooks).
 	Port int
 	// CertDir, when set, holds certificates that someone else manages (cert-manager, for example); when
@@ -73,13 +77,16 @@ type Options struct {
 	TLSOpts []func(*tls.Config)
 }
 
-// DefaultOptions returns upstream's defaults, except that certificates are self-managed.
+// DefaultOptions returns upstream's defaults, except that certificates are self-managed and that, in the
+// embedded management cluster, the server listens on 127.0.0.1 only (localnet.ListenHost).
 func DefaultOptions() Options {
-	return Options{Port: 9443, CertName: "tls.crt", KeyName: "tls.key"}
+	return Options{Host: localnet.ListenHost(), Port: 9443, CertName: "tls.crt", KeyName: "tls.key"}
 }
 
 // AddFlags registers the webhook flags.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Host, "webhook-host", o.Host, "Address the webhook server listens on; every address when empty (what a Pod needs: the API server calls it at the Pod's IP). "+
+		"127.0.0.1, whatever the flag says, in the embedded management cluster (capstan up).")
 	fs.IntVar(&o.Port, "webhook-port", o.Port, "Port of the webhook server; a negative port disables the webhooks.")
 	fs.StringVar(&o.CertDir, "webhook-cert-dir", o.CertDir, "Directory of the webhook server's certificate, when it is managed by something else (cert-manager); "+
 		"when empty the manager creates and rotates its own, in the Secret <prefix>-webhook-service-cert of its namespace.")
@@ -111,12 +118,12 @@ func (s Set) Setup(mgr ctrl.Manager, o Options, namespace string) error {
 		return nil
 	}
 	scheme := mgr.GetScheme()
-	wo := webhook.Options{Port: o.Port, CertDir: o.CertDir, CertName: o.CertName, KeyName: o.KeyName,
+	wo := webhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir, CertName: o.CertName, KeyName: o.KeyName,
 		TLSOpts: append([]func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}, o.TLSOpts...)}
 	var rotator *certs.Rotator
 	if o.CertDir == "" {
 		rotator = &certs.Rotator{Client: mgr.GetClient(), Namespace: namespace, SecretName: s.SecretName(),
-			ServiceName: s.ServiceName(), Port: o.Port}
+			ServiceName: s.ServiceName(), Host: o.Host, Port: o.Port}
 		for _, h := range s.Hooks {
 			gvk, err := h.gvk(scheme)
 			if err != nil {
@@ -145,7 +152,7 @@ func (s Set) Setup(mgr ctrl.Manager, o Options, namespace string) error {
 	}
 	// The server has no certificate to present until the rotator's first pass: it is alive as soon as
 	// it accepts connections.
-	if err := mgr.AddHealthzCheck("webhook-server", listening(o.Port)); err != nil {
+	if err := mgr.AddHealthzCheck("webhook-server", listening(o.Host, o.Port)); err != nil {
 		return err
 	}
 	if err := rotator.SetupWithManager(mgr); err != nil {
@@ -154,11 +161,11 @@ func (s Set) Setup(mgr ctrl.Manager, o Options, namespace string) error {
 	return mgr.AddReadyzCheck("webhooks", healthz.Checker(rotator.Ready))
 }
 
-// listening is a health check that passes when something accepts TCP connections on a local port.
-func listening(port int) healthz.Checker {
+// listening is a health check that passes when something accepts TCP connections on host:port.
+func listening(host string, port int) healthz.Checker {
 	return func(req *http.Request) error {
 		d := &net.Dialer{Timeout: 2 * time.Second}
-		conn, err := d.DialContext(req.Context(), "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		conn, err := d.DialContext(req.Context(), "tcp", net.JoinHostPort(certs.DialHost(host), strconv.Itoa(port)))
 		if err != nil {
 			return fmt.Errorf("the webhook server does not accept connections: %w", err)
 		}

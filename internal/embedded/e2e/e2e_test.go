@@ -160,6 +160,7 @@ func TestMainJob(t *testing.T) {
 
 	waitProvisioned(t, c, state)
 	expectWebView(t, state)
+	expectLoopbackOnly(t, state)
 	uids := snapshot(t, c)
 	expectSelectorMismatchRefused(t, state)
 	caBefore := webhookCA(t, c)
@@ -242,6 +243,34 @@ func expectWebView(t *testing.T, state embedded.State) {
 		g.Expect(body).To(ContainSubstring(`"name":"demo"`))
 		g.Expect(body).To(ContainSubstring(`"available":"True"`))
 	}, time.Minute, time.Second).Should(Succeed())
+}
+
+// expectLoopbackOnly lists the TCP sockets that capstan up and every process below it listen on (etcd,
+// kube-apiserver, the providers with their webhook, health and diagnostics servers, the workload
+// cluster's etcd, kube-apiserver, load balancer and simulated kubelets) and finds none on an address other
+// than loopback.
+func expectLoopbackOnly(t *testing.T, state embedded.State) {
+	t.Helper()
+	g := NewWithT(t)
+	pid, err := state.RunningPid()
+	g.Expect(err).NotTo(HaveOccurred())
+	listeners, err := procs.Listeners(append(descendants(pid), pid))
+	g.Expect(err).NotTo(HaveOccurred())
+	var open []string
+	programs := map[string]bool{}
+	for _, l := range listeners {
+		programs[filepath.Base(strings.Fields(l.Cmdline + " ?")[0])] = true
+		if !l.Addr.IP.IsLoopback() {
+			open = append(open, l.String())
+		}
+	}
+	g.Expect(open).To(BeEmpty(), "listening on an address other than loopback")
+	// The check saw the servers it is about: the management and workload etcd and kube-apiservers, and
+	// capstan's processes (the providers, their webhooks, the load balancer and kubelets).
+	g.Expect(programs).To(HaveKey("etcd"))
+	g.Expect(programs).To(HaveKey("kube-apiserver"))
+	g.Expect(programs).To(HaveKey("capstan"))
+	t.Logf("%d listening sockets, all on loopback", len(listeners))
 }
 
 func newClient(t *testing.T, state embedded.State) client.Client {

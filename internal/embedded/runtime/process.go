@@ -18,10 +18,16 @@ var portFlags = map[string]bool{
 	"--profiler-address": true, "--webhook-port": true,
 }
 
+// hostFlags are the flags of capstan's managers that name only the address a server listens on.
+var hostFlags = map[string]bool{"--webhook-host": true}
+
 // rewritePorts replaces the values of port-binding flags with free loopback ports, so that any number of
-// replicas and providers run side by side. A disabled address ("0" or "") stays disabled. It returns the
-// new arguments, the health address, if any, and which loopback port replaces each port the flags named
-// (so that the container ports of the same numbers, which Services target, can be found).
+// replicas and providers run side by side, and those of address flags with 127.0.0.1: nothing of the
+// local runtime listens on another address of the machine, whatever the Deployment says (capstan's
+// servers also default to 127.0.0.1 there, see localnet.ListenHost). A disabled address ("0", "" or a
+// negative port) stays disabled. It returns the new arguments, the health address, if any, and which
+// loopback port replaces each port the flags named (so that the container ports of the same numbers,
+// which Services target, can be found).
 func rewritePorts(args []string, freePort func() (int, error)) ([]string, string, map[int32]int32, error) {
 	out := make([]string, 0, len(args))
 	health := ""
@@ -29,7 +35,7 @@ func rewritePorts(args []string, freePort func() (int, error)) ([]string, string
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		name, value, hasValue := strings.Cut(arg, "=")
-		if !portFlags[name] {
+		if !portFlags[name] && !hostFlags[name] {
 			out = append(out, arg)
 			continue
 		}
@@ -37,7 +43,11 @@ func rewritePorts(args []string, freePort func() (int, error)) ([]string, string
 			i++
 			value = args[i]
 		}
-		if value == "0" || value == "" {
+		if hostFlags[name] {
+			out = append(out, name+"=127.0.0.1")
+			continue
+		}
+		if value == "0" || value == "" || strings.HasPrefix(value, "-") {
 			out = append(out, name+"="+value)
 			continue
 		}

@@ -264,4 +264,9 @@ func TestRewritePorts(t *testing.T) {
 	g.Expect(args).To(Equal([]string{"manager", "--health-addr=127.0.0.1:40001", "--metrics-bind-addr=0", "--webhook-port=40002", "--other=1"}))
 	g.Expect(health).To(Equal("127.0.0.1:40001"))
 	g.Expect(ports).To(Equal(map[int32]int32{9440: 40001, 9443: 40002}), "container ports 9440 and 9443 are reached on the new ports")
+
+	// An address flag is loopback whatever it says; a disabled webhook server stays disabled.
+	args, _, _, err = rewritePorts([]string{"manager", "--webhook-host", "0.0.0.0", "--webhook-port=-1", "--diagnostics-address=0.0.0.0:8443"}, next)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(args).To(Equal([]string{"manager", "--webhook-host=127.0.0.1", "--webhook-port=-1", "--diagnostics-address=127.0.0.1:40003"}))
 }

@@ -1,5 +1,6 @@
 // Package procs lets tests look at the processes of this machine through /proc (Linux): whether a pid
-// runs, which processes of a program work below a directory, and the pid a pid file names.
+// runs, which processes of a program work below a directory, the pid a pid file names, and the TCP
+// sockets processes listen on.
 package procs
 
 import (

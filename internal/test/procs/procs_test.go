@@ -1,12 +1,15 @@
 package procs
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
+
+	. "github.com/onsi/gomega"
 )
 
 func TestFindAndAlive(t *testing.T) {
@@ -84,4 +87,50 @@ func TestReadPidFileErrors(t *testing.T) {
 	if _, err := ReadPidFile(bad); err == nil {
 		t.Fatal("a pid file without a number was accepted")
 	}
+}
+
+func TestListeners(t *testing.T) {
+	g := NewWithT(t)
+	l4, err := net.Listen("tcp4", "127.0.0.1:0")
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = l4.Close() }()
+	listeners, err := Listeners([]int{os.Getpid()})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(listeners).To(ContainElement(HaveField("Addr.Port", l4.Addr().(*net.TCPAddr).Port)))
+	for _, l := range listeners {
+		if l.Addr.Port == l4.Addr().(*net.TCPAddr).Port {
+			g.Expect(l.Addr.IP.Equal(net.IPv4(127, 0, 0, 1))).To(BeTrue(), "%s", l)
+			g.Expect(l.Pid).To(Equal(os.Getpid()))
+		}
+	}
+	if l6, err := net.Listen("tcp6", "[::1]:0"); err == nil {
+		defer func() { _ = l6.Close() }()
+		listeners, err := Listeners([]int{os.Getpid()})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(listeners).To(ContainElement(HaveField("Addr.IP", Equal(net.IPv6loopback))))
+	}
+	// A server on every address (what a bare port gives) is seen as such.
+	all, err := net.Listen("tcp", ":0")
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = all.Close() }()
+	listeners, err = Listeners([]int{os.Getpid()})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(listeners).To(ContainElement(And(HaveField("Addr.Port", all.Addr().(*net.TCPAddr).Port),
+		WithTransform(func(l Listener) bool { return l.Addr.IP.IsUnspecified() && !l.Addr.IP.IsLoopback() }, BeTrue()))))
+	g.Expect(Listeners([]int{-1})).To(BeEmpty(), "no such process")
+}
+
+func TestParseProcAddr(t *testing.T) {
+	g := NewWithT(t)
+	a, err := parseProcAddr("0100007F:1F90")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(a.String()).To(Equal("127.0.0.1:8080"))
+	a, err = parseProcAddr("00000000000000000000000001000000:0050")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(a.String()).To(Equal("[::1]:80"))
+	a, err = parseProcAddr("00000000:24D4")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(a.IP.IsUnspecified()).To(BeTrue())
+	_, err = parseProcAddr("zz:1")
+	g.Expect(err).To(HaveOccurred())
 }

@@ -54,7 +54,9 @@ type Rotator struct {
 	Namespace, SecretName, ServiceName string
 	// Hooks are the admission webhook entries that must carry the CA bundle before the manager is ready.
 	Hooks []Hook
-	// Port is the webhook server's port; the readiness check connects to it on 127.0.0.1.
+	// Host and Port are where the webhook server listens; the readiness check connects there (to
+	// 127.0.0.1 when Host is empty or an unspecified address).
+	Host string
 	Port int
 	// Policy sets validity and renewal; DefaultPolicy when zero.
 	Policy Policy
@@ -350,7 +352,7 @@ func (r *Rotator) Ready(req *http.Request) error {
 	}
 	dialer := &tls.Dialer{NetDialer: &net.Dialer{Timeout: 2 * time.Second},
 		Config: &tls.Config{RootCAs: pool, ServerName: r.DNSNames()[0], MinVersion: tls.VersionTLS12}}
-	conn, err := dialer.DialContext(req.Context(), "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(r.Port)))
+	conn, err := dialer.DialContext(req.Context(), "tcp", net.JoinHostPort(DialHost(r.Host), strconv.Itoa(r.Port)))
 	if err != nil {
 		return fmt.Errorf("the webhook server on port %d does not present a certificate the API server trusts: %w", r.Port, err)
 	}
@@ -395,4 +397,13 @@ func (r *Rotator) configuredBundle(ctx context.Context, h Hook) ([]byte, error) 
 	}
 	return nil, fmt.Errorf("no %s has an entry for Service %s path %s: apply the provider's components, which hold it",
 		kind, klogKey(r.Namespace, r.ServiceName), h.Path)
+}
+
+// DialHost returns the address to connect to a server listening on host: host itself, or 127.0.0.1 when
+// host is empty or an unspecified address (0.0.0.0, ::), which listen on every interface.
+func DialHost(host string) string {
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		return "127.0.0.1"
+	}
+	return host
 }

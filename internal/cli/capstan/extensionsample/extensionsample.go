@@ -15,12 +15,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
+	"github.com/capstan-dev/capstan/internal/localnet"
 	"github.com/capstan-dev/capstan/pkg/extension"
 	"github.com/capstan-dev/capstan/pkg/extension/sample"
 )
 
 // Options are the flags of `capstan extension-sample`.
 type Options struct {
+	Host    string
 	Port    int
 	CertDir string
 	// HealthAddr serves /healthz and /readyz over HTTP when set (the embedded cluster's runtime and
@@ -31,7 +33,7 @@ type Options struct {
 
 // NewCommand returns `capstan extension-sample`.
 func NewCommand(streams iostreams.Streams) *cobra.Command {
-	o := &Options{Port: 9443, CertDir: "/tmp/k8s-webhook-server/serving-certs"}
+	o := &Options{Host: localnet.ListenHost(), Port: 9443, CertDir: "/tmp/k8s-webhook-server/serving-certs"}
 	cmd := &cobra.Command{
 		Use:   "extension-sample",
 		Short: "Run the sample Runtime Extension (lifecycle hooks held by annotations, a GeneratePatches handler)",
@@ -43,7 +45,7 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := zap.New(zap.UseFlagOptions(&o.Zap), zap.WriteTo(streams.ErrOut))
 			ctrl.SetLogger(log)
-			srv := extension.NewServer(extension.Options{Port: o.Port, CertDir: o.CertDir, Logger: log})
+			srv := extension.NewServer(extension.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir, Logger: log})
 			if err := sample.Register(srv); err != nil {
 				return err
 			}
@@ -57,6 +59,7 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
+	fs.StringVar(&o.Host, "webhook-host", o.Host, "Address the Runtime Extension server listens on; every address when empty (what a Pod needs), 127.0.0.1 in the embedded management cluster (capstan up).")
 	fs.IntVar(&o.Port, "webhook-port", o.Port, "Port the Runtime Extension server listens on.")
 	fs.StringVar(&o.CertDir, "webhook-cert-dir", o.CertDir, "Directory with the serving certificate and key, tls.crt and tls.key.")
 	fs.StringVar(&o.HealthAddr, "health-addr", "", "Address to serve /healthz and /readyz on over HTTP (for example :9440); none when empty.")
