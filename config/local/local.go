@@ -5,7 +5,8 @@ package local
 
 import "embed"
 
-// Files holds namespace.yaml, rbac.yaml, manager.yaml, metadata.yaml and the cluster-template*.yaml files.
+// Files holds namespace.yaml, rbac.yaml, manager.yaml, webhooks.yaml (generated), metadata.yaml and the
+// cluster-template*.yaml files.
 //
 //go:embed *.yaml
 var Files embed.FS

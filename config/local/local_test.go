@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,12 +72,13 @@ func TestReleaseArtifacts(t *testing.T) {
 				aggregated = true
 			}
 		}
-		if o.GetKind() != "CustomResourceDefinition" && o.GetKind() != "ClusterRole" && o.GetKind() != "ClusterRoleBinding" && o.GetKind() != "Namespace" {
+		if !slices.Contains([]string{"CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding", "Namespace", "ValidatingWebhookConfiguration"}, o.GetKind()) {
 			g.Expect(o.GetNamespace()).To(Equal("capl-system"), "%s %s", o.GetKind(), o.GetName())
 		}
 	}
 	g.Expect(kinds).To(HaveKeyWithValue("Namespace", 1))
 	g.Expect(kinds).To(HaveKeyWithValue("Deployment", 1))
+	g.Expect(kinds).To(HaveKeyWithValue("ValidatingWebhookConfiguration", 1), "the webhooks that refuse extra arguments the provider does not run")
 	g.Expect(kinds).To(HaveKeyWithValue("CustomResourceDefinition", 6), "LocalCluster, LocalMachine, LocalMachinePool and their templates")
 	g.Expect(aggregated).To(BeTrue())
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	corewebhooks "github.com/capstan-dev/capstan/internal/webhooks/core"
+	localwebhooks "github.com/capstan-dev/capstan/internal/webhooks/local"
 	operatorwebhooks "github.com/capstan-dev/capstan/internal/webhooks/operator"
 )
 
@@ -16,6 +17,7 @@ func main() {
 		render func() ([]byte, error)
 	}{
 		{corewebhooks.ManifestsFile, corewebhooks.Manifests},
+		{localwebhooks.ManifestsFile, localwebhooks.Manifests},
 		{operatorwebhooks.ManifestsFile, operatorwebhooks.Manifests},
 		{operatorwebhooks.ChartFile, operatorwebhooks.ChartManifests},
 	}

@@ -21,6 +21,10 @@ type Hook struct {
 	Mutating bool
 	// Operations are the operations the hook sees; CREATE and UPDATE when empty.
 	Operations []admissionregistrationv1.OperationType
+	// MatchConditions are CEL conditions a request must meet for the API server to send it to the hook
+	// (the configuration entry's matchConditions): a hook for objects of other providers' kinds sees only
+	// the ones it is about, and does not hold the others up when its manager is down.
+	MatchConditions []admissionregistrationv1.MatchCondition
 
 	object  client.Object
 	handler func(*runtime.Scheme) http.Handler
@@ -41,6 +45,12 @@ func Mutating[T client.Object](obj T, d admission.Defaulter[T]) Hook {
 // On returns the hook for other operations, for example DELETE for a hook that blocks deletions.
 func (h Hook) On(ops ...admissionregistrationv1.OperationType) Hook {
 	h.Operations = ops
+	return h
+}
+
+// When returns the hook for the requests that meet conditions (see MatchConditions).
+func (h Hook) When(conditions ...admissionregistrationv1.MatchCondition) Hook {
+	h.MatchConditions = conditions
 	return h
 }
 

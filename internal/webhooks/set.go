@@ -207,7 +207,7 @@ func (s Set) Manifests(scheme *runtime.Scheme, namespace string) ([]client.Objec
 		}}
 		if h.Mutating {
 			mutating.Webhooks = append(mutating.Webhooks, admissionregistrationv1.MutatingWebhook{
-				Name: h.name(gvk), ClientConfig: cc, Rules: rules,
+				Name: h.name(gvk), ClientConfig: cc, Rules: rules, MatchConditions: h.MatchConditions,
 				FailurePolicy: ptr.To(admissionregistrationv1.Fail), MatchPolicy: ptr.To(admissionregistrationv1.Equivalent),
 				SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone), TimeoutSeconds: ptr.To[int32](TimeoutSeconds),
 				AdmissionReviewVersions: []string{"v1"},
@@ -215,7 +215,7 @@ func (s Set) Manifests(scheme *runtime.Scheme, namespace string) ([]client.Objec
 			continue
 		}
 		validating.Webhooks = append(validating.Webhooks, admissionregistrationv1.ValidatingWebhook{
-			Name: h.name(gvk), ClientConfig: cc, Rules: rules,
+			Name: h.name(gvk), ClientConfig: cc, Rules: rules, MatchConditions: h.MatchConditions,
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail), MatchPolicy: ptr.To(admissionregistrationv1.Equivalent),
 			SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone), TimeoutSeconds: ptr.To[int32](TimeoutSeconds),
 			AdmissionReviewVersions: []string{"v1"},

@@ -14,6 +14,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
+	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
+	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/contract"
@@ -51,10 +53,13 @@ type Options struct {
 }
 
 // NewScheme returns the scheme of the provider's manager: Kubernetes built-in types, apiextensions, the
-// Cluster API core types (read only) and the provider's own types.
+// Cluster API core types (read only), the kubeadm bootstrap and control plane types (for its webhooks) and
+// the provider's own types.
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
-	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, infrav1.AddToScheme)
+	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, infrav1.AddToScheme,
+		// The kubeadm kinds whose extra arguments the provider's webhooks check.
+		bootstrapv1.AddToScheme, controlplanev1.AddToScheme)
 	if err := add.AddToScheme(scheme); err != nil {
 		return nil, err
 	}

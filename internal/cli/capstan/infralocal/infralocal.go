@@ -21,6 +21,8 @@ import (
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/memory"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/process"
+	"github.com/capstan-dev/capstan/internal/webhooks"
+	localwebhooks "github.com/capstan-dev/capstan/internal/webhooks/local"
 )
 
 // ManagerName names the provider's manager (and its leader election lease), as its Deployment is named.
@@ -38,6 +40,9 @@ type Options struct {
 	Memory memory.Options
 	// KubeAPIServerPath and EtcdPath override where the programs are found (see binaries.Find).
 	KubeAPIServerPath, EtcdPath string
+	// Webhooks are the flags of the webhook server, which refuses the extra arguments the provider does
+	// not run (package internal/webhooks/local).
+	Webhooks webhooks.Options
 }
 
 // NewCommand returns `capstan infra-local`.
@@ -46,6 +51,7 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 		Manager:     controllermanager.DefaultOptions(ManagerName),
 		Concurrency: local.DefaultConcurrency(),
 		Backend:     "process",
+		Webhooks:    webhooks.DefaultOptions(),
 	}
 	cmd := &cobra.Command{
 		Use:   "infra-local",
@@ -66,6 +72,7 @@ this binary, else in a bin/ directory of the working directory or a parent, else
 	fs := cmd.Flags()
 	o.Manager.AddFlags(fs)
 	o.Concurrency.AddFlags(fs)
+	o.Webhooks.AddFlags(fs)
 	fs.StringVar(&o.DataDir, "data-dir", "", "Directory of the workload clusters' data (one <namespace>/<localcluster> directory each); $HOME/.capstan/infra-local when empty, or capstan-infra-local in the temporary directory when there is no home directory.")
 	fs.StringVar(&o.Backend, "backend", o.Backend, "What runs the workload clusters: process (etcd and kube-apiserver as local processes) or memory (every workload cluster's API served from memory by this process, for scale tests; nothing survives a restart).")
 	fs.DurationVar(&o.Memory.StartupDelay, "memory-startup-delay", 0, "With --backend=memory: how long a machine takes to start (its Node to register, a control plane machine's API server and etcd member to run).")
@@ -128,6 +135,18 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	if err := local.Setup(ctx, mgr, local.Options{WatchFilter: o.Manager.WatchFilter, Concurrency: o.Concurrency, Backend: b}); err != nil {
 		return err
+	}
+	if o.Webhooks.Port >= 0 {
+		namespace, err := webhooks.Namespace()
+		if err != nil {
+			return err
+		}
+		if o.Webhooks.TLSOpts, err = o.Manager.TLSOptions(); err != nil {
+			return err
+		}
+		if err := localwebhooks.Webhooks(mgr.GetClient()).Setup(mgr, o.Webhooks, namespace); err != nil {
+			return fmt.Errorf("setting up the webhooks: %w", err)
+		}
 	}
 	log.Info("Starting the local infrastructure provider", logValues...)
 	if err := mgr.Start(ctx); err != nil {

@@ -12,9 +12,7 @@ import (
 	"context"
 	"crypto"
 	"errors"
-	"fmt"
 	"io/fs"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -190,33 +188,3 @@ type Backend interface {
 // RetryInterval is how soon a controller retries when a backend reports a cluster as not ready, in case
 // it misses a change notification.
 const RetryInterval = 5 * time.Second
-
-// The arguments a user cannot override through the kubeadm configuration's extraArgs: a backend sets
-// them to run a machine on its ports, with the cluster's certificates and the machine's data.
-var (
-	reservedAPIServerArgs = []string{"advertise-address", "bind-address", "secure-port", "etcd-servers", "etcd-cafile",
-		"etcd-certfile", "etcd-keyfile", "tls-cert-file", "tls-private-key-file", "client-ca-file",
-		"kubelet-client-certificate", "kubelet-client-key", "kubelet-certificate-authority",
-		"service-account-key-file", "service-account-signing-key-file", "proxy-client-cert-file",
-		"proxy-client-key-file", "requestheader-client-ca-file"}
-	reservedEtcdArgs = []string{"name", "data-dir", "listen-client-urls", "advertise-client-urls", "listen-peer-urls",
-		"initial-advertise-peer-urls", "initial-cluster", "initial-cluster-state", "cert-file", "key-file",
-		"trusted-ca-file", "client-cert-auth", "peer-cert-file", "peer-key-file", "peer-trusted-ca-file",
-		"peer-client-cert-auth"}
-)
-
-// CheckControlPlane returns an error saying why a control plane configuration cannot run: an extra
-// argument the backend sets itself.
-func CheckControlPlane(cp *ControlPlane) error {
-	for _, a := range cp.APIServerArgs {
-		if slices.Contains(reservedAPIServerArgs, a.Name) {
-			return fmt.Errorf("apiServer.extraArgs sets %s, which the local provider sets itself to run the API server on its port with the cluster's certificates", a.Name)
-		}
-	}
-	for _, a := range cp.EtcdArgs {
-		if slices.Contains(reservedEtcdArgs, a.Name) {
-			return fmt.Errorf("etcd.local.extraArgs sets %s, which the local provider sets itself to run the etcd member on its ports with the cluster's certificates", a.Name)
-		}
-	}
-	return nil
-}

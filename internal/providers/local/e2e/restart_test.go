@@ -78,7 +78,7 @@ func startProviderProcess(t *testing.T, binary, kubeconfigPath, dataDir string) 
 		t.Fatal(err)
 	}
 	cmd := exec.Command(binary, "infra-local", "--kubeconfig", kubeconfigPath, "--data-dir", dataDir,
-		"--metrics-bind-addr=0", "--health-addr=0", "--kube-apiserver-path", apiserver, "--etcd-path", etcd)
+		"--metrics-bind-addr=0", "--health-addr=0", "--webhook-port=-1", "--kube-apiserver-path", apiserver, "--etcd-path", etcd)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 	"github.com/capstan-dev/capstan/internal/test/cabpk"
 	"github.com/capstan-dev/capstan/internal/test/workload"
 )
@@ -147,7 +148,7 @@ func TestLocalMachineLifecycle(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
-	startProvider(t, t.TempDir())
+	p := startProvider(t, t.TempDir())
 	cluster, lc := createCluster(t, ns, "c1", true)
 
 	t.Log("machines wait for the Cluster's infrastructure")
@@ -200,6 +201,22 @@ func TestLocalMachineLifecycle(t *testing.T) {
 	}, 30*time.Second, 100*time.Millisecond).Should(Succeed())
 	g.Expect(conditions.GetV1Beta2(broken, string(infrav1.NodeRegisteredCondition))).To(HaveField("Reason", infrav1.BootstrapDataInvalidReason))
 	g.Expect(broken.Status.Ready).To(BeFalse())
+
+	t.Log("a control plane machine whose bootstrap data sets extra arguments the provider does not run says which, and runs nothing")
+	refusedData := cabpk.CloudConfig(cabpk.Data{Init: true, Kubeadm: cabpk.InitConfiguration(cluster.Name, "v1.37.1",
+		"  extraArgs:\n  - name: authorization-mode\n    value: AlwaysAllow\n  - name: audit-log-path\n    value: /tmp/audit.log\n",
+		"  local:\n    extraArgs:\n    - name: listen-metrics-urls\n      value: http://0.0.0.0:2381\n", "refused")})
+	_, refused := createMachine(t, cluster, "refused", machineOptions{owned: true, controlPlane: true, bootstrap: refusedData})
+	g.Eventually(func(g Gomega) {
+		get(g, refused)
+		c := conditions.Get(refused, infrav1.NodeRegisteredCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Reason).To(Equal(infrav1.BootstrapDataInvalidReason))
+		g.Expect(c.Message).To(Equal(`Extra arguments refused: apiServer.extraArgs sets authorization-mode, which is not allowed; ` +
+			`apiServer.extraArgs sets audit-log-path to "/tmp/audit.log": only "-" (the process's log) is allowed, not a file of this machine; ` +
+			`etcd.local.extraArgs sets listen-metrics-urls, which is not allowed; ` + backend.Explanation))
+	}, 30*time.Second, 100*time.Millisecond).Should(Succeed())
+	g.Expect(p.backend.Machines(ctx, client.ObjectKeyFromObject(lc))).NotTo(ContainElement("refused"))
 
 	t.Log("a machine without bootstrap data waits for it")
 	m1, w1 := createMachine(t, cluster, "worker-1", machineOptions{owned: true, noBootstrap: true})
