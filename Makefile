@@ -127,8 +127,14 @@ test: test-tools browser-tools ## Run every test, including integration tests ag
 	cd api && go test $(GO_TEST_FLAGS) ./...
 
 FUZZTIME ?= 1m
+# Every parser of input that someone other than the machine's owner controls (docs/security.md).
 FUZZ_TARGETS := ./internal/clusterctl/yamlprocessor:FuzzSubstitution ./internal/clusterctl/yamlprocessor:FuzzParse \
-	./internal/clusterctl/repository:FuzzParseMetadata ./internal/clusterctl/components:FuzzNew
+	./internal/clusterctl/repository:FuzzParseMetadata ./internal/clusterctl/components:FuzzNew \
+	./internal/clusterctl/move:FuzzDirectory \
+	./internal/topology/variables:FuzzVariables ./internal/topology:FuzzRender ./internal/topology:FuzzPatches \
+	./internal/providers/kubeadm/bootstrap/bootstrapdata:FuzzRender \
+	./internal/providers/local/bootstrapdata:FuzzParse ./internal/providers/local/bootstrapdata:FuzzParseClusterConfiguration \
+	./internal/operator/source:FuzzReleaseFromConfigMap ./internal/operator/source:FuzzOCIRelease
 
 .PHONY: fuzz
 fuzz: ## Run each Go fuzz test for FUZZTIME (default 1m); `make test` runs only their seed corpus

@@ -147,12 +147,9 @@ func readDirectory(dir string) ([]*unstructured.Unstructured, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", name, err)
 		}
-		obj := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal(data, &obj.Object); err != nil {
-			return nil, fmt.Errorf("%s is not a YAML object: %w", name, err)
-		}
-		if obj.GetKind() == "" || obj.GetAPIVersion() == "" || obj.GetName() == "" {
-			return nil, fmt.Errorf("%s is not a Kubernetes object (it needs apiVersion, kind and metadata.name)", name)
+		obj, err := decodeObjectFile(name, data)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, obj)
 	}
@@ -161,6 +158,18 @@ func readDirectory(dir string) ([]*unstructured.Unstructured, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return RefOf(out[i]).less(RefOf(out[j])) })
 	return out, nil
+}
+
+// decodeObjectFile reads the object of a file of the directory, named name.
+func decodeObjectFile(name string, data []byte) (*unstructured.Unstructured, error) {
+	obj := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(data, &obj.Object); err != nil {
+		return nil, fmt.Errorf("%s is not a YAML object: %w", name, err)
+	}
+	if obj.GetKind() == "" || obj.GetAPIVersion() == "" || obj.GetName() == "" {
+		return nil, fmt.Errorf("%s is not a Kubernetes object (it needs apiVersion, kind and metadata.name)", name)
+	}
+	return obj, nil
 }
 
 // FromDirectory creates the objects of a directory written by ToDirectory (or upstream's
