@@ -136,17 +136,8 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := local.Setup(ctx, mgr, local.Options{WatchFilter: o.Manager.WatchFilter, Concurrency: o.Concurrency, Backend: b}); err != nil {
 		return err
 	}
-	if o.Webhooks.Port >= 0 {
-		namespace, err := webhooks.Namespace()
-		if err != nil {
-			return err
-		}
-		if o.Webhooks.TLSOpts, err = o.Manager.TLSOptions(); err != nil {
-			return err
-		}
-		if err := localwebhooks.Webhooks(mgr.GetClient()).Setup(mgr, o.Webhooks, namespace); err != nil {
-			return fmt.Errorf("setting up the webhooks: %w", err)
-		}
+	if err := o.Manager.SetupWebhooks(mgr, localwebhooks.Webhooks(mgr.GetClient()), o.Webhooks); err != nil {
+		return err
 	}
 	log.Info("Starting the local infrastructure provider", logValues...)
 	if err := mgr.Start(ctx); err != nil {

@@ -116,17 +116,8 @@ func (o *Options) Run(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	if o.Webhooks.Port >= 0 {
-		namespace, err := webhooks.Namespace()
-		if err != nil {
-			return err
-		}
-		if o.Webhooks.TLSOpts, err = o.Manager.TLSOptions(); err != nil {
-			return err
-		}
-		if err := corewebhooks.Webhooks(mgr.GetClient()).Setup(mgr, o.Webhooks, namespace); err != nil {
-			return fmt.Errorf("setting up the webhooks: %w", err)
-		}
+	if err := o.Manager.SetupWebhooks(mgr, corewebhooks.Webhooks(mgr.GetClient()), o.Webhooks); err != nil {
+		return err
 	}
 	ctrl.Log.WithName("setup").Info("Starting the core controller manager")
 	if err := mgr.Start(ctx); err != nil {
