@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	addonsv1 "github.com/capstan-dev/capstan/api/addons/v1beta1"
@@ -188,7 +189,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 				externalPatcher = &mutation.Patcher{Runtime: runtimeClient}
 			}
 			if topologyHooks == nil {
-				topologyHooks = &lifecycle.Hooks{Client: mgr.GetClient(), Runtime: runtimeClient,
+				topologyHooks = &lifecycle.Hooks{Runtime: runtimeClient,
 					Recorder: mgr.GetEventRecorderFor("topology/cluster")} //nolint:staticcheck // The core/v1 recorder, as upstream's controllers record with.
 			}
 		}
@@ -200,6 +201,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 			return (&topologycontroller.Reconciler{
 				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilter: o.WatchFilter,
 				ExternalPatcher: externalPatcher, Hooks: topologyHooks,
+				Workload: func(ctx context.Context, key client.ObjectKey) (client.Reader, error) {
+					return cache.GetClient(ctx, key)
+				},
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: concurrency(o.Concurrency.ClusterTopology, 10)})
 		}}, step{"topology/machineset", func() error {
 			return (&topologymachineset.Reconciler{

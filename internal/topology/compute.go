@@ -19,16 +19,21 @@ import (
 	"github.com/capstan-dev/capstan/internal/topology/variables"
 )
 
-// Options are the collaborators Compute calls out to; all are optional.
+// Options say how Compute runs.
 type Options struct {
 	// ExternalPatcher runs external patches; a class with external patches needs one.
 	ExternalPatcher ExternalPatcher
-	// UpgradeHooks are consulted while rolling out a new version.
-	UpgradeHooks UpgradeHooks
+	// RuntimeHooks says that the lifecycle hooks of the Runtime SDK are in force: Compute then asks for
+	// them (Desired.Hooks) and honours the before-upgrade hold annotations. Without it no hook holds
+	// anything.
+	RuntimeHooks bool
 }
 
 // Compute returns the desired state of the topology of current.Cluster built from blueprint. It is
 // deterministic: the same input gives the same output (generated names derive from the Cluster's UID).
+// It calls no lifecycle hook and writes nothing: Desired.Hooks says which hooks the caller calls (after
+// which it computes again with their answers in current.HookResponses) and which it marks pending or
+// done in the Cluster's annotations.
 func Compute(ctx context.Context, blueprint *Blueprint, current *Current, opts Options) (*Desired, error) {
 	c := &computation{ctx: ctx, bp: blueprint, cur: current, opts: opts}
 	if err := c.check(); err != nil {
@@ -46,8 +51,10 @@ type computation struct {
 	cluster  *clusterv1.Cluster
 	topology *clusterv1.Topology
 	defs     *variables.Definitions
-	values   variables.Values
+	values   *variables.Resolved
 	desired  *Desired
+	// cpVersion is the current control plane's spec.version ("" when there is none).
+	cpVersion string
 }
 
 func (c *computation) check() error {
@@ -69,10 +76,15 @@ func (c *computation) check() error {
 	if class.Spec.ControlPlane.MachineInfrastructure != nil && c.bp.ControlPlaneMachineInfrastructureTemplate == nil {
 		return fmt.Errorf("the blueprint lacks the control plane machine infrastructure template %s", refString(class.Spec.ControlPlane.MachineInfrastructure.Ref))
 	}
-	if c.topology.Workers != nil && len(c.topology.Workers.MachinePools) > 0 {
-		return errors.New(MachinePoolsNotSupported)
-	}
 	if c.topology.Workers != nil {
+		for _, mp := range c.topology.Workers.MachinePools {
+			if _, ok := c.mpClass(mp.Class); !ok {
+				return fmt.Errorf("MachinePool %q uses class %q, which ClusterClass %s does not define", mp.Name, mp.Class, class.Name)
+			}
+			if t, ok := c.bp.MachinePools[mp.Class]; !ok || t.BootstrapTemplate == nil || t.InfrastructureMachinePoolTemplate == nil {
+				return fmt.Errorf("the blueprint lacks the templates of MachinePool class %q", mp.Class)
+			}
+		}
 		for _, md := range c.topology.Workers.MachineDeployments {
 			if _, ok := c.mdClass(md.Class); !ok {
 				return fmt.Errorf("MachineDeployment %q uses class %q, which ClusterClass %s does not define", md.Name, md.Class, class.Name)
@@ -94,11 +106,6 @@ func (c *computation) check() error {
 	c.values = values
 	return nil
 }
-
-// MachinePoolsNotSupported says why a topology with spec.topology.workers.machinePools is refused, by the
-// engine and by admission.
-const MachinePoolsNotSupported = "spec.topology.workers.machinePools: MachinePool topologies are not supported by capstan yet: " +
-	"use machineDeployments, or create the MachinePools without a topology (see docs/machinepools.md)"
 
 func refString(ref *corev1.ObjectReference) string {
 	if ref == nil {
@@ -122,7 +129,8 @@ func (c *computation) seed(what string) string {
 }
 
 func (c *computation) run() (*Desired, error) {
-	c.desired = &Desired{MachineDeployments: map[string]*MachineDeploymentState{}}
+	c.desired = &Desired{MachineDeployments: map[string]*MachineDeploymentState{}, MachinePools: map[string]*MachinePoolState{}}
+	c.desired.HoldCreate = !c.beforeClusterCreate()
 	var err error
 	if c.bp.InfrastructureClusterTemplate != nil {
 		if c.desired.InfrastructureCluster, err = c.infrastructureCluster(); err != nil {
@@ -150,9 +158,17 @@ func (c *computation) run() (*Desired, error) {
 		}
 	}
 	slices.Sort(c.desired.Upgrade.MachineDeploymentsUpgrading)
+	for _, mp := range c.cur.MachinePools {
+		if mp != nil && mp.Object != nil && mp.Upgrading {
+			c.desired.Upgrade.MachinePoolsUpgrading = append(c.desired.Upgrade.MachinePoolsUpgrading, mp.Object.Name)
+		}
+	}
+	slices.Sort(c.desired.Upgrade.MachinePoolsUpgrading)
 	if c.desired.ControlPlane.Object, err = c.controlPlane(); err != nil {
 		return nil, fmt.Errorf("computing the control plane: %w", err)
 	}
+	// A control plane that waits for a version gets no other change before it takes it.
+	c.desired.ControlPlane.Held = c.desired.Upgrade.ControlPlanePendingUpgrade
 	if check, ok := healthCheck(c.bp.ClusterClass.Spec.ControlPlane.MachineHealthCheck, c.topology.ControlPlane.MachineHealthCheck); ok {
 		c.desired.ControlPlane.MachineHealthCheck = c.machineHealthCheck(c.desired.ControlPlane.Object.GetName(), &metav1.LabelSelector{MatchLabels: map[string]string{
 			clusterv1.ClusterTopologyOwnedLabel: "",
@@ -170,6 +186,15 @@ func (c *computation) run() (*Desired, error) {
 				c.desired.MachineDeployments[mdt.Name] = md
 			}
 		}
+		for _, mpt := range c.topology.Workers.MachinePools {
+			mp, err := c.machinePool(mpt)
+			if err != nil {
+				return nil, fmt.Errorf("computing MachinePool %q: %w", mpt.Name, err)
+			}
+			if mp != nil {
+				c.desired.MachinePools[mpt.Name] = mp
+			}
+		}
 	}
 	if err := c.applyPatches(); err != nil {
 		return nil, err
@@ -177,6 +202,7 @@ func (c *computation) run() (*Desired, error) {
 	if err := c.rotateTemplates(); err != nil {
 		return nil, err
 	}
+	c.afterClusterUpgrade()
 	return c.desired, nil
 }
 
@@ -507,11 +533,21 @@ func (c *computation) machineDeployment(mdt clusterv1.MachineDeploymentTopology)
 	if current != nil && current.Object == nil {
 		current = nil
 	}
-	version, create := c.machineDeploymentVersion(mdt, current)
-	if !create {
+	var have *string
+	var currentName string
+	upgrading := false
+	if current != nil {
+		have, currentName, upgrading = current.Object.Spec.Template.Spec.Version, current.Object.Name, current.Upgrading
+		if have == nil {
+			have = new(string)
+		}
+	}
+	wv := c.workerVersion(c.mdKind(), mdt.Name, currentName, have, upgrading)
+	if !wv.create {
 		return nil, nil
 	}
-	out := &MachineDeploymentState{}
+	version := wv.version
+	out := &MachineDeploymentState{Held: wv.held}
 	var currentBootstrapRef, currentInfraRef *corev1.ObjectReference
 	if current != nil {
 		currentBootstrapRef = current.Object.Spec.Template.Spec.Bootstrap.ConfigRef

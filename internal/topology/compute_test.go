@@ -211,9 +211,9 @@ func TestComputeRefusesBadInput(t *testing.T) {
 		{"undefined variable", func(c *clusterv1.Cluster) {
 			c.Spec.Topology.Variables = append(c.Spec.Topology.Variables, clusterv1.ClusterVariable{Name: "nope", Value: jsonValue(`1`)})
 		}, `variable "nope" is not defined`},
-		{"MachinePools", func(c *clusterv1.Cluster) {
+		{"undefined MachinePool class", func(c *clusterv1.Cluster) {
 			c.Spec.Topology.Workers.MachinePools = []clusterv1.MachinePoolTopology{{Class: "default-worker", Name: "mp-0"}}
-		}, "MachinePool topologies are not supported by capstan yet"},
+		}, `MachinePool "mp-0" uses class "default-worker", which ClusterClass docker-clusterclass-v0.1.0 does not define`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -91,16 +91,3 @@ type HookResponse struct {
 
 // Blocking reports whether the hook holds the operation back.
 func (r HookResponse) Blocking() bool { return r.RetryAfter > 0 }
-
-// UpgradeHooks are the lifecycle hooks that the engine consults while rolling out a new Kubernetes
-// version (upstream's BeforeClusterUpgrade and AfterControlPlaneUpgrade). Compute calls them only when
-// Options.UpgradeHooks is set; the caller tracks which hooks are pending across reconciles (upstream's
-// runtime.cluster.x-k8s.io/pending-hooks annotation) and says so in Current.
-type UpgradeHooks interface {
-	// BeforeClusterUpgrade is called when the control plane is about to pick up a new version; a blocking
-	// response keeps the current version.
-	BeforeClusterUpgrade(ctx context.Context, cluster *clusterv1.Cluster, fromVersion, toVersion string) (HookResponse, error)
-	// AfterControlPlaneUpgrade is called, while Current.AfterControlPlaneUpgradePending, once the control
-	// plane runs the new version; a blocking response keeps the MachineDeployments at their version.
-	AfterControlPlaneUpgrade(ctx context.Context, cluster *clusterv1.Cluster, version string) (HookResponse, error)
-}

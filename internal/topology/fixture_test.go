@@ -150,6 +150,20 @@ spec:
       - containerPath: /var/run/docker.sock
         hostPath: /var/run/docker.sock
 `
+	dockerMachinePoolTemplate = `
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: DockerMachinePoolTemplate
+metadata:
+  name: docker-clusterclass-v0.1.0-default-worker-machinepooltemplate
+  namespace: default
+spec:
+  template:
+    spec:
+      template:
+        extraMounts:
+        - containerPath: /var/run/docker.sock
+          hostPath: /var/run/docker.sock
+`
 	kubeadmConfigTemplate = `
 apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
 kind: KubeadmConfigTemplate
@@ -207,11 +221,20 @@ func blueprint(t testing.TB, class *clusterv1.ClusterClass) *Blueprint {
 		ControlPlaneTemplate:                      mustUnstructured(t, kcpTemplate),
 		ControlPlaneMachineInfrastructureTemplate: cpInfra,
 		MachineDeployments:                        map[string]MachineDeploymentTemplates{},
+		MachinePools:                              map[string]MachinePoolTemplates{},
 	}
 	for _, md := range class.Spec.Workers.MachineDeployments {
 		bp.MachineDeployments[md.Class] = MachineDeploymentTemplates{
 			BootstrapTemplate:             mustUnstructured(t, kubeadmConfigTemplate),
 			InfrastructureMachineTemplate: mdInfra.DeepCopy(),
+		}
+	}
+	for _, mp := range class.Spec.Workers.MachinePools {
+		bootstrap := mustUnstructured(t, kubeadmConfigTemplate)
+		bootstrap.SetName(mp.Template.Bootstrap.Ref.Name)
+		bp.MachinePools[mp.Class] = MachinePoolTemplates{
+			BootstrapTemplate:                 bootstrap,
+			InfrastructureMachinePoolTemplate: mustUnstructured(t, dockerMachinePoolTemplate),
 		}
 	}
 	return bp
@@ -265,6 +288,14 @@ func asCurrent(t testing.TB, cluster *clusterv1.Cluster, d *Desired) *Current {
 			Object:                        md.Object.DeepCopy(),
 			BootstrapTemplate:             md.BootstrapTemplate.DeepCopy(),
 			InfrastructureMachineTemplate: md.InfrastructureMachineTemplate.DeepCopy(),
+		}
+	}
+	cur.MachinePools = map[string]*MachinePoolState{}
+	for name, mp := range d.MachinePools {
+		cur.MachinePools[name] = &MachinePoolState{
+			Object:                          mp.Object.DeepCopy(),
+			BootstrapObject:                 mp.BootstrapObject.DeepCopy(),
+			InfrastructureMachinePoolObject: mp.InfrastructureMachinePoolObject.DeepCopy(),
 		}
 	}
 	return cur

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/Masterminds/sprig/v3"
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
@@ -31,20 +33,49 @@ const (
 	roleControlPlaneMachineInfrastructure
 	roleMachineDeploymentBootstrap
 	roleMachineDeploymentInfrastructure
+	roleMachinePoolBootstrap
+	roleMachinePoolInfrastructure
 )
 
 // patchItem is one template that patches may change, with the variables patches see for it.
 type patchItem struct {
 	PatchItem
-	role    itemRole
-	mdClass string // MachineDeployment class of MachineDeployment templates
-	mdName  string // topology name of MachineDeployment templates
-	// values are the variables of the item: the cluster's, its overrides and "builtin".
-	values variables.Values
+	role      itemRole
+	className string // MachineDeployment or MachinePool class of worker templates
+	name      string // topology name of worker templates
+	// resolved are the variable values of the item: the cluster's, with its overrides.
+	resolved *variables.Resolved
+	// builtin is the item's "builtin" variable.
+	builtin map[string]any
+	// values are the values each source's patches see (its variables and "builtin"), by source.
+	values map[string]variables.Values
 }
 
-// asTemplate wraps the spec of an object (InfraCluster, control plane) as a template of kind, the shape
-// patches are written against.
+// valuesFor returns the values the patches of source see for the item: the variables source defines and
+// "builtin".
+func (it *patchItem) valuesFor(source string) variables.Values {
+	if v, ok := it.values[source]; ok {
+		return v
+	}
+	v := withBuiltin(it.resolved.For(source), it.builtin)
+	if it.values == nil {
+		it.values = map[string]variables.Values{}
+	}
+	it.values[source] = v
+	return v
+}
+
+// patchSource is the source of a patch's variables: "inline" for inline patches, the patch's name for
+// external ones.
+func patchSource(p clusterv1.ClusterClassPatch) string {
+	if p.External != nil {
+		return p.Name
+	}
+	return clusterv1.VariableDefinitionFromInline
+}
+
+// asTemplate wraps the spec of an object (InfraCluster, control plane, a MachinePool's bootstrap config
+// or InfraMachinePool) as a template of kind, the shape patches are written against.
 func asTemplate(obj *unstructured.Unstructured, kind string) *unstructured.Unstructured {
 	t := &unstructured.Unstructured{Object: map[string]any{}}
 	t.SetAPIVersion(obj.GetAPIVersion())
@@ -58,6 +89,22 @@ func asTemplate(obj *unstructured.Unstructured, kind string) *unstructured.Unstr
 	return t
 }
 
+// objectMeta is the builtin form of an object's labels and annotations (upstream's ObjectMeta builtin:
+// set when the object has either, each omitted when empty).
+func objectMeta(labels, annotations map[string]string) (map[string]any, bool) {
+	if labels == nil && annotations == nil {
+		return nil, false
+	}
+	m := map[string]any{}
+	if len(labels) > 0 {
+		m["labels"] = stringMapAny(labels)
+	}
+	if len(annotations) > 0 {
+		m["annotations"] = stringMapAny(annotations)
+	}
+	return m, true
+}
+
 func (c *computation) builtinCluster() map[string]any {
 	cl := map[string]any{
 		"name":      c.cluster.Name,
@@ -69,25 +116,81 @@ func (c *computation) builtinCluster() map[string]any {
 			"classNamespace": c.bp.ClusterClass.Namespace,
 		},
 	}
-	if len(c.cluster.Labels) > 0 || len(c.cluster.Annotations) > 0 {
-		cl["metadata"] = map[string]any{"labels": stringMapAny(c.cluster.Labels), "annotations": stringMapAny(c.cluster.Annotations)}
+	if m, ok := objectMeta(c.cluster.Labels, c.cluster.Annotations); ok {
+		cl["metadata"] = m
 	}
 	if n := c.cluster.Spec.ClusterNetwork; n != nil {
-		net := map[string]any{}
+		net := map[string]any{"ipFamily": ipFamily(n)}
 		if n.ServiceDomain != "" {
 			net["serviceDomain"] = n.ServiceDomain
 		}
-		if n.Services != nil {
+		if n.Services != nil && n.Services.CIDRBlocks != nil {
 			net["services"] = stringsAny(n.Services.CIDRBlocks)
 		}
-		if n.Pods != nil {
+		if n.Pods != nil && n.Pods.CIDRBlocks != nil {
 			net["pods"] = stringsAny(n.Pods.CIDRBlocks)
 		}
-		if len(net) > 0 {
-			cl["network"] = net
-		}
+		cl["network"] = net
 	}
 	return cl
+}
+
+// ipFamily is the IP family of a Cluster's network as upstream's Cluster.GetIPFamily says it: IPv4,
+// IPv6 or DualStack from the CIDR blocks of pods and services (IPv4 when neither has any), Invalid when
+// they cannot be parsed, are more than two, or pods and services disagree.
+func ipFamily(n *clusterv1.ClusterNetwork) string {
+	var pods, services []string
+	if n.Pods != nil {
+		pods = n.Pods.CIDRBlocks
+	}
+	if n.Services != nil {
+		services = n.Services.CIDRBlocks
+	}
+	if len(pods) == 0 && len(services) == 0 {
+		return "IPv4"
+	}
+	family := func(cidrs []string) string {
+		if len(cidrs) > 2 {
+			return "Invalid"
+		}
+		var v4, v6 bool
+		for _, cidr := range cidrs {
+			ip, _, err := net.ParseCIDR(cidr)
+			if err != nil {
+				return "Invalid"
+			}
+			if ip.To4() != nil {
+				v4 = true
+			} else {
+				v6 = true
+			}
+		}
+		switch {
+		case v4 && v6:
+			return "DualStack"
+		case v4:
+			return "IPv4"
+		case v6:
+			return "IPv6"
+		}
+		return "Invalid"
+	}
+	podsFamily := family(pods)
+	if len(services) == 0 {
+		return podsFamily
+	}
+	servicesFamily := family(services)
+	switch {
+	case len(pods) == 0:
+		return servicesFamily
+	case podsFamily == "Invalid" || servicesFamily == "Invalid":
+		return "Invalid"
+	case podsFamily == "DualStack":
+		return "DualStack"
+	case podsFamily != servicesFamily:
+		return "Invalid"
+	}
+	return podsFamily
 }
 
 func stringMapAny(m map[string]string) map[string]any {
@@ -112,8 +215,13 @@ func (c *computation) builtinControlPlane() map[string]any {
 	if v, ok, _ := unstructured.NestedString(cp.Object, "spec", "version"); ok {
 		out["version"] = v
 	}
-	if r, ok, _ := unstructured.NestedInt64(cp.Object, "spec", "replicas"); ok {
-		out["replicas"] = r
+	if c.topology.ControlPlane.Replicas != nil {
+		if r, ok, _ := unstructured.NestedInt64(cp.Object, "spec", "replicas"); ok {
+			out["replicas"] = r
+		}
+	}
+	if m, ok := objectMeta(cp.GetLabels(), cp.GetAnnotations()); ok {
+		out["metadata"] = m
 	}
 	if infra := c.desired.ControlPlane.InfrastructureMachineTemplate; infra != nil {
 		out["machineTemplate"] = map[string]any{"infrastructureRef": map[string]any{"name": infra.GetName()}}
@@ -121,22 +229,30 @@ func (c *computation) builtinControlPlane() map[string]any {
 	return out
 }
 
-func builtinMachineDeployment(md *clusterv1.MachineDeployment, class, topologyName string) map[string]any {
+// builtinWorker is builtin.machineDeployment or builtin.machinePool: the values of the desired
+// MachineDeployment or MachinePool (meta, spec) of class and topology name, with the names of its
+// bootstrap and infrastructure templates (or objects).
+func builtinWorker(meta metav1.ObjectMeta, replicas *int32, version *string, class, topologyName, bootstrap, infrastructure string) map[string]any {
 	out := map[string]any{
-		"name":         md.Name,
+		"name":         meta.Name,
 		"class":        class,
 		"topologyName": topologyName,
 	}
-	if md.Spec.Template.Spec.Version != nil {
-		out["version"] = *md.Spec.Template.Spec.Version
+	if version != nil {
+		out["version"] = *version
 	}
-	if md.Spec.Replicas != nil {
-		out["replicas"] = int64(*md.Spec.Replicas)
+	if replicas != nil {
+		out["replicas"] = int64(*replicas)
 	}
-	if ref := md.Spec.Template.Spec.Bootstrap.ConfigRef; ref != nil {
-		out["bootstrap"] = map[string]any{"configRef": map[string]any{"name": ref.Name}}
+	if m, ok := objectMeta(meta.Labels, meta.Annotations); ok {
+		out["metadata"] = m
 	}
-	out["infrastructureRef"] = map[string]any{"name": md.Spec.Template.Spec.InfrastructureRef.Name}
+	if bootstrap != "" {
+		out["bootstrap"] = map[string]any{"configRef": map[string]any{"name": bootstrap}}
+	}
+	if infrastructure != "" {
+		out["infrastructureRef"] = map[string]any{"name": infrastructure}
+	}
 	return out
 }
 
@@ -149,15 +265,20 @@ func withBuiltin(base variables.Values, builtin map[string]any) variables.Values
 	return out
 }
 
+// overrides resolves the overrides of a control plane, MachineDeployment or MachinePool topology over the
+// Cluster's values.
+func (c *computation) overrides(overrides []clusterv1.ClusterVariable, path *field.Path) (*variables.Resolved, error) {
+	return c.defs.ResolveOverrides(c.ctx, c.values, overrides, path)
+}
+
 // items lists the templates of the desired state in a fixed order.
 func (c *computation) items() ([]*patchItem, error) {
 	var items []*patchItem
-	class := c.bp.ClusterClass
 	clusterBuiltin := c.builtinCluster()
 	cpValues := c.values
 	if v := c.topology.ControlPlane.Variables; v != nil {
 		var err error
-		if cpValues, err = c.defs.ResolveOverrides(c.ctx, c.values, v.Overrides, field.NewPath("spec", "topology", "controlPlane", "variables", "overrides")); err != nil {
+		if cpValues, err = c.overrides(v.Overrides, field.NewPath("spec", "topology", "controlPlane", "variables", "overrides")); err != nil {
 			return nil, err
 		}
 	}
@@ -168,7 +289,8 @@ func (c *computation) items() ([]*patchItem, error) {
 		items = append(items, &patchItem{
 			PatchItem: PatchItem{HolderReference: h, Object: asTemplate(infra, c.bp.InfrastructureClusterTemplate.GetKind())},
 			role:      roleInfrastructureCluster,
-			values:    withBuiltin(c.values, map[string]any{"cluster": clusterBuiltin}),
+			resolved:  c.values,
+			builtin:   map[string]any{"cluster": clusterBuiltin},
 		})
 	}
 	cp := c.desired.ControlPlane.Object
@@ -178,7 +300,8 @@ func (c *computation) items() ([]*patchItem, error) {
 	items = append(items, &patchItem{
 		PatchItem: PatchItem{HolderReference: h, Object: asTemplate(cp, c.bp.ControlPlaneTemplate.GetKind())},
 		role:      roleControlPlane,
-		values:    withBuiltin(cpValues, cpBuiltin),
+		resolved:  cpValues,
+		builtin:   cpBuiltin,
 	})
 	if infra := c.desired.ControlPlane.InfrastructureMachineTemplate; infra != nil {
 		items = append(items, &patchItem{
@@ -186,8 +309,9 @@ func (c *computation) items() ([]*patchItem, error) {
 				HolderReference: HolderReference{APIVersion: cp.GetAPIVersion(), Kind: cp.GetKind(), Namespace: cp.GetNamespace(), Name: cp.GetName(), FieldPath: "spec.machineTemplate.infrastructureRef"},
 				Object:          infra,
 			},
-			role:   roleControlPlaneMachineInfrastructure,
-			values: withBuiltin(cpValues, cpBuiltin),
+			role:     roleControlPlaneMachineInfrastructure,
+			resolved: cpValues,
+			builtin:  cpBuiltin,
 		})
 	}
 	if c.topology.Workers != nil {
@@ -200,23 +324,53 @@ func (c *computation) items() ([]*patchItem, error) {
 			if mdt.Variables != nil {
 				var err error
 				path := field.NewPath("spec", "topology", "workers", "machineDeployments").Key(mdt.Name).Child("variables", "overrides")
-				if values, err = c.defs.ResolveOverrides(c.ctx, c.values, mdt.Variables.Overrides, path); err != nil {
+				if values, err = c.overrides(mdt.Variables.Overrides, path); err != nil {
 					return nil, err
 				}
 			}
-			values = withBuiltin(values, map[string]any{"cluster": clusterBuiltin, "machineDeployment": builtinMachineDeployment(md.Object, mdt.Class, mdt.Name)})
+			spec := md.Object.Spec
+			builtin := map[string]any{"cluster": clusterBuiltin, "machineDeployment": builtinWorker(md.Object.ObjectMeta, spec.Replicas, spec.Template.Spec.Version,
+				mdt.Class, mdt.Name, md.BootstrapTemplate.GetName(), md.InfrastructureMachineTemplate.GetName())}
 			holder := HolderReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineDeployment", Namespace: md.Object.Namespace, Name: md.Object.Name}
 			bh := holder
 			bh.FieldPath = "spec.template.spec.bootstrap.configRef"
 			ih := holder
 			ih.FieldPath = "spec.template.spec.infrastructureRef"
 			items = append(items,
-				&patchItem{PatchItem: PatchItem{HolderReference: bh, Object: md.BootstrapTemplate}, role: roleMachineDeploymentBootstrap, mdClass: mdt.Class, mdName: mdt.Name, values: values},
-				&patchItem{PatchItem: PatchItem{HolderReference: ih, Object: md.InfrastructureMachineTemplate}, role: roleMachineDeploymentInfrastructure, mdClass: mdt.Class, mdName: mdt.Name, values: values},
+				&patchItem{PatchItem: PatchItem{HolderReference: bh, Object: md.BootstrapTemplate}, role: roleMachineDeploymentBootstrap, className: mdt.Class, name: mdt.Name, resolved: values, builtin: builtin},
+				&patchItem{PatchItem: PatchItem{HolderReference: ih, Object: md.InfrastructureMachineTemplate}, role: roleMachineDeploymentInfrastructure, className: mdt.Class, name: mdt.Name, resolved: values, builtin: builtin},
+			)
+		}
+		for _, mpt := range c.topology.Workers.MachinePools {
+			mp, ok := c.desired.MachinePools[mpt.Name]
+			if !ok {
+				continue
+			}
+			values := c.values
+			if mpt.Variables != nil {
+				var err error
+				path := field.NewPath("spec", "topology", "workers", "machinePools").Key(mpt.Name).Child("variables", "overrides")
+				if values, err = c.overrides(mpt.Variables.Overrides, path); err != nil {
+					return nil, err
+				}
+			}
+			spec := mp.Object.Spec
+			builtin := map[string]any{"cluster": clusterBuiltin, "machinePool": builtinWorker(mp.Object.ObjectMeta, spec.Replicas, spec.Template.Spec.Version,
+				mpt.Class, mpt.Name, mp.BootstrapObject.GetName(), mp.InfrastructureMachinePoolObject.GetName())}
+			holder := HolderReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachinePool", Namespace: mp.Object.Namespace, Name: mp.Object.Name}
+			bh := holder
+			bh.FieldPath = "spec.template.spec.bootstrap.configRef"
+			ih := holder
+			ih.FieldPath = "spec.template.spec.infrastructureRef"
+			templates := c.bp.MachinePools[mpt.Class]
+			items = append(items,
+				&patchItem{PatchItem: PatchItem{HolderReference: bh, Object: asTemplate(mp.BootstrapObject, templates.BootstrapTemplate.GetKind())},
+					role: roleMachinePoolBootstrap, className: mpt.Class, name: mpt.Name, resolved: values, builtin: builtin},
+				&patchItem{PatchItem: PatchItem{HolderReference: ih, Object: asTemplate(mp.InfrastructureMachinePoolObject, templates.InfrastructureMachinePoolTemplate.GetKind())},
+					role: roleMachinePoolInfrastructure, className: mpt.Class, name: mpt.Name, resolved: values, builtin: builtin},
 			)
 		}
 	}
-	_ = class
 	for i, it := range items {
 		it.UID = strconv.Itoa(i)
 	}
@@ -270,8 +424,10 @@ func (c *computation) applyPatches() error {
 }
 
 func (c *computation) externalRequest(p clusterv1.ClusterClassPatch, items []*patchItem) *ExternalPatchRequest {
+	source := patchSource(p)
+	global := c.values.For(source)
 	req := &ExternalPatchRequest{Cluster: c.cluster, Patch: p, Variables: map[string]apiextensionsv1.JSON{}}
-	for name, v := range c.values {
+	for name, v := range global {
 		raw, _ := json.Marshal(v)
 		req.Variables[name] = apiextensionsv1.JSON{Raw: raw}
 	}
@@ -279,8 +435,8 @@ func (c *computation) externalRequest(p clusterv1.ClusterClassPatch, items []*pa
 		pi := it.PatchItem
 		pi.Object = it.Object.DeepCopy()
 		pi.Variables = map[string]apiextensionsv1.JSON{}
-		for name, v := range it.values {
-			if _, global := c.values[name]; global && name != variables.BuiltinsName && jsonEqual(v, c.values[name]) {
+		for name, v := range it.valuesFor(source) {
+			if g, ok := global[name]; ok && name != variables.BuiltinsName && jsonEqual(v, g) {
 				continue
 			}
 			raw, _ := json.Marshal(v)
@@ -304,7 +460,7 @@ func (c *computation) externalPatch(p clusterv1.ClusterClassPatch, items []*patc
 	if c.opts.ExternalPatcher == nil {
 		return errors.New("external patches are not available here")
 	}
-	if ok, err := enabled(p.EnabledIf, withBuiltin(c.values, map[string]any{"cluster": c.builtinCluster()})); err != nil || !ok {
+	if ok, err := enabled(p.EnabledIf, withBuiltin(c.values.For(patchSource(p)), map[string]any{"cluster": c.builtinCluster()})); err != nil || !ok {
 		return err
 	}
 	generated, err := c.opts.ExternalPatcher.GeneratePatches(c.ctx, c.externalRequest(p, items))
@@ -463,7 +619,9 @@ func matches(s clusterv1.PatchSelector, it *patchItem) bool {
 	case roleControlPlane, roleControlPlaneMachineInfrastructure:
 		return m.ControlPlane
 	case roleMachineDeploymentBootstrap, roleMachineDeploymentInfrastructure:
-		return m.MachineDeploymentClass != nil && slices.ContainsFunc(m.MachineDeploymentClass.Names, func(n string) bool { return nameMatches(n, it.mdClass) })
+		return m.MachineDeploymentClass != nil && slices.ContainsFunc(m.MachineDeploymentClass.Names, func(n string) bool { return nameMatches(n, it.className) })
+	case roleMachinePoolBootstrap, roleMachinePoolInfrastructure:
+		return m.MachinePoolClass != nil && slices.ContainsFunc(m.MachinePoolClass.Names, func(n string) bool { return nameMatches(n, it.className) })
 	}
 	return false
 }
@@ -503,7 +661,8 @@ func inlinePatch(p clusterv1.ClusterClassPatch, items []*patchItem, pending map[
 			continue
 		}
 		// enabledIf is evaluated only for the templates the patch selects, with their variables.
-		ok, err := enabled(p.EnabledIf, it.values)
+		values := it.valuesFor(patchSource(p))
+		ok, err := enabled(p.EnabledIf, values)
 		if err != nil {
 			return fmt.Errorf("%s: %w", it.Object.GetKind(), err)
 		}
@@ -515,7 +674,7 @@ func inlinePatch(p clusterv1.ClusterClassPatch, items []*patchItem, pending map[
 			for _, jp := range def.JSONPatches {
 				op := map[string]any{"op": jp.Op, "path": jp.Path}
 				if jp.Op != "remove" {
-					v, err := patchValue(jp, it.values)
+					v, err := patchValue(jp, values)
 					if err != nil {
 						return fmt.Errorf("%s %s: %w", jp.Op, jp.Path, err)
 					}
@@ -682,25 +841,23 @@ func lookup(values variables.Values, path string) (any, error) {
 // sets on the control plane (version, replicas, machine template reference and metadata) are kept.
 func (c *computation) writeBack(items []*patchItem) error {
 	for _, it := range items {
+		// Patches change spec.template.spec of a template, nothing else, as upstream's.
+		spec, _, err := unstructured.NestedFieldCopy(it.Object.Object, "spec", "template", "spec")
+		if err != nil {
+			return fmt.Errorf("reading spec.template.spec of the patched %s: %w", it.Object.GetKind(), err)
+		}
+		if spec == nil {
+			spec = map[string]any{}
+		}
 		switch it.role {
-		case roleInfrastructureCluster, roleControlPlane:
-			target := c.desired.InfrastructureCluster
-			if it.role == roleControlPlane {
-				target = c.desired.ControlPlane.Object
-			}
-			spec, _, err := unstructured.NestedFieldCopy(it.Object.Object, "spec", "template", "spec")
-			if err != nil {
-				return err
-			}
-			if spec == nil {
-				spec = map[string]any{}
-			}
+		case roleInfrastructureCluster:
+			c.desired.InfrastructureCluster.Object["spec"] = spec
+		case roleControlPlane:
+			target := c.desired.ControlPlane.Object
 			kept := map[string]any{}
-			if it.role == roleControlPlane {
-				for _, p := range [][]string{{"version"}, {"replicas"}, {"machineTemplate", "infrastructureRef"}, {"machineTemplate", "metadata"}} {
-					if v, ok, _ := unstructured.NestedFieldCopy(target.Object, append([]string{"spec"}, p...)...); ok {
-						kept[strings.Join(p, ".")] = v
-					}
+			for _, p := range controlPlaneTopologyFields {
+				if v, ok, _ := unstructured.NestedFieldCopy(target.Object, append([]string{"spec"}, p...)...); ok {
+					kept[strings.Join(p, ".")] = v
 				}
 			}
 			target.Object["spec"] = spec
@@ -710,12 +867,39 @@ func (c *computation) writeBack(items []*patchItem) error {
 				}
 			}
 		case roleControlPlaneMachineInfrastructure:
-			c.desired.ControlPlane.InfrastructureMachineTemplate.Object["spec"] = it.Object.Object["spec"]
+			setTemplateSpec(c.desired.ControlPlane.InfrastructureMachineTemplate, spec)
 		case roleMachineDeploymentBootstrap:
-			c.desired.MachineDeployments[it.mdName].BootstrapTemplate.Object["spec"] = it.Object.Object["spec"]
+			setTemplateSpec(c.desired.MachineDeployments[it.name].BootstrapTemplate, spec)
 		case roleMachineDeploymentInfrastructure:
-			c.desired.MachineDeployments[it.mdName].InfrastructureMachineTemplate.Object["spec"] = it.Object.Object["spec"]
+			setTemplateSpec(c.desired.MachineDeployments[it.name].InfrastructureMachineTemplate, spec)
+		case roleMachinePoolBootstrap:
+			c.desired.MachinePools[it.name].BootstrapObject.Object["spec"] = spec
+		case roleMachinePoolInfrastructure:
+			c.desired.MachinePools[it.name].InfrastructureMachinePoolObject.Object["spec"] = spec
 		}
 	}
 	return nil
+}
+
+// controlPlaneTopologyFields are the fields of the control plane's spec that the topology sets and
+// patches cannot change, as upstream's.
+var controlPlaneTopologyFields = [][]string{
+	{"version"}, {"replicas"},
+	{"machineTemplate", "infrastructureRef"}, {"machineTemplate", "metadata"}, {"machineTemplate", "readinessGates"},
+	{"machineTemplate", "nodeDrainTimeout"}, {"machineTemplate", "nodeVolumeDetachTimeout"}, {"machineTemplate", "nodeDeletionTimeout"},
+}
+
+// setTemplateSpec sets spec.template.spec of a template.
+func setTemplateSpec(t *unstructured.Unstructured, spec any) {
+	tmpl, ok := t.Object["spec"].(map[string]any)
+	if !ok {
+		tmpl = map[string]any{}
+		t.Object["spec"] = tmpl
+	}
+	inner, ok := tmpl["template"].(map[string]any)
+	if !ok {
+		inner = map[string]any{}
+		tmpl["template"] = inner
+	}
+	inner["spec"] = spec
 }

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"reflect"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // specHash is a short hash of a template's spec.
@@ -126,11 +128,14 @@ func (c *computation) rotateTemplates() error {
 	return nil
 }
 
-// rotate names desired: the current name when the current template (of the same kind) already has its
-// spec, else a new name derived from the spec. It reports whether the name changed.
+// rotate names desired: the current name when the current template (of the same kind) already is what
+// the engine wants — every field of desired's spec has its value there, and every field of the current
+// spec that the engine set (field manager capi-topology in its managed fields) is still in desired's —
+// else a new name derived from the spec. It reports whether the name changed.
 func (c *computation) rotate(desired, current *unstructured.Unstructured, what string, extra map[string]any) (bool, error) {
 	before := desired.GetName()
-	if current != nil && current.GetName() == before && current.GetKind() == desired.GetKind() && contains(current.Object["spec"], desired.Object["spec"]) {
+	if current != nil && current.GetName() == before && current.GetKind() == desired.GetKind() &&
+		contains(current.Object["spec"], desired.Object["spec"]) && !ownedFieldRemoved(current, desired) {
 		return false, nil
 	}
 	if current == nil && before != "" && !c.existed(desired) {
@@ -142,7 +147,9 @@ func (c *computation) rotate(desired, current *unstructured.Unstructured, what s
 	if extra != nil {
 		tmpl = machineDeploymentTemplateNameTemplate
 	}
-	name, err := renderName(tmpl, c.seed(what+"/"+specHash(desired)), c.cluster.Name, extra)
+	// The name derives from the spec and from the template it replaces: a spec that comes back to an
+	// earlier one still gets a name other than the current template's.
+	name, err := renderName(tmpl, c.seed(what+"/"+specHash(desired)+"/"+before), c.cluster.Name, extra)
 	if err != nil {
 		return false, fmt.Errorf("naming %s: %w", desired.GetKind(), err)
 	}
@@ -173,4 +180,107 @@ func (c *computation) existed(desired *unstructured.Unstructured) bool {
 		}
 	}
 	return false
+}
+
+// ownedFieldRemoved reports whether the current template has a field under spec that the engine set (it
+// is among the fields that FieldManager's apply owns, in the managed fields) and that desired no longer
+// has: a patch disabled, a field removed from the class's template. Fields others set (defaults of the
+// API server or of a webhook) do not count. A template without managed fields (read from a file) has
+// none.
+func ownedFieldRemoved(current, desired *unstructured.Unstructured) bool {
+	for _, mf := range current.GetManagedFields() {
+		if mf.Manager != FieldManager || mf.Operation != metav1.ManagedFieldsOperationApply || mf.FieldsV1 == nil {
+			continue
+		}
+		owned := &fieldpath.Set{}
+		if err := owned.FromJSON(mf.FieldsV1.GetRawReader()); err != nil {
+			return false
+		}
+		removed := false
+		owned.Leaves().Iterate(func(p fieldpath.Path) {
+			if removed || len(p) == 0 || p[0].FieldName == nil || *p[0].FieldName != "spec" {
+				return
+			}
+			removed = !hasPath(desired.Object, p)
+		})
+		if removed {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPath reports whether obj has the field at p: map keys, list items by their key fields, set items by
+// value, list indexes.
+func hasPath(obj any, p fieldpath.Path) bool {
+	v := obj
+	for _, pe := range p {
+		switch {
+		case pe.FieldName != nil:
+			m, ok := v.(map[string]any)
+			if !ok {
+				return false
+			}
+			if v, ok = m[*pe.FieldName]; !ok {
+				return false
+			}
+		case pe.Key != nil:
+			l, ok := v.([]any)
+			if !ok {
+				return false
+			}
+			found := false
+			for _, item := range l {
+				m, ok := item.(map[string]any)
+				if !ok {
+					continue
+				}
+				match := true
+				for _, f := range *pe.Key {
+					if !sameValue(m[f.Name], f.Value.Unstructured()) {
+						match = false
+						break
+					}
+				}
+				if match {
+					v, found = item, true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		case pe.Value != nil:
+			l, ok := v.([]any)
+			if !ok {
+				return false
+			}
+			want := (*pe.Value).Unstructured()
+			found := false
+			for _, item := range l {
+				if sameValue(item, want) {
+					v, found = item, true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		case pe.Index != nil:
+			l, ok := v.([]any)
+			if !ok || *pe.Index >= len(l) {
+				return false
+			}
+			v = l[*pe.Index]
+		}
+	}
+	return true
+}
+
+func sameValue(a, b any) bool {
+	if an, ok := number(a); ok {
+		bn, ok := number(b)
+		return ok && an == bn
+	}
+	return reflect.DeepEqual(a, b)
 }

@@ -8,6 +8,11 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
 
+// FieldManager is the server-side apply field manager of the objects the topology controller manages.
+// The engine reads it in the managed fields of a current template: the fields it owns there are the
+// fields the engine set.
+const FieldManager = "capi-topology"
+
 // Blueprint is a ClusterClass and the templates it references.
 type Blueprint struct {
 	// ClusterClass is the class of the Cluster.
@@ -21,12 +26,22 @@ type Blueprint struct {
 	ControlPlaneMachineInfrastructureTemplate *unstructured.Unstructured
 	// MachineDeployments are the templates of each MachineDeployment class, by class name.
 	MachineDeployments map[string]MachineDeploymentTemplates
+	// MachinePools are the templates of each MachinePool class, by class name.
+	MachinePools map[string]MachinePoolTemplates
 }
 
 // MachineDeploymentTemplates are the templates of one MachineDeployment class.
 type MachineDeploymentTemplates struct {
 	BootstrapTemplate             *unstructured.Unstructured
 	InfrastructureMachineTemplate *unstructured.Unstructured
+}
+
+// MachinePoolTemplates are the templates of one MachinePool class: a bootstrap config template (for
+// example a KubeadmConfigTemplate) and an InfraMachinePool template (for example a
+// LocalMachinePoolTemplate), from whose spec.template the MachinePool's objects are made.
+type MachinePoolTemplates struct {
+	BootstrapTemplate                 *unstructured.Unstructured
+	InfrastructureMachinePoolTemplate *unstructured.Unstructured
 }
 
 // Current is the current state of a Cluster's topology: the Cluster (with spec.topology) and the objects
@@ -38,9 +53,12 @@ type Current struct {
 	// MachineDeployments are the topology-owned MachineDeployments, by topology name
 	// (label topology.cluster.x-k8s.io/deployment-name).
 	MachineDeployments map[string]*MachineDeploymentState
-	// AfterControlPlaneUpgradePending says the AfterControlPlaneUpgrade hook still has to answer for the
-	// current upgrade (the caller tracks it).
-	AfterControlPlaneUpgradePending bool
+	// MachinePools are the topology-owned MachinePools, by topology name (label
+	// topology.cluster.x-k8s.io/pool-name).
+	MachinePools map[string]*MachinePoolState
+	// HookResponses are the answers of the lifecycle hooks that the caller called for this computation
+	// (see Desired.Hooks.Call), by hook name.
+	HookResponses map[string]HookResponse
 }
 
 // ControlPlaneState is the control plane object, its machine infrastructure template and health check.
@@ -48,6 +66,10 @@ type ControlPlaneState struct {
 	Object                        *unstructured.Unstructured
 	InfrastructureMachineTemplate *unstructured.Unstructured
 	MachineHealthCheck            *clusterv1.MachineHealthCheck
+	// Held (desired state only): the control plane waits for an upgrade; the caller leaves it and its
+	// machine template as they are (no other change reaches it before it picks up the version, so that
+	// its Machines are not rolled out twice). Its MachineHealthCheck is applied.
+	Held bool
 }
 
 // MachineDeploymentState is a MachineDeployment, its templates and health check.
@@ -59,6 +81,22 @@ type MachineDeploymentState struct {
 	// Upgrading (current state only) says that some Machines of the MachineDeployment do not run its
 	// version yet; the caller derives it from the Machines.
 	Upgrading bool
+	// Held (desired state only): the MachineDeployment waits for an upgrade; the caller leaves it and its
+	// templates as they are. Its MachineHealthCheck is applied.
+	Held bool
+}
+
+// MachinePoolState is a MachinePool, its bootstrap config and InfraMachinePool.
+type MachinePoolState struct {
+	Object                          *clusterv1.MachinePool
+	BootstrapObject                 *unstructured.Unstructured
+	InfrastructureMachinePoolObject *unstructured.Unstructured
+	// Upgrading (current state only) says that some Nodes of the MachinePool do not run its version yet;
+	// the caller derives it from the Nodes of status.nodeRefs.
+	Upgrading bool
+	// Held (desired state only): the MachinePool waits for an upgrade; the caller leaves it and its
+	// objects as they are.
+	Held bool
 }
 
 // Desired is the desired state of a Cluster's topology.
@@ -71,8 +109,14 @@ type Desired struct {
 	// MachineDeployment that must wait (see Upgrade.MachineDeploymentsPendingCreate) is not in the map;
 	// current topology-owned MachineDeployments whose name is not in the topology are to be deleted.
 	MachineDeployments map[string]*MachineDeploymentState
+	// MachinePools are the MachinePools to create or update, by topology name, as MachineDeployments.
+	MachinePools map[string]*MachinePoolState
 	// Upgrade says where the rollout of spec.topology.version stands.
 	Upgrade UpgradeStatus
+	// Hooks are what the caller does about the lifecycle hooks of the Runtime SDK.
+	Hooks HookActions
+	// HoldCreate: nothing may be created yet (BeforeClusterCreate has not let the creation start).
+	HoldCreate bool
 }
 
 // UpgradeStatus records where the rollout of a new Kubernetes version stands, for the TopologyReconciled
@@ -88,6 +132,10 @@ type UpgradeStatus struct {
 	ControlPlanePendingUpgrade bool
 	// ControlPlaneStartingUpgrade: this computation moves the control plane to spec.topology.version.
 	ControlPlaneStartingUpgrade bool
+	// ControlPlaneWaitingFor, while the control plane waits for a new version, names what has to pick up
+	// its current version first (MachineDeployments and MachinePools behind it), as the version check of
+	// admission says it.
+	ControlPlaneWaitingFor string
 	// MachineDeploymentsPendingCreate are topology names of MachineDeployments that wait for the control
 	// plane before they are created.
 	MachineDeploymentsPendingCreate []string
@@ -98,9 +146,40 @@ type UpgradeStatus struct {
 	MachineDeploymentsDeferred []string
 	// MachineDeploymentsUpgrading are names of MachineDeployments rolling out a version.
 	MachineDeploymentsUpgrading []string
-	// BlockingHook names the lifecycle hook that holds the upgrade, if any, and HookMessage says why.
+	// MachinePoolsPendingCreate, MachinePoolsPendingUpgrade, MachinePoolsDeferred and MachinePoolsUpgrading
+	// are the same for MachinePools.
+	MachinePoolsPendingCreate  []string
+	MachinePoolsPendingUpgrade []string
+	MachinePoolsDeferred       []string
+	MachinePoolsUpgrading      []string
+	// BlockingHook names the lifecycle hook that holds the Cluster, if any, and HookMessage says why.
 	BlockingHook string
 	HookMessage  string
 	// HookRetryAfter is when the blocking hook asks to be called again.
 	HookRetryAfter time.Duration
+}
+
+// HookActions say what the caller does about the lifecycle hooks: Compute calls none and writes nothing.
+type HookActions struct {
+	// Call are the blocking hooks whose answer this computation needs and that Current.HookResponses
+	// does not hold: the caller calls them, then computes again with their answers. Until then the
+	// desired state waits for them (nothing created, no version picked up).
+	Call []HookCall
+	// CallAfterApply are the hooks to call once the desired state is applied (AfterClusterUpgrade), whose
+	// answer changes nothing; each is then marked done.
+	CallAfterApply []HookCall
+	// MarkPending are the hooks to add to the Cluster's runtime.cluster.x-k8s.io/pending-hooks annotation
+	// before the desired state is applied (the intent to call them once an upgrade is done).
+	MarkPending []string
+	// MarkDone are the hooks to remove from it (called, and none of their handlers blocks).
+	MarkDone []string
+}
+
+// HookCall is one lifecycle hook to call.
+type HookCall struct {
+	// Hook is the hook's name, for example BeforeClusterUpgrade.
+	Hook string
+	// FromVersion and ToVersion are the Kubernetes versions of an upgrade hook (ToVersion alone for
+	// AfterControlPlaneUpgrade and AfterClusterUpgrade).
+	FromVersion, ToVersion string
 }

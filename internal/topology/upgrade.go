@@ -2,7 +2,9 @@ package topology
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/blang/semver/v4"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -10,15 +12,10 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
 
-// UpgradeConcurrencyAnnotation on a Cluster sets how many MachineDeployments may upgrade at once (1 when
-// absent), as upstream's topology.cluster.x-k8s.io/upgrade-concurrency.
+// UpgradeConcurrencyAnnotation on a Cluster sets how many MachineDeployments (and, apart, how many
+// MachinePools) may upgrade at once (1 when absent), as upstream's
+// topology.cluster.x-k8s.io/upgrade-concurrency.
 const UpgradeConcurrencyAnnotation = "topology.cluster.x-k8s.io/upgrade-concurrency"
-
-// Hook names, as upstream's.
-const (
-	BeforeClusterUpgradeHook     = "BeforeClusterUpgrade"
-	AfterControlPlaneUpgradeHook = "AfterControlPlaneUpgrade"
-)
 
 // controlPlaneFacts reads what the upgrade sequence needs from the control plane object.
 type controlPlaneFacts struct {
@@ -28,6 +25,8 @@ type controlPlaneFacts struct {
 	scaling      bool
 }
 
+// readControlPlane reads the version and state of a control plane by contract: spec.version,
+// status.version (none yet: provisioning; older: upgrading) and the replica counts.
 func readControlPlane(obj *unstructured.Unstructured) (controlPlaneFacts, error) {
 	var f controlPlaneFacts
 	v, found, err := unstructured.NestedString(obj.Object, "spec", "version")
@@ -61,14 +60,32 @@ func readControlPlane(obj *unstructured.Unstructured) (controlPlaneFacts, error)
 	return f, nil
 }
 
-// controlPlaneStable: the control plane may be upgraded or have workers upgrade against it.
-func (u *UpgradeStatus) controlPlaneStable() bool {
-	return !u.ControlPlaneProvisioning && !u.ControlPlaneUpgrading && !u.ControlPlaneScaling &&
-		!u.ControlPlanePendingUpgrade && !u.ControlPlaneStartingUpgrade
+// ReadControlPlane reads, by contract, a control plane's spec.version and whether it is provisioning (no
+// status.version yet) or upgrading (status.version older than spec.version), as the engine does; the
+// admission check of version changes uses it too.
+func ReadControlPlane(obj *unstructured.Unstructured) (version string, provisioning, upgrading bool, err error) {
+	f, err := readControlPlane(obj)
+	return f.version, f.provisioning, f.upgrading, err
 }
 
-// controlPlaneVersion is the version of the desired control plane: spec.topology.version, unless the
-// control plane is being created, upgrading, or workers are still upgrading, or a hook holds it back.
+// controlPlaneStable: the control plane may be upgraded or have workers upgrade against it.
+func (u *UpgradeStatus) controlPlaneStable() bool {
+	return u.controlPlaneSettled() && !u.ControlPlanePendingUpgrade
+}
+
+// controlPlaneSettled: the control plane is not changing: not provisioning, upgrading, scaling or
+// starting an upgrade.
+func (u *UpgradeStatus) controlPlaneSettled() bool {
+	return !u.ControlPlaneProvisioning && !u.ControlPlaneUpgrading && !u.ControlPlaneScaling && !u.ControlPlaneStartingUpgrade
+}
+
+// controlPlaneVersion is the version of the desired control plane: spec.topology.version once the
+// control plane may take it, else the version it has. The control plane takes a new version only when it
+// runs its current one and is neither provisioning nor upgrading, every topology MachineDeployment and
+// MachinePool runs that version too and is not upgrading (deferred and held ones included), and the
+// BeforeClusterUpgrade hook lets it; the version must not be lower than the control plane's nor skip a
+// minor version. While it waits, the control plane is held: no other change of the topology reaches it
+// before it takes the version.
 func (c *computation) controlPlaneVersion() (string, error) {
 	want := c.topology.Version
 	up := &c.desired.Upgrade
@@ -79,7 +96,8 @@ func (c *computation) controlPlaneVersion() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := checkVersionChange(f.version, want); err != nil {
+	c.cpVersion = f.version
+	if err := c.checkVersionChange(f.version, want); err != nil {
 		return "", err
 	}
 	up.ControlPlaneProvisioning = f.provisioning
@@ -90,34 +108,52 @@ func (c *computation) controlPlaneVersion() (string, error) {
 		return f.version, nil
 	}
 	if !up.ControlPlanePendingUpgrade {
-		// The control plane runs the version: ask AfterControlPlaneUpgrade before workers follow.
-		if c.opts.UpgradeHooks != nil && c.cur.AfterControlPlaneUpgradePending {
-			resp, err := c.opts.UpgradeHooks.AfterControlPlaneUpgrade(c.ctx, c.cluster, want)
-			if err != nil {
-				return "", fmt.Errorf("calling the %s hook: %w", AfterControlPlaneUpgradeHook, err)
-			}
-			if resp.Blocking() {
-				up.BlockingHook, up.HookMessage, up.HookRetryAfter = AfterControlPlaneUpgradeHook, resp.Message, resp.RetryAfter
-			}
-		}
+		// The control plane runs the version: AfterControlPlaneUpgrade is asked before the workers follow.
+		c.afterControlPlaneUpgrade(want)
 		return f.version, nil
 	}
-	if len(up.MachineDeploymentsUpgrading) > 0 {
+	if behind := c.workersBehind(f.version); len(behind) > 0 {
+		up.ControlPlaneWaitingFor = fmt.Sprintf("%s not on version %s yet or still upgrading", strings.Join(behind, ", "), f.version)
 		return f.version, nil
 	}
-	if c.opts.UpgradeHooks != nil {
-		resp, err := c.opts.UpgradeHooks.BeforeClusterUpgrade(c.ctx, c.cluster, f.version, want)
-		if err != nil {
-			return "", fmt.Errorf("calling the %s hook: %w", BeforeClusterUpgradeHook, err)
-		}
-		if resp.Blocking() {
-			up.BlockingHook, up.HookMessage, up.HookRetryAfter = BeforeClusterUpgradeHook, resp.Message, resp.RetryAfter
-			return f.version, nil
-		}
+	if !c.beforeClusterUpgrade(f.version, want) {
+		return f.version, nil
 	}
 	up.ControlPlanePendingUpgrade = false
 	up.ControlPlaneStartingUpgrade = true
 	return want, nil
+}
+
+// workersBehind names the topology MachineDeployments and MachinePools that do not run version or are
+// upgrading.
+func (c *computation) workersBehind(version string) []string {
+	var mds, mps []string
+	for _, md := range c.cur.MachineDeployments {
+		if md == nil || md.Object == nil {
+			continue
+		}
+		if md.Upgrading || md.Object.Spec.Template.Spec.Version == nil || *md.Object.Spec.Template.Spec.Version != version {
+			mds = append(mds, md.Object.Name)
+		}
+	}
+	for _, mp := range c.cur.MachinePools {
+		if mp == nil || mp.Object == nil {
+			continue
+		}
+		if mp.Upgrading || mp.Object.Spec.Template.Spec.Version == nil || *mp.Object.Spec.Template.Spec.Version != version {
+			mps = append(mps, mp.Object.Name)
+		}
+	}
+	slices.Sort(mds)
+	slices.Sort(mps)
+	var out []string
+	if len(mds) > 0 {
+		out = append(out, fmt.Sprintf("MachineDeployment(s) %s", strings.Join(mds, ", ")))
+	}
+	if len(mps) > 0 {
+		out = append(out, fmt.Sprintf("MachinePool(s) %s", strings.Join(mps, ", ")))
+	}
+	return out
 }
 
 func (c *computation) upgradeConcurrency() int {
@@ -129,46 +165,77 @@ func (c *computation) upgradeConcurrency() int {
 	return 1
 }
 
-// machineDeploymentVersion is the version of a desired MachineDeployment, and whether it is to be created
-// or kept (false: a new MachineDeployment waits for the control plane).
-func (c *computation) machineDeploymentVersion(mdt clusterv1.MachineDeploymentTopology, current *MachineDeploymentState) (string, bool) {
-	want := c.topology.Version
-	up := &c.desired.Upgrade
-	hookBlocks := up.BlockingHook == AfterControlPlaneUpgradeHook
-	if current == nil {
-		if !c.controlPlaneInitialized() || !up.controlPlaneStable() || hookBlocks {
-			up.MachineDeploymentsPendingCreate = append(up.MachineDeploymentsPendingCreate, mdt.Name)
-			return "", false
-		}
-		return want, true
-	}
-	name := current.Object.Name
-	have := ""
-	if current.Object.Spec.Template.Spec.Version != nil {
-		have = *current.Object.Spec.Template.Spec.Version
-	}
-	if have == want {
-		return have, true
-	}
-	if c.deferred(mdt) {
-		up.MachineDeploymentsDeferred = append(up.MachineDeploymentsDeferred, name)
-		up.MachineDeploymentsPendingUpgrade = append(up.MachineDeploymentsPendingUpgrade, name)
-		return have, true
-	}
-	if hookBlocks || !up.controlPlaneStable() || c.upgradeSlotsTaken() >= c.upgradeConcurrency() {
-		if !current.Upgrading {
-			up.MachineDeploymentsPendingUpgrade = append(up.MachineDeploymentsPendingUpgrade, name)
-		}
-		return have, true
-	}
-	if !current.Upgrading {
-		up.MachineDeploymentsUpgrading = append(up.MachineDeploymentsUpgrading, name)
-	}
-	return want, true
+// workerVersion decides the version of a desired MachineDeployment or MachinePool: the version it picks
+// up now, whether it is held (waits for an upgrade: nothing else of it changes meanwhile), or that it
+// waits to be created.
+type workerVersion struct {
+	version string
+	create  bool
+	held    bool
 }
 
-func (c *computation) upgradeSlotsTaken() int {
-	return len(c.desired.Upgrade.MachineDeploymentsUpgrading)
+// workerKind is what the upgrade sequence tracks for MachineDeployments or MachinePools.
+type workerKind struct {
+	pendingCreate, pendingUpgrade, deferred, upgrading *[]string
+	// deferredByAnnotations reports whether the topology entry of name holds its upgrade.
+	deferredByAnnotations func(name string) bool
+}
+
+func (c *computation) mdKind() workerKind {
+	up := &c.desired.Upgrade
+	return workerKind{&up.MachineDeploymentsPendingCreate, &up.MachineDeploymentsPendingUpgrade, &up.MachineDeploymentsDeferred,
+		&up.MachineDeploymentsUpgrading, c.mdDeferred}
+}
+
+func (c *computation) mpKind() workerKind {
+	up := &c.desired.Upgrade
+	return workerKind{&up.MachinePoolsPendingCreate, &up.MachinePoolsPendingUpgrade, &up.MachinePoolsDeferred,
+		&up.MachinePoolsUpgrading, c.mpDeferred}
+}
+
+// workerVersion is the version of a MachineDeployment or MachinePool of the topology (topologyName),
+// named objectName, with version have (none: to be created) and upgrading as the current state says.
+// A worker behind the control plane catches up with it first; one behind spec.topology.version follows the
+// control plane, in turn (upgrade concurrency), unless deferred or held by a hook.
+func (c *computation) workerVersion(k workerKind, topologyName, objectName string, have *string, upgrading bool) workerVersion {
+	want := c.topology.Version
+	up := &c.desired.Upgrade
+	if have == nil {
+		if !c.controlPlaneInitialized() || !up.controlPlaneStable() || c.hookHoldsWorkers() {
+			*k.pendingCreate = append(*k.pendingCreate, topologyName)
+			return workerVersion{}
+		}
+		return workerVersion{version: want, create: true}
+	}
+	if *have == want {
+		return workerVersion{version: *have, create: true}
+	}
+	// The worker waits for an upgrade: held until it takes a version.
+	target := want
+	if up.ControlPlanePendingUpgrade && c.cpVersion != "" {
+		// The control plane waits for the workers to run its version.
+		target = c.cpVersion
+	}
+	hold := func() workerVersion {
+		if !upgrading {
+			*k.pendingUpgrade = append(*k.pendingUpgrade, objectName)
+		}
+		return workerVersion{version: *have, create: true, held: true}
+	}
+	switch {
+	case *have == target:
+		return hold()
+	case k.deferredByAnnotations(topologyName):
+		*k.deferred = append(*k.deferred, objectName)
+		*k.pendingUpgrade = append(*k.pendingUpgrade, objectName)
+		return workerVersion{version: *have, create: true, held: true}
+	case c.hookHoldsWorkers() || !up.controlPlaneSettled() || len(*k.upgrading) >= c.upgradeConcurrency():
+		return hold()
+	}
+	if !upgrading {
+		*k.upgrading = append(*k.upgrading, objectName)
+	}
+	return workerVersion{version: target, create: true}
 }
 
 // controlPlaneInitialized: new MachineDeployments are created only once the control plane accepts
@@ -189,35 +256,98 @@ func (c *computation) controlPlaneInitialized() bool {
 	return initialized
 }
 
-// deferred: the MachineDeployment topology, or one before it, holds its upgrade.
-func (c *computation) deferred(mdt clusterv1.MachineDeploymentTopology) bool {
-	if _, ok := mdt.Metadata.Annotations[clusterv1.ClusterTopologyDeferUpgradeAnnotation]; ok {
+// deferred reports whether a topology entry (with annotations) or one before it in its list (the
+// annotations of the entries in order) holds its upgrade: defer-upgrade on itself, hold-upgrade-sequence
+// on itself or an earlier one.
+func deferred(annotations []map[string]string, self int) bool {
+	if _, ok := annotations[self][clusterv1.ClusterTopologyDeferUpgradeAnnotation]; ok {
 		return true
 	}
-	for _, md := range c.topology.Workers.MachineDeployments {
-		if _, ok := md.Metadata.Annotations[clusterv1.ClusterTopologyHoldUpgradeSequenceAnnotation]; ok {
+	for i := 0; i <= self; i++ {
+		if _, ok := annotations[i][clusterv1.ClusterTopologyHoldUpgradeSequenceAnnotation]; ok {
 			return true
-		}
-		if md.Name == mdt.Name {
-			return false
 		}
 	}
 	return false
 }
 
+func (c *computation) mdDeferred(name string) bool {
+	var annotations []map[string]string
+	self := -1
+	for i, md := range c.topology.Workers.MachineDeployments {
+		annotations = append(annotations, md.Metadata.Annotations)
+		if md.Name == name {
+			self = i
+		}
+	}
+	return self >= 0 && deferred(annotations, self)
+}
+
+func (c *computation) mpDeferred(name string) bool {
+	var annotations []map[string]string
+	self := -1
+	for i, mp := range c.topology.Workers.MachinePools {
+		annotations = append(annotations, mp.Metadata.Annotations)
+		if mp.Name == name {
+			self = i
+		}
+	}
+	return self >= 0 && deferred(annotations, self)
+}
+
 // checkVersionChange refuses what admission refuses, so that nothing depends on it: a version lower than
-// the control plane's, or one that skips a minor version.
-func checkVersionChange(current, want string) error {
-	c, err1 := semver.ParseTolerant(current)
+// the control plane's, or one that skips a minor version; the error names what still runs the control
+// plane's version.
+func (c *computation) checkVersionChange(current, want string) error {
+	cv, err1 := semver.ParseTolerant(current)
 	w, err2 := semver.ParseTolerant(want)
 	if err1 != nil || err2 != nil || current == want {
 		return nil
 	}
-	if w.LT(c) {
+	if w.LT(cv) {
 		return fmt.Errorf("spec.topology.version %s is lower than the control plane's version %s: versions cannot be decreased", want, current)
 	}
-	if w.Major != c.Major || w.Minor > c.Minor+1 {
-		return fmt.Errorf("spec.topology.version %s skips a minor version from the control plane's %s: upgrade to v%d.%d.x first", want, current, c.Major, c.Minor+1)
+	if w.Major != cv.Major || w.Minor > cv.Minor+1 {
+		on := []string{fmt.Sprintf("the control plane %s %s", c.cur.ControlPlane.Object.GetKind(), c.cur.ControlPlane.Object.GetName())}
+		on = append(on, c.workersOn(current)...)
+		return fmt.Errorf("spec.topology.version %s skips a minor version: %s still run %s; set v%d.%d.x first and let it roll out",
+			want, strings.Join(on, ", "), current, cv.Major, cv.Minor+1)
 	}
 	return nil
+}
+
+// workersOn names the topology MachineDeployments and MachinePools whose version is version or older.
+func (c *computation) workersOn(version string) []string {
+	v, err := semver.ParseTolerant(version)
+	if err != nil {
+		return nil
+	}
+	older := func(s *string) bool {
+		if s == nil {
+			return false
+		}
+		have, err := semver.ParseTolerant(*s)
+		return err == nil && have.LTE(v)
+	}
+	var mds, mps []string
+	for _, md := range c.cur.MachineDeployments {
+		if md != nil && md.Object != nil && older(md.Object.Spec.Template.Spec.Version) {
+			mds = append(mds, md.Object.Name)
+		}
+	}
+	for _, mp := range c.cur.MachinePools {
+		if mp != nil && mp.Object != nil && older(mp.Object.Spec.Template.Spec.Version) {
+			mps = append(mps, mp.Object.Name)
+		}
+	}
+	slices.Sort(mds)
+	slices.Sort(mps)
+	var out []string
+	if len(mds) > 0 {
+		out = append(out, "MachineDeployment(s) "+strings.Join(mds, ", "))
+	}
+	if len(mps) > 0 {
+		out = append(out, "MachinePool(s) "+strings.Join(mps, ", "))
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -176,42 +177,114 @@ func TestNewMachineDeploymentsWaitForTheControlPlane(t *testing.T) {
 	g.Expect(d.MachineDeployments).NotTo(HaveKey("md-1"))
 }
 
-type blockingHooks struct{ before, after bool }
-
-func (b blockingHooks) BeforeClusterUpgrade(context.Context, *clusterv1.Cluster, string, string) (HookResponse, error) {
-	if b.before {
-		return HookResponse{RetryAfter: 10e9, Message: "waiting for backup"}, nil
+// computeWithHooks computes as the topology controller does with the Runtime SDK on: the hooks the
+// engine asks for are answered by answer, and it computes again with the answers.
+func computeWithHooks(t *testing.T, bp *Blueprint, cur *Current, answer func(HookCall) HookResponse) *Desired {
+	t.Helper()
+	cur.HookResponses = map[string]HookResponse{}
+	for range 4 {
+		d, err := Compute(context.Background(), bp, cur, Options{RuntimeHooks: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Hooks.Call) == 0 {
+			return d
+		}
+		for _, call := range d.Hooks.Call {
+			cur.HookResponses[call.Hook] = answer(call)
+		}
 	}
-	return HookResponse{}, nil
+	t.Fatal("the engine keeps asking for hooks")
+	return nil
 }
 
-func (b blockingHooks) AfterControlPlaneUpgrade(context.Context, *clusterv1.Cluster, string) (HookResponse, error) {
-	if b.after {
-		return HookResponse{RetryAfter: 10e9, Message: "checking the control plane"}, nil
+func blocking(hooks ...string) func(HookCall) HookResponse {
+	return func(call HookCall) HookResponse {
+		if slices.Contains(hooks, call.Hook) {
+			return HookResponse{RetryAfter: 10 * time.Second, Message: "waiting for " + call.Hook}
+		}
+		return HookResponse{}
 	}
-	return HookResponse{}, nil
 }
 
 func TestUpgradeHooks(t *testing.T) {
 	g := NewWithT(t)
 	bp, cur := upgradeFixture(t, nil)
-	d, err := Compute(context.Background(), bp, cur, Options{UpgradeHooks: blockingHooks{before: true}})
+
+	// Compute asks for BeforeClusterUpgrade and changes nothing until it has the answer.
+	d, err := Compute(context.Background(), bp, cur, Options{RuntimeHooks: true})
 	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(d.Hooks.Call).To(Equal([]HookCall{{Hook: BeforeClusterUpgradeHook, FromVersion: "v1.30.0", ToVersion: "v1.31.0"}}))
+	g.Expect(cpVersion(t, d)).To(Equal("v1.30.0"))
+	g.Expect(d.ControlPlane.Held).To(BeTrue())
+
+	d = computeWithHooks(t, bp, cur, blocking(BeforeClusterUpgradeHook))
 	g.Expect(cpVersion(t, d)).To(Equal("v1.30.0"))
 	g.Expect(d.Upgrade.BlockingHook).To(Equal(BeforeClusterUpgradeHook))
-	g.Expect(d.Upgrade.HookMessage).To(Equal("waiting for backup"))
+	g.Expect(d.Upgrade.HookMessage).To(Equal("waiting for BeforeClusterUpgrade"))
 	g.Expect(d.Upgrade.HookRetryAfter).To(Equal(10 * time.Second))
+	g.Expect(d.Hooks.MarkPending).To(BeEmpty())
 
-	d, err = Compute(context.Background(), bp, cur, Options{UpgradeHooks: blockingHooks{after: true}})
-	g.Expect(err).NotTo(HaveOccurred())
+	// Let through: the control plane takes the version, and the After hooks become pending.
+	d = computeWithHooks(t, bp, cur, blocking())
 	g.Expect(cpVersion(t, d)).To(Equal("v1.31.0"))
+	g.Expect(d.Hooks.MarkPending).To(ConsistOf(AfterControlPlaneUpgradeHook, AfterClusterUpgradeHook))
+
+	// Once the control plane runs it, AfterControlPlaneUpgrade holds the workers while it blocks.
 	cur = step(t, cur, d, true)
-	cur.AfterControlPlaneUpgradePending = true
-	d, err = Compute(context.Background(), bp, cur, Options{UpgradeHooks: blockingHooks{after: true}})
-	g.Expect(err).NotTo(HaveOccurred())
+	cur.Cluster.Annotations = map[string]string{"runtime.cluster.x-k8s.io/pending-hooks": "AfterClusterUpgrade,AfterControlPlaneUpgrade"}
+	d = computeWithHooks(t, bp, cur, blocking(AfterControlPlaneUpgradeHook))
 	g.Expect(d.Upgrade.BlockingHook).To(Equal(AfterControlPlaneUpgradeHook))
 	g.Expect(d.Upgrade.HookRetryAfter).To(Equal(10 * time.Second))
 	g.Expect(mdVersions(d)).To(HaveEach("v1.30.0"))
+	g.Expect(d.Hooks.MarkDone).To(BeEmpty())
+
+	// Let through: it is done, the workers follow.
+	d = computeWithHooks(t, bp, cur, blocking())
+	g.Expect(d.Hooks.MarkDone).To(Equal([]string{AfterControlPlaneUpgradeHook}))
+	g.Expect(mdVersions(d)).To(ContainElement("v1.31.0"))
+	g.Expect(d.Hooks.CallAfterApply).To(BeEmpty(), "AfterClusterUpgrade waits for every worker")
+
+	// Once every worker runs the version, AfterClusterUpgrade is called after the apply.
+	cur.Cluster.Annotations = map[string]string{"runtime.cluster.x-k8s.io/pending-hooks": "AfterClusterUpgrade"}
+	for range 3 {
+		cur = step(t, cur, d, true)
+		d = computeWithHooks(t, bp, cur, blocking())
+	}
+	g.Expect(mdVersions(d)).To(HaveEach("v1.31.0"))
+	g.Expect(d.Hooks.CallAfterApply).To(Equal([]HookCall{{Hook: AfterClusterUpgradeHook, ToVersion: "v1.31.0"}}))
+
+	// Without the Runtime SDK no hook is asked for.
+	_, cur = upgradeFixture(t, nil)
+	d = compute(t, bp, cur)
+	g.Expect(d.Hooks).To(Equal(HookActions{}))
+	g.Expect(cpVersion(t, d)).To(Equal("v1.31.0"))
+}
+
+func TestBeforeUpgradeAnnotationHolds(t *testing.T) {
+	g := NewWithT(t)
+	bp, cur := upgradeFixture(t, nil)
+	cur.Cluster.Annotations = map[string]string{BeforeClusterUpgradeHookAnnotationPrefix + "/backup": ""}
+	d := computeWithHooks(t, bp, cur, blocking())
+	g.Expect(d.Upgrade.BlockingHook).To(Equal(BeforeClusterUpgradeHook))
+	g.Expect(d.Upgrade.HookMessage).To(Equal("annotation [before-upgrade.hook.cluster.cluster.x-k8s.io/backup] is set"))
+	g.Expect(cpVersion(t, d)).To(Equal("v1.30.0"))
+}
+
+func TestBeforeClusterCreate(t *testing.T) {
+	g := NewWithT(t)
+	bp := blueprint(t, mustClass(t, bookClass))
+	cur := &Current{Cluster: mustCluster(t, bookCluster)}
+	d, err := Compute(context.Background(), bp, cur, Options{RuntimeHooks: true})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(d.Hooks.Call).To(Equal([]HookCall{{Hook: BeforeClusterCreateHook}}))
+	g.Expect(d.HoldCreate).To(BeTrue())
+	d = computeWithHooks(t, bp, cur, blocking(BeforeClusterCreateHook))
+	g.Expect(d.HoldCreate).To(BeTrue())
+	g.Expect(d.Upgrade.BlockingHook).To(Equal(BeforeClusterCreateHook))
+	d = computeWithHooks(t, bp, cur, blocking())
+	g.Expect(d.HoldCreate).To(BeFalse())
+	g.Expect(d.ControlPlane.Object).NotTo(BeNil())
 }
 
 func TestTemplateRotation(t *testing.T) {
@@ -261,7 +334,7 @@ func TestVersionChecksWithoutAdmission(t *testing.T) {
 		wantErr string
 	}{
 		{"v1.29.9", "is lower than the control plane's version v1.30.0"},
-		{"v1.32.0", "skips a minor version from the control plane's v1.30.0: upgrade to v1.31.x first"},
+		{"v1.32.0", "spec.topology.version v1.32.0 skips a minor version: the control plane KubeadmControlPlane my-docker-cluster-"},
 		{"v1.30.7", ""},
 	}
 	for _, tt := range tests {

@@ -25,6 +25,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/topology"
+	"github.com/capstan-dev/capstan/internal/topologystate"
 )
 
 // Action is what would happen to an object.
@@ -90,18 +91,26 @@ func PlanWith(ctx context.Context, objs []unstructured.Unstructured, clusterName
 	if defaultNamespace == "" {
 		defaultNamespace = metav1.NamespaceDefault
 	}
-	s := &source{index: map[key]*unstructured.Unstructured{}, client: o.Client}
-	var clusterObjs []*unstructured.Unstructured
+	var clusterObjs, all []*unstructured.Unstructured
 	for i := range objs {
 		u := &objs[i]
 		if u.GetNamespace() == "" {
 			u.SetNamespace(defaultNamespace)
 		}
-		s.index[keyOf(u, defaultNamespace)] = u
+		all = append(all, u)
 		if u.GroupVersionKind().GroupKind() == clusterGK {
 			clusterObjs = append(clusterObjs, u)
 		}
 	}
+	var fallback client.Reader
+	if o.Client != nil {
+		fallback = o.Client
+	}
+	set, err := topologystate.NewObjects(all, fallback)
+	if err != nil {
+		return nil, err
+	}
+	s := &source{objs: set, client: o.Client}
 	if s.client != nil {
 		if err := s.applyOverStored(ctx, clusterObjs); err != nil {
 			return nil, err
@@ -151,55 +160,16 @@ func PlanWith(ctx context.Context, objs []unstructured.Unstructured, clusterName
 
 func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster) (ClusterPlan, error) {
 	plan := ClusterPlan{Cluster: c.Namespace + "/" + c.Name}
-	ns, name := c.GetClassKey()
-	classObj, err := s.lookup(ctx, &corev1.ObjectReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "ClusterClass", Name: name}, ns)
+	g := &topologystate.Gatherer{Reader: s.objs, Missing: "is not in the input" + s.orCluster()}
+	class, err := g.Class(ctx, c)
 	if err != nil {
 		return plan, err
 	}
-	if classObj == nil {
-		return plan, fmt.Errorf("ClusterClass %s/%s is not in the input%s", ns, name, s.orCluster())
-	}
-	class := &clusterv1.ClusterClass{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(classObj.Object, class); err != nil {
-		return plan, fmt.Errorf("reading ClusterClass %s: %w", name, err)
-	}
-	bp := &topology.Blueprint{ClusterClass: class, MachineDeployments: map[string]topology.MachineDeploymentTemplates{}}
-	must := func(ref *corev1.ObjectReference) (*unstructured.Unstructured, error) {
-		if ref == nil {
-			return nil, nil
-		}
-		u, err := s.lookup(ctx, ref, class.Namespace)
-		if err != nil {
-			return nil, err
-		}
-		if u == nil {
-			return nil, fmt.Errorf("%s %s referenced by ClusterClass %s is not in the input%s", ref.Kind, ref.Name, class.Name, s.orCluster())
-		}
-		return u, nil
-	}
-	if bp.InfrastructureClusterTemplate, err = must(class.Spec.Infrastructure.Ref); err != nil {
+	bp, err := g.Blueprint(ctx, class)
+	if err != nil {
 		return plan, err
 	}
-	if bp.ControlPlaneTemplate, err = must(class.Spec.ControlPlane.Ref); err != nil {
-		return plan, err
-	}
-	if mi := class.Spec.ControlPlane.MachineInfrastructure; mi != nil {
-		if bp.ControlPlaneMachineInfrastructureTemplate, err = must(mi.Ref); err != nil {
-			return plan, err
-		}
-	}
-	for _, md := range class.Spec.Workers.MachineDeployments {
-		var t topology.MachineDeploymentTemplates
-		if t.BootstrapTemplate, err = must(md.Template.Bootstrap.Ref); err != nil {
-			return plan, err
-		}
-		if t.InfrastructureMachineTemplate, err = must(md.Template.Infrastructure.Ref); err != nil {
-			return plan, err
-		}
-		bp.MachineDeployments[md.Class] = t
-	}
-
-	cur, err := s.currentState(ctx, c)
+	cur, err := g.Current(ctx, c)
 	if err != nil {
 		return plan, err
 	}
@@ -207,13 +177,17 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster) (Cluster
 	if err != nil {
 		return plan, err
 	}
-	if cur.ControlPlane.Object == nil && len(desired.Upgrade.MachineDeploymentsPendingCreate) > 0 {
+	if cur.ControlPlane.Object == nil && len(desired.Upgrade.MachineDeploymentsPendingCreate)+len(desired.Upgrade.MachinePoolsPendingCreate) > 0 {
 		// A new Cluster: show the MachineDeployments too, as they will be once the control plane is
 		// initialized.
-		plan.Notes = append(plan.Notes, fmt.Sprintf("MachineDeployment(s) %s are created once the control plane is initialized",
-			strings.Join(desired.Upgrade.MachineDeploymentsPendingCreate, ", ")))
+		for kind, pending := range map[string][]string{"MachineDeployment": desired.Upgrade.MachineDeploymentsPendingCreate, "MachinePool": desired.Upgrade.MachinePoolsPendingCreate} {
+			if len(pending) > 0 {
+				plan.Notes = append(plan.Notes, fmt.Sprintf("%s(s) %s are created once the control plane is initialized", kind, strings.Join(pending, ", ")))
+			}
+		}
+		slices.Sort(plan.Notes)
 		next := &topology.Current{Cluster: desired.Cluster.DeepCopy(), InfrastructureCluster: desired.InfrastructureCluster,
-			MachineDeployments: map[string]*topology.MachineDeploymentState{}}
+			MachineDeployments: map[string]*topology.MachineDeploymentState{}, MachinePools: map[string]*topology.MachinePoolState{}}
 		next.Cluster.Status.ControlPlaneReady = true
 		cp := desired.ControlPlane.Object.DeepCopy()
 		v, _, _ := unstructured.NestedString(cp.Object, "spec", "version")
@@ -228,7 +202,7 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster) (Cluster
 		if err != nil {
 			return plan, err
 		}
-		desired.MachineDeployments = full.MachineDeployments
+		desired.MachineDeployments, desired.MachinePools = full.MachineDeployments, full.MachinePools
 	} else if len(desired.Upgrade.MachineDeploymentsPendingCreate) > 0 {
 		plan.Notes = append(plan.Notes, fmt.Sprintf("MachineDeployment(s) %s wait for the control plane before they are created",
 			strings.Join(desired.Upgrade.MachineDeploymentsPendingCreate, ", ")))
@@ -261,9 +235,17 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster) (Cluster
 			plan.Changes = append(plan.Changes, Change{Action: Modified, Object: obj, Diff: diff})
 		}
 	}
+	// An object that waits for an upgrade gets no change before it takes its version (see Held).
+	held := func(kind, name string) {
+		plan.Notes = append(plan.Notes, fmt.Sprintf("%s %s waits for its upgrade: it is left as it is until it takes version %s, with its other changes", kind, name, c.Spec.Topology.Version))
+	}
 	add(desired.InfrastructureCluster)
-	add(desired.ControlPlane.InfrastructureMachineTemplate)
-	add(desired.ControlPlane.Object)
+	if desired.ControlPlane.Held && cur.ControlPlane.Object != nil {
+		held(cur.ControlPlane.Object.GetKind(), cur.ControlPlane.Object.GetName())
+	} else {
+		add(desired.ControlPlane.InfrastructureMachineTemplate)
+		add(desired.ControlPlane.Object)
+	}
 	if mhc := desired.ControlPlane.MachineHealthCheck; mhc != nil {
 		add(typed(mhc))
 	}
@@ -274,72 +256,55 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster) (Cluster
 	slices.Sort(names)
 	for _, n := range names {
 		md := desired.MachineDeployments[n]
-		add(md.BootstrapTemplate)
-		add(md.InfrastructureMachineTemplate)
-		add(typed(md.Object))
+		if md.Held && cur.MachineDeployments[n] != nil {
+			held("MachineDeployment", md.Object.Name)
+		} else {
+			add(md.BootstrapTemplate)
+			add(md.InfrastructureMachineTemplate)
+			add(typed(md.Object))
+		}
 		if md.MachineHealthCheck != nil {
 			add(typed(md.MachineHealthCheck))
 		}
 	}
+	poolNames := make([]string, 0, len(desired.MachinePools))
+	for n := range desired.MachinePools {
+		poolNames = append(poolNames, n)
+	}
+	slices.Sort(poolNames)
+	for _, n := range poolNames {
+		mp := desired.MachinePools[n]
+		if mp.Held && cur.MachinePools[n] != nil {
+			held("MachinePool", mp.Object.Name)
+			continue
+		}
+		add(mp.BootstrapObject)
+		add(mp.InfrastructureMachinePoolObject)
+		add(typed(mp.Object))
+	}
 	if addErr != nil {
 		return plan, addErr
 	}
-	keep := map[string]bool{}
-	for _, md := range c.Spec.Topology.Workers.MachineDeployments {
-		keep[md.Name] = true
+	keep, keepPools := map[string]bool{}, map[string]bool{}
+	if w := c.Spec.Topology.Workers; w != nil {
+		for _, md := range w.MachineDeployments {
+			keep[md.Name] = true
+		}
+		for _, mp := range w.MachinePools {
+			keepPools[mp.Name] = true
+		}
 	}
 	for topoName, md := range cur.MachineDeployments {
 		if !keep[topoName] {
 			plan.Changes = append(plan.Changes, Change{Action: Deleted, Object: typed(md.Object)})
 		}
 	}
+	for topoName, mp := range cur.MachinePools {
+		if !keepPools[topoName] {
+			plan.Changes = append(plan.Changes, Change{Action: Deleted, Object: typed(mp.Object)})
+		}
+	}
 	return plan, nil
-}
-
-// currentState finds the Cluster's managed objects in the input, and online in the management cluster.
-func (s *source) currentState(ctx context.Context, c *clusterv1.Cluster) (*topology.Current, error) {
-	cur := &topology.Current{Cluster: c, MachineDeployments: map[string]*topology.MachineDeploymentState{}}
-	var err error
-	if cur.InfrastructureCluster, err = s.lookup(ctx, c.Spec.InfrastructureRef, c.Namespace); err != nil {
-		return nil, err
-	}
-	if cur.ControlPlane.Object, err = s.lookup(ctx, c.Spec.ControlPlaneRef, c.Namespace); err != nil {
-		return nil, err
-	}
-	if cp := cur.ControlPlane.Object; cp != nil {
-		if m, ok, _ := unstructured.NestedStringMap(cp.Object, "spec", "machineTemplate", "infrastructureRef"); ok {
-			ref := &corev1.ObjectReference{APIVersion: m["apiVersion"], Kind: m["kind"], Name: m["name"]}
-			if cur.ControlPlane.InfrastructureMachineTemplate, err = s.lookup(ctx, ref, c.Namespace); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if err := s.listMachineDeployments(ctx, c); err != nil {
-		return nil, err
-	}
-	for _, u := range s.index {
-		if u == nil || u.GroupVersionKind().GroupKind() != mdGK ||
-			u.GetNamespace() != c.Namespace || u.GetLabels()[clusterv1.ClusterNameLabel] != c.Name {
-			continue
-		}
-		topoName, ok := u.GetLabels()[clusterv1.ClusterTopologyMachineDeploymentNameLabel]
-		if !ok {
-			continue
-		}
-		md := &clusterv1.MachineDeployment{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, md); err != nil {
-			continue
-		}
-		state := &topology.MachineDeploymentState{Object: md}
-		if state.BootstrapTemplate, err = s.lookup(ctx, md.Spec.Template.Spec.Bootstrap.ConfigRef, c.Namespace); err != nil {
-			return nil, err
-		}
-		if state.InfrastructureMachineTemplate, err = s.lookup(ctx, &md.Spec.Template.Spec.InfrastructureRef, c.Namespace); err != nil {
-			return nil, err
-		}
-		cur.MachineDeployments[topoName] = state
-	}
-	return cur, nil
 }
 
 func typed(obj runtime.Object) *unstructured.Unstructured {

@@ -12,13 +12,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/topologystate"
 )
 
 // FieldManager is the field manager of the topology controller's applies, which the online plan
@@ -28,16 +28,13 @@ const FieldManager = "capi-topology"
 var (
 	clusterGK      = schema.GroupKind{Group: clusterv1.GroupVersion.Group, Kind: "Cluster"}
 	clusterClassGK = schema.GroupKind{Group: clusterv1.GroupVersion.Group, Kind: "ClusterClass"}
-	mdGK           = schema.GroupKind{Group: clusterv1.GroupVersion.Group, Kind: "MachineDeployment"}
 )
 
-// source finds objects in the input first and, online, in the management cluster. index holds the
-// input's objects, and what was read from the cluster (nil for what it does not have).
+// source finds objects in the input first and, online, in the management cluster (through objs, the
+// reader the topology state is gathered with).
 type source struct {
-	index  map[key]*unstructured.Unstructured
+	objs   *topologystate.Objects
 	client client.Client
-	// stored says which objects of index were read from the management cluster.
-	stored map[key]bool
 }
 
 func (s *source) orCluster() string {
@@ -56,32 +53,7 @@ func (s *source) lookup(ctx context.Context, ref *corev1.ObjectReference, namesp
 	if ns == "" {
 		ns = namespace
 	}
-	k := key{schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind).GroupKind(), ns, ref.Name}
-	if u, ok := s.index[k]; ok || s.client == nil {
-		return u, nil
-	}
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(ref.APIVersion)
-	u.SetKind(ref.Kind)
-	err := s.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, u)
-	switch {
-	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
-		u = nil
-	case err != nil:
-		return nil, fmt.Errorf("reading %s %s/%s from the management cluster: %w", ref.Kind, ns, ref.Name, err)
-	}
-	s.remember(k, u)
-	return u, nil
-}
-
-func (s *source) remember(k key, u *unstructured.Unstructured) {
-	s.index[k] = u
-	if u != nil {
-		if s.stored == nil {
-			s.stored = map[key]bool{}
-		}
-		s.stored[k] = true
-	}
+	return s.objs.Lookup(ctx, schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind), ns, ref.Name)
 }
 
 // applyOverStored turns each Cluster of the input that exists in the management cluster into the stored
@@ -145,7 +117,7 @@ func (s *source) clustersUsing(ctx context.Context, objs []unstructured.Unstruct
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(list.Items[i].Object, cc); err != nil {
 				continue
 			}
-			for _, ref := range classRefs(cc) {
+			for _, ref := range topologystate.Refs(cc) {
 				gk := schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind).GroupKind()
 				ns := ref.Namespace
 				if ns == "" {
@@ -168,8 +140,7 @@ func (s *source) clustersUsing(ctx context.Context, objs []unstructured.Unstruct
 	var out []*unstructured.Unstructured
 	for i := range list.Items {
 		u := &list.Items[i]
-		k := keyOf(u, "")
-		if _, inInput := s.index[k]; inInput {
+		if s.objs.Has(topologystate.KeyOf(u)) {
 			continue
 		}
 		c := &clusterv1.Cluster{}
@@ -178,7 +149,7 @@ func (s *source) clustersUsing(ctx context.Context, objs []unstructured.Unstruct
 		}
 		ns, name := c.GetClassKey()
 		if classes[key{clusterClassGK, ns, name}] {
-			s.remember(k, u)
+			s.objs.Remember(u, topologystate.KeyOf(u))
 			out = append(out, u)
 		}
 	}
@@ -188,44 +159,11 @@ func (s *source) clustersUsing(ctx context.Context, objs []unstructured.Unstruct
 	return out, nil
 }
 
-// classRefs are the template references of a ClusterClass.
-func classRefs(cc *clusterv1.ClusterClass) []*corev1.ObjectReference {
-	refs := []*corev1.ObjectReference{cc.Spec.Infrastructure.Ref, cc.Spec.ControlPlane.Ref}
-	if mi := cc.Spec.ControlPlane.MachineInfrastructure; mi != nil {
-		refs = append(refs, mi.Ref)
-	}
-	for _, md := range cc.Spec.Workers.MachineDeployments {
-		refs = append(refs, md.Template.Bootstrap.Ref, md.Template.Infrastructure.Ref)
-	}
-	return slices.DeleteFunc(refs, func(r *corev1.ObjectReference) bool { return r == nil })
-}
-
-// listMachineDeployments adds the Cluster's MachineDeployments of the management cluster to the index
-// (the input's win).
-func (s *source) listMachineDeployments(ctx context.Context, c *clusterv1.Cluster) error {
-	if s.client == nil {
-		return nil
-	}
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(clusterv1.GroupVersion.WithKind("MachineDeploymentList"))
-	if err := s.client.List(ctx, list, client.InNamespace(c.Namespace), client.MatchingLabels{clusterv1.ClusterNameLabel: c.Name}); err != nil {
-		return fmt.Errorf("listing the MachineDeployments of Cluster %s/%s: %w", c.Namespace, c.Name, err)
-	}
-	for i := range list.Items {
-		u := &list.Items[i]
-		k := keyOf(u, "")
-		if _, ok := s.index[k]; !ok {
-			s.remember(k, u)
-		}
-	}
-	return nil
-}
-
 // diff is the difference desired makes to current, "" when none. For an object read from the management
 // cluster it is found as the topology controller finds it: a dry-run server-side apply as its field
 // manager, compared with the stored object (managedFields aside).
 func (s *source) diff(ctx context.Context, current, desired *unstructured.Unstructured) (string, error) {
-	if s.client == nil || !s.stored[keyOf(current, "")] {
+	if s.client == nil || !s.objs.Stored(topologystate.KeyOf(current)) {
 		return objectDiff(current, desired), nil
 	}
 	dry := desired.DeepCopy()

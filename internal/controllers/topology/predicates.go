@@ -46,6 +46,24 @@ func machineDeploymentChangeIsRelevant() predicate.Predicate {
 	}}
 }
 
+// machinePoolChangeIsRelevant is the same for a MachinePool: its status other than the v1beta2 block
+// (nodeRefs, replicas) matters, as whether it upgrades is read from its Nodes.
+func machinePoolChangeIsRelevant() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*clusterv1.MachinePool)
+		n, ok2 := e.ObjectNew.(*clusterv1.MachinePool)
+		if !ok1 || !ok2 || o.ResourceVersion == n.ResourceVersion {
+			return true
+		}
+		strip := func(mp *clusterv1.MachinePool) *clusterv1.MachinePool {
+			mp = mp.DeepCopy()
+			mp.ResourceVersion, mp.ManagedFields, mp.Status.V1Beta2 = "", nil, nil
+			return mp
+		}
+		return !equality.Semantic.DeepEqual(strip(o), strip(n))
+	}}
+}
+
 // machineChangeIsRelevant lets through the creation and deletion of a Machine and an update of what the
 // topology controller reads of it: its version and its MachineDeployment (whether a MachineDeployment is
 // still upgrading), and its deletion. Its status, which changes a few times as it provisions, does not

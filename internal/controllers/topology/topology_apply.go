@@ -18,8 +18,9 @@ import (
 )
 
 // apply writes the desired state: the InfraCluster and control plane (with its machine template and
-// health check) first, then the Cluster's references, then the MachineDeployments; MachineDeployments
-// that the topology no longer lists are deleted.
+// health check) first, then the Cluster's references, then the MachineDeployments and MachinePools;
+// MachineDeployments and MachinePools that the topology no longer lists are deleted. An object the
+// engine holds (it waits for an upgrade) is left as it is, but for its MachineHealthCheck.
 func (r *Reconciler) apply(ctx context.Context, s *scope, cur *topology.Current, desired *topology.Desired) error {
 	if infra := desired.InfrastructureCluster; infra != nil {
 		if err := r.ssa(ctx, infra, unstructuredOrNil(cur.InfrastructureCluster)); err != nil {
@@ -29,16 +30,18 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, cur *topology.Current,
 			return err
 		}
 	}
-	if t := desired.ControlPlane.InfrastructureMachineTemplate; t != nil {
-		if err := r.ssa(ctx, t, sameName(cur.ControlPlane.InfrastructureMachineTemplate, t)); err != nil {
+	if !desired.ControlPlane.Held || cur.ControlPlane.Object == nil {
+		if t := desired.ControlPlane.InfrastructureMachineTemplate; t != nil {
+			if err := r.ssa(ctx, t, sameName(cur.ControlPlane.InfrastructureMachineTemplate, t)); err != nil {
+				return err
+			}
+		}
+		if err := r.ssa(ctx, desired.ControlPlane.Object, unstructuredOrNil(cur.ControlPlane.Object)); err != nil {
 			return err
 		}
-	}
-	if err := r.ssa(ctx, desired.ControlPlane.Object, unstructuredOrNil(cur.ControlPlane.Object)); err != nil {
-		return err
-	}
-	if err := r.deleteRotatedTemplate(ctx, cur.ControlPlane.InfrastructureMachineTemplate, desired.ControlPlane.InfrastructureMachineTemplate); err != nil {
-		return err
+		if err := r.deleteRotatedTemplate(ctx, cur.ControlPlane.InfrastructureMachineTemplate, desired.ControlPlane.InfrastructureMachineTemplate); err != nil {
+			return err
+		}
 	}
 	if err := r.watch(ctx, desired.ControlPlane.Object.GroupVersionKind()); err != nil {
 		return err
@@ -60,31 +63,60 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, cur *topology.Current,
 		if current != nil {
 			curBootstrap, curInfra, curMD, curMHC = current.BootstrapTemplate, current.InfrastructureMachineTemplate, current.Object, current.MachineHealthCheck
 		}
-		if err := r.ssa(ctx, md.BootstrapTemplate, sameName(curBootstrap, md.BootstrapTemplate)); err != nil {
-			return err
-		}
-		if err := r.ssa(ctx, md.InfrastructureMachineTemplate, sameName(curInfra, md.InfrastructureMachineTemplate)); err != nil {
-			return err
-		}
-		obj, err := toUnstructured(md.Object)
-		if err != nil {
-			return err
-		}
-		if err := r.ssa(ctx, obj, curMD); err != nil {
-			return err
+		if !md.Held || current == nil {
+			if err := r.ssa(ctx, md.BootstrapTemplate, sameName(curBootstrap, md.BootstrapTemplate)); err != nil {
+				return err
+			}
+			if err := r.ssa(ctx, md.InfrastructureMachineTemplate, sameName(curInfra, md.InfrastructureMachineTemplate)); err != nil {
+				return err
+			}
+			obj, err := toUnstructured(md.Object)
+			if err != nil {
+				return err
+			}
+			if err := r.ssa(ctx, obj, curMD); err != nil {
+				return err
+			}
 		}
 		if err := r.applyHealthCheck(ctx, md.MachineHealthCheck, curMHC); err != nil {
 			return err
 		}
 	}
-	keep := map[string]bool{}
+	for name, mp := range desired.MachinePools {
+		current := cur.MachinePools[name]
+		if mp.Held && current != nil {
+			continue
+		}
+		var curBootstrap, curInfra *unstructured.Unstructured
+		var curMP client.Object
+		if current != nil {
+			curBootstrap, curInfra, curMP = current.BootstrapObject, current.InfrastructureMachinePoolObject, current.Object
+		}
+		if err := r.ssa(ctx, mp.BootstrapObject, sameName(curBootstrap, mp.BootstrapObject)); err != nil {
+			return err
+		}
+		if err := r.ssa(ctx, mp.InfrastructureMachinePoolObject, sameName(curInfra, mp.InfrastructureMachinePoolObject)); err != nil {
+			return err
+		}
+		obj, err := toUnstructured(mp.Object)
+		if err != nil {
+			return err
+		}
+		if err := r.ssa(ctx, obj, curMP); err != nil {
+			return err
+		}
+	}
+	keepMDs, keepMPs := map[string]bool{}, map[string]bool{}
 	if w := s.cluster.Spec.Topology.Workers; w != nil {
 		for _, md := range w.MachineDeployments {
-			keep[md.Name] = true
+			keepMDs[md.Name] = true
+		}
+		for _, mp := range w.MachinePools {
+			keepMPs[mp.Name] = true
 		}
 	}
 	for name, md := range cur.MachineDeployments {
-		if keep[name] {
+		if keepMDs[name] {
 			continue
 		}
 		ctrl.LoggerFrom(ctx).Info("Deleting MachineDeployment removed from the topology", "MachineDeployment", klog.KObj(md.Object))
@@ -95,6 +127,16 @@ func (r *Reconciler) apply(ctx context.Context, s *scope, cur *topology.Current,
 		}
 		if err := client.IgnoreNotFound(r.Client.Delete(ctx, md.Object)); err != nil {
 			return fmt.Errorf("deleting MachineDeployment %s: %w", md.Object.Name, err)
+		}
+	}
+	for name, mp := range cur.MachinePools {
+		if keepMPs[name] {
+			continue
+		}
+		// The MachinePool controller deletes its bootstrap config and InfraMachinePool.
+		ctrl.LoggerFrom(ctx).Info("Deleting MachinePool removed from the topology", "MachinePool", klog.KObj(mp.Object))
+		if err := client.IgnoreNotFound(r.Client.Delete(ctx, mp.Object)); err != nil {
+			return fmt.Errorf("deleting MachinePool %s: %w", mp.Object.Name, err)
 		}
 	}
 	return nil

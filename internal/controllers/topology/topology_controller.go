@@ -2,16 +2,16 @@ package topology
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -24,13 +24,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	runtimehooksv1 "github.com/capstan-dev/capstan/api/runtime/hooks/v1alpha1"
+	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
+	"github.com/capstan-dev/capstan/internal/runtime/hooks"
 	"github.com/capstan-dev/capstan/internal/topology"
+	"github.com/capstan-dev/capstan/internal/topologystate"
 )
 
 // FieldManager is the server-side apply field manager of the objects the controller manages.
-const FieldManager = "capi-topology"
+const FieldManager = topology.FieldManager
 
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters;clusters/status,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusterclasses,verbs=get;list;watch
@@ -38,19 +42,13 @@ const FieldManager = "capi-topology"
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=machines,verbs=get;list;watch
 // +kubebuilder:rbac:groups=infrastructure.cluster.x-k8s.io;controlplane.cluster.x-k8s.io;bootstrap.cluster.x-k8s.io,resources=*,verbs=get;list;watch;create;update;patch;delete
 
-// Hooks are the lifecycle hooks of managed topologies (Runtime SDK) that the controller calls around the
-// engine. All are optional; a nil Hooks calls none.
+// Hooks calls the lifecycle hooks of managed topologies (Runtime SDK). The engine says which hooks to
+// call (topology.Desired.Hooks); the controller calls them through Hooks and keeps the Cluster's
+// runtime.cluster.x-k8s.io/pending-hooks annotation.
 type Hooks interface {
-	topology.UpgradeHooks
-	// BeforeClusterCreate is called before the first objects of a Cluster are created; a blocking
-	// response delays the creation.
-	BeforeClusterCreate(ctx context.Context, cluster *clusterv1.Cluster) (topology.HookResponse, error)
-	// AfterClusterReconciled is called after each successful reconcile with the desired state that was
-	// applied, so that AfterControlPlaneInitialized, AfterClusterUpgrade and the tracking of pending hooks
-	// (upstream's runtime.cluster.x-k8s.io/pending-hooks annotation) can be done.
-	AfterClusterReconciled(ctx context.Context, cluster *clusterv1.Cluster, desired *topology.Desired) error
-	// AfterControlPlaneUpgradePending reports whether AfterControlPlaneUpgrade still has to be called.
-	AfterControlPlaneUpgradePending(cluster *clusterv1.Cluster) bool
+	// Call calls every handler of a hook for a Cluster and returns their answer (the shortest retry of
+	// those that block, with their messages).
+	Call(ctx context.Context, cluster *clusterv1.Cluster, call topology.HookCall) (topology.HookResponse, error)
 }
 
 // Reconciler reconciles the topology of Clusters.
@@ -64,8 +62,11 @@ type Reconciler struct {
 	// ExternalPatcher runs external patches; without it, classes with external patches are reported as
 	// not reconcilable.
 	ExternalPatcher topology.ExternalPatcher
-	// Hooks are the lifecycle hooks; none when nil.
+	// Hooks are the lifecycle hooks; none when nil (the Runtime SDK is off).
 	Hooks Hooks
+	// Workload returns a reader of a Cluster's workload cluster, to read the Nodes of its MachinePools;
+	// without it no MachinePool is seen upgrading.
+	Workload func(ctx context.Context, cluster client.ObjectKey) (client.Reader, error)
 
 	controller controller.Controller
 	cache      cache.Cache
@@ -84,7 +85,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	}
 	// Each reconcile lists its Cluster's MachineDeployments and Machines: through the index rather than a
 	// label selector, which makes the cache read every object of the namespace.
-	if err := reconciler.IndexByClusterName(ctx, mgr.GetFieldIndexer(), &clusterv1.MachineDeployment{}, &clusterv1.Machine{}); err != nil {
+	if err := reconciler.IndexByClusterName(ctx, mgr.GetFieldIndexer(), &clusterv1.MachineDeployment{}, &clusterv1.Machine{}, &clusterv1.MachinePool{}); err != nil {
 		return err
 	}
 	r.indexed = true
@@ -101,6 +102,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		Watches(&clusterv1.ClusterClass{}, handler.EnqueueRequestsFromMapFunc(r.classToClusters)).
 		Watches(&clusterv1.MachineDeployment{}, handler.EnqueueRequestsFromMapFunc(ownedToCluster),
 			builder.WithPredicates(predicate.NewPredicateFuncs(isTopologyOwned), machineDeploymentChangeIsRelevant())).
+		Watches(&clusterv1.MachinePool{}, handler.EnqueueRequestsFromMapFunc(ownedToCluster),
+			builder.WithPredicates(predicate.NewPredicateFuncs(isTopologyOwned), machinePoolChangeIsRelevant())).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(ownedToCluster),
 			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 				_, ok := o.GetLabels()[clusterv1.ClusterTopologyOwnedLabel]
@@ -250,15 +253,16 @@ type scope struct {
 	requeueAfter time.Duration
 }
 
+func (r *Reconciler) gatherer() *topologystate.Gatherer {
+	return &topologystate.Gatherer{Reader: r.Client, Indexed: r.indexed, Workload: r.Workload}
+}
+
 func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
-	ns, name := s.cluster.GetClassKey()
-	class := &clusterv1.ClusterClass{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, class); err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("ClusterClass %s/%s does not exist", ns, name)
-		}
-		return ctrl.Result{}, fmt.Errorf("getting ClusterClass %s/%s: %w", ns, name, err)
+	g := r.gatherer()
+	class, err := g.Class(ctx, s.cluster)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
 	s.class = class
 	if class.Status.ObservedGeneration != class.Generation {
@@ -266,186 +270,115 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 		log.V(4).Info("Waiting for the ClusterClass to be reconciled")
 		return ctrl.Result{}, nil
 	}
-	bp, err := r.blueprint(ctx, class)
+	bp, err := g.Blueprint(ctx, class)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	cur, err := r.current(ctx, s.cluster, bp)
+	cur, err := g.Current(ctx, s.cluster)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if cur.ControlPlane.Object == nil && cur.InfrastructureCluster == nil {
-		s.creating = true
-		if r.Hooks != nil {
-			resp, err := r.Hooks.BeforeClusterCreate(ctx, s.cluster)
-			if err != nil {
-				return ctrl.Result{}, fmt.Errorf("calling the BeforeClusterCreate hook: %w", err)
-			}
-			if resp.Blocking() {
-				s.blockingHook, s.hookMessage, s.requeueAfter = "BeforeClusterCreate", resp.Message, resp.RetryAfter
-				return ctrl.Result{}, nil
-			}
-		}
-	}
-	if r.Hooks != nil {
-		cur.AfterControlPlaneUpgradePending = r.Hooks.AfterControlPlaneUpgradePending(s.cluster)
-	}
-	opts := topology.Options{ExternalPatcher: r.ExternalPatcher}
-	if r.Hooks != nil {
-		opts.UpgradeHooks = r.Hooks
-	}
-	desired, err := topology.Compute(ctx, bp, cur, opts)
+	s.creating = cur.ControlPlane.Object == nil && cur.InfrastructureCluster == nil
+	desired, err := r.compute(ctx, s.cluster, bp, cur)
 	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("computing the desired state: %w", err)
+		return ctrl.Result{}, err
 	}
 	s.desired = desired
-	if desired.Upgrade.BlockingHook != "" {
-		s.blockingHook, s.hookMessage, s.requeueAfter = desired.Upgrade.BlockingHook, desired.Upgrade.HookMessage, desired.Upgrade.HookRetryAfter
+	if u := desired.Upgrade; u.BlockingHook != "" {
+		s.blockingHook, s.hookMessage, s.requeueAfter = u.BlockingHook, u.HookMessage, u.HookRetryAfter
+	}
+	if desired.HoldCreate {
+		return ctrl.Result{}, nil
+	}
+	// The intent to call the After... hooks is recorded before the control plane takes a version.
+	if err := r.markHooks(ctx, s.cluster, desired.Hooks.MarkPending, desired.Hooks.MarkDone); err != nil {
+		return ctrl.Result{}, err
 	}
 	if err := r.apply(ctx, s, cur, desired); err != nil {
 		return ctrl.Result{}, err
 	}
-	if r.Hooks != nil {
-		if err := r.Hooks.AfterClusterReconciled(ctx, s.cluster, desired); err != nil {
+	for _, call := range desired.Hooks.CallAfterApply {
+		if _, err := r.callHook(ctx, s.cluster, call); err != nil {
 			return ctrl.Result{}, err
+		}
+		if err := r.markHooks(ctx, s.cluster, nil, []string{call.Hook}); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if len(desired.Upgrade.MachinePoolsUpgrading) > 0 {
+		// A MachinePool's Nodes take its version without a change of the MachinePool: look again.
+		if s.requeueAfter == 0 || s.requeueAfter > machinePoolUpgradeRecheck {
+			s.requeueAfter = machinePoolUpgradeRecheck
 		}
 	}
 	return ctrl.Result{}, nil
 }
 
-// get reads an object by reference; nil when it does not exist.
-func (r *Reconciler) get(ctx context.Context, ref *corev1.ObjectReference, namespace string) (*unstructured.Unstructured, error) {
-	if ref == nil {
-		return nil, nil
-	}
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind))
-	if ref.Namespace != "" {
-		namespace = ref.Namespace
-	}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("getting %s %s/%s: %w", ref.Kind, namespace, ref.Name, err)
-	}
-	return obj, nil
-}
+// machinePoolUpgradeRecheck is how often the Nodes of an upgrading MachinePool are looked at again.
+const machinePoolUpgradeRecheck = 15 * time.Second
 
-// blueprint reads the templates of a class.
-func (r *Reconciler) blueprint(ctx context.Context, class *clusterv1.ClusterClass) (*topology.Blueprint, error) {
-	bp := &topology.Blueprint{ClusterClass: class, MachineDeployments: map[string]topology.MachineDeploymentTemplates{}}
-	must := func(ref *corev1.ObjectReference) (*unstructured.Unstructured, error) {
-		obj, err := r.get(ctx, ref, class.Namespace)
+// maxHookRounds bounds the computations of one reconcile: each asks for the hooks whose answers it
+// needs, and one hook is called once per reconcile.
+const maxHookRounds = 4
+
+// compute runs the engine, calls the hooks it asks for, and runs it again with their answers.
+func (r *Reconciler) compute(ctx context.Context, cluster *clusterv1.Cluster, bp *topology.Blueprint, cur *topology.Current) (*topology.Desired, error) {
+	opts := topology.Options{ExternalPatcher: r.ExternalPatcher, RuntimeHooks: r.Hooks != nil}
+	cur.HookResponses = map[string]topology.HookResponse{}
+	for range maxHookRounds {
+		desired, err := topology.Compute(ctx, bp, cur, opts)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("computing the desired state: %w", err)
 		}
-		if obj == nil && ref != nil {
-			return nil, fmt.Errorf("%s %s referenced by ClusterClass %s does not exist", ref.Kind, ref.Name, class.Name)
+		if len(desired.Hooks.Call) == 0 {
+			return desired, nil
 		}
-		return obj, nil
-	}
-	var err error
-	if bp.InfrastructureClusterTemplate, err = must(class.Spec.Infrastructure.Ref); err != nil {
-		return nil, err
-	}
-	if bp.ControlPlaneTemplate, err = must(class.Spec.ControlPlane.Ref); err != nil {
-		return nil, err
-	}
-	if mi := class.Spec.ControlPlane.MachineInfrastructure; mi != nil {
-		if bp.ControlPlaneMachineInfrastructureTemplate, err = must(mi.Ref); err != nil {
-			return nil, err
-		}
-	}
-	for _, md := range class.Spec.Workers.MachineDeployments {
-		var t topology.MachineDeploymentTemplates
-		if t.BootstrapTemplate, err = must(md.Template.Bootstrap.Ref); err != nil {
-			return nil, err
-		}
-		if t.InfrastructureMachineTemplate, err = must(md.Template.Infrastructure.Ref); err != nil {
-			return nil, err
-		}
-		bp.MachineDeployments[md.Class] = t
-	}
-	return bp, nil
-}
-
-// current reads the objects the topology of a Cluster manages.
-func (r *Reconciler) current(ctx context.Context, cluster *clusterv1.Cluster, bp *topology.Blueprint) (*topology.Current, error) {
-	cur := &topology.Current{Cluster: cluster, MachineDeployments: map[string]*topology.MachineDeploymentState{}}
-	var err error
-	if cur.InfrastructureCluster, err = r.get(ctx, cluster.Spec.InfrastructureRef, cluster.Namespace); err != nil {
-		return nil, err
-	}
-	if cur.ControlPlane.Object, err = r.get(ctx, cluster.Spec.ControlPlaneRef, cluster.Namespace); err != nil {
-		return nil, err
-	}
-	if cp := cur.ControlPlane.Object; cp != nil {
-		if m, ok, _ := unstructured.NestedMap(cp.Object, "spec", "machineTemplate", "infrastructureRef"); ok {
-			ref := &corev1.ObjectReference{}
-			ref.APIVersion, _ = m["apiVersion"].(string)
-			ref.Kind, _ = m["kind"].(string)
-			ref.Name, _ = m["name"].(string)
-			if cur.ControlPlane.InfrastructureMachineTemplate, err = r.get(ctx, ref, cluster.Namespace); err != nil {
+		for _, call := range desired.Hooks.Call {
+			if _, called := cur.HookResponses[call.Hook]; called {
+				return nil, fmt.Errorf("the topology engine asks for the %s hook again", call.Hook)
+			}
+			resp, err := r.callHook(ctx, cluster, call)
+			if err != nil {
 				return nil, err
 			}
-		}
-		mhc := &clusterv1.MachineHealthCheck{}
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: cp.GetName()}, mhc); err == nil {
-			cur.ControlPlane.MachineHealthCheck = mhc
-		} else if !apierrors.IsNotFound(err) {
-			return nil, err
+			cur.HookResponses[call.Hook] = resp
 		}
 	}
-	ofCluster := func(labels client.MatchingLabels) []client.ListOption {
-		opts := []client.ListOption{client.InNamespace(cluster.Namespace), labels}
-		if r.indexed {
-			opts = append(opts, client.MatchingFields{reconciler.ClusterNameIndex: cluster.Name})
-		}
-		return opts
-	}
-	mds := &clusterv1.MachineDeploymentList{}
-	if err := r.Client.List(ctx, mds, ofCluster(client.MatchingLabels{
-		clusterv1.ClusterNameLabel: cluster.Name, clusterv1.ClusterTopologyOwnedLabel: "",
-	})...); err != nil {
-		return nil, fmt.Errorf("listing MachineDeployments: %w", err)
-	}
-	machines := &clusterv1.MachineList{}
-	if err := r.Client.List(ctx, machines, ofCluster(client.MatchingLabels{clusterv1.ClusterNameLabel: cluster.Name})...); err != nil {
-		return nil, fmt.Errorf("listing Machines: %w", err)
-	}
-	for i := range mds.Items {
-		md := &mds.Items[i]
-		topoName, ok := md.Labels[clusterv1.ClusterTopologyMachineDeploymentNameLabel]
-		if !ok {
-			continue
-		}
-		st := &topology.MachineDeploymentState{Object: md}
-		if st.BootstrapTemplate, err = r.get(ctx, md.Spec.Template.Spec.Bootstrap.ConfigRef, md.Namespace); err != nil {
-			return nil, err
-		}
-		if st.InfrastructureMachineTemplate, err = r.get(ctx, &md.Spec.Template.Spec.InfrastructureRef, md.Namespace); err != nil {
-			return nil, err
-		}
-		mhc := &clusterv1.MachineHealthCheck{}
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: md.Namespace, Name: md.Name}, mhc); err == nil {
-			st.MachineHealthCheck = mhc
-		} else if !apierrors.IsNotFound(err) {
-			return nil, err
-		}
-		st.Upgrading = upgrading(md, machines.Items)
-		cur.MachineDeployments[topoName] = st
-	}
-	return cur, nil
+	return nil, errors.New("the topology engine keeps asking for hooks")
 }
 
-// upgrading reports whether some Machines of a MachineDeployment do not run its version yet.
-func upgrading(md *clusterv1.MachineDeployment, machines []clusterv1.Machine) bool {
-	if md.Spec.Template.Spec.Version == nil {
-		return false
+func (r *Reconciler) callHook(ctx context.Context, cluster *clusterv1.Cluster, call topology.HookCall) (topology.HookResponse, error) {
+	resp, err := r.Hooks.Call(ctx, cluster, call)
+	if err != nil {
+		return resp, fmt.Errorf("calling the %s hook: %w", call.Hook, err)
 	}
-	want := *md.Spec.Template.Spec.Version
-	return slices.ContainsFunc(machines, func(m clusterv1.Machine) bool {
-		return m.Labels[clusterv1.MachineDeploymentNameLabel] == md.Name && m.Spec.Version != nil && *m.Spec.Version != want
-	})
+	return resp, nil
+}
+
+// markHooks adds hooks to, and removes hooks from, the Cluster's pending-hooks annotation and, when it
+// changed, writes that annotation alone (a patch of the whole map would drop annotations others added
+// meanwhile).
+func (r *Reconciler) markHooks(ctx context.Context, cluster *clusterv1.Cluster, pending, done []string) error {
+	changed := false
+	for _, h := range pending {
+		changed = hooks.MarkPending(cluster, runtimehooksv1.Hook(h)) || changed
+	}
+	for _, h := range done {
+		changed = hooks.MarkDone(cluster, runtimehooksv1.Hook(h)) || changed
+	}
+	if !changed {
+		return nil
+	}
+	var value any
+	if v, ok := cluster.Annotations[runtimev1.PendingHooksAnnotation]; ok {
+		value = v
+	}
+	data, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{runtimev1.PendingHooksAnnotation: value}}})
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Patch(ctx, cluster, client.RawPatch(types.MergePatchType, data)); err != nil {
+		return fmt.Errorf("writing the %s annotation of the Cluster: %w", runtimev1.PendingHooksAnnotation, err)
+	}
+	return nil
 }

@@ -14,9 +14,9 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
-	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/api/equality"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
@@ -28,16 +28,29 @@ import (
 // BuiltinsName is the reserved name of the builtin variables.
 const BuiltinsName = "builtin"
 
-// Definition is one compiled variable definition.
+// Definition is one compiled variable definition: the definition of a variable by one source, the
+// ClusterClass itself ("inline") or an external patch (the patch's name).
 type Definition struct {
 	// Name of the variable.
 	Name string
+	// From is the source of the definition: "inline" or the name of an external patch.
+	From string
 	// Required says whether a Cluster must set the variable.
 	Required bool
 
+	*schema
+}
+
+// schema is a compiled schema, shared by the definitions that have the same name, required flag and
+// schema.
+type schema struct {
+	// name is the variable's name, the property of the object that wraps the schema.
+	name       string
 	structural *structuralschema.Structural
 	validator  validation.SchemaCreateValidator
 	cel        *cel.Validator
+	// hasDefault says whether the schema has a top-level default.
+	hasDefault bool
 
 	// valid remembers values (their JSON) that passed validation without an old value: a definition is
 	// compiled once and shared, and a Cluster's values are validated again at every reconcile.
@@ -48,13 +61,13 @@ type Definition struct {
 // maxValidValues bounds a definition's memory of valid values; it is emptied when full.
 const maxValidValues = 256
 
-func (def *Definition) knownValid(raw []byte) bool {
+func (def *schema) knownValid(raw []byte) bool {
 	def.validMu.Lock()
 	defer def.validMu.Unlock()
 	return def.valid[string(raw)]
 }
 
-func (def *Definition) rememberValid(raw []byte) {
+func (def *schema) rememberValid(raw []byte) {
 	def.validMu.Lock()
 	defer def.validMu.Unlock()
 	if def.valid == nil || len(def.valid) >= maxValidValues {
@@ -63,47 +76,60 @@ func (def *Definition) rememberValid(raw []byte) {
 	def.valid[string(raw)] = true
 }
 
+// variable is a variable and its definitions, in the order of the ClusterClass's status.variables.
+type variable struct {
+	name string
+	defs []*Definition
+	// conflict: the definitions differ (required flag, schema or metadata), so that a Cluster sets a
+	// value for each with definitionFrom (the book's "Variable definition conflicts").
+	conflict bool
+}
+
+// from returns the definition of the variable by source from.
+func (v *variable) from(from string) *Definition {
+	for _, d := range v.defs {
+		if d.From == from {
+			return d
+		}
+	}
+	return nil
+}
+
 // Definitions are the compiled variable definitions of a ClusterClass.
 type Definitions struct {
-	byName map[string]*Definition
+	byName map[string]*variable
 	names  []string
 }
 
-// compiled caches compiled definitions by the hash of their JSON: compiling CEL rules is expensive and
-// the definitions of a class rarely change.
+// compiled caches compiled schemas by the hash of their JSON: compiling CEL rules is expensive and the
+// definitions of a class rarely change.
 var compiled = struct {
 	sync.Mutex
-	m map[[32]byte]*Definition
-}{m: map[[32]byte]*Definition{}}
+	m map[[32]byte]*schema
+}{m: map[[32]byte]*schema{}}
 
 const maxCached = 1024
 
-// Compile checks and compiles the variable definitions of a ClusterClass. Definitions of the same name
-// from several sources (status.variables) must agree; the first one wins.
+// Compile checks and compiles the variable definitions of a ClusterClass's spec (source "inline").
 func Compile(defs []clusterv1.ClusterClassVariable) (*Definitions, error) {
-	out := &Definitions{byName: map[string]*Definition{}}
+	out := &Definitions{byName: map[string]*variable{}}
 	var errs field.ErrorList
 	for i, def := range defs {
 		path := field.NewPath("spec", "variables").Index(i)
-		if def.Name == BuiltinsName || strings.HasPrefix(def.Name, BuiltinsName+".") {
-			errs = append(errs, field.Invalid(path.Child("name"), def.Name, `"builtin" is a reserved variable name`))
-			continue
-		}
-		if strings.Contains(def.Name, ".") {
-			errs = append(errs, field.Invalid(path.Child("name"), def.Name, "variable names must not contain \".\""))
+		if err := checkName(def.Name, path.Child("name")); err != nil {
+			errs = append(errs, err)
 			continue
 		}
 		if _, dup := out.byName[def.Name]; dup {
 			errs = append(errs, field.Duplicate(path.Child("name"), def.Name))
 			continue
 		}
-		d, err := compileOne(def)
+		s, err := compileOne(def)
 		if err != nil {
 			errs = append(errs, field.Invalid(path.Child("schema", "openAPIV3Schema"), def.Name, err.Error()))
 			continue
 		}
-		out.byName[def.Name] = d
-		out.names = append(out.names, def.Name)
+		out.add(&Definition{Name: def.Name, From: clusterv1.VariableDefinitionFromInline, Required: def.Required, schema: s}, false)
 	}
 	if len(errs) > 0 {
 		return nil, errs.ToAggregate()
@@ -112,26 +138,103 @@ func Compile(defs []clusterv1.ClusterClassVariable) (*Definitions, error) {
 	return out, nil
 }
 
-// FromClass returns the definitions of a ClusterClass: those of its spec, then those that
-// status.variables adds from other sources (runtime extensions).
-func FromClass(class *clusterv1.ClusterClass) (*Definitions, error) {
-	defs := append([]clusterv1.ClusterClassVariable(nil), class.Spec.Variables...)
-	seen := map[string]bool{}
-	for _, v := range defs {
-		seen[v.Name] = true
+func checkName(name string, path *field.Path) *field.Error {
+	if name == BuiltinsName || strings.HasPrefix(name, BuiltinsName+".") {
+		return field.Invalid(path, name, `"builtin" is a reserved variable name`)
 	}
-	for _, sv := range class.Status.Variables {
-		if seen[sv.Name] || len(sv.Definitions) == 0 {
-			continue
-		}
-		d := sv.Definitions[0]
-		defs = append(defs, clusterv1.ClusterClassVariable{Name: sv.Name, Required: d.Required, Metadata: d.Metadata, Schema: d.Schema})
-		seen[sv.Name] = true
+	if strings.Contains(name, ".") {
+		return field.Invalid(path, name, "variable names must not contain \".\"")
 	}
-	return Compile(defs)
+	return nil
 }
 
-func compileOne(def clusterv1.ClusterClassVariable) (*Definition, error) {
+func (d *Definitions) add(def *Definition, conflict bool) {
+	v, ok := d.byName[def.Name]
+	if !ok {
+		v = &variable{name: def.Name}
+		d.byName[def.Name] = v
+		d.names = append(d.names, def.Name)
+	}
+	v.defs = append(v.defs, def)
+	v.conflict = v.conflict || conflict
+}
+
+// FromClass returns the definitions of a ClusterClass: those of its spec (source "inline"), and those
+// that status.variables adds from other sources (the variables that external patches discover), each
+// variable with all its definitions. A variable whose definitions differ (status.variables'
+// definitionsConflict) takes a value per definition, with definitionFrom.
+func FromClass(class *clusterv1.ClusterClass) (*Definitions, error) {
+	out, err := Compile(class.Spec.Variables)
+	if err != nil {
+		return nil, err
+	}
+	var errs field.ErrorList
+	for i, sv := range class.Status.Variables {
+		for j, sd := range sv.Definitions {
+			if sd.From == clusterv1.VariableDefinitionFromInline {
+				continue // the spec's, compiled above
+			}
+			path := field.NewPath("status", "variables").Index(i).Child("definitions").Index(j)
+			if err := checkName(sv.Name, path); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			def := clusterv1.ClusterClassVariable{Name: sv.Name, Required: sd.Required, Metadata: sd.Metadata, Schema: sd.Schema}
+			s, err := compileOne(def)
+			if err != nil {
+				errs = append(errs, field.Invalid(path.Child("schema", "openAPIV3Schema"), sv.Name, err.Error()))
+				continue
+			}
+			conflict := false
+			if v, ok := out.byName[sv.Name]; ok {
+				conflict = sv.DefinitionsConflict || differs(class, v.defs[0], def)
+			}
+			out.add(&Definition{Name: sv.Name, From: sd.From, Required: sd.Required, schema: s}, conflict)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	sort.Strings(out.names)
+	return out, nil
+}
+
+// differs reports whether a definition differs from the first one of its variable (required flag, schema
+// or metadata), as the ClusterClass controller's definitionsConflict.
+func differs(class *clusterv1.ClusterClass, first *Definition, def clusterv1.ClusterClassVariable) bool {
+	if first.Required != def.Required {
+		return true
+	}
+	firstDef, ok := classDefinition(class, first.Name, first.From)
+	if !ok {
+		return true
+	}
+	return !equality.Semantic.DeepEqual(firstDef.Schema, def.Schema) || !equality.Semantic.DeepEqual(firstDef.Metadata, def.Metadata)
+}
+
+// classDefinition finds the definition of a variable by a source in a class's spec or status.
+func classDefinition(class *clusterv1.ClusterClass, name, from string) (clusterv1.ClusterClassVariable, bool) {
+	if from == clusterv1.VariableDefinitionFromInline {
+		for _, v := range class.Spec.Variables {
+			if v.Name == name {
+				return v, true
+			}
+		}
+	}
+	for _, sv := range class.Status.Variables {
+		if sv.Name != name {
+			continue
+		}
+		for _, d := range sv.Definitions {
+			if d.From == from {
+				return clusterv1.ClusterClassVariable{Name: name, Required: d.Required, Metadata: d.Metadata, Schema: d.Schema}, true
+			}
+		}
+	}
+	return clusterv1.ClusterClassVariable{}, false
+}
+
+func compileOne(def clusterv1.ClusterClassVariable) (*schema, error) {
 	raw, err := json.Marshal(def.Schema.OpenAPIV3Schema)
 	if err != nil {
 		return nil, err
@@ -169,7 +272,7 @@ func compileOne(def clusterv1.ClusterClassVariable) (*Definition, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Definition{Name: def.Name, Required: def.Required, structural: s, validator: validator}
+	d := &schema{name: def.Name, structural: s, validator: validator, hasDefault: v1.Default != nil}
 	if hasValidations(s) {
 		d.cel = cel.NewValidator(s, false, celconfig.PerCallLimit)
 		// Compiling the rules reports their errors only when validating; validate the default (or an
@@ -185,14 +288,14 @@ func compileOne(def clusterv1.ClusterClassVariable) (*Definition, error) {
 	}
 	compiled.Lock()
 	if len(compiled.m) >= maxCached {
-		compiled.m = map[[32]byte]*Definition{}
+		compiled.m = map[[32]byte]*schema{}
 	}
 	compiled.m[key] = d
 	compiled.Unlock()
 	return d, nil
 }
 
-func compileErrors(d *Definition) field.ErrorList {
+func compileErrors(d *schema) field.ErrorList {
 	var errs field.ErrorList
 	var walk func(s *structuralschema.Structural, p *field.Path)
 	walk = func(s *structuralschema.Structural, p *field.Path) {
@@ -241,142 +344,11 @@ func hasValidations(s *structuralschema.Structural) bool {
 	return hasValidations(s.Items)
 }
 
-// Names returns the names of the defined variables, sorted.
-func (d *Definitions) Names() []string { return d.names }
-
-// Get returns the definition of a variable.
-func (d *Definitions) Get(name string) (*Definition, bool) {
-	def, ok := d.byName[name]
-	return def, ok
-}
-
-func decode(raw []byte) any {
-	if len(raw) == 0 {
-		return nil
-	}
-	var v any
-	// apimachinery's JSON keeps integers as int64, as the API server does for custom resources.
-	if err := utiljson.Unmarshal(raw, &v); err != nil {
-		return string(raw)
-	}
-	return v
-}
-
-// Default returns values with defaults applied: a variable that is not set and whose schema has a
-// top-level default is added, and nested defaults are filled in. The result is sorted by name.
-func (d *Definitions) Default(values []clusterv1.ClusterVariable) ([]clusterv1.ClusterVariable, error) {
-	return d.defaultValues(values, true)
-}
-
-// DefaultOverrides applies nested defaults to per-MachineDeployment overrides without adding variables.
-func (d *Definitions) DefaultOverrides(values []clusterv1.ClusterVariable) ([]clusterv1.ClusterVariable, error) {
-	return d.defaultValues(values, false)
-}
-
-func (d *Definitions) defaultValues(values []clusterv1.ClusterVariable, addMissing bool) ([]clusterv1.ClusterVariable, error) {
-	given := map[string]clusterv1.ClusterVariable{}
-	for _, v := range values {
-		given[v.Name] = v
-	}
-	var out []clusterv1.ClusterVariable
-	for _, name := range d.names {
-		def := d.byName[name]
-		v, ok := given[name]
-		obj := map[string]any{}
-		if ok {
-			obj[name] = decode(v.Value.Raw)
-		}
-		if !ok && !addMissing {
-			continue
-		}
-		structuraldefaulting.Default(obj, def.structural)
-		value, set := obj[name]
-		if !set {
-			continue
-		}
-		raw, err := json.Marshal(value)
-		if err != nil {
-			return nil, fmt.Errorf("defaulting variable %q: %w", name, err)
-		}
-		v.Name = name
-		v.Value = apiextensionsv1.JSON{Raw: raw}
-		out = append(out, v)
-		delete(given, name)
-	}
-	// Values of undefined variables are kept so that validation reports them.
-	rest := make([]string, 0, len(given))
-	for name := range given {
-		rest = append(rest, name)
-	}
-	sort.Strings(rest)
-	for _, name := range rest {
-		out = append(out, given[name])
-	}
-	return out, nil
-}
-
-// Validate validates the variable values of a topology (path is where they are, for example
-// spec.topology.variables): every variable is defined, required ones are set, and every value follows
-// its schema. oldValues, when not nil, are the previous values for CEL transition rules.
-func (d *Definitions) Validate(ctx context.Context, values, oldValues []clusterv1.ClusterVariable, path *field.Path) field.ErrorList {
-	return d.validateValues(ctx, values, oldValues, path, true)
-}
-
-// ValidateOverrides validates per-MachineDeployment overrides: defined and valid, none required.
-func (d *Definitions) ValidateOverrides(ctx context.Context, values, oldValues []clusterv1.ClusterVariable, path *field.Path) field.ErrorList {
-	return d.validateValues(ctx, values, oldValues, path, false)
-}
-
-func (d *Definitions) validateValues(ctx context.Context, values, oldValues []clusterv1.ClusterVariable, path *field.Path, checkRequired bool) field.ErrorList {
-	var errs field.ErrorList
-	old := map[string]any{}
-	for _, v := range oldValues {
-		old[v.Name] = decode(v.Value.Raw)
-	}
-	seen := map[string]bool{}
-	for _, v := range values {
-		vp := path.Key(v.Name)
-		if seen[v.Name] {
-			errs = append(errs, field.Duplicate(vp, v.Name))
-			continue
-		}
-		seen[v.Name] = true
-		def, ok := d.byName[v.Name]
-		if !ok {
-			errs = append(errs, field.Invalid(vp, v.Name, fmt.Sprintf("variable %q is not defined in the ClusterClass", v.Name)))
-			continue
-		}
-		if len(v.Value.Raw) == 0 {
-			errs = append(errs, field.Required(vp.Child("value"), fmt.Sprintf("variable %q has no value", v.Name)))
-			continue
-		}
-		var oldObj map[string]any
-		if o, ok := old[v.Name]; ok {
-			oldObj = map[string]any{v.Name: o}
-		} else if def.knownValid(v.Value.Raw) {
-			continue // transition rules need an old value: only a validation without one is remembered
-		}
-		verrs := def.validate(ctx, vp.Child("value"), map[string]any{v.Name: decode(v.Value.Raw)}, oldObj)
-		if len(verrs) == 0 && oldObj == nil {
-			def.rememberValid(v.Value.Raw)
-		}
-		errs = append(errs, verrs...)
-	}
-	if checkRequired {
-		for _, name := range d.names {
-			if d.byName[name].Required && !seen[name] {
-				errs = append(errs, field.Required(path, fmt.Sprintf("required variable %q is not set", name)))
-			}
-		}
-	}
-	return errs
-}
-
 // validate validates {name: value} against the wrapped schema; errors are reported at path, without the
 // wrapper's field name.
-func (def *Definition) validate(ctx context.Context, path *field.Path, obj, oldObj map[string]any) field.ErrorList {
+func (def *schema) validate(ctx context.Context, path *field.Path, obj, oldObj map[string]any) field.ErrorList {
 	var errs field.ErrorList
-	root := field.NewPath(def.Name)
+	root := field.NewPath(def.name)
 	rewrite := func(in field.ErrorList) {
 		for _, e := range in {
 			f := strings.TrimPrefix(strings.TrimPrefix(e.Field, "<nil>."), "<nil>")
@@ -420,44 +392,14 @@ func deepCopy(in map[string]any) map[string]any {
 	return out
 }
 
-// Values are decoded variable values by name, as patches see them.
-type Values map[string]any
-
-// Resolve defaults and validates the values of a topology and returns them decoded. Overrides replace
-// cluster values (validated the same way) when not nil.
-func (d *Definitions) Resolve(ctx context.Context, values []clusterv1.ClusterVariable, path *field.Path) (Values, error) {
-	defaulted, err := d.Default(values)
-	if err != nil {
-		return nil, err
+func decode(raw []byte) any {
+	if len(raw) == 0 {
+		return nil
 	}
-	if errs := d.Validate(ctx, defaulted, nil, path); len(errs) > 0 {
-		return nil, errs.ToAggregate()
+	var v any
+	// apimachinery's JSON keeps integers as int64, as the API server does for custom resources.
+	if err := utiljson.Unmarshal(raw, &v); err != nil {
+		return string(raw)
 	}
-	out := Values{}
-	for _, v := range defaulted {
-		out[v.Name] = decode(v.Value.Raw)
-	}
-	return out, nil
-}
-
-// ResolveOverrides defaults and validates overrides and returns base with them applied.
-func (d *Definitions) ResolveOverrides(ctx context.Context, base Values, overrides []clusterv1.ClusterVariable, path *field.Path) (Values, error) {
-	if len(overrides) == 0 {
-		return base, nil
-	}
-	defaulted, err := d.DefaultOverrides(overrides)
-	if err != nil {
-		return nil, err
-	}
-	if errs := d.ValidateOverrides(ctx, defaulted, nil, path); len(errs) > 0 {
-		return nil, errs.ToAggregate()
-	}
-	out := make(Values, len(base)+len(defaulted))
-	for k, v := range base {
-		out[k] = v
-	}
-	for _, v := range defaulted {
-		out[v.Name] = decode(v.Value.Raw)
-	}
-	return out, nil
+	return v
 }

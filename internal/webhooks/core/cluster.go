@@ -113,9 +113,9 @@ func validateTopologyAgainstClass(ctx context.Context, c *clusterv1.Cluster, cla
 		return field.ErrorList{field.Invalid(path.Child("class"), class.Name, fmt.Sprintf("ClusterClass has invalid variables: %v", err))}
 	}
 	t := c.Spec.Topology
-	values, err := defs.Default(t.Variables)
-	if err != nil {
-		errs = append(errs, field.InternalError(path.Child("variables"), err))
+	values, verrs := defs.Default(t.Variables, path.Child("variables"))
+	if len(verrs) > 0 {
+		errs = append(errs, verrs...)
 	} else {
 		errs = append(errs, defs.Validate(ctx, values, nil, path.Child("variables"))...)
 	}
