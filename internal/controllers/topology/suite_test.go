@@ -33,9 +33,10 @@ func TestMain(m *testing.M) {
 	os.Exit(envtest.Run(m, envtest.Options{CRDs: builder.CRDs()}, func(e *envtest.Environment) { env = e }))
 }
 
-// startManager runs the ClusterClass and topology controllers on namespace until the test ends. It returns
-// the counter of the manager's requests to the API server.
-func startManager(t *testing.T, namespace string) *apicount.Counter {
+// startManager runs the ClusterClass and topology controllers on namespace until the test ends, the
+// topology controller set up as options say. It returns the counter of the manager's requests to the
+// API server.
+func startManager(t *testing.T, namespace string, options ...func(*Reconciler)) *apicount.Counter {
 	t.Helper()
 	counter := apicount.New()
 	cfg := rest.CopyConfig(env.Config)
@@ -55,7 +56,11 @@ func startManager(t *testing.T, namespace string) *apicount.Counter {
 		SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 2}); err != nil {
 		t.Fatalf("setting up the ClusterClass controller: %v", err)
 	}
-	if err := (&Reconciler{Client: mgr.GetClient()}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 2}); err != nil {
+	r := &Reconciler{Client: mgr.GetClient()}
+	for _, o := range options {
+		o(r)
+	}
+	if err := r.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 2}); err != nil {
 		t.Fatalf("setting up the topology controller: %v", err)
 	}
 	done := make(chan struct{})

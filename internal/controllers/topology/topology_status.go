@@ -21,6 +21,9 @@ const (
 	MachineDeploymentsCreatePendingReason   = "MachineDeploymentsCreatePending"
 	MachineDeploymentsUpgradePendingReason  = "MachineDeploymentsUpgradePending"
 	MachineDeploymentsUpgradeDeferredReason = "MachineDeploymentsUpgradeDeferred"
+	MachinePoolsCreatePendingReason         = "MachinePoolsCreatePending"
+	MachinePoolsUpgradePendingReason        = "MachinePoolsUpgradePending"
+	MachinePoolsUpgradeDeferredReason       = "MachinePoolsUpgradeDeferred"
 	LifecycleHookBlockingReason             = "LifecycleHookBlocking"
 	ClusterClassNotReconciledReason         = "ClusterClassNotReconciled"
 
@@ -84,32 +87,42 @@ func topologyReconciled(s *scope) metav1.Condition {
 	switch {
 	case u.ControlPlanePendingUpgrade:
 		reason = ControlPlaneUpgradePendingReason
-		msgs = append(msgs, fmt.Sprintf("Control plane rollout and upgrade to version %s on hold", version))
+		msg := fmt.Sprintf("Control plane rollout and upgrade to version %s on hold", version)
+		if u.ControlPlaneWaitingFor != "" {
+			msg += ": " + u.ControlPlaneWaitingFor
+		}
+		msgs = append(msgs, msg)
 	case u.ControlPlaneStartingUpgrade || u.ControlPlaneUpgrading:
 		reason = ClusterUpgradingReason
 		msgs = append(msgs, fmt.Sprintf("Control plane upgrading to version %s", version))
 	}
-	if len(u.MachineDeploymentsPendingCreate) > 0 {
-		if reason == "" {
-			reason = MachineDeploymentsCreatePendingReason
-		}
-		msgs = append(msgs, fmt.Sprintf("MachineDeployment(s) %s creation on hold", strings.Join(u.MachineDeploymentsPendingCreate, ", ")))
-	}
-	if len(u.MachineDeploymentsPendingUpgrade) > 0 {
-		if reason == "" {
-			reason = MachineDeploymentsUpgradePendingReason
-			if len(u.MachineDeploymentsDeferred) == len(u.MachineDeploymentsPendingUpgrade) {
-				reason = MachineDeploymentsUpgradeDeferredReason
+	workers := func(kind string, pendingCreate, pendingUpgrade, deferred, upgrading []string, createReason, pendingReason, deferredReason string) {
+		if len(pendingCreate) > 0 {
+			if reason == "" {
+				reason = createReason
 			}
+			msgs = append(msgs, fmt.Sprintf("%s(s) %s creation on hold", kind, strings.Join(pendingCreate, ", ")))
 		}
-		msgs = append(msgs, fmt.Sprintf("MachineDeployment(s) %s rollout and upgrade to version %s on hold", strings.Join(u.MachineDeploymentsPendingUpgrade, ", "), version))
-	}
-	if len(u.MachineDeploymentsUpgrading) > 0 {
-		if reason == "" {
-			reason = ClusterUpgradingReason
+		if len(pendingUpgrade) > 0 {
+			if reason == "" {
+				reason = pendingReason
+				if len(deferred) == len(pendingUpgrade) {
+					reason = deferredReason
+				}
+			}
+			msgs = append(msgs, fmt.Sprintf("%s(s) %s rollout and upgrade to version %s on hold", kind, strings.Join(pendingUpgrade, ", "), version))
 		}
-		msgs = append(msgs, fmt.Sprintf("MachineDeployment(s) %s upgrading to version %s", strings.Join(u.MachineDeploymentsUpgrading, ", "), version))
+		if len(upgrading) > 0 {
+			if reason == "" {
+				reason = ClusterUpgradingReason
+			}
+			msgs = append(msgs, fmt.Sprintf("%s(s) %s upgrading to version %s", kind, strings.Join(upgrading, ", "), version))
+		}
 	}
+	workers("MachineDeployment", u.MachineDeploymentsPendingCreate, u.MachineDeploymentsPendingUpgrade, u.MachineDeploymentsDeferred,
+		u.MachineDeploymentsUpgrading, MachineDeploymentsCreatePendingReason, MachineDeploymentsUpgradePendingReason, MachineDeploymentsUpgradeDeferredReason)
+	workers("MachinePool", u.MachinePoolsPendingCreate, u.MachinePoolsPendingUpgrade, u.MachinePoolsDeferred,
+		u.MachinePoolsUpgrading, MachinePoolsCreatePendingReason, MachinePoolsUpgradePendingReason, MachinePoolsUpgradeDeferredReason)
 	if reason == "" && s.creating {
 		reason = ClusterCreatingReason
 		msgs = append(msgs, "Cluster is creating")

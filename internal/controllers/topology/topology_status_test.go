@@ -12,6 +12,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/test/builder"
+	"github.com/capstan-dev/capstan/internal/topology"
 )
 
 // TestTopologyReconciledOverAConcurrentWrite: the Cluster controller writes the Cluster's status between
@@ -52,4 +53,35 @@ func TestTopologyReconciledOverAConcurrentWrite(t *testing.T) {
 	g.Expect(conditions.Get(got, TopologyReconciledCondition).Reason).To(Equal(clusterClassOutdatedV1Beta1Reason))
 	g.Expect(conditions.Get(got, clusterv1.InfrastructureReadyCondition)).NotTo(BeNil(), "the other writer's condition is kept")
 	g.Expect(conditions.Get(got, clusterv1.InfrastructureReadyCondition).Status).To(Equal(corev1.ConditionTrue))
+}
+
+func TestTopologyReconciledReasons(t *testing.T) {
+	cluster := &clusterv1.Cluster{Spec: clusterv1.ClusterSpec{Topology: &clusterv1.Topology{Version: "v1.32.0"}}}
+	tests := []struct {
+		name        string
+		s           scope
+		wantReason  string
+		wantMessage string
+	}{
+		{"the control plane waits for the workers", scope{desired: &topology.Desired{Upgrade: topology.UpgradeStatus{ControlPlanePendingUpgrade: true,
+			ControlPlaneWaitingFor: "MachineDeployment(s) md-a not on version v1.31.0 yet or still upgrading"}}},
+			ControlPlaneUpgradePendingReason, "Control plane rollout and upgrade to version v1.32.0 on hold: MachineDeployment(s) md-a not on version v1.31.0 yet or still upgrading"},
+		{"a hook blocks", scope{blockingHook: "BeforeClusterUpgrade", hookMessage: "waiting for a backup", desired: &topology.Desired{}},
+			LifecycleHookBlockingReason, `hook "BeforeClusterUpgrade" is blocking: waiting for a backup`},
+		{"MachinePools wait for their creation", scope{desired: &topology.Desired{Upgrade: topology.UpgradeStatus{MachinePoolsPendingCreate: []string{"mp-0"}}}},
+			MachinePoolsCreatePendingReason, "MachinePool(s) mp-0 creation on hold"},
+		{"a MachinePool's upgrade is deferred", scope{desired: &topology.Desired{Upgrade: topology.UpgradeStatus{MachinePoolsPendingUpgrade: []string{"pool"}, MachinePoolsDeferred: []string{"pool"}}}},
+			MachinePoolsUpgradeDeferredReason, "MachinePool(s) pool rollout and upgrade to version v1.32.0 on hold"},
+		{"a MachinePool upgrades", scope{desired: &topology.Desired{Upgrade: topology.UpgradeStatus{MachinePoolsUpgrading: []string{"pool"}}}},
+			ClusterUpgradingReason, "MachinePool(s) pool upgrading to version v1.32.0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			tt.s.cluster = cluster
+			c := topologyReconciled(&tt.s)
+			g.Expect(c.Reason).To(Equal(tt.wantReason))
+			g.Expect(c.Message).To(Equal(tt.wantMessage))
+		})
+	}
 }

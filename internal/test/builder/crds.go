@@ -28,10 +28,13 @@ const (
 	InfraMachineKind         = "GenericInfrastructureMachine"
 	InfraMachineTemplateKind = "GenericInfrastructureMachineTemplate"
 	InfraMachinePoolKind     = "GenericInfrastructureMachinePool"
-	BootstrapConfigKind      = "GenericBootstrapConfig"
-	BootstrapTemplateKind    = "GenericBootstrapConfigTemplate"
-	ControlPlaneKind         = "GenericControlPlane"
-	ControlPlaneTemplateKind = "GenericControlPlaneTemplate"
+	// InfraMachinePoolTemplateKind is the template of GenericInfrastructureMachinePools, for the
+	// MachinePool classes of ClusterClasses.
+	InfraMachinePoolTemplateKind = "GenericInfrastructureMachinePoolTemplate"
+	BootstrapConfigKind          = "GenericBootstrapConfig"
+	BootstrapTemplateKind        = "GenericBootstrapConfigTemplate"
+	ControlPlaneKind             = "GenericControlPlane"
+	ControlPlaneTemplateKind     = "GenericControlPlaneTemplate"
 )
 
 // Provider is one contract version of the test provider: its groups and version.
@@ -54,7 +57,7 @@ func CRDs() []*apiextensionsv1.CustomResourceDefinition {
 	var out []*apiextensionsv1.CustomResourceDefinition
 	for _, p := range []Provider{V1Beta1, V1Beta2} {
 		for group, kinds := range map[string][]string{
-			p.Infrastructure:    {InfraClusterKind, InfraClusterTemplateKind, InfraMachineKind, InfraMachineTemplateKind, InfraMachinePoolKind},
+			p.Infrastructure:    {InfraClusterKind, InfraClusterTemplateKind, InfraMachineKind, InfraMachineTemplateKind, InfraMachinePoolKind, InfraMachinePoolTemplateKind},
 			p.Bootstrap:         {BootstrapConfigKind, BootstrapTemplateKind},
 			p.ControlPlaneGroup: {ControlPlaneKind, ControlPlaneTemplateKind},
 		} {
