@@ -98,6 +98,7 @@ type Topology struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=name
+	// +listMapKey=definitionFrom
 	// +kubebuilder:validation:MaxItems=1000
 	Variables []ClusterVariable `json:"variables,omitempty"`
 }
@@ -289,9 +290,13 @@ type ClusterVariable struct {
 	// +kubebuilder:validation:MaxLength=256
 	Name string `json:"name"`
 
-	// definitionFrom is deprecated and ignored.
+	// definitionFrom names the definition the value is for, when the ClusterClass's definitions of the
+	// variable conflict (status.variables' definitionsConflict): "inline" for the class's own, or the name
+	// of the external patch that defined it. Each definition then takes its own value (the book's
+	// "Variable definition conflicts"); empty when the variable has one definition (or equal ones).
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:default=""
 	DefinitionFrom string `json:"definitionFrom,omitempty"`
 
 	// value of the variable, validated against the schema the ClusterClass gives it.
@@ -305,6 +310,7 @@ type ControlPlaneVariables struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=name
+	// +listMapKey=definitionFrom
 	// +kubebuilder:validation:MaxItems=1000
 	Overrides []ClusterVariable `json:"overrides,omitempty"`
 }
@@ -315,6 +321,7 @@ type MachineDeploymentVariables struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=name
+	// +listMapKey=definitionFrom
 	// +kubebuilder:validation:MaxItems=1000
 	Overrides []ClusterVariable `json:"overrides,omitempty"`
 }
@@ -325,6 +332,7 @@ type MachinePoolVariables struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=name
+	// +listMapKey=definitionFrom
 	// +kubebuilder:validation:MaxItems=1000
 	Overrides []ClusterVariable `json:"overrides,omitempty"`
 }

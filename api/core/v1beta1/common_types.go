@@ -131,6 +131,13 @@ const (
 	ClusterTopologyHoldUpgradeSequenceAnnotation = "topology.cluster.x-k8s.io/hold-upgrade-sequence"
 	// ClusterTopologyDeferUpgradeAnnotation defers the upgrade of one MachineDeployment topology.
 	ClusterTopologyDeferUpgradeAnnotation = "topology.cluster.x-k8s.io/defer-upgrade"
+	// ClusterTopologyUnsafeUpdateVersionAnnotation on a Cluster skips the admission check of a change of
+	// spec.topology.version against the state of the Cluster (upstream's escape hatch; the topology
+	// controller still refuses a version that skips a minor).
+	ClusterTopologyUnsafeUpdateVersionAnnotation = "unsafe.topology.cluster.x-k8s.io/disable-update-version-check"
+	// ClusterTopologyUnsafeUpdateClassNameAnnotation on a Cluster lets spec.topology be added to an existing
+	// Cluster.
+	ClusterTopologyUnsafeUpdateClassNameAnnotation = "unsafe.topology.cluster.x-k8s.io/disable-update-class-name-check"
 
 	// RevisionAnnotation holds the rollout revision of a MachineSet.
 	RevisionAnnotation = "machinedeployment.clusters.x-k8s.io/revision"

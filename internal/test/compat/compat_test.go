@@ -22,7 +22,8 @@ var notServed = map[string]string{
 }
 
 // allowedAdditions are fields capstan has and upstream v1.10 has not, each with the reason it is harmless.
-// Only additions can be allowed: a missing or different upstream field is always a failure.
+// Besides these, only the widenings of allowedWidenings are allowed: a missing or different upstream field
+// is otherwise always a failure.
 var allowedAdditions = func() map[string]string {
 	additions := map[string]string{
 		"machines.cluster.x-k8s.io .status.nodeInfo.swap": "Kubernetes v1.37's NodeSystemInfo, which status.nodeInfo " +
@@ -49,6 +50,21 @@ var allowedAdditions = func() map[string]string {
 	return additions
 }()
 
+// allowedWidenings are differences from upstream v1.10 that only accept more than upstream does, each with
+// the reason: every object upstream's schema accepts is accepted the same way.
+var allowedWidenings = func() map[string]string {
+	out := map[string]string{}
+	reason := "definitionFrom as the book describes it (\"Variable definition conflicts\": one value per definition of a " +
+		"variable whose definitions conflict, e.g. http-proxy twice); upstream v1.10 deprecated the field and keys the " +
+		"list by name only, so capstan keys it by name and definitionFrom, defaulted to \"\" (what upstream stores)"
+	for _, list := range []string{".spec.topology.variables", ".spec.topology.controlPlane.variables.overrides",
+		".spec.topology.workers.machineDeployments[].variables.overrides", ".spec.topology.workers.machinePools[].variables.overrides"} {
+		out["clusters.cluster.x-k8s.io v1beta1 "+list+`: x-kubernetes-list-map-keys: upstream ["name"], capstan ["name","definitionFrom"]`] = reason
+		out["clusters.cluster.x-k8s.io v1beta1 "+list+`[].definitionFrom: default: upstream "", capstan "\"\""`] = reason
+	}
+	return out
+}()
+
 func TestSchemasMatchUpstream(t *testing.T) {
 	g := NewWithT(t)
 	upstream, err := LoadDir(upstreamCRDs)
@@ -68,6 +84,10 @@ func TestSchemasMatchUpstream(t *testing.T) {
 				diffs := Compare(u, o, v.Name)
 				for _, d := range diffs {
 					if reason, ok := allowedAdditions[d.CRD+" "+d.Path]; ok && d.What == "not in upstream" {
+						t.Logf("allowed: %s (%s)", d, reason)
+						continue
+					}
+					if reason, ok := allowedWidenings[d.String()]; ok {
 						t.Logf("allowed: %s (%s)", d, reason)
 						continue
 					}

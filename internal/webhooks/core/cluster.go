@@ -2,27 +2,221 @@ package core
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
+	"time"
 
-	"github.com/blang/semver/v4"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/feature"
+	"github.com/capstan-dev/capstan/internal/topology"
 	"github.com/capstan-dev/capstan/internal/topology/variables"
+	"github.com/capstan-dev/capstan/internal/topologystate"
 )
 
-// Cluster validates the topology of Clusters against their ClusterClass: variables, MachineDeployment
-// classes, version changes and class rebases. The topology controller runs the same variable checks and
-// reports them in TopologyReconciled, so nothing depends on this webhook alone.
+// Cluster defaults and validates the topology of Clusters against their ClusterClass: it writes the
+// defaults of the variables into spec.topology.variables (and the overrides), and checks variables,
+// MachineDeployment and MachinePool classes, version changes against the state of the Cluster, and
+// class rebases. The topology controller runs the same variable and version checks and reports them in
+// TopologyReconciled, so nothing depends on this webhook alone.
 type Cluster struct {
-	// Client reads ClusterClasses.
+	// Client reads ClusterClasses and the objects of a Cluster's topology.
 	Client client.Reader
+	// FeatureGates are the manager's; a Cluster with a topology is refused when ClusterTopology is off.
+	FeatureGates *feature.Gates
+	// Workload reads a workload cluster (the Nodes of its MachinePools, whether they run the pool's
+	// version); without it MachinePools are judged by their version alone.
+	Workload func(ctx context.Context, cluster client.ObjectKey) (client.Reader, error)
+}
+
+// classPoll is how long admission waits for the ClusterClass of a Cluster to exist and be reconciled, as
+// upstream's: clusterctl applies a class and its Clusters at once.
+const (
+	classPollInterval = 200 * time.Millisecond
+	classPollTimeout  = 2 * time.Second
+)
+
+// errClassNotReconciled says that the ClusterClass controller has not reconciled a class's latest
+// generation (or its variables).
+var errClassNotReconciled = errors.New("ClusterClass is not successfully reconciled")
+
+// Default defaults a Cluster's topology as upstream's defaulting webhook: the version gets its "v", and
+// the variables their defaults (those that are not set and whose schema has a top-level default are
+// added; objects get their nested defaults), validated against the class, so that
+// `kubectl get cluster -o yaml` shows the values the patches use.
+func (w Cluster) Default(ctx context.Context, c *clusterv1.Cluster) error {
+	t := c.Spec.Topology
+	if t == nil || !c.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	if t.Version != "" && !strings.HasPrefix(t.Version, "v") {
+		t.Version = "v" + t.Version
+	}
+	if t.Class == "" {
+		return invalid("Cluster", c.Name, field.ErrorList{field.Required(field.NewPath("spec", "topology", "class"), "class cannot be empty")})
+	}
+	defaultRemediationNamespace(c)
+	if w.Client == nil {
+		return nil
+	}
+	class, err := w.pollClass(ctx, c)
+	if err != nil {
+		if apierrors.IsNotFound(err) || errors.Is(err, errClassNotReconciled) {
+			return nil // validation warns; the topology controller waits for the class
+		}
+		return apierrors.NewInternalError(fmt.Errorf("Cluster %s cannot be defaulted: ClusterClass %s cannot be read: %w", c.Name, t.Class, err))
+	}
+	defs, err := variables.FromClass(class)
+	if err != nil {
+		return nil // the class's condition says it; validation refuses the Cluster
+	}
+	var old *clusterv1.Cluster
+	if req, err := admission.RequestFromContext(ctx); err == nil && len(req.OldObject.Raw) > 0 {
+		old = &clusterv1.Cluster{}
+		if err := json.Unmarshal(req.OldObject.Raw, old); err != nil {
+			return apierrors.NewBadRequest(fmt.Sprintf("decoding the old Cluster: %v", err))
+		}
+	}
+	return invalid("Cluster", c.Name, defaultAndValidateVariables(ctx, c, old, defs))
+}
+
+// defaultRemediationNamespace puts the remediation templates of the topology's health checks in the
+// Cluster's namespace when they name none, as upstream.
+func defaultRemediationNamespace(c *clusterv1.Cluster) {
+	set := func(h *clusterv1.MachineHealthCheckTopology) {
+		if h != nil && h.RemediationTemplate != nil && h.RemediationTemplate.Namespace == "" {
+			h.RemediationTemplate.Namespace = c.Namespace
+		}
+	}
+	set(c.Spec.Topology.ControlPlane.MachineHealthCheck)
+	if w := c.Spec.Topology.Workers; w != nil {
+		for i := range w.MachineDeployments {
+			set(w.MachineDeployments[i].MachineHealthCheck)
+		}
+	}
+}
+
+// defaultAndValidateVariables writes the defaults of the variables and overrides of a topology, then
+// validates them (with the old values for CEL transition rules).
+func defaultAndValidateVariables(ctx context.Context, c, old *clusterv1.Cluster, defs *variables.Definitions) field.ErrorList {
+	t := c.Spec.Topology
+	path := field.NewPath("spec", "topology")
+	var errs field.ErrorList
+	var oldT *clusterv1.Topology
+	if old != nil {
+		oldT = old.Spec.Topology
+	}
+	defaulted, verrs := defs.Default(t.Variables, path.Child("variables"))
+	if len(verrs) > 0 {
+		return verrs
+	}
+	t.Variables = defaulted
+	overrides := func(values *[]clusterv1.ClusterVariable, p *field.Path) {
+		if len(*values) == 0 {
+			return
+		}
+		out, verrs := defs.DefaultOverrides(*values, p)
+		if len(verrs) > 0 {
+			errs = append(errs, verrs...)
+			return
+		}
+		*values = out
+	}
+	if v := t.ControlPlane.Variables; v != nil {
+		overrides(&v.Overrides, path.Child("controlPlane", "variables", "overrides"))
+	}
+	if w := t.Workers; w != nil {
+		for i := range w.MachineDeployments {
+			if v := w.MachineDeployments[i].Variables; v != nil {
+				overrides(&v.Overrides, path.Child("workers", "machineDeployments").Key(w.MachineDeployments[i].Name).Child("variables", "overrides"))
+			}
+		}
+		for i := range w.MachinePools {
+			if v := w.MachinePools[i].Variables; v != nil {
+				overrides(&v.Overrides, path.Child("workers", "machinePools").Key(w.MachinePools[i].Name).Child("variables", "overrides"))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return validateVariables(ctx, t, oldT, defs, path)
+}
+
+// validateVariables validates the variables and overrides of a topology against the definitions of its
+// class.
+func validateVariables(ctx context.Context, t, old *clusterv1.Topology, defs *variables.Definitions, path *field.Path) field.ErrorList {
+	var oldVars, oldCP []clusterv1.ClusterVariable
+	oldMD, oldMP := map[string][]clusterv1.ClusterVariable{}, map[string][]clusterv1.ClusterVariable{}
+	if old != nil {
+		oldVars = old.Variables
+		if old.ControlPlane.Variables != nil {
+			oldCP = old.ControlPlane.Variables.Overrides
+		}
+		if old.Workers != nil {
+			for _, md := range old.Workers.MachineDeployments {
+				if md.Variables != nil {
+					oldMD[md.Name] = md.Variables.Overrides
+				}
+			}
+			for _, mp := range old.Workers.MachinePools {
+				if mp.Variables != nil {
+					oldMP[mp.Name] = mp.Variables.Overrides
+				}
+			}
+		}
+	}
+	errs := defs.Validate(ctx, t.Variables, oldVars, path.Child("variables"))
+	if v := t.ControlPlane.Variables; v != nil {
+		errs = append(errs, defs.ValidateOverrides(ctx, v.Overrides, oldCP, path.Child("controlPlane", "variables", "overrides"))...)
+	}
+	if w := t.Workers; w != nil {
+		for _, md := range w.MachineDeployments {
+			if md.Variables != nil {
+				errs = append(errs, defs.ValidateOverrides(ctx, md.Variables.Overrides, oldMD[md.Name],
+					path.Child("workers", "machineDeployments").Key(md.Name).Child("variables", "overrides"))...)
+			}
+		}
+		for _, mp := range w.MachinePools {
+			if mp.Variables != nil {
+				errs = append(errs, defs.ValidateOverrides(ctx, mp.Variables.Overrides, oldMP[mp.Name],
+					path.Child("workers", "machinePools").Key(mp.Name).Child("variables", "overrides"))...)
+			}
+		}
+	}
+	return errs
+}
+
+// pollClass reads the ClusterClass of a Cluster, waiting up to two seconds for it to exist and be
+// reconciled.
+func (w Cluster) pollClass(ctx context.Context, c *clusterv1.Cluster) (*clusterv1.ClusterClass, error) {
+	ns, name := c.GetClassKey()
+	class := &clusterv1.ClusterClass{}
+	var last error
+	_ = wait.PollUntilContextTimeout(ctx, classPollInterval, classPollTimeout, true, func(ctx context.Context) (bool, error) {
+		if last = w.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, class); last != nil {
+			return false, nil
+		}
+		if class.Generation != class.Status.ObservedGeneration {
+			last = errClassNotReconciled
+			return false, nil
+		}
+		return true, nil
+	})
+	if last != nil {
+		return nil, last
+	}
+	return class, nil
 }
 
 // ValidateCreate validates a new Cluster.
@@ -45,67 +239,101 @@ func (w Cluster) validate(ctx context.Context, old, c *clusterv1.Cluster) (admis
 	if t == nil || !c.DeletionTimestamp.IsZero() {
 		return nil, nil
 	}
+	path := field.NewPath("spec", "topology")
+	if !w.FeatureGates.Enabled(feature.ClusterTopology) {
+		return nil, invalid("Cluster", c.Name, field.ErrorList{field.Forbidden(path,
+			"can be set only if the ClusterTopology feature flag is enabled: start the core manager with --feature-gates=ClusterTopology=true (clusterctl: CLUSTER_TOPOLOGY=true)")})
+	}
 	// Updates that leave the topology as it is (finalizers, labels, references set by the controllers)
 	// are not checked again: a class changed since must not block them.
 	if old != nil && equality.Semantic.DeepEqual(old.Spec.Topology, t) {
 		return nil, nil
 	}
-	path := field.NewPath("spec", "topology")
 	var errs field.ErrorList
-	if old != nil && old.Spec.Topology != nil {
-		errs = append(errs, validateVersionChange(old.Spec.Topology.Version, t.Version, path.Child("version"))...)
-	}
-	if t.Workers != nil && len(t.Workers.MachinePools) > 0 {
-		errs = append(errs, field.Forbidden(path.Child("workers", "machinePools"),
-			"MachinePool topologies are not supported by capstan yet: use machineDeployments, or create the MachinePools without a topology (see docs/machinepools.md)"))
+	var warnings admission.Warnings
+	if old != nil && old.Spec.Topology == nil {
+		if _, ok := c.Annotations[clusterv1.ClusterTopologyUnsafeUpdateClassNameAnnotation]; !ok {
+			return nil, invalid("Cluster", c.Name, field.ErrorList{field.Forbidden(path.Child("class"), "class cannot be set on an existing Cluster")})
+		}
 	}
 	if w.Client == nil {
+		if old != nil && old.Spec.Topology != nil {
+			errs = append(errs, versionChange(old.Spec.Topology.Version, t.Version, path.Child("version"))...)
+		}
 		return nil, invalid("Cluster", c.Name, errs)
 	}
 	ns, name := c.GetClassKey()
 	class := &clusterv1.ClusterClass{}
 	if err := w.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, class); err != nil {
-		if apierrors.IsNotFound(err) {
-			// The class may be created right after the Cluster (clusterctl applies a template at once);
-			// the topology controller waits for it.
-			return admission.Warnings{fmt.Sprintf("Cluster refers to ClusterClass %s/%s, which does not exist: its topology has not been fully validated", ns, name)},
-				invalid("Cluster", c.Name, errs)
+		if !apierrors.IsNotFound(err) {
+			return nil, apierrors.NewInternalError(fmt.Errorf("getting ClusterClass %s/%s: %w", ns, name, err))
 		}
-		return nil, apierrors.NewInternalError(fmt.Errorf("getting ClusterClass %s/%s: %w", ns, name, err))
+		if old != nil && old.Spec.Topology != nil {
+			// An update needs the class, to check it against the change.
+			return nil, invalid("Cluster", c.Name, field.ErrorList{field.InternalError(path.Child("class"),
+				fmt.Errorf("ClusterClass %s/%s does not exist: create it before changing the Cluster's topology", ns, name))})
+		}
+		// The class may be created right after the Cluster (clusterctl applies a template at once);
+		// the topology controller waits for it.
+		return admission.Warnings{fmt.Sprintf("Cluster refers to ClusterClass %s/%s, which does not exist: its topology has not been fully validated", ns, name)}, nil
 	}
 	errs = append(errs, validateTopologyAgainstClass(ctx, c, class, path)...)
 	if old != nil && old.Spec.Topology != nil {
+		if old.Spec.Topology.Version != t.Version {
+			if _, ok := c.Annotations[clusterv1.ClusterTopologyUnsafeUpdateVersionAnnotation]; ok {
+				warnings = append(warnings, fmt.Sprintf("Skipping version validation for Cluster because annotation %q is set.", clusterv1.ClusterTopologyUnsafeUpdateVersionAnnotation))
+			} else {
+				e, err := w.validateVersionChange(ctx, old, t.Version, path.Child("version"))
+				if err != nil {
+					return nil, apierrors.NewInternalError(err)
+				}
+				errs = append(errs, e...)
+			}
+		}
 		oldNS, oldName := old.GetClassKey()
 		if oldNS != ns || oldName != name {
 			oldClass := &clusterv1.ClusterClass{}
-			if err := w.Client.Get(ctx, client.ObjectKey{Namespace: oldNS, Name: oldName}, oldClass); err == nil {
-				errs = append(errs, classesCompatible(oldClass, class, c, path.Child("class"))...)
+			if err := w.Client.Get(ctx, client.ObjectKey{Namespace: oldNS, Name: oldName}, oldClass); err != nil {
+				errs = append(errs, field.Forbidden(path.Child("class"), fmt.Sprintf("valid ClusterClass with name %q could not be retrieved, change from class %[1]q to class %q cannot be validated. Error: %s",
+					oldNS+"/"+oldName, ns+"/"+name, err.Error())))
+			} else {
+				for _, e := range classesCompatible(oldClass, class, field.NewPath("spec")) {
+					errs = append(errs, field.Forbidden(path.Child("class"), fmt.Sprintf("cannot rebase from ClusterClass %s to %s: %s", oldName, name, e.Error())))
+				}
 			}
 		}
 	}
-	return nil, invalid("Cluster", c.Name, errs)
+	return warnings, invalid("Cluster", c.Name, errs)
 }
 
-// validateVersionChange refuses a downgrade and an upgrade by more than one minor version.
-func validateVersionChange(oldVersion, newVersion string, path *field.Path) field.ErrorList {
-	if oldVersion == newVersion {
-		return nil
-	}
-	o, err1 := semver.ParseTolerant(oldVersion)
-	n, err2 := semver.ParseTolerant(newVersion)
-	if err1 != nil || err2 != nil {
-		return nil // the CRD's pattern refuses invalid versions
-	}
-	if n.LT(o) {
-		return field.ErrorList{field.Forbidden(path, fmt.Sprintf("version cannot be decreased from %q to %q", oldVersion, newVersion))}
-	}
-	if n.Major != o.Major || n.Minor > o.Minor+1 {
-		return field.ErrorList{field.Forbidden(path, fmt.Sprintf("version cannot be increased from %q to %q: upgrade one minor version at a time (to v%d.%d.x first)", oldVersion, newVersion, o.Major, o.Minor+1))}
+// versionChange is the check of a version change without the state of the Cluster: no decrease, no
+// skipped minor.
+func versionChange(oldVersion, newVersion string, path *field.Path) field.ErrorList {
+	if err := topology.CheckVersionChange(&topology.Current{}, oldVersion, newVersion); err != nil {
+		return field.ErrorList{field.Invalid(path, newVersion, err.Error())}
 	}
 	return nil
 }
 
-// validateTopologyAgainstClass checks variables, overrides and MachineDeployment classes.
+// validateVersionChange checks a change of spec.topology.version against the state of the Cluster (read
+// with the same gatherer as the topology controller).
+func (w Cluster) validateVersionChange(ctx context.Context, old *clusterv1.Cluster, newVersion string, path *field.Path) (field.ErrorList, error) {
+	if errs := versionChange(old.Spec.Topology.Version, newVersion, path); len(errs) > 0 {
+		return errs, nil
+	}
+	g := &topologystate.Gatherer{Reader: w.Client, Workload: w.Workload}
+	cur, err := g.Current(ctx, old)
+	if err != nil {
+		return nil, fmt.Errorf("reading the state of Cluster %s to check the version change: %w", old.Name, err)
+	}
+	if err := topology.CheckVersionChange(cur, old.Spec.Topology.Version, newVersion); err != nil {
+		return field.ErrorList{field.Invalid(path, newVersion, err.Error())}, nil
+	}
+	return nil, nil
+}
+
+// validateTopologyAgainstClass checks variables, overrides, and MachineDeployment and MachinePool
+// classes.
 func validateTopologyAgainstClass(ctx context.Context, c *clusterv1.Cluster, class *clusterv1.ClusterClass, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	defs, err := variables.FromClass(class)
@@ -117,23 +345,28 @@ func validateTopologyAgainstClass(ctx context.Context, c *clusterv1.Cluster, cla
 	if len(verrs) > 0 {
 		errs = append(errs, verrs...)
 	} else {
-		errs = append(errs, defs.Validate(ctx, values, nil, path.Child("variables"))...)
-	}
-	if v := t.ControlPlane.Variables; v != nil {
-		errs = append(errs, defs.ValidateOverrides(ctx, v.Overrides, nil, path.Child("controlPlane", "variables", "overrides"))...)
+		withDefaults := *t
+		withDefaults.Variables = values
+		errs = append(errs, validateVariables(ctx, &withDefaults, nil, defs, path)...)
 	}
 	if t.Workers != nil {
-		classes := map[string]bool{}
+		mdClasses, mpClasses := map[string]bool{}, map[string]bool{}
 		for _, md := range class.Spec.Workers.MachineDeployments {
-			classes[md.Class] = true
+			mdClasses[md.Class] = true
+		}
+		for _, mp := range class.Spec.Workers.MachinePools {
+			mpClasses[mp.Class] = true
 		}
 		for _, md := range t.Workers.MachineDeployments {
-			mdPath := path.Child("workers", "machineDeployments").Key(md.Name)
-			if !classes[md.Class] {
-				errs = append(errs, field.Invalid(mdPath.Child("class"), md.Class, fmt.Sprintf("ClusterClass %s has no MachineDeployment class %q", class.Name, md.Class)))
+			if !mdClasses[md.Class] {
+				errs = append(errs, field.Invalid(path.Child("workers", "machineDeployments").Key(md.Name).Child("class"), md.Class,
+					fmt.Sprintf("ClusterClass %s has no MachineDeployment class %q", class.Name, md.Class)))
 			}
-			if md.Variables != nil {
-				errs = append(errs, defs.ValidateOverrides(ctx, md.Variables.Overrides, nil, mdPath.Child("variables", "overrides"))...)
+		}
+		for _, mp := range t.Workers.MachinePools {
+			if !mpClasses[mp.Class] {
+				errs = append(errs, field.Invalid(path.Child("workers", "machinePools").Key(mp.Name).Child("class"), mp.Class,
+					fmt.Sprintf("ClusterClass %s has no MachinePool class %q", class.Name, mp.Class)))
 			}
 		}
 	}
@@ -147,45 +380,43 @@ func groupKind(ref *corev1.ObjectReference) schema.GroupKind {
 	return schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind).GroupKind()
 }
 
-// classesCompatible checks that a Cluster can move from one class to another: the templates of its
-// objects keep their group and kind, and the MachineDeployment classes it uses exist with templates of the
-// same kinds.
-func classesCompatible(from, to *clusterv1.ClusterClass, c *clusterv1.Cluster, path *field.Path) field.ErrorList {
+// classesCompatible checks, with upstream's rules and messages, that the Clusters of class current can
+// use class desired (a change of the class, or a Cluster's rebase from one class to another): the
+// templates of the InfraCluster, the control plane and its machines, and the infrastructure templates of
+// the MachineDeployment and MachinePool classes both have keep their API group and kind.
+func classesCompatible(current, desired *clusterv1.ClusterClass, spec *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	check := func(what string, a, b *corev1.ObjectReference) {
-		if groupKind(a) != groupKind(b) {
-			errs = append(errs, field.Forbidden(path, fmt.Sprintf("cannot rebase from ClusterClass %s to %s: %s changes from %s to %s", from.Name, to.Name, what, groupKind(a), groupKind(b))))
+	check := func(a, b *corev1.ObjectReference, p *field.Path) {
+		ga, gb := groupKind(a), groupKind(b)
+		if a == nil || b == nil {
+			return
+		}
+		if ga.Group != gb.Group {
+			errs = append(errs, field.Forbidden(p.Child("ref", "apiVersion"),
+				fmt.Sprintf("apiVersion.group cannot be changed from %q to %q to prevent incompatible changes in the Clusters", ga.Group, gb.Group)))
+		}
+		if ga.Kind != gb.Kind {
+			errs = append(errs, field.Forbidden(p.Child("ref", "kind"),
+				fmt.Sprintf("apiVersion.kind cannot be changed from %q to %q to prevent incompatible changes in the Clusters", ga.Kind, gb.Kind)))
 		}
 	}
-	check("the infrastructure cluster template", from.Spec.Infrastructure.Ref, to.Spec.Infrastructure.Ref)
-	check("the control plane template", from.Spec.ControlPlane.Ref, to.Spec.ControlPlane.Ref)
-	var fromMI, toMI *corev1.ObjectReference
-	if from.Spec.ControlPlane.MachineInfrastructure != nil {
-		fromMI = from.Spec.ControlPlane.MachineInfrastructure.Ref
+	check(current.Spec.Infrastructure.Ref, desired.Spec.Infrastructure.Ref, spec.Child("infrastructure"))
+	check(current.Spec.ControlPlane.Ref, desired.Spec.ControlPlane.Ref, spec.Child("controlPlane"))
+	if current.Spec.ControlPlane.MachineInfrastructure != nil && desired.Spec.ControlPlane.MachineInfrastructure != nil {
+		check(current.Spec.ControlPlane.MachineInfrastructure.Ref, desired.Spec.ControlPlane.MachineInfrastructure.Ref,
+			spec.Child("controlPlane", "machineInfrastructure"))
 	}
-	if to.Spec.ControlPlane.MachineInfrastructure != nil {
-		toMI = to.Spec.ControlPlane.MachineInfrastructure.Ref
-	}
-	check("the control plane machine template", fromMI, toMI)
-	mdClasses := func(cc *clusterv1.ClusterClass) map[string]clusterv1.MachineDeploymentClass {
-		out := map[string]clusterv1.MachineDeploymentClass{}
-		for _, md := range cc.Spec.Workers.MachineDeployments {
-			out[md.Class] = md
-		}
-		return out
-	}
-	fromMDs, toMDs := mdClasses(from), mdClasses(to)
-	if c.Spec.Topology.Workers != nil {
-		for _, md := range c.Spec.Topology.Workers.MachineDeployments {
-			a, okA := fromMDs[md.Class]
-			b, okB := toMDs[md.Class]
-			if !okB {
-				errs = append(errs, field.Forbidden(path, fmt.Sprintf("cannot rebase to ClusterClass %s: it has no MachineDeployment class %q, used by %q", to.Name, md.Class, md.Name)))
-				continue
+	for _, md := range desired.Spec.Workers.MachineDeployments {
+		for i, oldMD := range current.Spec.Workers.MachineDeployments {
+			if md.Class == oldMD.Class {
+				check(oldMD.Template.Infrastructure.Ref, md.Template.Infrastructure.Ref, spec.Child("workers", "machineDeployments").Index(i))
 			}
-			if okA {
-				check(fmt.Sprintf("the bootstrap template of MachineDeployment class %q", md.Class), a.Template.Bootstrap.Ref, b.Template.Bootstrap.Ref)
-				check(fmt.Sprintf("the infrastructure template of MachineDeployment class %q", md.Class), a.Template.Infrastructure.Ref, b.Template.Infrastructure.Ref)
+		}
+	}
+	for _, mp := range desired.Spec.Workers.MachinePools {
+		for i, oldMP := range current.Spec.Workers.MachinePools {
+			if mp.Class == oldMP.Class {
+				check(oldMP.Template.Infrastructure.Ref, mp.Template.Infrastructure.Ref, spec.Child("workers", "machinePools").Index(i))
 			}
 		}
 	}

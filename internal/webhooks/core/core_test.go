@@ -34,7 +34,7 @@ var env *envtest.Environment
 func TestMain(m *testing.M) {
 	// The API server calls webhooks through the EndpointSlices of their Service, which the tests write as
 	// the embedded cluster's local runtime would.
-	os.Exit(envtest.Run(m, envtest.Options{PodNetwork: true},
+	os.Exit(envtest.Run(m, envtest.Options{PodNetwork: true, CRDs: builder.CRDs()},
 		func(e *envtest.Environment) { env = e }))
 }
 
@@ -54,6 +54,13 @@ func install(t *testing.T, ns string) {
 				vwc.Webhooks[i].NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}
 			}
 			t.Cleanup(func() { _ = env.Client.Delete(context.Background(), vwc) })
+		}
+		if mwc, ok := obj.(*admissionregistrationv1.MutatingWebhookConfiguration); ok {
+			mwc.Name += "-" + ns
+			for i := range mwc.Webhooks {
+				mwc.Webhooks[i].NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}
+			}
+			t.Cleanup(func() { _ = env.Client.Delete(context.Background(), mwc) })
 		}
 		if err := env.Client.Create(ctx, obj); err != nil {
 			t.Fatal(err)
@@ -96,6 +103,12 @@ type manager struct {
 // and waits until it is ready. opts change the webhook options.
 func startManager(t *testing.T, ns string, opts ...func(*webhooks.Options)) *manager {
 	t.Helper()
+	return startManagerWith(t, ns, Options{}, opts...)
+}
+
+// startManagerWith is startManager with the webhooks' options.
+func startManagerWith(t *testing.T, ns string, hookOptions Options, opts ...func(*webhooks.Options)) *manager {
+	t.Helper()
 	g := NewWithT(t)
 	webhookPort, err := loopback.FreePort()
 	g.Expect(err).NotTo(HaveOccurred())
@@ -113,7 +126,7 @@ func startManager(t *testing.T, ns string, opts ...func(*webhooks.Options)) *man
 	for _, opt := range opts {
 		opt(&o)
 	}
-	g.Expect(Webhooks(mgr.GetClient()).Setup(mgr, o, ns)).To(Succeed())
+	g.Expect(Webhooks(mgr.GetClient(), hookOptions).Setup(mgr, o, ns)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

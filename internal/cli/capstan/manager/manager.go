@@ -116,7 +116,9 @@ func (o *Options) Run(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	if err := o.Manager.SetupWebhooks(mgr, corewebhooks.Webhooks(mgr.GetClient()), o.Webhooks); err != nil {
+	hooks := corewebhooks.Webhooks(mgr.GetClient(), corewebhooks.Options{FeatureGates: o.Manager.FeatureGates,
+		Workload: corewebhooks.KubeconfigWorkload(mgr.GetAPIReader())})
+	if err := o.Manager.SetupWebhooks(mgr, hooks, o.Webhooks); err != nil {
 		return err
 	}
 	ctrl.Log.WithName("setup").Info("Starting the core controller manager")

@@ -1,0 +1,102 @@
+package topology
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/blang/semver/v4"
+)
+
+// VersionChangeError says why a change of spec.topology.version is refused.
+type VersionChangeError struct{ msg string }
+
+func (e *VersionChangeError) Error() string { return e.msg }
+
+// CheckVersionChange is the admission check of a change of spec.topology.version from oldVersion to
+// newVersion, with upstream's rules and messages, against the current state of the Cluster: the version
+// may not decrease nor go up two minors, and a new version is accepted only when the control plane runs
+// oldVersion and is neither provisioning nor upgrading, and every topology MachineDeployment and
+// MachinePool runs oldVersion and is not upgrading (deferred and held ones included: the control plane
+// would otherwise move further from them than the version skew allows).
+func CheckVersionChange(cur *Current, oldVersion, newVersion string) error {
+	if oldVersion == newVersion {
+		return nil
+	}
+	o, err1 := semver.ParseTolerant(oldVersion)
+	n, err2 := semver.ParseTolerant(newVersion)
+	if err1 != nil || err2 != nil {
+		return nil // the CRD's pattern refuses versions that do not parse
+	}
+	if n.EQ(o) {
+		return nil
+	}
+	if n.LT(o) {
+		return &VersionChangeError{fmt.Sprintf("version cannot be decreased from %q to %q", oldVersion, newVersion)}
+	}
+	if n.GTE(semver.Version{Major: o.Major, Minor: o.Minor + 2}) {
+		return &VersionChangeError{fmt.Sprintf("version cannot be increased from %q to %q", oldVersion, newVersion)}
+	}
+	var errs []error
+	if cp := cur.ControlPlane.Object; cp != nil {
+		version, provisioning, upgrading, err := ReadControlPlane(cp)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("failed to check if control plane is upgrading: %w", err))
+		case !sameVersion(version, oldVersion):
+			errs = append(errs, fmt.Errorf("Cluster.spec.topology.version %s was not propagated to control plane yet (control plane version %s)", oldVersion, version)) //nolint:staticcheck // upstream's message
+		case provisioning:
+			errs = append(errs, errors.New("control plane is currently provisioning"))
+		case upgrading:
+			errs = append(errs, errors.New("control plane is still completing a previous upgrade"))
+		}
+	}
+	var mds, mps []string
+	for _, md := range cur.MachineDeployments {
+		if md == nil || md.Object == nil {
+			continue
+		}
+		if v := md.Object.Spec.Template.Spec.Version; md.Upgrading || v == nil || !sameVersion(*v, oldVersion) {
+			mds = append(mds, md.Object.Name)
+		}
+	}
+	for _, mp := range cur.MachinePools {
+		if mp == nil || mp.Object == nil {
+			continue
+		}
+		if v := mp.Object.Spec.Template.Spec.Version; mp.Upgrading || v == nil || !sameVersion(*v, oldVersion) {
+			mps = append(mps, mp.Object.Name)
+		}
+	}
+	if len(mds) > 0 {
+		slices.Sort(mds)
+		errs = append(errs, fmt.Errorf("there are still MachineDeployments completing a previous upgrade: [%s]", strings.Join(mds, ", ")))
+	}
+	if len(mps) > 0 {
+		slices.Sort(mps)
+		errs = append(errs, fmt.Errorf("there are still MachinePools completing a previous upgrade: [%s]", strings.Join(mps, ", ")))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	msg := strings.Join(msgs, ", ")
+	if len(msgs) > 1 {
+		msg = "[" + msg + "]"
+	}
+	return &VersionChangeError{"version cannot be changed: " + msg}
+}
+
+// sameVersion compares two Kubernetes versions as semantic versions ("v" prefix or not).
+func sameVersion(a, b string) bool {
+	va, err1 := semver.ParseTolerant(a)
+	vb, err2 := semver.ParseTolerant(b)
+	if err1 != nil || err2 != nil {
+		return a == b
+	}
+	return va.EQ(vb)
+}
