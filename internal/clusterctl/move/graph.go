@@ -157,6 +157,23 @@ func (g *graph) setSoftOwnership() {
 			c.softOwners[cc] = true
 		}
 	}
+	// The templates a ClusterClass references belong to it (its controller also sets itself as their owner,
+	// as upstream's does): they move with the class even before that controller saw it.
+	templates := map[string]*node{}
+	for _, n := range g.sorted(func(n *node) bool { return !n.virtual && n.ref.Namespace != "" }) {
+		templates[n.ref.GroupKind().String()+"/"+n.ref.Namespace+"/"+n.ref.Name] = n
+	}
+	for _, cc := range classes {
+		for _, ref := range classTemplateRefs(cc.obj) {
+			ns := ref.Namespace
+			if ns == "" {
+				ns = cc.ref.Namespace
+			}
+			if t := templates[ref.GroupKind().String()+"/"+ns+"/"+ref.Name]; t != nil && t != cc {
+				t.softOwners[cc] = true
+			}
+		}
+	}
 	// A ClusterResourceSetBinding belongs to the Cluster it binds (spec.clusterName, else its own name).
 	for _, b := range g.ofKind(addonsGroup, crsBindingKind) {
 		name, _, _ := unstructured.NestedString(b.obj.Object, "spec", "clusterName")
@@ -300,5 +317,41 @@ func sortedOwners(n *node) []*node {
 		out = append(out, o)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ref.less(out[j].ref) })
+	return out
+}
+
+// classTemplateRefs are the template references of a ClusterClass: spec.infrastructure,
+// spec.controlPlane (and its machineInfrastructure), and the bootstrap and infrastructure templates of
+// its MachineDeployment and MachinePool classes.
+func classTemplateRefs(cc *unstructured.Unstructured) []Ref {
+	var out []Ref
+	add := func(m map[string]any, path ...string) {
+		ref, ok, _ := unstructured.NestedMap(m, path...)
+		if !ok {
+			return
+		}
+		r := Ref{}
+		r.APIVersion, _ = ref["apiVersion"].(string)
+		r.Kind, _ = ref["kind"].(string)
+		r.Namespace, _ = ref["namespace"].(string)
+		r.Name, _ = ref["name"].(string)
+		if r.Kind != "" && r.Name != "" {
+			out = append(out, r)
+		}
+	}
+	add(cc.Object, "spec", "infrastructure", "ref")
+	add(cc.Object, "spec", "controlPlane", "ref")
+	add(cc.Object, "spec", "controlPlane", "machineInfrastructure", "ref")
+	for _, workers := range []string{"machineDeployments", "machinePools"} {
+		classes, _, _ := unstructured.NestedSlice(cc.Object, "spec", "workers", workers)
+		for _, c := range classes {
+			m, ok := c.(map[string]any)
+			if !ok {
+				continue
+			}
+			add(m, "template", "bootstrap", "ref")
+			add(m, "template", "infrastructure", "ref")
+		}
+	}
 	return out
 }

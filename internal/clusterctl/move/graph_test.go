@@ -191,6 +191,39 @@ func TestGraph(t *testing.T) {
 			notMoved: map[string]string{},
 		},
 		{
+			name: "the templates a ClusterClass references move with it, owner reference or not",
+			objs: []obj{
+				{kind: "Cluster", namespace: "ns", name: "c1", spec: map[string]any{"topology": map[string]any{"class": "cc", "version": "v1.31.0"}}},
+				{kind: "ClusterClass", namespace: "ns", name: "cc", spec: map[string]any{
+					"infrastructure": map[string]any{"ref": map[string]any{"apiVersion": kinds["GenericInfrastructureCluster"], "kind": "GenericInfrastructureCluster", "name": "cc-infra"}},
+					"controlPlane": map[string]any{"ref": map[string]any{"apiVersion": kinds["Widget"], "kind": "Widget", "name": "cc-cp"},
+						"machineInfrastructure": map[string]any{"ref": map[string]any{"apiVersion": kinds["GenericInfrastructureMachine"], "kind": "GenericInfrastructureMachine", "name": "cc-machine"}}},
+					"workers": map[string]any{
+						"machineDeployments": []any{map[string]any{"class": "w", "template": map[string]any{
+							"bootstrap":      map[string]any{"ref": map[string]any{"apiVersion": kinds["ConfigMap"], "kind": "ConfigMap", "name": "cc-boot"}},
+							"infrastructure": map[string]any{"ref": map[string]any{"apiVersion": kinds["GenericInfrastructureMachine"], "kind": "GenericInfrastructureMachine", "name": "cc-machine"}},
+						}}},
+						"machinePools": []any{map[string]any{"class": "p", "template": map[string]any{
+							"bootstrap":      map[string]any{"ref": map[string]any{"apiVersion": kinds["ConfigMap"], "kind": "ConfigMap", "name": "cc-pool-boot"}},
+							"infrastructure": map[string]any{"ref": map[string]any{"apiVersion": kinds["Secret"], "kind": "Secret", "name": "cc-pool-infra"}},
+						}}},
+					},
+				}},
+				{kind: "GenericInfrastructureCluster", namespace: "ns", name: "cc-infra", owners: []string{"ClusterClass/cc"}},
+				{kind: "Widget", namespace: "ns", name: "cc-cp"},
+				{kind: "GenericInfrastructureMachine", namespace: "ns", name: "cc-machine"},
+				{kind: "ConfigMap", namespace: "ns", name: "cc-boot"},
+				{kind: "ConfigMap", namespace: "ns", name: "cc-pool-boot"},
+				{kind: "Secret", namespace: "ns", name: "cc-pool-infra"},
+			},
+			groups: [][]string{
+				{"ClusterClass/cc"},
+				{"Cluster/c1", "ConfigMap/cc-boot", "ConfigMap/cc-pool-boot", "GenericInfrastructureCluster/cc-infra",
+					"GenericInfrastructureMachine/cc-machine", "Secret/cc-pool-infra", "Widget/cc-cp"},
+			},
+			notMoved: map[string]string{},
+		},
+		{
 			name: "global move-hierarchy root and its Secret in another namespace",
 			objs: []obj{
 				cluster,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -107,6 +109,7 @@ type facts struct {
 
 func (r *Reconciler) reconcile(ctx context.Context, class *clusterv1.ClusterClass) facts {
 	var f facts
+	owned := map[string]bool{}
 	for _, ref := range refs(class) {
 		old := ref.APIVersion
 		if _, changed, err := r.Contracts.UpdateReference(ctx, ref); err != nil {
@@ -129,6 +132,13 @@ func (r *Reconciler) reconcile(ctx context.Context, class *clusterv1.ClusterClas
 			f.internalErr = errors.Join(f.internalErr, fmt.Errorf("getting %s %s: %w", ref.Kind, ref.Name, err))
 			continue
 		}
+		// A template referenced twice (the control plane's and a worker class's machines) is owned once.
+		if key := obj.GroupVersionKind().GroupKind().String() + "/" + ns + "/" + ref.Name; !owned[key] {
+			owned[key] = true
+			if err := r.ensureOwner(ctx, class, obj); err != nil {
+				f.internalErr = errors.Join(f.internalErr, err)
+			}
+		}
 	}
 	if _, err := variables.Compile(class.Spec.Variables); err != nil {
 		f.variablesErr = err
@@ -136,6 +146,24 @@ func (r *Reconciler) reconcile(ctx context.Context, class *clusterv1.ClusterClas
 	class.Status.Variables = statusVariables(class)
 	r.discoverVariables(ctx, class, &f)
 	return f
+}
+
+// ensureOwner makes the class an owner of a template it references, as upstream's ClusterClass controller
+// does: clusterctl move then moves the template with the class, and the garbage collector deletes it with
+// the last class that references it.
+func (r *Reconciler) ensureOwner(ctx context.Context, class *clusterv1.ClusterClass, obj *unstructured.Unstructured) error {
+	if class.UID == "" || slices.ContainsFunc(obj.GetOwnerReferences(), func(o metav1.OwnerReference) bool { return o.UID == class.UID }) {
+		return nil
+	}
+	before := obj.DeepCopy()
+	obj.SetOwnerReferences(append(obj.GetOwnerReferences(), metav1.OwnerReference{
+		APIVersion: clusterv1.GroupVersion.String(), Kind: "ClusterClass", Name: class.Name, UID: class.UID,
+	}))
+	ctrl.LoggerFrom(ctx).Info("Setting the ClusterClass as owner of its template", obj.GetKind(), klog.KObj(obj))
+	if err := r.Client.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("setting ClusterClass %s as owner of %s %s: %w", class.Name, obj.GetKind(), obj.GetName(), err)
+	}
+	return nil
 }
 
 // refs returns pointers to every template reference of a class.

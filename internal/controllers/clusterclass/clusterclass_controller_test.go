@@ -68,7 +68,7 @@ func TestReconcileClusterClass(t *testing.T) {
 			cpRef := builder.Ref(cp)
 			cpRef.APIVersion = "controlplane.cluster.x-k8s.io/v1alpha4"
 			class := &clusterv1.ClusterClass{
-				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "class", Generation: 1},
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "class", Generation: 1, UID: "class-uid"},
 				Spec: clusterv1.ClusterClassSpec{
 					Infrastructure: clusterv1.LocalObjectTemplate{Ref: builder.Ref(infra)},
 					ControlPlane:   clusterv1.ControlPlaneClass{LocalObjectTemplate: clusterv1.LocalObjectTemplate{Ref: cpRef}},
@@ -97,6 +97,15 @@ func TestReconcileClusterClass(t *testing.T) {
 			g.Expect(vars.Message).To(ContainSubstring(tt.wantVarMsg))
 			g.Expect(got.Status.Variables).To(HaveLen(len(tt.variables)))
 			g.Expect(got.Status.ObservedGeneration == got.Generation).To(Equal(tt.wantObsGen))
+			// The class owns the templates it references, as upstream's: clusterctl move carries them with it.
+			for _, tmpl := range []client.Object{infra, cp} {
+				u := tmpl.DeepCopyObject().(client.Object)
+				if err := c.Get(context.Background(), client.ObjectKeyFromObject(tmpl), u); err != nil {
+					continue // not created in this case
+				}
+				g.Expect(u.GetOwnerReferences()).To(ContainElement(And(HaveField("Kind", "ClusterClass"), HaveField("Name", "class"), HaveField("UID", BeEquivalentTo("class-uid")))),
+					"%s", u.GetName())
+			}
 		})
 	}
 }
