@@ -246,6 +246,29 @@ func TestTopologyFlavor(t *testing.T) {
 	mdReplicas, _, _ := unstructured.NestedInt64(byKind["MachineDeployment"][0].Object, "spec", "replicas")
 	g.Expect(mdReplicas).To(BeEquivalentTo(2))
 
+	t.Log("a MachinePool of the class's default-worker MachinePool class, with its own node labels")
+	pooled := cluster.DeepCopy()
+	g.Expect(unstructured.SetNestedSlice(pooled.Object, []any{map[string]any{"class": "default-worker", "name": "mp-0", "replicas": int64(3),
+		"variables": map[string]any{"overrides": []any{map[string]any{"name": "workerNodeLabels", "value": "pool=mp-0"}}}}},
+		"spec", "topology", "workers", "machinePools")).To(Succeed())
+	in[0] = *pooled
+	plans, err = topologyplan.Plan(context.Background(), in, "")
+	g.Expect(err).NotTo(HaveOccurred())
+	pool := map[string]*unstructured.Unstructured{}
+	for _, c := range plans[0].Changes {
+		switch c.Object.GetKind() {
+		case "MachinePool", "LocalMachinePool", "KubeadmConfig":
+			pool[c.Object.GetKind()] = c.Object
+		}
+	}
+	g.Expect(pool).To(HaveLen(3))
+	g.Expect(pool["MachinePool"].GetName()).To(HavePrefix(cluster.GetName() + "-mp-0-"))
+	poolReplicas, _, _ := unstructured.NestedInt64(pool["MachinePool"].Object, "spec", "replicas")
+	g.Expect(poolReplicas).To(BeEquivalentTo(3))
+	poolLabels, _, _ := unstructured.NestedString(pool["KubeadmConfig"].Object, "spec", "joinConfiguration", "nodeRegistration", "kubeletExtraArgs", "node-labels")
+	g.Expect(poolLabels).To(Equal("pool=mp-0"))
+	in[0] = *cluster
+
 	t.Log("podSecurityStandard.enabled false leaves the API server's admission alone; an unknown level is refused")
 	off := cluster.DeepCopy()
 	vs, _, _ := unstructured.NestedSlice(off.Object, "spec", "topology", "variables")

@@ -64,6 +64,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	opts := o.Provider
 	opts.WatchFilter = o.Manager.WatchFilter
+	opts.FeatureGates = o.Manager.FeatureGates
 	if err := bootstrap.Setup(ctx, mgr, opts); err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
+	"github.com/capstan-dev/capstan/internal/feature"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/controllers/kubeadmconfig"
 )
 
@@ -33,6 +34,8 @@ type Options struct {
 	TokenTTL time.Duration
 	// ClusterCache tunes the workload cluster cache.
 	ClusterCache clustercache.Options
+	// FeatureGates are the manager's --feature-gates (KubeadmBootstrapFormatIgnition); the defaults when nil.
+	FeatureGates *feature.Gates
 }
 
 // DefaultOptions returns upstream's defaults.
@@ -85,7 +88,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	if err != nil {
 		return fmt.Errorf("creating the workload cluster cache: %w", err)
 	}
-	r := &kubeadmconfig.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), SecretCache: mgr.GetCache(), ClusterCache: cache, WatchFilter: o.WatchFilter, TokenTTL: o.TokenTTL}
+	r := &kubeadmconfig.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), SecretCache: mgr.GetCache(), ClusterCache: cache, WatchFilter: o.WatchFilter, TokenTTL: o.TokenTTL,
+		FeatureGates: o.FeatureGates}
 	if err := r.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.KubeadmConfigConcurrency}); err != nil {
 		return fmt.Errorf("setting up the KubeadmConfig controller: %w", err)
 	}

@@ -21,6 +21,7 @@ import (
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
+	"github.com/capstan-dev/capstan/internal/feature"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
@@ -67,6 +68,9 @@ type Reconciler struct {
 	ConfigInterval time.Duration
 	// Now is the clock of token expirations; time.Now when nil.
 	Now func() time.Time
+	// FeatureGates are the provider's --feature-gates: spec.format ignition needs
+	// KubeadmBootstrapFormatIgnition (off by default, as upstream).
+	FeatureGates *feature.Gates
 
 	// writes are the versions of KubeadmConfigs this controller's writes replaced.
 	writes patch.Writes

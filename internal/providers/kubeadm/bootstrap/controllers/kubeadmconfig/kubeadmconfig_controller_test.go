@@ -431,3 +431,24 @@ func TestSecretsThatDoNotExistYetAreNotReadFromTheAPIServer(t *testing.T) {
 		g.Expect(n).To(Equal(1), "the certificate Secret %s is read from the API server once, before it is generated", name)
 	}
 }
+
+// TestIgnitionNeedsItsFeatureGate: with the KubeadmBootstrapFormatIgnition gate off (the default, as
+// upstream's), a KubeadmConfig of format ignition gets no data and says which gate to turn on.
+func TestIgnitionNeedsItsFeatureGate(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(gates.Set("KubeadmBootstrapFormatIgnition=false")).To(Succeed())
+	t.Cleanup(func() { _ = gates.Set("KubeadmBootstrapFormatIgnition=true") })
+	ns := env.NewNamespace(t)
+	cluster := createCluster(t, ns, "gated")
+	initializeControlPlane(t, cluster)
+	createClusterCA(t, cluster)
+	_, config := createMachine(t, cluster, "ignition", false, bootstrapv1.KubeadmConfigSpec{Format: bootstrapv1.Ignition})
+	g.Eventually(func(g Gomega) {
+		get(g, config)
+		g.Expect(config.Status.Ready).To(BeFalse())
+		c := conditions.Get(config, bootstrapv1.DataSecretAvailableCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Message).To(ContainSubstring("spec.format is ignition, which needs the KubeadmBootstrapFormatIgnition feature gate: " +
+			"start the bootstrap provider with --feature-gates=KubeadmBootstrapFormatIgnition=true"))
+	}, timeout).Should(Succeed())
+}

@@ -21,6 +21,7 @@ import (
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
+	"github.com/capstan-dev/capstan/internal/feature"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/bootstrapdata"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/certs"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/kubeadmapi"
@@ -543,6 +544,10 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, s *scope, clusterCe
 
 // render renders and stores the bootstrap data.
 func (r *Reconciler) render(ctx context.Context, s *scope, in *bootstrapdata.Input) error {
+	if s.config.Spec.Format == bootstrapv1.Ignition && !r.FeatureGates.Enabled(feature.KubeadmBootstrapFormatIgnition) {
+		return configErrorf("spec.format is ignition, which needs the KubeadmBootstrapFormatIgnition feature gate: start the bootstrap provider with " +
+			"--feature-gates=KubeadmBootstrapFormatIgnition=true (clusterctl init: EXP_KUBEADM_BOOTSTRAP_FORMAT_IGNITION=true), or use cloud-config")
+	}
 	data, warnings, err := bootstrapdata.Render(s.config.Spec.Format, in, s.config.Spec.Ignition)
 	if err != nil {
 		// What cannot be rendered is in the spec: an invalid additionalConfig, mount, encoding...

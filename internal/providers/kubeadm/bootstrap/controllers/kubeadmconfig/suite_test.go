@@ -28,6 +28,7 @@ import (
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
+	"github.com/capstan-dev/capstan/internal/feature"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 )
@@ -38,6 +39,10 @@ var env, workload *envtest.Environment
 // clusterCache is the controller's workload cluster cache: it connects on demand, as the provider's does,
 // and drops a cluster after testIdleTimeout without use.
 var clusterCache *clustercache.ClusterCache
+
+// gates are the controller's feature gates: KubeadmBootstrapFormatIgnition on, as the tests of Ignition
+// data need (TestIgnitionNeedsItsFeatureGate turns it off for a while).
+var gates = &feature.Gates{}
 
 // testIdleTimeout is longer than the token checks of Machines without a Node (testTokenTTL/3).
 const testIdleTimeout = 5 * time.Second
@@ -79,13 +84,18 @@ func runTests(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "Creating the manager: %v\n", err)
 		return 1
 	}
+	if err = gates.Set("KubeadmBootstrapFormatIgnition=true"); err != nil {
+		cancel()
+		fmt.Fprintf(os.Stderr, "Setting the feature gates: %v\n", err)
+		return 1
+	}
 	clusterCache, err = clustercache.New(mgr, clustercache.Options{
 		ConnectionRetryInterval: time.Second, IdleTimeout: testIdleTimeout, HealthProbeInterval: 500 * time.Millisecond,
 	})
 	if err == nil {
 		err = (&Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), SecretCache: mgr.GetCache(), ClusterCache: clusterCache, TokenTTL: testTokenTTL,
-			WaitInterval: time.Second, ConfigInterval: time.Second,
+			WaitInterval: time.Second, ConfigInterval: time.Second, FeatureGates: gates,
 		}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 5})
 	}
 	if err != nil {
