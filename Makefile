@@ -165,5 +165,6 @@ test-e2e-rollout: test-tools ## Run the long kubeadm control plane end-to-end ch
 	CAPSTAN_E2E_ROLLOUT=1 go test -count=1 -v -timeout 60m -run TestHighlyAvailableControlPlane ./internal/providers/kubeadm/controlplane/e2e/
 
 .PHONY: test-e2e-topology
-test-e2e-topology: test-tools ## Run the long ClusterClass end-to-end check: a Cluster of the class "local" upgraded, scaled, an MD added, re-labelled and removed, then steady
-	CAPSTAN_E2E_TOPOLOGY=1 go test -count=1 -v -timeout 30m -run TestClusterClassLocal ./internal/providers/local/e2e/
+test-e2e-topology: test-tools ## Run the long ClusterClass end-to-end checks: a Cluster of the class "local" upgraded, scaled, an MD added, re-labelled and removed, then steady; no double rollout while a hook blocks, a MachinePool topology; a topology Cluster moved
+	CAPSTAN_E2E_TOPOLOGY=1 go test -count=1 -v -p 1 -timeout 45m -run 'TestClusterClassLocal|TestManagedTopology|TestMoveTopologyCluster' \
+		./internal/providers/local/e2e/ ./internal/providers/local/e2e/managedtopology/ ./internal/providers/local/e2e/move/
