@@ -52,30 +52,22 @@ func CheckVersionChange(cur *Current, oldVersion, newVersion string) error {
 			errs = append(errs, errors.New("control plane is still completing a previous upgrade"))
 		}
 	}
-	var mds, mps []string
-	for _, md := range cur.MachineDeployments {
-		if md == nil || md.Object == nil {
-			continue
+	pick := func(ws []currentWorker) []string {
+		var names []string
+		for _, w := range ws {
+			if name, version, upgrading := w.versionFacts(); upgrading || !sameVersion(version, oldVersion) {
+				names = append(names, name)
+			}
 		}
-		if v := md.Object.Spec.Template.Spec.Version; md.Upgrading || v == nil || !sameVersion(*v, oldVersion) {
-			mds = append(mds, md.Object.Name)
-		}
+		slices.Sort(names)
+		return names
 	}
-	for _, mp := range cur.MachinePools {
-		if mp == nil || mp.Object == nil {
-			continue
-		}
-		if v := mp.Object.Spec.Template.Spec.Version; mp.Upgrading || v == nil || !sameVersion(*v, oldVersion) {
-			mps = append(mps, mp.Object.Name)
-		}
+	mds, mps := currentWorkers(cur)
+	if names := pick(mds); len(names) > 0 {
+		errs = append(errs, fmt.Errorf("there are still MachineDeployments completing a previous upgrade: [%s]", strings.Join(names, ", ")))
 	}
-	if len(mds) > 0 {
-		slices.Sort(mds)
-		errs = append(errs, fmt.Errorf("there are still MachineDeployments completing a previous upgrade: [%s]", strings.Join(mds, ", ")))
-	}
-	if len(mps) > 0 {
-		slices.Sort(mps)
-		errs = append(errs, fmt.Errorf("there are still MachinePools completing a previous upgrade: [%s]", strings.Join(mps, ", ")))
+	if names := pick(mps); len(names) > 0 {
+		errs = append(errs, fmt.Errorf("there are still MachinePools completing a previous upgrade: [%s]", strings.Join(names, ", ")))
 	}
 	if len(errs) == 0 {
 		return nil

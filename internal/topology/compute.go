@@ -533,16 +533,11 @@ func (c *computation) machineDeployment(mdt clusterv1.MachineDeploymentTopology)
 	if current != nil && current.Object == nil {
 		current = nil
 	}
-	var have *string
-	var currentName string
-	upgrading := false
+	var cw currentWorker
 	if current != nil {
-		have, currentName, upgrading = current.Object.Spec.Template.Spec.Version, current.Object.Name, current.Upgrading
-		if have == nil {
-			have = new(string)
-		}
+		cw = current
 	}
-	wv := c.workerVersion(c.mdKind(), mdt.Name, currentName, have, upgrading)
+	wv := c.workerVersion(c.mdKind(), mdt.Name, cw)
 	if !wv.create {
 		return nil, nil
 	}

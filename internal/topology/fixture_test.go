@@ -302,3 +302,24 @@ func asCurrent(t testing.TB, cluster *clusterv1.Cluster, d *Desired) *Current {
 }
 
 func yamlInto(y string, v any) error { return yaml.UnmarshalStrict([]byte(y), v) }
+
+// workerMachineTypeClass is the book's class with the workerMachineType variable patched into the
+// workers' machine template ("Writing a ClusterClass").
+func workerMachineTypeClass(t *testing.T) *clusterv1.ClusterClass {
+	t.Helper()
+	return withPatches(t, `
+- name: workerMachineType
+  required: true
+  schema:
+    openAPIV3Schema:
+      type: string
+      default: t3.large`, `
+- name: workerMachineType
+  definitions:
+    - `+workerSelector[7:]+`
+      jsonPatches:
+      - op: add
+        path: /spec/template/spec/instanceType
+        valueFrom:
+          variable: workerMachineType`)
+}

@@ -31,16 +31,11 @@ func (c *computation) machinePool(mpt clusterv1.MachinePoolTopology) (*MachinePo
 	if current != nil && current.Object == nil {
 		current = nil
 	}
-	var have *string
-	var currentName string
-	upgrading := false
+	var cw currentWorker
 	if current != nil {
-		have, currentName, upgrading = current.Object.Spec.Template.Spec.Version, current.Object.Name, current.Upgrading
-		if have == nil {
-			have = new(string)
-		}
+		cw = current
 	}
-	wv := c.workerVersion(c.mpKind(), mpt.Name, currentName, have, upgrading)
+	wv := c.workerVersion(c.mpKind(), mpt.Name, cw)
 	if !wv.create {
 		return nil, nil
 	}

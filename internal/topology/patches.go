@@ -271,6 +271,46 @@ func (c *computation) overrides(overrides []clusterv1.ClusterVariable, path *fie
 	return c.defs.ResolveOverrides(c.ctx, c.values, overrides, path)
 }
 
+// worker is a MachineDeployment or MachinePool of the desired state, as its patch items need it.
+type worker struct {
+	kind, builtinKey string // "MachineDeployment" and "machineDeployment", or the MachinePool's
+	class, name      string // class and topology name
+	overrides        []clusterv1.ClusterVariable
+	path             *field.Path // of the overrides
+	meta             metav1.ObjectMeta
+	replicas         *int32
+	version          *string
+	// bootstrap and infrastructure are the templates patches see; their names are the builtin's unless
+	// bootstrapName and infrastructureName say otherwise (a MachinePool's objects).
+	bootstrap, infrastructure         *unstructured.Unstructured
+	bootstrapName, infrastructureName string
+	roles                             [2]itemRole
+}
+
+// workerItems are the bootstrap and infrastructure items of a worker.
+func (c *computation) workerItems(w worker, clusterBuiltin map[string]any) ([]*patchItem, error) {
+	values := c.values
+	if w.overrides != nil {
+		var err error
+		if values, err = c.overrides(w.overrides, w.path); err != nil {
+			return nil, err
+		}
+	}
+	if w.bootstrapName == "" {
+		w.bootstrapName, w.infrastructureName = w.bootstrap.GetName(), w.infrastructure.GetName()
+	}
+	builtin := map[string]any{"cluster": clusterBuiltin, w.builtinKey: builtinWorker(w.meta, w.replicas, w.version,
+		w.class, w.name, w.bootstrapName, w.infrastructureName)}
+	holder := HolderReference{APIVersion: clusterv1.GroupVersion.String(), Kind: w.kind, Namespace: w.meta.Namespace, Name: w.meta.Name}
+	bh, ih := holder, holder
+	bh.FieldPath = "spec.template.spec.bootstrap.configRef"
+	ih.FieldPath = "spec.template.spec.infrastructureRef"
+	return []*patchItem{
+		{PatchItem: PatchItem{HolderReference: bh, Object: w.bootstrap}, role: w.roles[0], className: w.class, name: w.name, resolved: values, builtin: builtin},
+		{PatchItem: PatchItem{HolderReference: ih, Object: w.infrastructure}, role: w.roles[1], className: w.class, name: w.name, resolved: values, builtin: builtin},
+	}, nil
+}
+
 // items lists the templates of the desired state in a fixed order.
 func (c *computation) items() ([]*patchItem, error) {
 	var items []*patchItem
@@ -315,60 +355,49 @@ func (c *computation) items() ([]*patchItem, error) {
 		})
 	}
 	if c.topology.Workers != nil {
+		workers := field.NewPath("spec", "topology", "workers")
 		for _, mdt := range c.topology.Workers.MachineDeployments {
 			md, ok := c.desired.MachineDeployments[mdt.Name]
 			if !ok {
 				continue
 			}
-			values := c.values
+			var overrides []clusterv1.ClusterVariable
 			if mdt.Variables != nil {
-				var err error
-				path := field.NewPath("spec", "topology", "workers", "machineDeployments").Key(mdt.Name).Child("variables", "overrides")
-				if values, err = c.overrides(mdt.Variables.Overrides, path); err != nil {
-					return nil, err
-				}
+				overrides = mdt.Variables.Overrides
 			}
 			spec := md.Object.Spec
-			builtin := map[string]any{"cluster": clusterBuiltin, "machineDeployment": builtinWorker(md.Object.ObjectMeta, spec.Replicas, spec.Template.Spec.Version,
-				mdt.Class, mdt.Name, md.BootstrapTemplate.GetName(), md.InfrastructureMachineTemplate.GetName())}
-			holder := HolderReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineDeployment", Namespace: md.Object.Namespace, Name: md.Object.Name}
-			bh := holder
-			bh.FieldPath = "spec.template.spec.bootstrap.configRef"
-			ih := holder
-			ih.FieldPath = "spec.template.spec.infrastructureRef"
-			items = append(items,
-				&patchItem{PatchItem: PatchItem{HolderReference: bh, Object: md.BootstrapTemplate}, role: roleMachineDeploymentBootstrap, className: mdt.Class, name: mdt.Name, resolved: values, builtin: builtin},
-				&patchItem{PatchItem: PatchItem{HolderReference: ih, Object: md.InfrastructureMachineTemplate}, role: roleMachineDeploymentInfrastructure, className: mdt.Class, name: mdt.Name, resolved: values, builtin: builtin},
-			)
+			w, err := c.workerItems(worker{kind: "MachineDeployment", builtinKey: "machineDeployment", class: mdt.Class, name: mdt.Name,
+				overrides: overrides, path: workers.Child("machineDeployments").Key(mdt.Name).Child("variables", "overrides"),
+				meta: md.Object.ObjectMeta, replicas: spec.Replicas, version: spec.Template.Spec.Version,
+				bootstrap: md.BootstrapTemplate, infrastructure: md.InfrastructureMachineTemplate,
+				roles: [2]itemRole{roleMachineDeploymentBootstrap, roleMachineDeploymentInfrastructure}}, clusterBuiltin)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, w...)
 		}
 		for _, mpt := range c.topology.Workers.MachinePools {
 			mp, ok := c.desired.MachinePools[mpt.Name]
 			if !ok {
 				continue
 			}
-			values := c.values
+			var overrides []clusterv1.ClusterVariable
 			if mpt.Variables != nil {
-				var err error
-				path := field.NewPath("spec", "topology", "workers", "machinePools").Key(mpt.Name).Child("variables", "overrides")
-				if values, err = c.overrides(mpt.Variables.Overrides, path); err != nil {
-					return nil, err
-				}
+				overrides = mpt.Variables.Overrides
 			}
 			spec := mp.Object.Spec
-			builtin := map[string]any{"cluster": clusterBuiltin, "machinePool": builtinWorker(mp.Object.ObjectMeta, spec.Replicas, spec.Template.Spec.Version,
-				mpt.Class, mpt.Name, mp.BootstrapObject.GetName(), mp.InfrastructureMachinePoolObject.GetName())}
-			holder := HolderReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachinePool", Namespace: mp.Object.Namespace, Name: mp.Object.Name}
-			bh := holder
-			bh.FieldPath = "spec.template.spec.bootstrap.configRef"
-			ih := holder
-			ih.FieldPath = "spec.template.spec.infrastructureRef"
 			templates := c.bp.MachinePools[mpt.Class]
-			items = append(items,
-				&patchItem{PatchItem: PatchItem{HolderReference: bh, Object: asTemplate(mp.BootstrapObject, templates.BootstrapTemplate.GetKind())},
-					role: roleMachinePoolBootstrap, className: mpt.Class, name: mpt.Name, resolved: values, builtin: builtin},
-				&patchItem{PatchItem: PatchItem{HolderReference: ih, Object: asTemplate(mp.InfrastructureMachinePoolObject, templates.InfrastructureMachinePoolTemplate.GetKind())},
-					role: roleMachinePoolInfrastructure, className: mpt.Class, name: mpt.Name, resolved: values, builtin: builtin},
-			)
+			w, err := c.workerItems(worker{kind: "MachinePool", builtinKey: "machinePool", class: mpt.Class, name: mpt.Name,
+				overrides: overrides, path: workers.Child("machinePools").Key(mpt.Name).Child("variables", "overrides"),
+				meta: mp.Object.ObjectMeta, replicas: spec.Replicas, version: spec.Template.Spec.Version,
+				bootstrap:      asTemplate(mp.BootstrapObject, templates.BootstrapTemplate.GetKind()),
+				infrastructure: asTemplate(mp.InfrastructureMachinePoolObject, templates.InfrastructureMachinePoolTemplate.GetKind()),
+				bootstrapName:  mp.BootstrapObject.GetName(), infrastructureName: mp.InfrastructureMachinePoolObject.GetName(),
+				roles: [2]itemRole{roleMachinePoolBootstrap, roleMachinePoolInfrastructure}}, clusterBuiltin)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, w...)
 		}
 	}
 	for i, it := range items {

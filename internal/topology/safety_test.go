@@ -174,21 +174,7 @@ func TestControlPlaneWaitsForEveryWorker(t *testing.T) {
 // together with the version, so that its Machines roll out once.
 func TestHeldObjectsGetNoOtherChange(t *testing.T) {
 	g := NewWithT(t)
-	class := withPatches(t, `
-- name: workerMachineType
-  required: true
-  schema:
-    openAPIV3Schema:
-      type: string
-      default: t3.large`, `
-- name: workerMachineType
-  definitions:
-    - `+workerSelector[7:]+`
-      jsonPatches:
-      - op: add
-        path: /spec/template/spec/instanceType
-        valueFrom:
-          variable: workerMachineType`)
+	class := workerMachineTypeClass(t)
 	cluster := mustCluster(t, bookCluster)
 	cluster.Spec.Topology.Version = "v1.30.0"
 	bp := blueprint(t, class)

@@ -127,33 +127,46 @@ func (c *computation) controlPlaneVersion() (string, error) {
 // workersBehind names the topology MachineDeployments and MachinePools that do not run version or are
 // upgrading.
 func (c *computation) workersBehind(version string) []string {
-	var mds, mps []string
-	for _, md := range c.cur.MachineDeployments {
-		if md == nil || md.Object == nil {
-			continue
+	return workersWhere(c.cur, func(_, have string, upgrading bool) bool { return upgrading || have != version })
+}
+
+// workersWhere names the current MachineDeployments and MachinePools for which keep holds, as
+// "MachineDeployment(s) a, b" and "MachinePool(s) c".
+func workersWhere(cur *Current, keep func(name, version string, upgrading bool) bool) []string {
+	pick := func(ws []currentWorker) []string {
+		var names []string
+		for _, w := range ws {
+			if name, version, upgrading := w.versionFacts(); keep(name, version, upgrading) {
+				names = append(names, name)
+			}
 		}
-		if md.Upgrading || md.Object.Spec.Template.Spec.Version == nil || *md.Object.Spec.Template.Spec.Version != version {
-			mds = append(mds, md.Object.Name)
-		}
+		slices.Sort(names)
+		return names
 	}
-	for _, mp := range c.cur.MachinePools {
-		if mp == nil || mp.Object == nil {
-			continue
-		}
-		if mp.Upgrading || mp.Object.Spec.Template.Spec.Version == nil || *mp.Object.Spec.Template.Spec.Version != version {
-			mps = append(mps, mp.Object.Name)
-		}
-	}
-	slices.Sort(mds)
-	slices.Sort(mps)
+	mds, mps := currentWorkers(cur)
 	var out []string
-	if len(mds) > 0 {
-		out = append(out, fmt.Sprintf("MachineDeployment(s) %s", strings.Join(mds, ", ")))
+	if names := pick(mds); len(names) > 0 {
+		out = append(out, "MachineDeployment(s) "+strings.Join(names, ", "))
 	}
-	if len(mps) > 0 {
-		out = append(out, fmt.Sprintf("MachinePool(s) %s", strings.Join(mps, ", ")))
+	if names := pick(mps); len(names) > 0 {
+		out = append(out, "MachinePool(s) "+strings.Join(names, ", "))
 	}
 	return out
+}
+
+// currentWorkers are the current MachineDeployments and MachinePools of the topology.
+func currentWorkers(cur *Current) (mds, mps []currentWorker) {
+	for _, md := range cur.MachineDeployments {
+		if md != nil && md.Object != nil {
+			mds = append(mds, md)
+		}
+	}
+	for _, mp := range cur.MachinePools {
+		if mp != nil && mp.Object != nil {
+			mps = append(mps, mp)
+		}
+	}
+	return mds, mps
 }
 
 func (c *computation) upgradeConcurrency() int {
@@ -193,22 +206,45 @@ func (c *computation) mpKind() workerKind {
 		&up.MachinePoolsUpgrading, c.mpDeferred}
 }
 
+// currentWorker is a current MachineDeployment or MachinePool, as the upgrade sequence reads it.
+type currentWorker interface {
+	// versionFacts returns the object's name, version ("" when unset) and whether it upgrades.
+	versionFacts() (name, version string, upgrading bool)
+}
+
+func (s *MachineDeploymentState) versionFacts() (string, string, bool) {
+	v := ""
+	if s.Object.Spec.Template.Spec.Version != nil {
+		v = *s.Object.Spec.Template.Spec.Version
+	}
+	return s.Object.Name, v, s.Upgrading
+}
+
+func (s *MachinePoolState) versionFacts() (string, string, bool) {
+	v := ""
+	if s.Object.Spec.Template.Spec.Version != nil {
+		v = *s.Object.Spec.Template.Spec.Version
+	}
+	return s.Object.Name, v, s.Upgrading
+}
+
 // workerVersion is the version of a MachineDeployment or MachinePool of the topology (topologyName),
-// named objectName, with version have (none: to be created) and upgrading as the current state says.
-// A worker behind the control plane catches up with it first; one behind spec.topology.version follows the
-// control plane, in turn (upgrade concurrency), unless deferred or held by a hook.
-func (c *computation) workerVersion(k workerKind, topologyName, objectName string, have *string, upgrading bool) workerVersion {
+// whose current state is current (nil: to be created). A worker behind the control plane catches up with
+// it first; one behind spec.topology.version follows the control plane, in turn (upgrade concurrency),
+// unless deferred or held by a hook.
+func (c *computation) workerVersion(k workerKind, topologyName string, current currentWorker) workerVersion {
 	want := c.topology.Version
 	up := &c.desired.Upgrade
-	if have == nil {
+	if current == nil {
 		if !c.controlPlaneInitialized() || !up.controlPlaneStable() || c.hookHoldsWorkers() {
 			*k.pendingCreate = append(*k.pendingCreate, topologyName)
 			return workerVersion{}
 		}
 		return workerVersion{version: want, create: true}
 	}
-	if *have == want {
-		return workerVersion{version: *have, create: true}
+	objectName, have, upgrading := current.versionFacts()
+	if have == want {
+		return workerVersion{version: have, create: true}
 	}
 	// The worker waits for an upgrade: held until it takes a version.
 	target := want
@@ -220,15 +256,15 @@ func (c *computation) workerVersion(k workerKind, topologyName, objectName strin
 		if !upgrading {
 			*k.pendingUpgrade = append(*k.pendingUpgrade, objectName)
 		}
-		return workerVersion{version: *have, create: true, held: true}
+		return workerVersion{version: have, create: true, held: true}
 	}
 	switch {
-	case *have == target:
+	case have == target:
 		return hold()
 	case k.deferredByAnnotations(topologyName):
 		*k.deferred = append(*k.deferred, objectName)
 		*k.pendingUpgrade = append(*k.pendingUpgrade, objectName)
-		return workerVersion{version: *have, create: true, held: true}
+		return workerVersion{version: have, create: true, held: true}
 	case c.hookHoldsWorkers() || !up.controlPlaneSettled() || len(*k.upgrading) >= c.upgradeConcurrency():
 		return hold()
 	}
@@ -322,32 +358,8 @@ func (c *computation) workersOn(version string) []string {
 	if err != nil {
 		return nil
 	}
-	older := func(s *string) bool {
-		if s == nil {
-			return false
-		}
-		have, err := semver.ParseTolerant(*s)
-		return err == nil && have.LTE(v)
-	}
-	var mds, mps []string
-	for _, md := range c.cur.MachineDeployments {
-		if md != nil && md.Object != nil && older(md.Object.Spec.Template.Spec.Version) {
-			mds = append(mds, md.Object.Name)
-		}
-	}
-	for _, mp := range c.cur.MachinePools {
-		if mp != nil && mp.Object != nil && older(mp.Object.Spec.Template.Spec.Version) {
-			mps = append(mps, mp.Object.Name)
-		}
-	}
-	slices.Sort(mds)
-	slices.Sort(mps)
-	var out []string
-	if len(mds) > 0 {
-		out = append(out, "MachineDeployment(s) "+strings.Join(mds, ", "))
-	}
-	if len(mps) > 0 {
-		out = append(out, "MachinePool(s) "+strings.Join(mps, ", "))
-	}
-	return out
+	return workersWhere(c.cur, func(_, have string, _ bool) bool {
+		h, err := semver.ParseTolerant(have)
+		return err == nil && h.LTE(v)
+	})
 }

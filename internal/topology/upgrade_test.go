@@ -289,21 +289,7 @@ func TestBeforeClusterCreate(t *testing.T) {
 
 func TestTemplateRotation(t *testing.T) {
 	g := NewWithT(t)
-	class := withPatches(t, `
-- name: workerMachineType
-  required: true
-  schema:
-    openAPIV3Schema:
-      type: string
-      default: t3.large`, `
-- name: workerMachineType
-  definitions:
-    - `+workerSelector[7:]+`
-      jsonPatches:
-      - op: add
-        path: /spec/template/spec/instanceType
-        valueFrom:
-          variable: workerMachineType`)
+	class := workerMachineTypeClass(t)
 	cluster := mustCluster(t, bookCluster)
 	bp := blueprint(t, class)
 	first := compute(t, bp, &Current{Cluster: cluster})

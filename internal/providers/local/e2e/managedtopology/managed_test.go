@@ -46,7 +46,7 @@ type machineCreations struct {
 	created map[string]string
 }
 
-func watchMachineCreations(t *testing.T, ctx context.Context, g Gomega, ns string) *machineCreations {
+func watchMachineCreations(ctx context.Context, t *testing.T, g Gomega, ns string) *machineCreations {
 	wc, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
 	g.Expect(err).NotTo(HaveOccurred())
 	list := &clusterv1.MachineList{}
@@ -228,7 +228,7 @@ func TestManagedTopology(t *testing.T) {
 		`to prevent incompatible changes in the Clusters: it would break Cluster(s) ` + ns + `/tp`))
 
 	t.Log("BeforeClusterUpgrade holds an upgrade; md-0 is scaled to 3 through the topology meanwhile: nothing changes")
-	created := watchMachineCreations(t, ctx, g, ns)
+	created := watchMachineCreations(ctx, t, g, ns)
 	updateCluster(ctx, g, key, func(c *clusterv1.Cluster) {
 		if c.Annotations == nil {
 			c.Annotations = map[string]string{}

@@ -93,8 +93,14 @@ type workloadState struct {
 // workloadOf reads a workload cluster through the management cluster c: the LocalCluster's endpoint, and
 // the Nodes its API server lists with the `<cluster>-kubeconfig` the core wrote; only Ready Nodes count.
 func workloadOf(ctx context.Context, g Gomega, c client.Client, ns, name string) workloadState {
+	return workloadOfLocalCluster(ctx, g, c, ns, name, name)
+}
+
+// workloadOfLocalCluster is workloadOf for a Cluster whose LocalCluster is named localCluster (a topology
+// Cluster's has a generated name).
+func workloadOfLocalCluster(ctx context.Context, g Gomega, c client.Client, ns, name, localCluster string) workloadState {
 	lc := &infrav1.LocalCluster{}
-	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, lc)).To(Succeed())
+	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: localCluster}, lc)).To(Succeed())
 	cfg, err := workload.FromKubeconfigSecret(ctx, c, ns, name)
 	g.Expect(err).NotTo(HaveOccurred())
 	nodes, err := workload.ReadyNodes(ctx, cfg)
@@ -151,6 +157,25 @@ func provisioned(ctx context.Context, g Gomega, c client.Client, ns string, clus
 	}
 }
 
+// initManagementClusters runs `clusterctl init` with initArgs in the source and the target, from a
+// repository of capstan's providers; it returns a clusterctl that fails the test when a command fails, and
+// the kubeconfigs of the two clusters.
+func initManagementClusters(t *testing.T, g Gomega, initArgs ...string) (clusterctl func(kc string, args ...string) clusterctltest.Result, sourceKC, targetKC string) {
+	t.Helper()
+	repo := clusterctltest.NewManagementRepository(t, clusterctltest.ManagementRepositoryOptions{})
+	sourceKC, targetKC = source.KubeconfigFile(t, ""), target.KubeconfigFile(t, "")
+	clusterctl = func(kc string, args ...string) clusterctltest.Result {
+		t.Helper()
+		res := repo.Run(t, kc, args...)
+		g.Expect(res.Code).To(Equal(0), "clusterctl %s\n%s%s", strings.Join(args, " "), res.Stdout, res.Stderr)
+		return res
+	}
+	for _, kc := range []string{sourceKC, targetKC} {
+		clusterctl(kc, append([]string{"init"}, initArgs...)...)
+	}
+	return clusterctl, sourceKC, targetKC
+}
+
 // conditionsOf lists conditions as "Type=Status (Reason: Message)".
 func conditionsOf(cs clusterv1.Conditions) string {
 	out := make([]string, 0, len(cs))
@@ -175,17 +200,7 @@ func TestMoveLocalClusters(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
-	repo := clusterctltest.NewManagementRepository(t, clusterctltest.ManagementRepositoryOptions{})
-	sourceKC, targetKC := source.KubeconfigFile(t, ""), target.KubeconfigFile(t, "")
-	clusterctl := func(kc string, args ...string) clusterctltest.Result {
-		t.Helper()
-		res := repo.Run(t, kc, args...)
-		g.Expect(res.Code).To(Equal(0), "clusterctl %s\n%s%s", strings.Join(args, " "), res.Stdout, res.Stderr)
-		return res
-	}
-	for _, kc := range []string{sourceKC, targetKC} {
-		clusterctl(kc, "init", "-b", "-", "-c", "-", "--core", "cluster-api:v0.1.0", "-i", "local:v0.1.0")
-	}
+	clusterctl, sourceKC, targetKC := initManagementClusters(t, g, "-b", "-", "-c", "-", "--core", "cluster-api:v0.1.0", "-i", "local:v0.1.0")
 	dataRoot := t.TempDir()
 	sourceData, targetData := filepath.Join(dataRoot, "source"), filepath.Join(dataRoot, "target")
 	// What the Deployments `clusterctl init` created would run, which the test API servers cannot: the core

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -65,18 +64,8 @@ func TestMoveTopologyCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
 
-	repo := clusterctltest.NewManagementRepository(t, clusterctltest.ManagementRepositoryOptions{})
-	sourceKC, targetKC := source.KubeconfigFile(t, ""), target.KubeconfigFile(t, "")
-	clusterctl := func(kc string, args ...string) clusterctltest.Result {
-		t.Helper()
-		res := repo.Run(t, kc, args...)
-		g.Expect(res.Code).To(Equal(0), "clusterctl %s\n%s%s", strings.Join(args, " "), res.Stdout, res.Stderr)
-		return res
-	}
-	for _, kc := range []string{sourceKC, targetKC} {
-		// Upstream's defaults: the kubeadm bootstrap and control plane providers.
-		clusterctl(kc, "init", "--core", "cluster-api:v0.1.0", "-b", "kubeadm:v0.1.0", "-c", "kubeadm:v0.1.0", "-i", "local:v0.1.0")
-	}
+	// Upstream's defaults: the kubeadm bootstrap and control plane providers.
+	clusterctl, sourceKC, targetKC := initManagementClusters(t, g, "--core", "cluster-api:v0.1.0", "-b", "kubeadm:v0.1.0", "-c", "kubeadm:v0.1.0", "-i", "local:v0.1.0")
 	dataRoot := t.TempDir()
 	stack.ForTest(t, source.Config, stack.Options{Local: true, Kubeadm: true, LocalDataDir: filepath.Join(dataRoot, "source")})
 	stack.ForTest(t, target.Config, stack.Options{Local: true, Kubeadm: true, LocalDataDir: filepath.Join(dataRoot, "target")})
@@ -105,7 +94,13 @@ func TestMoveTopologyCluster(t *testing.T) {
 	}
 	t.Log("the topology Cluster becomes Available in the source")
 	g.Eventually(func(g Gomega) { available(g, source.Client, 1) }, 6*time.Minute, time.Second).Should(Succeed())
-	before := workloadOf(ctx, g, source.Client, ns, "tmove")
+	workload := func(g Gomega, c client.Client) workloadState {
+		cl := &clusterv1.Cluster{}
+		g.Expect(c.Get(ctx, key, cl)).To(Succeed())
+		g.Expect(cl.Spec.InfrastructureRef).NotTo(BeNil())
+		return workloadOfLocalCluster(ctx, g, c, ns, "tmove", cl.Spec.InfrastructureRef.Name)
+	}
+	before := workload(g, source.Client)
 	objects := topologyObjects(ctx, g, source.Client, ns)
 	for _, want := range []string{"ClusterClass/local", "LocalClusterTemplate/local-cluster", "KubeadmControlPlaneTemplate/local-control-plane",
 		"LocalMachineTemplate/local-control-plane", "LocalMachineTemplate/local-default-worker-machinetemplate",
@@ -125,7 +120,7 @@ func TestMoveTopologyCluster(t *testing.T) {
 	t.Log("the Cluster is Available in the target, with the same Nodes")
 	g.Eventually(func(g Gomega) {
 		available(g, target.Client, 1)
-		g.Expect(workloadOf(ctx, g, target.Client, ns, "tmove")).To(Equal(before))
+		g.Expect(workload(g, target.Client)).To(Equal(before))
 	}, 3*time.Minute, time.Second).Should(Succeed())
 
 	t.Log("the topology scales in the target")
