@@ -37,19 +37,20 @@ func PatchesEnabled(ctx context.Context, class *clusterv1.ClusterClass, cluster 
 	if err != nil {
 		return nil, err
 	}
-	values, err := defs.Resolve(ctx, cluster.Spec.Topology.Variables, field.NewPath("spec", "topology", "variables"))
+	resolved, err := defs.Resolve(ctx, cluster.Spec.Topology.Variables, field.NewPath("spec", "topology", "variables"))
 	if err != nil {
 		return nil, err
 	}
 	c := &computation{ctx: ctx, bp: &Blueprint{ClusterClass: class}, cluster: cluster, topology: cluster.Spec.Topology}
-	values = withBuiltin(values, map[string]any{"cluster": c.builtinCluster()})
+	builtin := map[string]any{"cluster": c.builtinCluster()}
 	out := make([]PatchState, 0, len(class.Spec.Patches))
 	for _, p := range class.Spec.Patches {
 		if p.EnabledIf != nil && perTemplate.MatchString(*p.EnabledIf) {
 			out = append(out, PatchState{Name: p.Name, Err: errors.New("enabledIf reads the variables of each template (builtin.controlPlane, .machineDeployment or .machinePool)")})
 			continue
 		}
-		ok, err := enabled(p.EnabledIf, values)
+		// Each patch sees the variables of its source (its own definitions for an external patch).
+		ok, err := enabled(p.EnabledIf, withBuiltin(resolved.For(patchSource(p)), builtin))
 		out = append(out, PatchState{Name: p.Name, Enabled: ok, Err: err})
 	}
 	return out, nil
