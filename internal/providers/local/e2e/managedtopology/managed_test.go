@@ -124,13 +124,7 @@ func pool(ctx context.Context, g Gomega, ns, cluster, version string) *clusterv1
 
 func updateCluster(ctx context.Context, g Gomega, key client.ObjectKey, change func(*clusterv1.Cluster)) {
 	g.Eventually(func() error {
-		c := &clusterv1.Cluster{}
-		if err := env.Client.Get(ctx, key, c); err != nil {
-			return err
-		}
-		before := c.DeepCopy()
-		change(c)
-		return env.Client.Patch(ctx, c, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+		return envtest.PatchWithLock(ctx, env.Client, key, &clusterv1.Cluster{}, change)
 	}, time.Minute, interval).Should(Succeed())
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/test/envtest"
 	"github.com/capstan-dev/capstan/internal/test/stack"
 )
 
@@ -125,13 +126,9 @@ func TestMoveTopologyCluster(t *testing.T) {
 
 	t.Log("the topology scales in the target")
 	g.Eventually(func() error {
-		c := &clusterv1.Cluster{}
-		if err := target.Client.Get(ctx, key, c); err != nil {
-			return err
-		}
-		patched := c.DeepCopy()
-		patched.Spec.Topology.Workers.MachineDeployments[0].Replicas = ptr.To[int32](2)
-		return target.Client.Patch(ctx, patched, client.MergeFromWithOptions(c, client.MergeFromWithOptimisticLock{}))
+		return envtest.PatchWithLock(ctx, target.Client, key, &clusterv1.Cluster{}, func(c *clusterv1.Cluster) {
+			c.Spec.Topology.Workers.MachineDeployments[0].Replicas = ptr.To[int32](2)
+		})
 	}, time.Minute, time.Second).Should(Succeed())
 	g.Eventually(func(g Gomega) { available(g, target.Client, 2) }, 4*time.Minute, time.Second).Should(Succeed())
 
