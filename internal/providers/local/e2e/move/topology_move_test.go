@@ -22,6 +22,13 @@ import (
 	"github.com/capstan-dev/capstan/internal/test/stack"
 )
 
+// from and to are the Kubernetes versions of the moved topology Cluster, before and after its upgrade in
+// the target.
+const (
+	from = "v1.36.3"
+	to   = "v1.37.1"
+)
+
 // topologyKinds are the kinds of the objects of a topology Cluster of the class "local" and of the class.
 var topologyKinds = []schema.GroupVersionKind{
 	clusterv1.GroupVersion.WithKind("Cluster"), clusterv1.GroupVersion.WithKind("ClusterClass"),
@@ -56,7 +63,7 @@ func topologyObjects(ctx context.Context, g Gomega, c client.Client, ns string) 
 // with `clusterctl move` between two management clusters that run the core, the kubeadm providers and the
 // local provider. Every object it needs moves (the ClusterClass and the five templates it references
 // included), none is left in the source; on the target the Cluster is Available with the same Nodes, and
-// its topology scales there.
+// its topology scales and upgrades there.
 func TestMoveTopologyCluster(t *testing.T) {
 	if os.Getenv("CAPSTAN_E2E_TOPOLOGY") == "" {
 		t.Skip("a long end-to-end check (about 4 minutes): set CAPSTAN_E2E_TOPOLOGY=1 (make test-e2e-topology)")
@@ -73,14 +80,16 @@ func TestMoveTopologyCluster(t *testing.T) {
 
 	ns := source.NewNamespace(t)
 	res := clusterctl(sourceKC, "generate", "cluster", "tmove", "--infrastructure", "local", "--flavor", "topology",
-		"--kubernetes-version", "v1.37.1", "--worker-machine-count", "1", "--target-namespace", ns)
+		"--kubernetes-version", from, "--worker-machine-count", "1", "--target-namespace", ns)
 	objs, err := manifest.Parse([]byte(res.Stdout))
 	g.Expect(err).NotTo(HaveOccurred())
 	for i := range objs {
 		g.Expect(source.Client.Create(ctx, &objs[i])).To(Succeed(), "creating %s %s", objs[i].GetKind(), objs[i].GetName())
 	}
 	key := client.ObjectKey{Namespace: ns, Name: "tmove"}
-	available := func(g Gomega, c client.Client, workers int) {
+	// available: the Cluster is Available with workers worker Machines, and each of its Machines (the
+	// control plane's too) runs version.
+	available := func(g Gomega, c client.Client, workers int, version string) {
 		cl := &clusterv1.Cluster{}
 		g.Expect(c.Get(ctx, key, cl)).To(Succeed())
 		g.Expect(cl.Spec.Paused).To(BeFalse())
@@ -92,9 +101,14 @@ func TestMoveTopologyCluster(t *testing.T) {
 		for _, m := range machines.Items {
 			g.Expect(m.Status.Phase).To(Equal(string(clusterv1.MachinePhaseRunning)), m.Name)
 		}
+		g.Expect(c.List(ctx, machines, client.InNamespace(ns), client.MatchingLabels{clusterv1.ClusterNameLabel: key.Name})).To(Succeed())
+		for _, m := range machines.Items {
+			g.Expect(m.DeletionTimestamp.IsZero()).To(BeTrue(), "Machine %s is being deleted", m.Name)
+			g.Expect(ptr.Deref(m.Spec.Version, "")).To(Equal(version), "Machine %s", m.Name)
+		}
 	}
 	t.Log("the topology Cluster becomes Available in the source")
-	g.Eventually(func(g Gomega) { available(g, source.Client, 1) }, 6*time.Minute, time.Second).Should(Succeed())
+	g.Eventually(func(g Gomega) { available(g, source.Client, 1, from) }, 6*time.Minute, time.Second).Should(Succeed())
 	workload := func(g Gomega, c client.Client) workloadState {
 		cl := &clusterv1.Cluster{}
 		g.Expect(c.Get(ctx, key, cl)).To(Succeed())
@@ -120,7 +134,7 @@ func TestMoveTopologyCluster(t *testing.T) {
 
 	t.Log("the Cluster is Available in the target, with the same Nodes")
 	g.Eventually(func(g Gomega) {
-		available(g, target.Client, 1)
+		available(g, target.Client, 1, from)
 		g.Expect(workload(g, target.Client)).To(Equal(before))
 	}, 3*time.Minute, time.Second).Should(Succeed())
 
@@ -130,7 +144,15 @@ func TestMoveTopologyCluster(t *testing.T) {
 			c.Spec.Topology.Workers.MachineDeployments[0].Replicas = ptr.To[int32](2)
 		})
 	}, time.Minute, time.Second).Should(Succeed())
-	g.Eventually(func(g Gomega) { available(g, target.Client, 2) }, 4*time.Minute, time.Second).Should(Succeed())
+	g.Eventually(func(g Gomega) { available(g, target.Client, 2, from) }, 4*time.Minute, time.Second).Should(Succeed())
+
+	t.Log("the topology upgrades in the target")
+	g.Eventually(func() error {
+		return envtest.PatchWithLock(ctx, target.Client, key, &clusterv1.Cluster{}, func(c *clusterv1.Cluster) {
+			c.Spec.Topology.Version = to
+		})
+	}, time.Minute, time.Second).Should(Succeed())
+	g.Eventually(func(g Gomega) { available(g, target.Client, 2, to) }, 6*time.Minute, time.Second).Should(Succeed())
 
 	t.Log("the Cluster is deleted in the target")
 	c := &clusterv1.Cluster{}
