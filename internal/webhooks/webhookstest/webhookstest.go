@@ -1,7 +1,7 @@
 // Package webhookstest serves a manager's webhooks to the API server of a test, as the embedded
-// management cluster does: their manifests installed (the configuration renamed and limited to the
-// test's namespaces), a manager serving them on a loopback port, and an EndpointSlice that routes their
-// Service there (the API server runs with envtest.Options.PodNetwork).
+// management cluster does: their manifests installed (the validating and mutating configurations
+// renamed and limited to the test's namespaces), a manager serving them on a loopback port, and an
+// EndpointSlice that routes their Service there (the API server runs with envtest.Options.PodNetwork).
 package webhookstest
 
 import (
@@ -36,13 +36,21 @@ func Serve(t *testing.T, env *envtest.Environment, ns string, set func(client.Cl
 	ctx := context.Background()
 	objs, err := set(nil).Manifests(env.Scheme, ns)
 	g.Expect(err).NotTo(gomega.HaveOccurred())
+	selector := &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}
 	for _, obj := range objs {
-		if vwc, ok := obj.(*admissionregistrationv1.ValidatingWebhookConfiguration); ok {
-			vwc.Name += "-" + ns
-			for i := range vwc.Webhooks {
-				vwc.Webhooks[i].NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}
+		switch wc := obj.(type) {
+		case *admissionregistrationv1.ValidatingWebhookConfiguration:
+			wc.Name += "-" + ns
+			for i := range wc.Webhooks {
+				wc.Webhooks[i].NamespaceSelector = selector
 			}
-			t.Cleanup(func() { _ = env.Client.Delete(context.Background(), vwc) })
+			t.Cleanup(func() { _ = env.Client.Delete(context.Background(), wc) })
+		case *admissionregistrationv1.MutatingWebhookConfiguration:
+			wc.Name += "-" + ns
+			for i := range wc.Webhooks {
+				wc.Webhooks[i].NamespaceSelector = selector
+			}
+			t.Cleanup(func() { _ = env.Client.Delete(context.Background(), wc) })
 		}
 		g.Expect(env.Client.Create(ctx, obj)).To(gomega.Succeed())
 	}

@@ -25,10 +25,10 @@ import (
 	"github.com/capstan-dev/capstan/internal/runtime/runtimetest"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 	"github.com/capstan-dev/capstan/internal/test/stack"
-	"github.com/capstan-dev/capstan/internal/test/webhooktest"
 	workloadtest "github.com/capstan-dev/capstan/internal/test/workload"
 	"github.com/capstan-dev/capstan/internal/webhooks"
 	corewebhooks "github.com/capstan-dev/capstan/internal/webhooks/core"
+	"github.com/capstan-dev/capstan/internal/webhooks/webhookstest"
 	"github.com/capstan-dev/capstan/pkg/extension/sample"
 )
 
@@ -142,7 +142,7 @@ func TestManagedTopology(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
-	webhooktest.Serve(t, env, ns, func(c client.Reader) webhooks.Set {
+	webhookstest.Serve(t, env, ns, func(c client.Client) webhooks.Set {
 		return corewebhooks.Webhooks(c, corewebhooks.Options{Workload: corewebhooks.KubeconfigWorkload(env.Client)})
 	})
 	stack.ForTest(t, env.Config, stack.Options{Local: true, Kubeadm: true})
