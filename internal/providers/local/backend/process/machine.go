@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +47,8 @@ type machine struct {
 	// probeFailures counts the probes in a row that found a ready API server not answering; it stops
 	// being ready at probeFallThreshold (a slow answer on a loaded machine is not a failure).
 	probeFailures int
+	// lastStatus is the message of the machine's status last reported, to log each new one once.
+	lastStatus string
 	// podStatus remembers the mirror Pods' states last written, by component; guarded by the cluster's
 	// nodeOps (only refreshMirrorPods uses it).
 	podStatus map[string]string
@@ -68,6 +71,17 @@ func (m *machine) state() *machineState { return m.c.st.Machines[m.name] }
 func (m *machine) ensureControlPlane(ctx context.Context) (string, string, error) {
 	st := m.state()
 	cp := m.spec.ControlPlane
+	if cp.KeepConfiguration {
+		if !st.EtcdJoined || st.Configuration == nil {
+			return infrav1.WaitingForControlPlaneReason, "Waiting for a kube-apiserver of the cluster to answer: joining reads the kubeadm configuration from it", nil
+		}
+		if m.etcd == nil {
+			m.log.Info("Starting etcd and kube-apiserver with the configuration they last ran with: no kube-apiserver of the cluster answers to read the kubeadm configuration")
+		}
+		kept := *cp
+		kept.APIServerArgs, kept.EtcdArgs, kept.APIServerVolumes = st.Configuration.APIServerArgs, st.Configuration.EtcdArgs, st.Configuration.APIServerVolumes
+		cp = &kept
+	}
 	if err := m.writeFiles(cp.Files); err != nil {
 		return "", "", err
 	}
@@ -80,6 +94,12 @@ func (m *machine) ensureControlPlane(ctx context.Context) (string, string, error
 	m.binary = m.c.b.binaries.forVersion(m.spec.Version)
 	etcdArgs := m.etcdArgsFor(cp)
 	apiArgs := m.apiServerArgsFor(cp)
+	if conf := (processConfiguration{APIServerArgs: cp.APIServerArgs, EtcdArgs: cp.EtcdArgs, APIServerVolumes: cp.APIServerVolumes}); st.Configuration == nil || !reflect.DeepEqual(*st.Configuration, conf) {
+		st.Configuration = &conf
+		if err := m.c.saveState(); err != nil {
+			return "", "", err
+		}
+	}
 	certsChanged := m.c.certsVersion != m.certsVersion()
 	if m.etcd == nil || certsChanged || !equal(etcdArgs, m.etcdArgs) || m.apiserver == nil || !equal(apiArgs, m.apiServerArgs) {
 		if err := m.pki().issue(m.c.certs, m.c.clusterName, st.NodeName, time.Now()); err != nil {
@@ -398,12 +418,37 @@ func (m *machine) controlPlaneStatus() (bool, string, string) {
 		return failed("kube-apiserver exited (%s); restarting it", api.Err)
 	case !etcd.Running && etcd.Err != nil:
 		return failed("etcd cannot start: %s", etcd.Err)
+	case etcd.Running && !m.apiReady && m.c.etcdQuorumWait() != "":
+		return false, infrav1.WaitingForEtcdReason, m.c.etcdQuorumWait()
 	case !etcd.Running || !api.Running:
 		return false, infrav1.ControlPlaneStartingReason, "Starting etcd and kube-apiserver"
 	case !m.apiReady:
 		return false, infrav1.ControlPlaneStartingReason, "Waiting for kube-apiserver to be ready"
 	}
 	return true, "", ""
+}
+
+// etcdQuorumWait says, while fewer of the cluster's etcd members run than its quorum, which members it
+// waits for; "" otherwise. The members are those of the control plane machines that joined etcd; each
+// member's process starts when its machine is ensured. Called with mu held.
+func (c *cluster) etcdQuorumWait() string {
+	var members, waiting []string
+	for name, st := range c.st.Machines {
+		if !st.ControlPlane || !st.EtcdJoined {
+			continue
+		}
+		members = append(members, name)
+		if m := c.machines[name]; m == nil || m.etcd == nil || !m.etcd.State().Running {
+			waiting = append(waiting, name)
+		}
+	}
+	running, quorum := len(members)-len(waiting), len(members)/2+1
+	if running >= quorum {
+		return ""
+	}
+	sort.Strings(waiting)
+	return fmt.Sprintf("Waiting for etcd quorum: %d of %d members run, %d needed; waiting for the members of machines %s to start",
+		running, len(members), quorum, strings.Join(waiting, ", "))
 }
 
 // stop stops the machine's processes and its kubelet.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 )
 
 // state is what a cluster directory remembers across provider restarts: the endpoint's port and each
@@ -34,6 +36,18 @@ type machineState struct {
 	// the member was made (etcd ignores them once its data directory holds the member).
 	InitialCluster      string `json:"initialCluster,omitempty"`
 	InitialClusterState string `json:"initialClusterState,omitempty"`
+	// Configuration is what the machine's processes last ran with, from the kubeadm configuration: a
+	// machine whose configuration cannot be read again (backend.ControlPlane.KeepConfiguration) starts
+	// with it.
+	Configuration *processConfiguration `json:"configuration,omitempty"`
+}
+
+// processConfiguration is the part of a control plane machine's configuration that comes from the kubeadm
+// ClusterConfiguration.
+type processConfiguration struct {
+	APIServerArgs    []backend.Arg    `json:"apiServerArgs,omitempty"`
+	EtcdArgs         []backend.Arg    `json:"etcdArgs,omitempty"`
+	APIServerVolumes []backend.Volume `json:"apiServerVolumes,omitempty"`
 }
 
 func stateFile(dir string) string { return filepath.Join(dir, "state.json") }
