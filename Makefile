@@ -160,6 +160,16 @@ bench-scale: test-tools ## Run the scale benchmark (N clusters, C at a time, IDL
 		CAPSTAN_BENCH_HEAP_PROFILE=$(HEAP_PROFILE) CAPSTAN_BENCH_IN_PROCESS=$(IN_PROCESS) CAPSTAN_BENCH_APISERVER_PROFILE=$(APISERVER_PROFILE) CAPSTAN_BENCH_APISERVER_DELETE_PROFILE=$(APISERVER_DELETE_PROFILE) \
 		go test -count=1 -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -timeout 180m -v $(if $(PROFILE),-cpuprofile $(PROFILE)) ./internal/providers/local/backend/memory/e2e/
 
+# The environment variables that turn on the long end-to-end parts of tests (each part calls t.Skip with the
+# reason without its variable): every CAPSTAN_E2E_* name a test file mentions, so that a new gated test is
+# picked up by test-e2e without a change here.
+E2E_VARS = $(sort $(shell grep -rhoE 'CAPSTAN_E2E_[A-Z0-9_]+' --include='*_test.go' internal cmd pkg 2>/dev/null))
+
+.PHONY: test-e2e
+test-e2e: test-tools ## Run every test, with the long end-to-end parts on (each CAPSTAN_E2E_* variable a test names): what CI runs
+	$(foreach v,$(E2E_VARS),$(v)=1) go test -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) ./...
+	cd api && go test $(GO_TEST_FLAGS) ./...
+
 .PHONY: test-e2e-rollout
 test-e2e-rollout: test-tools ## Run the long kubeadm control plane end-to-end check: a 3-machine local control plane upgraded, a Machine replaced, scaled down
 	CAPSTAN_E2E_ROLLOUT=1 go test -count=1 -v -timeout 60m -run TestHighlyAvailableControlPlane ./internal/providers/kubeadm/controlplane/e2e/
