@@ -170,6 +170,26 @@ test-e2e: test-tools ## Run every test, with the long end-to-end parts on (each 
 	$(foreach v,$(E2E_VARS),$(v)=1) go test -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) ./...
 	cd api && go test $(GO_TEST_FLAGS) ./...
 
+.PHONY: test-stress
+test-stress: test-tools ## Run tests with every CPU kept busy by other processes (STRESS_PKGS, default ./...; STRESS_COUNT, default 3; STRESS_RUN; STRESS_HOGS)
+	hack/test-stress.sh
+
+# The chaos suite (docs/reliability.md): CHAOS_SEED replays a run, CHAOS_ROUNDS repeats each scenario,
+# CHAOS_RUN picks scenarios (a regular expression of their names), CHAOS_REPORT writes the figures as JSON.
+CHAOS_SEED ?=
+CHAOS_ROUNDS ?=
+CHAOS_RUN ?=
+CHAOS_REPORT ?=
+CHAOS_ENV = CAPSTAN_CHAOS_SEED=$(CHAOS_SEED) CAPSTAN_CHAOS_ROUNDS=$(CHAOS_ROUNDS) CAPSTAN_CHAOS_REPORT=$(CHAOS_REPORT)
+
+.PHONY: chaos
+chaos: test-tools ## Run the chaos suite: every scenario, faults at random points from a printed seed (CHAOS_SEED, CHAOS_ROUNDS, CHAOS_RUN, CHAOS_REPORT; docs/reliability.md)
+	CAPSTAN_CHAOS=full $(CHAOS_ENV) go test -count=1 -v -timeout 0 $(if $(CHAOS_RUN),-run 'TestChaos/($(CHAOS_RUN))$$') ./internal/chaos/
+
+.PHONY: chaos-smoke
+chaos-smoke: test-tools ## Run the chaos suite's smoke: a few scenarios with a fixed seed (CI runs it)
+	CAPSTAN_CHAOS=smoke $(CHAOS_ENV) go test -count=1 -v -timeout 40m ./internal/chaos/
+
 .PHONY: test-e2e-rollout
 test-e2e-rollout: test-tools ## Run the long kubeadm control plane end-to-end check: a 3-machine local control plane upgraded, a Machine replaced, scaled down
 	CAPSTAN_E2E_ROLLOUT=1 go test -count=1 -v -timeout 60m -run TestHighlyAvailableControlPlane ./internal/providers/kubeadm/controlplane/e2e/
