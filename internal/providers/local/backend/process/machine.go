@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,6 +123,11 @@ func (m *machine) ensureControlPlane(ctx context.Context) (string, string, error
 		}, m.log)
 		m.startedAt = metav1.Now()
 	}
+	if st.EtcdLearner {
+		if reason, msg := m.promoteEtcd(ctx); reason != "" {
+			return reason, msg, nil
+		}
+	}
 	if m.apiserver == nil || certsChanged || !equal(apiArgs, m.apiServerArgs) {
 		if m.apiserver != nil {
 			m.log.Info("Restarting kube-apiserver: its configuration or version changed", "binary", m.binary.Path)
@@ -146,8 +152,10 @@ func (m *machine) markCerts() {
 }
 
 // joinEtcd makes the machine's etcd member: the first of the cluster when no other machine has one,
-// otherwise a member added to the cluster through the others (member add, then the process starts with
-// --initial-cluster-state=existing).
+// otherwise a member added to the cluster through the others, as kubeadm join adds it (EtcdLearnerMode, on
+// by default since Kubernetes v1.32): a learner, which does not count for quorum until it is promoted
+// (promoteEtcd), then the process starts with --initial-cluster-state=existing. A voting member added
+// before it runs would leave a cluster of one without quorum until it started.
 func (m *machine) joinEtcd(ctx context.Context) (string, string, error) {
 	st := m.state()
 	peer := etcdURL(st.EtcdPeerPort)
@@ -166,10 +174,12 @@ func (m *machine) joinEtcd(ctx context.Context) (string, string, error) {
 		if err != nil {
 			return infrav1.WaitingForEtcdReason, "Waiting for a healthy etcd member to add this machine's member to the cluster", nil
 		}
-		found := false
+		found, learner := false, false
 		for _, mem := range members.Members {
 			for _, u := range mem.PeerURLs {
-				found = found || u == peer
+				if u == peer {
+					found, learner = true, mem.IsLearner
+				}
 			}
 		}
 		if !found {
@@ -178,16 +188,17 @@ func (m *machine) joinEtcd(ctx context.Context) (string, string, error) {
 				return "", "", err
 			}
 			actx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			resp, err := cli.MemberAdd(actx, []string{peer})
+			resp, err := cli.MemberAddAsLearner(actx, []string{peer})
 			cancel()
 			_ = cli.Close()
 			if err != nil {
 				m.log.Info("Adding the etcd member failed; retrying", "error", err.Error())
 				return infrav1.WaitingForEtcdReason, fmt.Sprintf("Adding the etcd member to the cluster: %s", err), nil
 			}
-			m.log.Info("Added the machine's etcd member to the cluster", "member", st.NodeName, "id", fmt.Sprintf("%x", resp.Member.ID))
-			members.Members = resp.Members
+			m.log.Info("Added the machine's etcd member to the cluster as a learner", "member", st.NodeName, "id", fmt.Sprintf("%x", resp.Member.ID))
+			members.Members, learner = resp.Members, true
 		}
+		st.EtcdLearner = learner
 		var initial []string
 		for _, mem := range members.Members {
 			name := mem.Name
@@ -209,6 +220,58 @@ func (m *machine) joinEtcd(ctx context.Context) (string, string, error) {
 		return "", "", err
 	}
 	return "", "", nil
+}
+
+// promoteEtcd promotes the machine's learner member to a voting member, as kubeadm join does once the
+// member runs; etcd refuses until the learner has caught up with the leader, and the machine waits (its
+// API server starts once the member votes). It returns the reason and message of the wait, "" once
+// promoted.
+func (m *machine) promoteEtcd(ctx context.Context) (string, string) {
+	st := m.state()
+	waiting := func(msg string) (string, string) {
+		return infrav1.WaitingForEtcdReason, "Waiting for the etcd member to catch up with the leader before it becomes a voting member: " + msg
+	}
+	var others []int
+	for name, o := range m.c.st.Machines {
+		if name != m.name && o.ControlPlane && o.EtcdJoined && !o.EtcdLearner {
+			others = append(others, o.EtcdClientPort)
+		}
+	}
+	if len(others) == 0 {
+		return waiting("no voting member to promote it through")
+	}
+	cli, err := etcdClient(m.c.etcdTLS, others...)
+	if err != nil {
+		return waiting(err.Error())
+	}
+	defer func() { _ = cli.Close() }()
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	members, err := cli.MemberList(lctx)
+	cancel()
+	if err != nil {
+		return waiting(err.Error())
+	}
+	peer := etcdURL(st.EtcdPeerPort)
+	for _, mem := range members.Members {
+		if !slices.Contains(mem.PeerURLs, peer) {
+			continue
+		}
+		if mem.IsLearner {
+			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err := cli.MemberPromote(pctx, mem.ID)
+			cancel()
+			if err != nil {
+				return waiting(err.Error())
+			}
+			m.log.Info("Promoted the machine's etcd member to a voting member", "member", st.NodeName, "id", fmt.Sprintf("%x", mem.ID))
+		}
+		st.EtcdLearner = false
+		if err := m.c.saveState(); err != nil {
+			return waiting(err.Error())
+		}
+		return "", ""
+	}
+	return waiting("the member is not in the cluster")
 }
 
 // writeFiles writes the bootstrap data's files under the machine's files/ directory, the root of the
@@ -434,7 +497,7 @@ func (m *machine) controlPlaneStatus() (bool, string, string) {
 func (c *cluster) etcdQuorumWait() string {
 	var members, waiting []string
 	for name, st := range c.st.Machines {
-		if !st.ControlPlane || !st.EtcdJoined {
+		if !st.ControlPlane || !st.EtcdJoined || st.EtcdLearner {
 			continue
 		}
 		members = append(members, name)

@@ -32,6 +32,9 @@ type machineState struct {
 	// EtcdJoined: the machine's etcd member was created (the first member) or added to the cluster; its
 	// data directory then holds the member and etcd starts from it.
 	EtcdJoined bool `json:"etcdJoined,omitempty"`
+	// EtcdLearner: the member was added as a learner (as kubeadm join adds it) and is not promoted to a
+	// voting member yet; the machine's API server starts once it is.
+	EtcdLearner bool `json:"etcdLearner,omitempty"`
 	// InitialCluster and InitialClusterState are etcd's --initial-cluster and --initial-cluster-state when
 	// the member was made (etcd ignores them once its data directory holds the member).
 	InitialCluster      string `json:"initialCluster,omitempty"`
