@@ -178,8 +178,10 @@ type step struct {
 	only []fault
 	// smoke: the step runs in the smoke (in a scenario of the smoke).
 	smoke bool
-	// before are faults injected right before the operation starts, which last while it runs.
-	before []fault
+	// prepare runs before the faults of before; before are faults injected right before the operation
+	// starts, which last while it runs.
+	prepare func(ctx context.Context, g Gomega, r *run)
+	before  []fault
 	// excuse names the cluster whose only control plane Machine the step replaces: its samples are
 	// excused during the step.
 	excuse string
@@ -220,10 +222,11 @@ var scenarios = []scenario{
 		steps: []step{
 			{name: "scale 1 → 3", bound: 8 * time.Minute, window: 45 * time.Second, faults: with(managerFaults, []fault{faultStall}),
 				start: scaleControlPlane("scale", 3), smoke: true},
-			// A member other than those scale down removes or hands the leadership to stalls right before: the
-			// control plane provider must not delete a Machine until it answers again.
+			// Right after the control plane provider read etcd healthy (a read it reuses for 15 s), a member other
+			// than those scale down removes or hands the leadership to stalls: no Machine may be deleted until it
+			// answers again.
 			{name: "scale 3 → 1", bound: 8 * time.Minute, window: 30 * time.Second, faults: with(managerFaults, haFaults, []fault{faultStall}),
-				before: []fault{faultStallWorkloadEtcd}, start: scaleControlPlane("scale", 1), smoke: true},
+				prepare: readEtcdNow("scale"), before: []fault{faultStallWorkloadEtcd}, start: scaleControlPlane("scale", 1), smoke: true},
 		},
 	},
 	{
@@ -454,6 +457,9 @@ func runStep(ctx context.Context, t *testing.T, g Gomega, r *run, n int, st step
 	plan := r.plan(st)
 	start := time.Now()
 	t.Logf("step %d: %s (bound %s, %d faults planned)", n, st.name, st.bound, len(plan)+len(st.before))
+	if st.prepare != nil {
+		st.prepare(ctx, g, r)
+	}
 	for _, f := range st.before {
 		r.inject(ctx, t, g, f, start)
 	}
@@ -708,6 +714,21 @@ func scaleControlPlane(cluster string, replicas int32) func(context.Context, Gom
 	return func(ctx context.Context, g Gomega, r *run) {
 		kcp := kcpOf(ctx, g, r, cluster)
 		patch(ctx, g, r, kcp, func() { kcp.Spec.Replicas = ptr.To(replicas) })
+	}
+}
+
+// readEtcdNow makes the control plane provider read the cluster's etcd: an annotation of the
+// KubeadmControlPlane brings a reconcile, which reads the health of every member; the read takes a moment.
+func readEtcdNow(cluster string) func(context.Context, Gomega, *run) {
+	return func(ctx context.Context, g Gomega, r *run) {
+		kcp := kcpOf(ctx, g, r, cluster)
+		patch(ctx, g, r, kcp, func() {
+			if kcp.Annotations == nil {
+				kcp.Annotations = map[string]string{}
+			}
+			kcp.Annotations["chaos.capstan.dev/read-etcd"] = time.Now().Format(time.RFC3339Nano)
+		})
+		time.Sleep(3 * time.Second)
 	}
 }
 
