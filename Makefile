@@ -166,7 +166,7 @@ bench-scale: test-tools ## Run the scale benchmark (N clusters, C at a time, IDL
 E2E_VARS = $(sort $(shell grep -rhoE 'CAPSTAN_E2E_[A-Z0-9_]+' --include='*_test.go' internal cmd pkg 2>/dev/null))
 
 .PHONY: test-e2e
-test-e2e: test-tools ## Run every test, with the long end-to-end parts on (each CAPSTAN_E2E_* variable a test names): what CI runs
+test-e2e: test-tools browser-tools ## Run every test, with the long end-to-end parts on (each CAPSTAN_E2E_* variable a test names): what CI runs
 	$(foreach v,$(E2E_VARS),$(v)=1) go test -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) ./...
 	cd api && go test $(GO_TEST_FLAGS) ./...
 
