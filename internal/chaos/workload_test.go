@@ -26,6 +26,7 @@ import (
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/pki"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/certs"
+	"github.com/capstan-dev/capstan/internal/test/etcdtest"
 	testworkload "github.com/capstan-dev/capstan/internal/test/workload"
 )
 
@@ -203,30 +204,15 @@ func (w *workloadCluster) etcdHealth(ctx context.Context) (healthy, voting int, 
 		return 0, 0, nil, err
 	}
 	defer func() { _ = cli.Close() }()
-	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	members, err := cli.MemberList(lctx)
-	cancel()
+	p, err := etcdtest.ProbeMembers(ctx, cli)
 	if err != nil {
-		return 0, 0, nil, fmt.Errorf("listing the etcd members: %w", err)
+		return 0, 0, nil, err
 	}
 	answered = map[string]bool{}
-	for _, m := range members.Members {
-		if m.IsLearner {
-			continue
-		}
-		voting++
-		if len(m.ClientURLs) == 0 {
-			continue
-		}
-		sctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		_, err := cli.Status(sctx, m.ClientURLs[0])
-		cancel()
-		answered[m.Name] = err == nil
-		if err == nil {
-			healthy++
-		}
+	for name, err := range p.Answered {
+		answered[name] = err == nil
 	}
-	return healthy, voting, answered, nil
+	return p.Healthy(), p.Voting, answered, nil
 }
 
 // sampler checks a workload cluster's invariants every 200 ms while it runs: its API answers (a read of

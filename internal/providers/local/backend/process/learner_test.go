@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+	"github.com/capstan-dev/capstan/internal/test/etcdtest"
 	testworkload "github.com/capstan-dev/capstan/internal/test/workload"
 )
 
@@ -90,47 +91,20 @@ func (s *etcdSampler) sample(ctx context.Context, c *cluster, ports []int) {
 		return
 	}
 	defer func() { _ = cli.Close() }()
-	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	members, err := cli.MemberList(lctx)
-	cancel()
-	if ctx.Err() != nil {
-		return
-	}
-	voting, healthy, learner := 0, 0, false
-	var failures []string
-	if err == nil {
-		for _, m := range members.Members {
-			if m.IsLearner {
-				learner = true
-				continue
-			}
-			voting++
-			if len(m.ClientURLs) == 0 {
-				continue
-			}
-			sctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-			_, err := cli.Status(sctx, m.ClientURLs[0])
-			cancel()
-			if err == nil {
-				healthy++
-			} else {
-				failures = append(failures, m.Name+": "+err.Error())
-			}
-		}
-	}
+	p, err := etcdtest.ProbeMembers(ctx, cli)
 	if ctx.Err() != nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.res.samples++
-	if learner {
+	if p.Learner {
 		s.res.learner++
 	}
 	// The member list is a linearizable read: it answers only while a quorum of voting members does. The
 	// members' own status calls say how many answer (slower than 3 s on a loaded machine is possible).
 	if err != nil {
-		s.res.lost = append(s.res.lost, fmt.Sprintf("%s: %d of %d voting members answer (%v %v)", time.Now().Format(time.StampMilli), healthy, voting, err, failures))
+		s.res.lost = append(s.res.lost, fmt.Sprintf("%s: %d of %d voting members answer (%v %v)", time.Now().Format(time.StampMilli), p.Healthy(), p.Voting, err, p.Failures()))
 	}
 }
 
