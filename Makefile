@@ -187,7 +187,7 @@ chaos: test-tools ## Run the chaos suite: every scenario, faults at random point
 	CAPSTAN_CHAOS=full $(CHAOS_ENV) go test -count=1 -v -timeout 0 $(if $(CHAOS_RUN),-run 'TestChaos/($(CHAOS_RUN))$$') ./internal/chaos/
 
 .PHONY: chaos-smoke
-chaos-smoke: test-tools ## Run the chaos suite's smoke: a few scenarios with a fixed seed (CI runs it)
+chaos-smoke: test-tools ## Run the chaos suite's smoke: the control plane scale scenario with a fixed seed (CI runs it)
 	CAPSTAN_CHAOS=smoke $(CHAOS_ENV) go test -count=1 -v -timeout 40m ./internal/chaos/
 
 .PHONY: test-e2e-rollout

@@ -286,11 +286,10 @@ var scenarios = []scenario{
 	},
 	{
 		name:     "down-up",
-		smoke:    true,
 		clusters: []clusterSpec{{name: "single", controlPlanes: 1, version: v136}, {name: "ha", controlPlanes: 3, version: v136}},
 		steps: []step{
 			{name: "steady", bound: 8 * time.Minute, only: []fault{faultKillUp, faultDownUp},
-				start: func(context.Context, Gomega, *run) {}, smoke: true},
+				start: func(context.Context, Gomega, *run) {}},
 			{name: "mid-rollout", bound: 12 * time.Minute, window: 60 * time.Second, only: []fault{faultKillUp},
 				start: upgradeControlPlane("ha", v137)},
 		},

@@ -9,6 +9,6 @@
 // workload API answers, etcd keeps quorum, data written before is still there) and checked at the end
 // (nothing leaked, orphaned, paused or left with a finalizer; the operation converged within its bound).
 //
-// The tests run only with CAPSTAN_CHAOS=smoke (make chaos-smoke: a few scenarios, a fixed seed) or
+// The tests run only with CAPSTAN_CHAOS=smoke (make chaos-smoke: the control plane scale scenario, a fixed seed) or
 // CAPSTAN_CHAOS=full (make chaos); CAPSTAN_CHAOS_SEED replays a run.
 package chaos
