@@ -213,7 +213,7 @@ func expectLoopbackOnly(t *testing.T, state embedded.State) {
 	g := NewWithT(t)
 	pid, err := state.RunningPid()
 	g.Expect(err).NotTo(HaveOccurred())
-	listeners, err := procs.Listeners(append(descendants(pid), pid))
+	listeners, err := procs.Listeners(append(procs.Descendants(pid), pid))
 	g.Expect(err).NotTo(HaveOccurred())
 	var open []string
 	programs := map[string]bool{}
