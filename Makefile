@@ -122,8 +122,8 @@ release: image ## Build the image, then write out/release: every provider's GitH
 ##@ Test
 
 .PHONY: test
-test: test-tools browser-tools ## Run every test, including integration tests against a real kube-apiserver and etcd, and the web view's in headless Chromium
-	go test -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) ./...
+test: test-tools browser-tools ## Run every test, including integration tests against a real kube-apiserver and etcd, and the web view's in headless Chromium (E2E=1: with the long end-to-end parts on, as CI runs it)
+	$(if $(E2E),$(foreach v,$(E2E_VARS),$(v)=1)) go test -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) ./...
 	cd api && go test $(GO_TEST_FLAGS) ./...
 
 FUZZTIME ?= 1m
@@ -159,6 +159,35 @@ bench-scale: test-tools ## Run the scale benchmark (N clusters, C at a time, IDL
 	CAPSTAN_BENCH_SCALE=1 CAPSTAN_BENCH_N=$(N) CAPSTAN_BENCH_C=$(C) CAPSTAN_BENCH_IDLE=$(IDLE) CAPSTAN_BENCH_CLUSTERCLASS=$(CLASS) CAPSTAN_BENCH_IDLE_PROFILE=$(IDLE_PROFILE) CAPSTAN_BENCH_DELETE_PROFILE=$(DELETE_PROFILE) \
 		CAPSTAN_BENCH_HEAP_PROFILE=$(HEAP_PROFILE) CAPSTAN_BENCH_IN_PROCESS=$(IN_PROCESS) CAPSTAN_BENCH_APISERVER_PROFILE=$(APISERVER_PROFILE) CAPSTAN_BENCH_APISERVER_DELETE_PROFILE=$(APISERVER_DELETE_PROFILE) \
 		go test -count=1 -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -timeout 180m -v $(if $(PROFILE),-cpuprofile $(PROFILE)) ./internal/providers/local/backend/memory/e2e/
+
+# The environment variables that turn on the long end-to-end parts of tests (each part calls t.Skip with the
+# reason without its variable): every CAPSTAN_E2E_* name a test file mentions, so that a new gated test is
+# picked up by test-e2e without a change here.
+E2E_VARS = $(sort $(shell grep -rhoE 'CAPSTAN_E2E_[A-Z0-9_]+' --include='*_test.go' internal cmd pkg 2>/dev/null))
+
+.PHONY: test-e2e
+test-e2e: ## Run every test, with the long end-to-end parts on (each CAPSTAN_E2E_* variable a test names): what CI runs, `make test E2E=1`
+	$(MAKE) test E2E=1
+
+.PHONY: test-stress
+test-stress: test-tools ## Run tests with every CPU kept busy by other processes (STRESS_PKGS, default ./...; STRESS_COUNT, default 3; STRESS_RUN; STRESS_HOGS)
+	hack/test-stress.sh
+
+# The chaos suite (docs/reliability.md): CHAOS_SEED replays a run, CHAOS_ROUNDS repeats each scenario,
+# CHAOS_RUN picks scenarios (a regular expression of their names), CHAOS_REPORT writes the figures as JSON.
+CHAOS_SEED ?=
+CHAOS_ROUNDS ?=
+CHAOS_RUN ?=
+CHAOS_REPORT ?=
+CHAOS_ENV = CAPSTAN_CHAOS_SEED=$(CHAOS_SEED) CAPSTAN_CHAOS_ROUNDS=$(CHAOS_ROUNDS) CAPSTAN_CHAOS_REPORT=$(CHAOS_REPORT)
+
+.PHONY: chaos
+chaos: test-tools ## Run the chaos suite: every scenario, faults at random points from a printed seed (CHAOS_SEED, CHAOS_ROUNDS, CHAOS_RUN, CHAOS_REPORT; docs/reliability.md)
+	CAPSTAN_CHAOS=full $(CHAOS_ENV) go test -count=1 -v -timeout 0 $(if $(CHAOS_RUN),-run 'TestChaos/($(CHAOS_RUN))$$') ./internal/chaos/
+
+.PHONY: chaos-smoke
+chaos-smoke: test-tools ## Run the chaos suite's smoke: the control plane scale scenario with a fixed seed (CI runs it)
+	CAPSTAN_CHAOS=smoke $(CHAOS_ENV) go test -count=1 -v -timeout 40m ./internal/chaos/
 
 .PHONY: test-e2e-rollout
 test-e2e-rollout: test-tools ## Run the long kubeadm control plane end-to-end check: a 3-machine local control plane upgraded, a Machine replaced, scaled down

@@ -34,3 +34,11 @@ func spawn(cmd *exec.Cmd) error {
 	spawnRequests <- spawnRequest{cmd: cmd, done: done}
 	return <-done
 }
+
+// StartChild starts cmd as a child that does not outlive this process: in its own process group and, on
+// Linux, with the parent-death signal SIGKILL, forked from the thread that lives as long as the process
+// (as the supervised processes are). Unlike Start, nothing restarts it.
+func StartChild(cmd *exec.Cmd) error {
+	cmd.SysProcAttr = sysProcAttr()
+	return spawn(cmd)
+}

@@ -333,6 +333,10 @@ func TestCreatesAMachinesMissingCloneAgain(t *testing.T) {
 	infra.SetGroupVersionKind(schema.FromAPIVersionAndKind(m.Spec.InfrastructureRef.APIVersion, m.Spec.InfrastructureRef.Kind))
 	infra.SetNamespace(f.namespace)
 	infra.SetName(m.Spec.InfrastructureRef.Name)
+	// The Machine is created before its clones: wait for the clone before deleting it.
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(infra), infra)).To(Succeed())
+	}, timeout, interval).Should(Succeed())
 	g.Expect(env.Client.Delete(ctx, infra)).To(Succeed())
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(infra), infra))
@@ -361,10 +365,23 @@ func TestCreatesAMachinesMissingCloneAgain(t *testing.T) {
 	g.Expect(size).To(Equal("small"))
 
 	// Once the infrastructure was ready, a deleted InfraMachine is the Machine's to report, not recreated.
+	// The Machine controller reports the clone ready and the Machine Ready (over the DoesNotExist it
+	// reported above); the MachineSet counting the Machine ready shows its controller saw that. Without
+	// that wait, on a loaded machine a reconcile from a cache still showing the DoesNotExist report could
+	// run after the deletion below and recreate the clone.
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(&m), &m)).To(Succeed())
 	before := m.DeepCopy()
 	m.Status.InfrastructureReady = true
+	m.Status.V1Beta2 = &clusterv1.MachineV1Beta2Status{Conditions: []metav1.Condition{
+		{Type: clusterv1.MachineInfrastructureReadyV1Beta2Condition, Status: metav1.ConditionTrue, Reason: "Ready", LastTransitionTime: metav1.Now()},
+		{Type: clusterv1.MachineReadyV1Beta2Condition, Status: metav1.ConditionTrue, Reason: "Ready", LastTransitionTime: metav1.Now()},
+	}}
 	g.Expect(env.Client.Status().Patch(ctx, &m, client.MergeFrom(before))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := &clusterv1.MachineSet{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(ms), got)).To(Succeed())
+		g.Expect(got.Status.ReadyReplicas).To(Equal(int32(1)))
+	}, timeout, interval).Should(Succeed())
 	g.Expect(env.Client.Delete(ctx, infra)).To(Succeed())
 	reportMissing(&m)
 	g.Consistently(func() bool {

@@ -7,14 +7,12 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -70,45 +68,6 @@ func run(t *testing.T, name string, args ...string) string {
 	return out.String()
 }
 
-// descendants returns the pids of every process below pid.
-func descendants(pid int) []int {
-	children := map[int][]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// The command may contain spaces: the fields after the last ')' are fixed.
-		fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
-		if len(fields) < 2 || fields[0] == "Z" {
-			continue
-		}
-		ppid, _ := strconv.Atoi(fields[1])
-		children[ppid] = append(children[ppid], p)
-	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range children[p] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
-}
-
-func cmdline(pid int) string {
-	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	return strings.ReplaceAll(string(data), "\x00", " ")
-}
-
 // managerPids returns the pids of the `capstan manager` processes below the capstan up of state.
 func managerPids(state embedded.State) []int {
 	pid, err := state.RunningPid()
@@ -116,8 +75,8 @@ func managerPids(state embedded.State) []int {
 		return nil
 	}
 	var out []int
-	for _, p := range descendants(pid) {
-		if strings.Contains(cmdline(p), "capstan manager ") {
+	for _, p := range procs.Descendants(pid) {
+		if strings.Contains(procs.Cmdline(p), "capstan manager ") {
 			out = append(out, p)
 		}
 	}
@@ -178,7 +137,7 @@ func TestMainJob(t *testing.T) {
 	// SIGKILL capstan up: none of its processes outlives it.
 	pid, err := state.RunningPid()
 	g.Expect(err).NotTo(HaveOccurred())
-	children := descendants(pid)
+	children := procs.Descendants(pid)
 	g.Expect(len(children)).To(BeNumerically(">=", 7), "etcd, kube-apiserver, kube-controller-manager, two providers and a workload etcd and kube-apiserver")
 	g.Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
 	g.Eventually(func() []int {
@@ -202,10 +161,10 @@ func TestMainJob(t *testing.T) {
 	// capstan down leaves no process behind.
 	pid, err = state.RunningPid()
 	g.Expect(err).NotTo(HaveOccurred())
-	children = append(descendants(pid), pid)
+	children = append(procs.Descendants(pid), pid)
 	run(t, capstan, down...)
 	for _, p := range children {
-		g.Expect(procs.Alive(p)).To(BeFalse(), "process %d (%s) outlived capstan down", p, cmdline(p))
+		g.Expect(procs.Alive(p)).To(BeFalse(), "process %d (%s) outlived capstan down", p, procs.Cmdline(p))
 	}
 	_, err = state.RunningPid()
 	g.Expect(err).To(MatchError(embedded.ErrNotRunning))
@@ -254,7 +213,7 @@ func expectLoopbackOnly(t *testing.T, state embedded.State) {
 	g := NewWithT(t)
 	pid, err := state.RunningPid()
 	g.Expect(err).NotTo(HaveOccurred())
-	listeners, err := procs.Listeners(append(descendants(pid), pid))
+	listeners, err := procs.Listeners(append(procs.Descendants(pid), pid))
 	g.Expect(err).NotTo(HaveOccurred())
 	var open []string
 	programs := map[string]bool{}

@@ -116,6 +116,12 @@ type ControlPlane struct {
 	// kube-system/kubeadm-config ConfigMap once its API server is ready, as kubeadm init does; machines
 	// that join read it from there (see Backend.ClusterConfiguration).
 	ClusterConfiguration []byte
+	// KeepConfiguration says the arguments above are unknown: the machine joins with kubeadm join and no
+	// API server of the cluster answers to read its kubeadm-config (every control plane machine stopped:
+	// capstan down, a provider restart, a power cut; one of them may be needed for etcd quorum). A machine
+	// that ran before starts again with the arguments it last ran with, as a node's static Pod manifests
+	// stay on its disk; one that never ran waits (ErrClusterNotReady-like status).
+	KeepConfiguration bool
 }
 
 // Arg is a command line argument.

@@ -70,7 +70,8 @@ const (
 // TestHighlyAvailableControlPlane is issue 12's end-to-end check of the kubeadm control plane provider on
 // real local control planes: 3 control plane Machines with 3 started etcd members, etcd's log through
 // `kubectl logs`, Pod Security admission from the KubeadmControlPlane's apiServer extraArgs and files, and
-// the memory they take. With CAPSTAN_E2E_ROLLOUT=1 it goes on with rollout.
+// the memory they take. With CAPSTAN_E2E_ROLLOUT=1 (make test-e2e) it goes on with rollout; without, it
+// skips the rest and says so.
 func TestHighlyAvailableControlPlane(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -154,8 +155,7 @@ func TestHighlyAvailableControlPlane(t *testing.T) {
 	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "got %v", err)
 
 	if os.Getenv("CAPSTAN_E2E_ROLLOUT") == "" {
-		t.Log("CAPSTAN_E2E_ROLLOUT is not set: skipping the rolling upgrade, the replacement and the scale down")
-		return
+		t.Skip("CAPSTAN_E2E_ROLLOUT is not set: the rolling upgrade, the replacement of a Machine whose etcd is killed and the scale down are not run (make test-e2e runs them)")
 	}
 	rollout(ctx, t, g, ns, kcpKey, cfg, wc, w, has136, b.ClusterDir(types.NamespacedName{Namespace: ns, Name: "ha"}))
 }
@@ -164,7 +164,7 @@ func TestHighlyAvailableControlPlane(t *testing.T) {
 // 100 ms (the API answers, etcd keeps 2 of 3 or 3 of 4 healthy members, the worker untouched); a control
 // plane Machine whose etcd is killed for good is reported unhealthy, then deleted by hand and replaced;
 // then a scale down to 1 removes the etcd members before their Machines and keeps the data. It takes
-// minutes on a loaded machine, so it runs only with CAPSTAN_E2E_ROLLOUT=1 (make test-e2e-rollout).
+// minutes on a loaded machine, so it runs only with CAPSTAN_E2E_ROLLOUT=1 (make test-e2e, which CI runs).
 func rollout(ctx context.Context, t *testing.T, g Gomega, ns string, kcpKey client.ObjectKey, cfg *rest.Config, wc kubernetes.Interface, w *workload.Cluster, has136 bool, clusterDir string) {
 	kept := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "kept"}, Data: map[string]string{"written": "before"}}
 	_, err := wc.CoreV1().ConfigMaps("default").Create(ctx, kept, metav1.CreateOptions{})

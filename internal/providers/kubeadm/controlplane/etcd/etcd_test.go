@@ -1,66 +1,20 @@
 package etcd
 
 import (
-	"context"
-	"fmt"
-	"net"
-	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 
-	"github.com/capstan-dev/capstan/internal/binaries"
-	"github.com/capstan-dev/capstan/internal/loopback"
+	"github.com/capstan-dev/capstan/internal/test/etcdtest"
 )
 
 // startCluster starts a real etcd cluster of n members named node-0..node-n-1 on loopback (plain
 // connections) and returns a Generator that dials each member's Pod name to its client port.
 func startCluster(t *testing.T, n int) *Generator {
 	t.Helper()
-	g := NewWithT(t)
-	bin, err := binaries.Find("etcd", "")
-	if err != nil {
-		t.Skipf("etcd is not built (make tools): %v", err)
-	}
-	clientPorts := map[string]int{}
-	var initial []string
-	peerPorts := make([]int, n)
-	for i := range n {
-		name := fmt.Sprintf("node-%d", i)
-		cp, err := loopback.FreePort()
-		g.Expect(err).NotTo(HaveOccurred())
-		pp, err := loopback.FreePort()
-		g.Expect(err).NotTo(HaveOccurred())
-		clientPorts[PodName(name)], peerPorts[i] = cp, pp
-		initial = append(initial, fmt.Sprintf("%s=http://127.0.0.1:%d", name, pp))
-	}
-	for i := range n {
-		name := fmt.Sprintf("node-%d", i)
-		cp := clientPorts[PodName(name)]
-		cmd := exec.Command(bin,
-			"--name", name, "--data-dir", t.TempDir(),
-			"--listen-client-urls", fmt.Sprintf("http://127.0.0.1:%d", cp),
-			"--advertise-client-urls", fmt.Sprintf("http://127.0.0.1:%d", cp),
-			"--listen-peer-urls", fmt.Sprintf("http://127.0.0.1:%d", peerPorts[i]),
-			"--initial-advertise-peer-urls", fmt.Sprintf("http://127.0.0.1:%d", peerPorts[i]),
-			"--initial-cluster", strings.Join(initial, ","), "--initial-cluster-state", "new",
-			"--listen-metrics-urls", "", "--log-level", "error")
-		g.Expect(cmd.Start()).To(Succeed())
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	}
-	return &Generator{
-		DialPod: func(ctx context.Context, pod string) (net.Conn, error) {
-			port, ok := clientPorts[pod]
-			if !ok {
-				return nil, fmt.Errorf("no pod %s", pod)
-			}
-			var d net.Dialer
-			return d.DialContext(ctx, "tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		},
-		DialTimeout: 5 * time.Second, CallTimeout: 10 * time.Second,
-	}
+	c := etcdtest.Start(t, n)
+	return &Generator{DialPod: c.DialPod, DialTimeout: 5 * time.Second, CallTimeout: 10 * time.Second}
 }
 
 func TestMembersLeadershipAndRemoval(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +48,8 @@ type machine struct {
 	// probeFailures counts the probes in a row that found a ready API server not answering; it stops
 	// being ready at probeFallThreshold (a slow answer on a loaded machine is not a failure).
 	probeFailures int
+	// lastStatus is the message of the machine's status last reported, to log each new one once.
+	lastStatus string
 	// podStatus remembers the mirror Pods' states last written, by component; guarded by the cluster's
 	// nodeOps (only refreshMirrorPods uses it).
 	podStatus map[string]string
@@ -68,6 +72,17 @@ func (m *machine) state() *machineState { return m.c.st.Machines[m.name] }
 func (m *machine) ensureControlPlane(ctx context.Context) (string, string, error) {
 	st := m.state()
 	cp := m.spec.ControlPlane
+	if cp.KeepConfiguration {
+		if !st.EtcdJoined || st.Configuration == nil {
+			return infrav1.WaitingForControlPlaneReason, "Waiting for a kube-apiserver of the cluster to answer: joining reads the kubeadm configuration from it", nil
+		}
+		if m.etcd == nil {
+			m.log.Info("Starting etcd and kube-apiserver with the configuration they last ran with: no kube-apiserver of the cluster answers to read the kubeadm configuration")
+		}
+		kept := *cp
+		kept.APIServerArgs, kept.EtcdArgs, kept.APIServerVolumes = st.Configuration.APIServerArgs, st.Configuration.EtcdArgs, st.Configuration.APIServerVolumes
+		cp = &kept
+	}
 	if err := m.writeFiles(cp.Files); err != nil {
 		return "", "", err
 	}
@@ -80,6 +95,12 @@ func (m *machine) ensureControlPlane(ctx context.Context) (string, string, error
 	m.binary = m.c.b.binaries.forVersion(m.spec.Version)
 	etcdArgs := m.etcdArgsFor(cp)
 	apiArgs := m.apiServerArgsFor(cp)
+	if conf := (processConfiguration{APIServerArgs: cp.APIServerArgs, EtcdArgs: cp.EtcdArgs, APIServerVolumes: cp.APIServerVolumes}); st.Configuration == nil || !reflect.DeepEqual(*st.Configuration, conf) {
+		st.Configuration = &conf
+		if err := m.c.saveState(); err != nil {
+			return "", "", err
+		}
+	}
 	certsChanged := m.c.certsVersion != m.certsVersion()
 	if m.etcd == nil || certsChanged || !equal(etcdArgs, m.etcdArgs) || m.apiserver == nil || !equal(apiArgs, m.apiServerArgs) {
 		if err := m.pki().issue(m.c.certs, m.c.clusterName, st.NodeName, time.Now()); err != nil {
@@ -101,6 +122,11 @@ func (m *machine) ensureControlPlane(ctx context.Context) (string, string, error
 			return nil
 		}, m.log)
 		m.startedAt = metav1.Now()
+	}
+	if st.EtcdLearner {
+		if reason, msg := m.promoteEtcd(ctx); reason != "" {
+			return reason, msg, nil
+		}
 	}
 	if m.apiserver == nil || certsChanged || !equal(apiArgs, m.apiServerArgs) {
 		if m.apiserver != nil {
@@ -126,8 +152,10 @@ func (m *machine) markCerts() {
 }
 
 // joinEtcd makes the machine's etcd member: the first of the cluster when no other machine has one,
-// otherwise a member added to the cluster through the others (member add, then the process starts with
-// --initial-cluster-state=existing).
+// otherwise a member added to the cluster through the others, as kubeadm join adds it (EtcdLearnerMode, on
+// by default since Kubernetes v1.32): a learner, which does not count for quorum until it is promoted
+// (promoteEtcd), then the process starts with --initial-cluster-state=existing. A voting member added
+// before it runs would leave a cluster of one without quorum until it started.
 func (m *machine) joinEtcd(ctx context.Context) (string, string, error) {
 	st := m.state()
 	peer := etcdURL(st.EtcdPeerPort)
@@ -146,10 +174,12 @@ func (m *machine) joinEtcd(ctx context.Context) (string, string, error) {
 		if err != nil {
 			return infrav1.WaitingForEtcdReason, "Waiting for a healthy etcd member to add this machine's member to the cluster", nil
 		}
-		found := false
+		found, learner := false, false
 		for _, mem := range members.Members {
 			for _, u := range mem.PeerURLs {
-				found = found || u == peer
+				if u == peer {
+					found, learner = true, mem.IsLearner
+				}
 			}
 		}
 		if !found {
@@ -158,16 +188,17 @@ func (m *machine) joinEtcd(ctx context.Context) (string, string, error) {
 				return "", "", err
 			}
 			actx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			resp, err := cli.MemberAdd(actx, []string{peer})
+			resp, err := cli.MemberAddAsLearner(actx, []string{peer})
 			cancel()
 			_ = cli.Close()
 			if err != nil {
 				m.log.Info("Adding the etcd member failed; retrying", "error", err.Error())
 				return infrav1.WaitingForEtcdReason, fmt.Sprintf("Adding the etcd member to the cluster: %s", err), nil
 			}
-			m.log.Info("Added the machine's etcd member to the cluster", "member", st.NodeName, "id", fmt.Sprintf("%x", resp.Member.ID))
-			members.Members = resp.Members
+			m.log.Info("Added the machine's etcd member to the cluster as a learner", "member", st.NodeName, "id", fmt.Sprintf("%x", resp.Member.ID))
+			members.Members, learner = resp.Members, true
 		}
+		st.EtcdLearner = learner
 		var initial []string
 		for _, mem := range members.Members {
 			name := mem.Name
@@ -189,6 +220,58 @@ func (m *machine) joinEtcd(ctx context.Context) (string, string, error) {
 		return "", "", err
 	}
 	return "", "", nil
+}
+
+// promoteEtcd promotes the machine's learner member to a voting member, as kubeadm join does once the
+// member runs; etcd refuses until the learner has caught up with the leader, and the machine waits (its
+// API server starts once the member votes). It returns the reason and message of the wait, "" once
+// promoted.
+func (m *machine) promoteEtcd(ctx context.Context) (string, string) {
+	st := m.state()
+	waiting := func(msg string) (string, string) {
+		return infrav1.WaitingForEtcdReason, "Waiting for the etcd member to catch up with the leader before it becomes a voting member: " + msg
+	}
+	var others []int
+	for name, o := range m.c.st.Machines {
+		if name != m.name && o.ControlPlane && o.EtcdJoined && !o.EtcdLearner {
+			others = append(others, o.EtcdClientPort)
+		}
+	}
+	if len(others) == 0 {
+		return waiting("no voting member to promote it through")
+	}
+	cli, err := etcdClient(m.c.etcdTLS, others...)
+	if err != nil {
+		return waiting(err.Error())
+	}
+	defer func() { _ = cli.Close() }()
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	members, err := cli.MemberList(lctx)
+	cancel()
+	if err != nil {
+		return waiting(err.Error())
+	}
+	peer := etcdURL(st.EtcdPeerPort)
+	for _, mem := range members.Members {
+		if !slices.Contains(mem.PeerURLs, peer) {
+			continue
+		}
+		if mem.IsLearner {
+			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err := cli.MemberPromote(pctx, mem.ID)
+			cancel()
+			if err != nil {
+				return waiting(err.Error())
+			}
+			m.log.Info("Promoted the machine's etcd member to a voting member", "member", st.NodeName, "id", fmt.Sprintf("%x", mem.ID))
+		}
+		st.EtcdLearner = false
+		if err := m.c.saveState(); err != nil {
+			return waiting(err.Error())
+		}
+		return "", ""
+	}
+	return waiting("the member is not in the cluster")
 }
 
 // writeFiles writes the bootstrap data's files under the machine's files/ directory, the root of the
@@ -398,12 +481,37 @@ func (m *machine) controlPlaneStatus() (bool, string, string) {
 		return failed("kube-apiserver exited (%s); restarting it", api.Err)
 	case !etcd.Running && etcd.Err != nil:
 		return failed("etcd cannot start: %s", etcd.Err)
+	case etcd.Running && !m.apiReady && m.c.etcdQuorumWait() != "":
+		return false, infrav1.WaitingForEtcdReason, m.c.etcdQuorumWait()
 	case !etcd.Running || !api.Running:
 		return false, infrav1.ControlPlaneStartingReason, "Starting etcd and kube-apiserver"
 	case !m.apiReady:
 		return false, infrav1.ControlPlaneStartingReason, "Waiting for kube-apiserver to be ready"
 	}
 	return true, "", ""
+}
+
+// etcdQuorumWait says, while fewer of the cluster's etcd members run than its quorum, which members it
+// waits for; "" otherwise. The members are those of the control plane machines that joined etcd; each
+// member's process starts when its machine is ensured. Called with mu held.
+func (c *cluster) etcdQuorumWait() string {
+	var members, waiting []string
+	for name, st := range c.st.Machines {
+		if !st.ControlPlane || !st.EtcdJoined || st.EtcdLearner {
+			continue
+		}
+		members = append(members, name)
+		if m := c.machines[name]; m == nil || m.etcd == nil || !m.etcd.State().Running {
+			waiting = append(waiting, name)
+		}
+	}
+	running, quorum := len(members)-len(waiting), len(members)/2+1
+	if running >= quorum {
+		return ""
+	}
+	sort.Strings(waiting)
+	return fmt.Sprintf("Waiting for etcd quorum: %d of %d members run, %d needed; waiting for the members of machines %s to start",
+		running, len(members), quorum, strings.Join(waiting, ", "))
 }
 
 // stop stops the machine's processes and its kubelet.

@@ -53,6 +53,10 @@ func (c *cluster) ensureMachine(ctx context.Context, spec backend.Machine) (back
 			status.ControlPlaneReady, status.Reason, status.Message = m.controlPlaneStatus()
 		}
 		status.VersionFallback = m.binary.Fallback
+		if status.Message != m.lastStatus && status.Reason != "" {
+			m.log.Info("The control plane machine is not ready: "+status.Message, "reason", status.Reason)
+		}
+		m.lastStatus = status.Message
 		// The probe loop sees a crash a moment after the supervisor does.
 		ownAPIReady = m.apiReady && m.apiserver.State().Running && m.etcd.State().Running
 		if !ownAPIReady && status.ControlPlaneReady {

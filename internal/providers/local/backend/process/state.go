@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 )
 
 // state is what a cluster directory remembers across provider restarts: the endpoint's port and each
@@ -30,10 +32,25 @@ type machineState struct {
 	// EtcdJoined: the machine's etcd member was created (the first member) or added to the cluster; its
 	// data directory then holds the member and etcd starts from it.
 	EtcdJoined bool `json:"etcdJoined,omitempty"`
+	// EtcdLearner: the member was added as a learner (as kubeadm join adds it) and is not promoted to a
+	// voting member yet; the machine's API server starts once it is.
+	EtcdLearner bool `json:"etcdLearner,omitempty"`
 	// InitialCluster and InitialClusterState are etcd's --initial-cluster and --initial-cluster-state when
 	// the member was made (etcd ignores them once its data directory holds the member).
 	InitialCluster      string `json:"initialCluster,omitempty"`
 	InitialClusterState string `json:"initialClusterState,omitempty"`
+	// Configuration is what the machine's processes last ran with, from the kubeadm configuration: a
+	// machine whose configuration cannot be read again (backend.ControlPlane.KeepConfiguration) starts
+	// with it.
+	Configuration *processConfiguration `json:"configuration,omitempty"`
+}
+
+// processConfiguration is the part of a control plane machine's configuration that comes from the kubeadm
+// ClusterConfiguration.
+type processConfiguration struct {
+	APIServerArgs    []backend.Arg    `json:"apiServerArgs,omitempty"`
+	EtcdArgs         []backend.Arg    `json:"etcdArgs,omitempty"`
+	APIServerVolumes []backend.Volume `json:"apiServerVolumes,omitempty"`
 }
 
 func stateFile(dir string) string { return filepath.Join(dir, "state.json") }

@@ -70,7 +70,13 @@ func (r *Reconciler) desiredMachine(ctx context.Context, s *scope, d *bootstrapd
 	case bootstrapdata.CommandJoin:
 		key, _ := localClusterKey(s.cluster)
 		raw, err := r.Backend.ClusterConfiguration(ctx, key)
-		if err != nil {
+		switch {
+		case errors.Is(err, backend.ErrClusterNotReady):
+			// No API server answers: after all the control plane machines stopped, the one that
+			// answers may need this machine's etcd member for quorum. A machine that ran starts with what
+			// it last ran with, as a node restarts its static Pods from their manifests.
+			cp.KeepConfiguration = true
+		case err != nil:
 			return backend.Machine{}, err
 		}
 		if raw != nil {

@@ -144,6 +144,9 @@ func nodeRegistered(f facts) *clusterv1.Condition {
 		return notRegistered(infrav1.WaitingForClusterInfrastructureReason, clusterv1.ConditionSeverityError, "The Cluster's infrastructure is not a LocalCluster")
 	case f.registrationFailed:
 		return notRegistered(infrav1.NodeRegistrationFailedReason, clusterv1.ConditionSeverityWarning, "Registering the Node failed; see the provider's logs")
+	case f.waiting == infrav1.WaitingForControlPlaneReason && f.controlPlane && f.machine != nil && !f.machine.ControlPlaneReady && f.machine.Message != "":
+		// A control plane machine waits for its own kube-apiserver: say what that waits for.
+		return notRegistered(f.waiting, clusterv1.ConditionSeverityInfo, f.machine.Message)
 	case f.waiting != "":
 		return notRegistered(f.waiting, clusterv1.ConditionSeverityInfo, waitingMessages[f.waiting])
 	case f.registered:

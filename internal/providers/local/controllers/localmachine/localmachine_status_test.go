@@ -13,6 +13,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 )
 
 func TestSetStatus(t *testing.T) {
@@ -51,6 +52,13 @@ func TestSetStatus(t *testing.T) {
 			name: "waiting for the control plane", facts: facts{waiting: infrav1.WaitingForControlPlaneReason},
 			registered: corev1.ConditionFalse, reason: infrav1.WaitingForControlPlaneReason, severity: clusterv1.ConditionSeverityInfo,
 			message: "Waiting for a control plane machine's kube-apiserver to be ready", paused: metav1.ConditionFalse,
+		},
+		{
+			name: "a control plane machine waiting for its own kube-apiserver says what that waits for",
+			facts: facts{waiting: infrav1.WaitingForControlPlaneReason, controlPlane: true, machine: &backend.MachineStatus{
+				Reason: infrav1.WaitingForEtcdReason, Message: "Waiting for etcd quorum: 1 of 3 members run, 2 needed; waiting for the members of machines b, c to start"}},
+			registered: corev1.ConditionFalse, reason: infrav1.WaitingForControlPlaneReason, severity: clusterv1.ConditionSeverityInfo,
+			message: "Waiting for etcd quorum: 1 of 3 members run, 2 needed; waiting for the members of machines b, c to start", paused: metav1.ConditionFalse,
 		},
 		{
 			name: "registered", facts: facts{registered: true, addresses: addresses, startupStart: &start},

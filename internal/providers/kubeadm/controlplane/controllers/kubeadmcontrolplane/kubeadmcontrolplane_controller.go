@@ -282,6 +282,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 				}
 			}
 		}
+		if reterr == nil && len(errs) == 0 {
+			// As upstream (patch.WithStatusObservedGeneration): the status is that of this spec.
+			kcp.Status.ObservedGeneration = kcp.Generation
+		}
 		if err := helper.Patch(ctx, kcp); err != nil {
 			errs = append(errs, err)
 		}

@@ -108,10 +108,13 @@ func controlPlaneMachines(ctx context.Context, g Gomega, ns, cluster string) []c
 	return list.Items
 }
 
-// readyKCP waits until the KubeadmControlPlane has replicas Machines, all ready and up to date.
+// readyKCP waits until the KubeadmControlPlane has replicas Machines, all ready and up to date, and says
+// in status.observedGeneration that this is the state of its current spec (as upstream's, which tools such
+// as kubectl wait and clusterctl rely on).
 func readyKCP(ctx context.Context, g Gomega, kcp *controlplanev1.KubeadmControlPlane, replicas int32, version string) {
 	g.Eventually(func(g Gomega) {
 		got := getKCP(ctx, g, kcp)
+		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation), "status.observedGeneration")
 		g.Expect(got.Status.Replicas).To(Equal(replicas))
 		g.Expect(got.Status.ReadyReplicas).To(Equal(replicas))
 		g.Expect(got.Status.UpdatedReplicas).To(Equal(replicas))

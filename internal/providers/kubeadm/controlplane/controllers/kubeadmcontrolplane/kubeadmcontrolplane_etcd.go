@@ -88,6 +88,12 @@ func (r *Reconciler) reconcilePreTerminateHook(ctx context.Context, s *scope) (c
 		if s.workload == nil {
 			return ctrl.Result{}, fmt.Errorf("cannot remove the etcd member of Machine %s: the workload cluster cannot be reached", m.Name)
 		}
+		r.readEtcdLive(ctx, s)
+		if ok, why := r.memberRemovalKeepsQuorum(ctx, s, m); !ok {
+			log.Info("Waiting to remove the etcd member of the deleted Machine: "+why, "Node", m.Status.NodeRef.Name)
+			r.recorder.Eventf(s.kcp, corev1.EventTypeWarning, "EtcdMemberRemovalDeferred", "Waiting to remove the etcd member of Machine %s: %s", m.Name, why)
+			return ctrl.Result{RequeueAfter: deleteRequeueAfter}, nil
+		}
 		if candidate := newest(s.active()); candidate != nil {
 			if err := r.forwardLeadership(ctx, s, m, candidate); err != nil {
 				return ctrl.Result{}, fmt.Errorf("moving the etcd leadership to Machine %s: %w", candidate.Name, err)
@@ -105,6 +111,39 @@ func (r *Reconciler) reconcilePreTerminateHook(ctx context.Context, s *scope) (c
 	}
 	log.Info("Waiting for Machines to be deleted", "machines", strings.Join(names(deleting), ", "))
 	return ctrl.Result{RequeueAfter: deleteRequeueAfter}, nil
+}
+
+// memberRemovalKeepsQuorum reports whether the etcd member of the deleted Machine m can be removed
+// without losing quorum, from the members read in this reconcile and each member answering now: a member
+// that does not answer (or is gone) can always be removed; a live one only when the members left that
+// answer are a majority of the members left. Otherwise it says why. (Upstream removes the member
+// regardless, and etcd's strict reconfiguration check refuses a removal that would leave too few started
+// members; this waits with the reason instead, and never removes a live member while another is down.)
+func (r *Reconciler) memberRemovalKeepsQuorum(ctx context.Context, s *scope, m *clusterv1.Machine) (bool, string) {
+	if s.etcdMembers == nil {
+		return false, "the etcd members could not be read"
+	}
+	node := m.Status.NodeRef.Name
+	if workload.MemberForName(s.etcdMembers, node) == nil || s.workload.MemberAnswers(ctx, node, nil) != nil {
+		return true, ""
+	}
+	left, answering := 0, 0
+	var down []string
+	for _, mb := range s.etcdMembers {
+		if mb.Name == node {
+			continue
+		}
+		left++
+		if mb.Name != "" && s.workload.MemberAnswers(ctx, mb.Name, nil) == nil {
+			answering++
+		} else {
+			down = append(down, mb.Name)
+		}
+	}
+	if quorum := left/2 + 1; answering < quorum {
+		return false, fmt.Sprintf("%d of the %d other etcd members answer (%s down), at least %d required for etcd quorum without it", answering, left, strings.Join(down, ", "), quorum)
+	}
+	return true, ""
 }
 
 // removePreTerminateHook removes the kcp-cleanup annotation of a Machine.
@@ -130,6 +169,19 @@ func (r *Reconciler) reconcileCertificateExpiries(ctx context.Context, s *scope)
 		return nil
 	}
 	log := ctrl.LoggerFrom(ctx)
+	var toRead []*clusterv1.Machine
+	for _, m := range s.active() {
+		kc, ok := s.kubeadmConfigs[m.Name]
+		if !ok || m.Status.NodeRef == nil {
+			continue
+		}
+		if _, ok := kc.Annotations[clusterv1.MachineCertificatesExpiryDateAnnotation]; !ok {
+			toRead = append(toRead, m)
+		}
+	}
+	if len(toRead) == 0 {
+		return nil
+	}
 	cfg, err := r.ClusterCache.GetRESTConfig(ctx, client.ObjectKeyFromObject(s.cluster))
 	if err != nil {
 		return nil //nolint:nilerr // The connection went down since; the next reconcile tries again.
@@ -138,14 +190,8 @@ func (r *Reconciler) reconcileCertificateExpiries(ctx context.Context, s *scope)
 	if err != nil {
 		return err
 	}
-	for _, m := range s.active() {
-		kc, ok := s.kubeadmConfigs[m.Name]
-		if !ok || m.Status.NodeRef == nil {
-			continue
-		}
-		if _, ok := kc.Annotations[clusterv1.MachineCertificatesExpiryDateAnnotation]; ok {
-			continue
-		}
+	for _, m := range toRead {
+		kc := s.kubeadmConfigs[m.Name]
 		expiry, err := apiServerCertificateExpiry(ctx, dialer, m.Status.NodeRef.Name)
 		if err != nil {
 			log.V(2).Info("Cannot read the API server certificate's expiry yet", "Machine", klog.KObj(m), "reason", err.Error())

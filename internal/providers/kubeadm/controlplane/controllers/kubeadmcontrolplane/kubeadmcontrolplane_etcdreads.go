@@ -15,7 +15,8 @@ import (
 // ones (Reconciler.EtcdHealthReuse): a KubeadmControlPlane is reconciled on every change of its Machines
 // (a dozen while one is created), and each read of etcd opens a port-forward, a TLS connection and an etcd
 // client per member. It is shorter than the 20 seconds after which a control plane that is not ready is
-// read again, so that the periodic reads always reach etcd.
+// read again, so that the periodic reads always reach etcd. A reused read serves the status only: before
+// a step that changes the control plane, readEtcdLive reads etcd again.
 const DefaultEtcdHealthReuse = 15 * time.Second
 
 // etcdReads remembers, per workload cluster, the last read of etcd that found every member of the Machines

@@ -270,6 +270,8 @@ func podState(pod *corev1.Pod) health {
 // answer itself.
 func (r *Reconciler) inspectEtcd(ctx context.Context, s *scope, provisioning bool) {
 	log := ctrl.LoggerFrom(ctx)
+	s.etcdReused, s.etcdProvisioning = false, provisioning
+	s.etcdMembers, s.etcdErrors = nil, nil
 	var candidates []*clusterv1.Machine
 	for _, m := range s.all() {
 		if m.Status.NodeRef != nil && m.DeletionTimestamp.IsZero() {
@@ -289,6 +291,7 @@ func (r *Reconciler) inspectEtcd(ctx context.Context, s *scope, provisioning boo
 	clusterKey := client.ObjectKeyFromObject(s.cluster)
 	state := r.etcdReads.get(clusterKey, nodeNames, s.now, r.EtcdHealthReuse)
 	reused := state != nil
+	s.etcdReused = reused
 	var err error
 	if !reused {
 		state, err = s.workload.EtcdState(ctx, nodeNames)
@@ -361,6 +364,20 @@ func (r *Reconciler) inspectEtcd(ctx context.Context, s *scope, provisioning boo
 	if !reused && allHealthy && len(s.etcdErrors) == 0 {
 		r.etcdReads.put(clusterKey, nodeNames, state, s.now, r.EtcdHealthReuse)
 	}
+}
+
+// readEtcdLive makes what the reconcile knows of etcd — its members and each Machine's EtcdMemberHealthy —
+// a read of etcd made now: when inspectEtcd reused an earlier read, etcd is read again. A reused read may be
+// 15 s old, and a member that died since would count as healthy: every step that deletes a Machine or
+// removes a member (scale down, a rollout's deletions, remediation, the pre-terminate hook) and the
+// preflight checks of a scale up call this first; the reused read serves the status alone.
+func (r *Reconciler) readEtcdLive(ctx context.Context, s *scope) {
+	if !s.etcdReused {
+		return
+	}
+	ctrl.LoggerFrom(ctx).V(4).Info("Reading etcd again before changing the control plane: the health read was reused")
+	r.etcdReads.forget(client.ObjectKeyFromObject(s.cluster))
+	r.inspectEtcd(ctx, s, s.etcdProvisioning)
 }
 
 // rootCause returns the message of the innermost error.

@@ -46,6 +46,13 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 		return ctrl.Result{}, fmt.Errorf("syncing the Machines: %w", err)
 	}
 	r.connect(ctx, s)
+	return r.reconcileControlPlane(ctx, s)
+}
+
+// reconcileControlPlane runs the phases that read the workload cluster, once connected (or not): health,
+// etcd members, Machines being deleted, remediation, then rollout or scaling.
+func (r *Reconciler) reconcileControlPlane(ctx context.Context, s *scope) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
 	r.inspectHealth(ctx, s)
 	if err := r.reconcileEtcdMembers(ctx, s); err != nil {
 		return ctrl.Result{}, err

@@ -174,6 +174,7 @@ func (r *Reconciler) remediate(ctx context.Context, s *scope, m *clusterv1.Machi
 			return deferred(controlplanev1.KubeadmControlPlaneMachineRemediationDeferredV1Beta2Reason, "KubeadmControlPlane waiting for control plane Machine deletion to complete before triggering remediation")
 		}
 		if s.isEtcdManaged() {
+			r.readEtcdLive(ctx, s)
 			if s.etcdMembers == nil || s.workload == nil {
 				return deferred(controlplanev1.KubeadmControlPlaneMachineRemediationDeferredV1Beta2Reason, "KubeadmControlPlane can't remediate this Machine because the etcd members could not be read")
 			}

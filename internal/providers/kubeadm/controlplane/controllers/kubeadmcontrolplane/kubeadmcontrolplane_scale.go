@@ -169,6 +169,7 @@ func (r *Reconciler) preflightChecks(ctx context.Context, s *scope, exclude ...*
 		log.Info("Waiting for Machines to be deleted", "machines", strings.Join(names(deleting), ", "))
 		return ctrl.Result{RequeueAfter: deleteRequeueAfter}
 	}
+	r.readEtcdLive(ctx, s)
 	var problems []string
 	for _, m := range s.all() {
 		skip := false

@@ -41,6 +41,9 @@ type scope struct {
 	workloadStatus *workload.Status
 	// etcdMembers are the etcd members, when they could be listed.
 	etcdMembers []*etcd.Member
+	// etcdReused: inspectEtcd reused an earlier read (see readEtcdLive); etcdProvisioning is what it was
+	// called with.
+	etcdReused, etcdProvisioning bool
 
 	// secrets reads the cluster's Secrets once per reconcile; see secretClient.
 	secrets *secretReads
