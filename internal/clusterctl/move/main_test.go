@@ -2,6 +2,7 @@ package move_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -25,7 +26,22 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
 		os.Exit(runChild())
 	}
+	flag.Parse()
+	if fuzzing() {
+		// FuzzDirectory reads files only: `go test -fuzz` (make fuzz) runs without the two API servers,
+		// which its coordinator and each of its workers would otherwise start.
+		os.Exit(m.Run())
+	}
 	os.Exit(run(m))
+}
+
+// fuzzing tells whether this process is a fuzzing run of `go test -fuzz`: its coordinator or a worker.
+func fuzzing() bool {
+	if f := flag.Lookup("test.fuzz"); f != nil && f.Value.String() != "" {
+		return true
+	}
+	f := flag.Lookup("test.fuzzworker")
+	return f != nil && f.Value.String() == "true"
 }
 
 func run(m *testing.M) int {
