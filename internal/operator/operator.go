@@ -19,15 +19,21 @@ import (
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
+	"github.com/capstan-dev/capstan/internal/httpclient"
 	"github.com/capstan-dev/capstan/internal/operator/provider"
+	"github.com/capstan-dev/capstan/internal/operator/source"
 )
 
 // Options configure the operator.
 type Options struct {
 	// Concurrency is how many providers of each kind are reconciled at once.
 	Concurrency int
-	// HTTPClient makes every download; http.DefaultClient when nil.
-	HTTPClient *http.Client
+	// HTTP bounds every download (connect and total timeouts, size limit); zero fields take those of
+	// source.DefaultHTTPLimits.
+	HTTP httpclient.Limits
+	// Transport makes the downloads (tests reach servers on loopback with it), within HTTP's total
+	// timeout and size limit; when nil, a clone of the default transport with HTTP's connect timeout.
+	Transport http.RoundTripper
 	// Retry is the retry policy of downloads; provider.FetchRetry when zero.
 	Retry repository.Retry
 }
@@ -52,14 +58,33 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		o.Concurrency = 1
 	}
 	mc := cluster.NewForConfig(mgr.GetConfig())
+	hc := o.httpClient()
 	for _, k := range operatorv1.Kinds() {
 		r := &provider.Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cluster: mc, Kind: k,
-			HTTPClient: o.HTTPClient, Retry: o.Retry,
+			HTTPClient: hc, Retry: o.Retry,
 		}
 		if err := r.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency}); err != nil {
 			return fmt.Errorf("setting up the %s controller: %w", k.Name, err)
 		}
 	}
 	return nil
+}
+
+// httpClient returns the client of every download: within o.HTTP, whose zero fields take the defaults.
+func (o Options) httpClient() *http.Client {
+	l, d := o.HTTP, source.DefaultHTTPLimits
+	if l.ConnectTimeout <= 0 {
+		l.ConnectTimeout = d.ConnectTimeout
+	}
+	if l.Timeout <= 0 {
+		l.Timeout = d.Timeout
+	}
+	if l.MaxResponseBytes <= 0 {
+		l.MaxResponseBytes = d.MaxResponseBytes
+	}
+	if o.Transport == nil {
+		return httpclient.New(l)
+	}
+	return httpclient.Bound(&http.Client{Transport: o.Transport}, l)
 }

@@ -49,7 +49,7 @@ type Reconciler struct {
 	Cluster *cluster.Client
 	// Kind is the provider kind.
 	Kind operatorv1.Kind
-	// HTTPClient makes every download; http.DefaultClient when nil.
+	// HTTPClient makes every download; it must bound its calls (package httpclient).
 	HTTPClient *http.Client
 	// Retry is the retry policy of downloads; FetchRetry when zero.
 	Retry repository.Retry

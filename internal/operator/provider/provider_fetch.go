@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -12,6 +11,7 @@ import (
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
+	"github.com/capstan-dev/capstan/internal/httpclient"
 	"github.com/capstan-dev/capstan/internal/operator/source"
 )
 
@@ -59,7 +59,7 @@ func (r *Reconciler) fetch(ctx context.Context, s *scope) (bool, error) {
 			ctrl.LoggerFrom(ctx).Info("Fetching the release", "version", version, "source", src.String())
 		}
 		if rel, err = src.Release(ctx, version); err != nil {
-			return fail(explainFetch(s.label, version, src, err))
+			return fail(r.explainFetch(s.label, version, src, err))
 		}
 		if src.Remote() {
 			if err := cache.Put(ctx, p, src, rel); err != nil {
@@ -75,8 +75,10 @@ func (r *Reconciler) fetch(ctx context.Context, s *scope) (bool, error) {
 }
 
 // explainFetch turns a failed fetch into a message that says what to do.
-func explainFetch(label, version string, src source.Source, err error) error {
+func (r *Reconciler) explainFetch(label, version string, src source.Source, err error) error {
 	var vnf *repository.VersionNotFoundError
+	var connect *httpclient.ConnectTimeoutError
+	var timeout interface{ Timeout() bool }
 	switch {
 	case !src.Remote():
 		// ConfigMaps: the error names the ConfigMap and what it lacks; retrying cannot fix it.
@@ -85,6 +87,10 @@ func explainFetch(label, version string, src source.Source, err error) error {
 		return err
 	case errors.Is(err, repository.ErrNotFound):
 		return fmt.Errorf("%w; check spec.version and spec.fetchConfig", err)
+	case r.HTTPClient != nil && r.HTTPClient.Timeout > 0 && !errors.As(err, &connect) && errors.As(err, &timeout) && timeout.Timeout():
+		// The client's own message ("Client.Timeout exceeded") does not say how long it waited.
+		return fmt.Errorf("fetching version %s of %s from %s: no complete answer within %s (--fetch-timeout): %w; the operator tries again",
+			version, label, src, r.HTTPClient.Timeout, err)
 	}
 	return fmt.Errorf("fetching version %s of %s from %s: %w; the operator tries again", version, label, src, err)
 }
@@ -99,7 +105,7 @@ func (r *Reconciler) source(s *scope) (source.Source, error) {
 	}
 	hc := r.HTTPClient
 	if hc == nil {
-		hc = http.DefaultClient
+		hc = httpclient.New(source.DefaultHTTPLimits)
 	}
 	if fc != nil && fc.OCI != "" {
 		return source.NewOCI(source.OCIOptions{Ref: fc.OCI, Name: p.GetName(), Type: p.ProviderType(), Variables: s.config.Get, HTTPClient: hc})
