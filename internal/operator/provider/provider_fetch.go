@@ -9,7 +9,6 @@ import (
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
-	"github.com/capstan-dev/capstan/internal/clusterctl/config"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
 	"github.com/capstan-dev/capstan/internal/httpclient"
 	"github.com/capstan-dev/capstan/internal/operator/source"
@@ -54,6 +53,20 @@ func (r *Reconciler) fetch(ctx context.Context, s *scope) (bool, error) {
 	if err != nil {
 		return true, err
 	}
+	if rel != nil {
+		// A cached release is used only as the operator fetched it: pinned by the digest recorded then.
+		pin := p.GetProviderStatus().FetchedRelease
+		switch {
+		case pin == nil || pin.Version != version:
+			rel = nil // not pinned: fetched again, and cached anew
+		case source.Digest(rel) != pin.Digest:
+			s.fetchErr = bad(operatorv1.CachedReleaseModifiedReason, fmt.Sprintf(
+				"The cached release %s %s (ConfigMap %s/%s) is not what the operator fetched: its digest is %s, %s was recorded when it was fetched; delete the ConfigMap and the operator fetches the release again",
+				s.label, version, p.GetNamespace(), source.CacheName(s.label, version), source.Digest(rel), pin.Digest))
+			s.result.RequeueAfter = fetchRetryInterval
+			return true, nil
+		}
+	}
 	if rel == nil {
 		if src.Remote() {
 			ctrl.LoggerFrom(ctx).Info("Fetching the release", "version", version, "source", src.String())
@@ -65,6 +78,7 @@ func (r *Reconciler) fetch(ctx context.Context, s *scope) (bool, error) {
 			if err := cache.Put(ctx, p, src, rel); err != nil {
 				return true, err
 			}
+			p.GetProviderStatus().FetchedRelease = &operatorv1.FetchedRelease{Version: version, Digest: source.Digest(rel)}
 		}
 	}
 	s.release = rel
@@ -97,41 +111,13 @@ func (r *Reconciler) explainFetch(label, version string, src source.Source, err 
 
 // source returns where the provider's releases come from.
 func (r *Reconciler) source(s *scope) (source.Source, error) {
-	p := s.provider
-	spec := p.GetProviderSpec()
-	fc := spec.FetchConfig
-	if fc != nil && fc.Selector != nil {
-		return &source.ConfigMaps{Label: s.label, Reader: r.APIReader, Namespace: p.GetNamespace(), Selector: fc.Selector}, nil
-	}
-	hc := r.HTTPClient
-	if hc == nil {
-		hc = httpclient.New(source.DefaultHTTPLimits)
-	}
-	if fc != nil && fc.OCI != "" {
-		return source.NewOCI(source.OCIOptions{Ref: fc.OCI, Name: p.GetName(), Type: p.ProviderType(), Variables: s.config.Get, HTTPClient: hc})
-	}
 	retry := r.Retry
 	if retry == (repository.Retry{}) {
 		retry = FetchRetry
 	}
-	opts := []repository.Option{repository.WithHTTPClient(hc), repository.WithRetry(retry)}
-	if s.coreContract != "" {
-		opts = append(opts, repository.WithContract(s.coreContract))
-	}
-	factory := repository.NewFactory(s.config, opts...)
-	var cp config.Provider
-	if fc != nil && fc.URL != "" {
-		var err error
-		if cp, err = source.ProviderForURL(p.GetName(), p.ProviderType(), fc.URL, spec.Version); err != nil {
-			return nil, err
-		}
-	} else {
-		var err error
-		if cp, err = s.config.Provider(p.GetName(), p.ProviderType()); err != nil {
-			return nil, err
-		}
-	}
-	return source.NewRepository(factory, cp)
+	return source.ForProvider(s.provider, source.ProviderOptions{
+		Reader: r.APIReader, Config: s.config, HTTPClient: r.HTTPClient, Retry: retry, Contract: s.coreContract,
+	})
 }
 
 // isSupportedContract reports whether the operator installs providers of a contract.

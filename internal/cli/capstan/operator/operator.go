@@ -15,6 +15,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/httpclient"
 	"github.com/capstan-dev/capstan/internal/operator"
 	"github.com/capstan-dev/capstan/internal/operator/source"
+	"github.com/capstan-dev/capstan/internal/operator/validation"
 	"github.com/capstan-dev/capstan/internal/webhooks"
 	operatorwebhooks "github.com/capstan-dev/capstan/internal/webhooks/operator"
 )
@@ -31,6 +32,8 @@ type Options struct {
 	// Fetch bounds the downloads of provider releases (--fetch-connect-timeout, --fetch-timeout,
 	// --fetch-max-size).
 	Fetch httpclient.Limits
+	// ReferenceNamespaces are --allowed-reference-namespaces.
+	ReferenceNamespaces []string
 }
 
 // NewCommand returns `capstan operator`.
@@ -61,6 +64,7 @@ certificates it creates and rotates itself.`,
 		"How long each call to a release server (GitHub, GitLab, an http(s) folder, an OCI registry) may take in all, reading the response included.")
 	httpclient.SizeVar(fs, &o.Fetch.MaxResponseBytes, "fetch-max-size",
 		"The largest response of a release server that is read, in bytes or with a suffix (Ki, Mi, Gi, k, M, G).")
+	fs.StringSliceVar(&o.ReferenceNamespaces, "allowed-reference-namespaces", nil, "Namespaces whose ConfigMaps and Secrets providers of other namespaces may use (spec.configSecret, spec.additionalManifests); \"*\" allows every namespace. A provider may always use those of its own namespace.")
 	return cmd
 }
 
@@ -82,7 +86,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := operator.Setup(mgr, operator.Options{Concurrency: o.Concurrency, HTTP: o.Fetch}); err != nil {
+	if err := operator.Setup(mgr, operator.Options{Concurrency: o.Concurrency, HTTP: o.Fetch, Validation: o.validation(), CheckManagerArgs: CheckManagerArgs}); err != nil {
 		return err
 	}
 	if o.Webhooks.Port >= 0 {
@@ -94,7 +98,7 @@ func (o *Options) Run(ctx context.Context) error {
 			return err
 		}
 		// Deletions are rare: the check reads the API server, so the operator caches no Clusters or provider objects for it.
-		if err := operatorwebhooks.Webhooks(mgr.GetAPIReader()).Setup(mgr, o.Webhooks, namespace); err != nil {
+		if err := operatorwebhooks.Webhooks(mgr.GetAPIReader(), o.validation()).Setup(mgr, o.Webhooks, namespace); err != nil {
 			return fmt.Errorf("setting up the webhooks: %w", err)
 		}
 	}
@@ -103,4 +107,8 @@ func (o *Options) Run(ctx context.Context) error {
 		return fmt.Errorf("running the controller manager: %w", err)
 	}
 	return nil
+}
+
+func (o *Options) validation() validation.Options {
+	return validation.Options{ReferenceNamespaces: o.ReferenceNamespaces}
 }
