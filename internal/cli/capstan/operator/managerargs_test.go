@@ -24,7 +24,7 @@ var capstanProviders = []struct {
 	{"cluster-api", "capi-manager", []string{"Cluster.cluster.x-k8s.io", "MachineDeployment", "ClusterClass"}, true},
 	{"bootstrap-kubeadm", "capi-kubeadm-bootstrap-manager", []string{"KubeadmConfig.bootstrap.cluster.x-k8s.io"}, false},
 	{"control-plane-kubeadm", "capi-kubeadm-control-plane-manager", []string{"KubeadmControlPlane.controlplane.cluster.x-k8s.io"}, false},
-	{"infrastructure-local", "capl-manager", []string{"LocalCluster", "LocalMachine", "LocalMachinePool"}, false},
+	{"infrastructure-local", "capl-manager", []string{"LocalCluster", "LocalMachine", "LocalMachinePool"}, true},
 }
 
 // render renders the components of one of capstan's providers with spec applied as the operator does.
@@ -92,7 +92,7 @@ func TestManagerArgsCheckRefusesWhatAManagerLacks(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{name: "webhooks of a manager that serves none", args: []string{"infra-local", "--webhook-port=9443"}, wantErr: "capstan infra-local: unknown flag: --webhook-port"},
+		{name: "webhooks of a manager that serves none", args: []string{"bootstrap-kubeadm", "--webhook-port=9443"}, wantErr: "capstan bootstrap-kubeadm: unknown flag: --webhook-port"},
 		{name: "an unknown feature gate", args: []string{"bootstrap-kubeadm", "--feature-gates=NoSuchGate=true"}, wantErr: `unrecognized feature gate "NoSuchGate"`},
 		{name: "a malformed duration", args: []string{"manager", "--sync-period=often"}, wantErr: `invalid argument "often" for "--sync-period"`},
 		{name: "a concurrency flag of another manager", args: []string{"controlplane-kubeadm", "--localcluster-concurrency=3"}, wantErr: "unknown flag: --localcluster-concurrency"},

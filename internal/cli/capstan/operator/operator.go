@@ -89,18 +89,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := operator.Setup(mgr, operator.Options{Concurrency: o.Concurrency, HTTP: o.Fetch, Validation: o.validation(), CheckManagerArgs: CheckManagerArgs}); err != nil {
 		return err
 	}
-	if o.Webhooks.Port >= 0 {
-		namespace, err := webhooks.Namespace()
-		if err != nil {
-			return err
-		}
-		if o.Webhooks.TLSOpts, err = o.Manager.TLSOptions(); err != nil {
-			return err
-		}
-		// Deletions are rare: the check reads the API server, so the operator caches no Clusters or provider objects for it.
-		if err := operatorwebhooks.Webhooks(mgr.GetAPIReader(), o.validation()).Setup(mgr, o.Webhooks, namespace); err != nil {
-			return fmt.Errorf("setting up the webhooks: %w", err)
-		}
+	// Deletions are rare: the check reads the API server, so the operator caches no Clusters or provider objects for it.
+	if err := o.Manager.SetupWebhooks(mgr, operatorwebhooks.Webhooks(mgr.GetAPIReader(), o.validation()), o.Webhooks); err != nil {
+		return err
 	}
 	ctrl.Log.WithName("setup").Info("Starting the provider operator")
 	if err := mgr.Start(ctx); err != nil {
