@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
@@ -292,11 +291,12 @@ func TestOperator(t *testing.T) {
 			{name: "newcontract", version: "v0.3.0", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "newcontract"}}},
 				condition: operatorv1.PreflightCheckCondition, reason: operatorv1.CAPIVersionIncompatibilityReason,
 				message: "Infrastructure-newcontract v0.3.0 follows the v1beta2 contract, but the core provider follows v1beta1: choose a version for v1beta1, or pause the provider (spec.paused: true) while the core changes contract"},
-			// capstan's local provider serves no webhooks: its manager has no webhook flags.
-			{name: "webhooks", version: "v0.1.0", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "missing"}}},
-				manager:   &operatorv1.ManagerSpec{ControllerManagerConfiguration: operatorv1.ControllerManagerConfiguration{Webhook: operatorv1.ControllerWebhook{Port: ptr.To(9443)}}},
+			// capstan's local provider reconciles no KubeadmConfigs: its manager has no flag for their concurrency.
+			{name: "concurrency", version: "v0.1.0", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "missing"}}},
+				manager: &operatorv1.ManagerSpec{ControllerManagerConfiguration: operatorv1.ControllerManagerConfiguration{
+					Controller: &operatorv1.ControllerConfigurationSpec{GroupKindConcurrency: map[string]int{"KubeadmConfig.bootstrap.cluster.x-k8s.io": 3}}}},
 				condition: operatorv1.ProviderInstalledCondition, reason: operatorv1.UnsupportedFieldReason,
-				message: "The container manager of Deployment capl-controller-manager would not start (capstan infra-local: unknown flag: --webhook-port): remove what sets it in spec.manager, spec.deployment or spec.additionalDeployments"},
+				message: "The container manager of Deployment capl-controller-manager would not start (capstan infra-local: unknown flag: --kubeadmconfig-concurrency): remove what sets it in spec.manager, spec.deployment or spec.additionalDeployments"},
 			{name: "gates", version: "v0.1.0", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "missing"}}},
 				manager:   &operatorv1.ManagerSpec{FeatureGates: map[string]bool{"NoSuchGate": true}},
 				condition: operatorv1.ProviderInstalledCondition, reason: operatorv1.UnsupportedFieldReason,
