@@ -49,7 +49,7 @@ generate: $(BIN)/controller-gen ## Generate deepcopy code and CRDs from api/, an
 	@# metadata.yaml is a file format, not a served resource.
 	rm -f config/crd/bases/clusterctl.cluster.x-k8s.io_metadata.yaml
 	@# The operator's Helm chart carries its CRDs.
-	cp config/crd/bases/operator.cluster.x-k8s.io_*.yaml charts/capstan-operator/crds/
+	cp config/crd/bases/operator.cluster.x-k8s.io_*.yaml config/crd/bases/management.cluster.x-k8s.io_*.yaml charts/capstan-operator/crds/
 	go run ./hack/webhook-manifests
 
 .PHONY: fmt

@@ -85,9 +85,14 @@ func load(keep func(string) bool) ([]*apiextensionsv1.CustomResourceDefinition, 
 	return out, nil
 }
 
-// Operator returns the CRDs of the provider operator (operator.cluster.x-k8s.io), sorted by name.
+// Operator returns the CRDs of the provider operator, sorted by name: its own API
+// (operator.cluster.x-k8s.io) and the operator proposal's (management.cluster.x-k8s.io).
 func Operator() ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	return load(func(name string) bool { return strings.HasPrefix(name, "operator.cluster.x-k8s.io_") })
+	return load(operatorFile)
+}
+
+func operatorFile(name string) bool {
+	return strings.HasPrefix(name, "operator.cluster.x-k8s.io_") || strings.HasPrefix(name, "management.cluster.x-k8s.io_")
 }
 
 // OperatorFiles returns the files of the provider operator's CRDs as controller-gen wrote them, keyed by
@@ -99,7 +104,7 @@ func OperatorFiles() (map[string][]byte, error) {
 	}
 	out := map[string][]byte{}
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), "operator.cluster.x-k8s.io_") {
+		if !operatorFile(e.Name()) {
 			continue
 		}
 		if out[e.Name()], err = bases.ReadFile(path.Join("bases", e.Name())); err != nil {

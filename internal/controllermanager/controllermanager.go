@@ -6,6 +6,7 @@
 package controllermanager
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	uberzap "go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/component-base/logs"
@@ -42,7 +44,10 @@ type Options struct {
 	// Kubeconfig is the path of the management cluster's kubeconfig (see RESTConfig).
 	Kubeconfig string
 
-	LeaderElect              bool
+	LeaderElect bool
+	// LeaderElectionID names the leader election Lease, "name" or "namespace/name" (the namespace then
+	// replaces LeaderElectionNamespace); <Name>-leader-election when empty.
+	LeaderElectionID         string
 	LeaderElectionNamespace  string
 	LeaderElectLeaseDuration time.Duration
 	LeaderElectRenewDeadline time.Duration
@@ -54,6 +59,14 @@ type Options struct {
 	SyncPeriod               time.Duration
 	HealthAddr               string
 	FeatureGates             *feature.Gates
+
+	// MaxConcurrentReconciles, when positive, is the concurrency of every controller of the manager
+	// whose own --<kind>-concurrency flag is not given (--max-concurrent-reconciles).
+	MaxConcurrentReconciles int
+	// GracefulShutdownTimeout is how long the manager's controllers and servers get to stop once the
+	// manager is told to (--graceful-shutdown-timeout): 0 does not wait, a negative duration waits as long
+	// as they take.
+	GracefulShutdownTimeout time.Duration
 
 	// DiagnosticsAddress and InsecureDiagnostics are --diagnostics-address and --insecure-diagnostics (see
 	// docs/diagnostics.md); MetricsBindAddr is the deprecated --metrics-bind-addr, which replaces the
@@ -74,6 +87,8 @@ type Options struct {
 
 	// level is the logger's level, which PUT /debug/flags/v changes; set by SetupLogging.
 	level *uberzap.AtomicLevel
+	// flags are the flags AddFlags registered, which New completes with --max-concurrent-reconciles.
+	flags *pflag.FlagSet
 }
 
 // DefaultOptions returns upstream Cluster API's defaults.
@@ -89,6 +104,7 @@ func DefaultOptions(name string) *Options {
 		KubeAPIQPS:               100,
 		KubeAPIBurst:             200,
 		SyncPeriod:               10 * time.Minute,
+		GracefulShutdownTimeout:  30 * time.Second,
 		// Upstream's ports on every address, what a Pod needs; on 127.0.0.1 only in the embedded cluster.
 		HealthAddr:         net.JoinHostPort(localnet.ListenHost(), "9440"),
 		DiagnosticsAddress: net.JoinHostPort(localnet.ListenHost(), "8443"),
@@ -100,7 +116,9 @@ func DefaultOptions(name string) *Options {
 // AddFlags registers the shared flags.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", o.Kubeconfig, "Path to the management cluster's kubeconfig; in-cluster configuration or $KUBECONFIG when empty.")
+	o.flags = fs
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Enable leader election, so that only one replica of the manager is active.")
+	fs.StringVar(&o.LeaderElectionID, "leader-election-id", o.LeaderElectionID, "Name of the leader election lease, as name or namespace/name (the namespace then replaces --leader-election-namespace); "+o.Name+"-leader-election when empty.")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "Namespace of the leader election lease; the namespace the manager runs in when empty.")
 	fs.DurationVar(&o.LeaderElectLeaseDuration, "leader-elect-lease-duration", o.LeaderElectLeaseDuration, "How long non-leaders wait before trying to take over leadership.")
 	fs.DurationVar(&o.LeaderElectRenewDeadline, "leader-elect-renew-deadline", o.LeaderElectRenewDeadline, "How long the leader keeps trying to renew its lease before giving up.")
@@ -111,6 +129,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst, "Maximum burst of queries from the manager to the API server.")
 	fs.DurationVar(&o.SyncPeriod, "sync-period", o.SyncPeriod, "How often every watched object is reconciled even without changes.")
 	fs.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, "Address of the /healthz and /readyz endpoints.")
+	fs.IntVar(&o.MaxConcurrentReconciles, "max-concurrent-reconciles", o.MaxConcurrentReconciles, "When positive, the number of objects every controller of the manager reconciles at the same time; a --<kind>-concurrency flag given too wins for its controller.")
+	fs.DurationVar(&o.GracefulShutdownTimeout, "graceful-shutdown-timeout", o.GracefulShutdownTimeout, "How long the controllers and servers get to stop when the manager stops; 0 does not wait, a negative duration waits as long as they take.")
 	o.addDiagnosticsFlags(fs)
 	fs.Var(o.FeatureGates, "feature-gates", "Comma-separated Gate=true|false pairs of upstream Cluster API's feature gates ("+strings.Join(feature.Known(), ", ")+"); an unknown gate is an error.")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "Log verbosity: 0 logs the essentials, higher numbers log more.")
@@ -145,8 +165,50 @@ func (o *Options) RESTConfig() (*rest.Config, error) {
 	return clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
 }
 
-// New builds a manager for cfg with the options. Leader election uses a Lease named after o.Name.
+// leaderElection returns the namespace and name of the leader election Lease.
+func (o *Options) leaderElection() (namespace, name string, err error) {
+	namespace, name = o.LeaderElectionNamespace, o.LeaderElectionID
+	if name == "" {
+		return namespace, o.Name + "-leader-election", nil
+	}
+	if ns, n, ok := strings.Cut(name, "/"); ok {
+		namespace, name = ns, n
+	}
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 || (namespace != "" && len(validation.IsDNS1123Label(namespace)) > 0) {
+		return "", "", fmt.Errorf("--leader-election-id %q is not a Lease name or namespace/name", o.LeaderElectionID)
+	}
+	return namespace, name, nil
+}
+
+// maxConcurrentReconciles sets, when --max-concurrent-reconciles is positive, every concurrency flag that
+// was not given (--concurrency and every --<kind>-concurrency) to it.
+func (o *Options) maxConcurrentReconciles() error {
+	if o.MaxConcurrentReconciles <= 0 || o.flags == nil {
+		return nil
+	}
+	var errs []error
+	o.flags.VisitAll(func(f *pflag.Flag) {
+		if f.Changed || (f.Name != "concurrency" && !strings.HasSuffix(f.Name, "-concurrency")) || f.Deprecated != "" {
+			return
+		}
+		if err := f.Value.Set(strconv.Itoa(o.MaxConcurrentReconciles)); err != nil {
+			errs = append(errs, fmt.Errorf("--max-concurrent-reconciles: setting --%s: %w", f.Name, err))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// New builds a manager for cfg with the options. Leader election uses a Lease named after o.Name unless
+// --leader-election-id names another; --max-concurrent-reconciles is applied to the concurrency flags not
+// given, so New must be called before the controllers read them.
 func (o *Options) New(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, error) {
+	if err := o.maxConcurrentReconciles(); err != nil {
+		return nil, err
+	}
+	leaseNamespace, leaseName, err := o.leaderElection()
+	if err != nil {
+		return nil, err
+	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = o.KubeAPIQPS, o.KubeAPIBurst
 	cfg.UserAgent = o.Name
@@ -162,8 +224,9 @@ func (o *Options) New(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, e
 	mgr, err := ctrl.NewManager(cfg, ManagerOptions(ctrl.Options{
 		Scheme:                  scheme,
 		LeaderElection:          o.LeaderElect,
-		LeaderElectionID:        o.Name + "-leader-election",
-		LeaderElectionNamespace: o.LeaderElectionNamespace,
+		LeaderElectionID:        leaseName,
+		LeaderElectionNamespace: leaseNamespace,
+		GracefulShutdownTimeout: ptr.To(o.GracefulShutdownTimeout),
 		LeaseDuration:           ptr.To(o.LeaderElectLeaseDuration),
 		RenewDeadline:           ptr.To(o.LeaderElectRenewDeadline),
 		RetryPeriod:             ptr.To(o.LeaderElectRetryPeriod),

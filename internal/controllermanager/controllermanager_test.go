@@ -62,3 +62,54 @@ current-context: mgmt
 	g.Expect(cfg.Host).To(Equal("https://127.0.0.1:6443"))
 	g.Expect(cfg.BearerToken).To(Equal("secret"))
 }
+
+// TestMaxConcurrentReconciles: --max-concurrent-reconciles sets every concurrency flag not given, and a
+// --<kind>-concurrency flag given wins for its controller.
+func TestMaxConcurrentReconciles(t *testing.T) {
+	g := NewWithT(t)
+	o := DefaultOptions("test-manager")
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	cluster, machine, workers := 10, 50, 1
+	fs.IntVar(&cluster, "cluster-concurrency", cluster, "")
+	fs.IntVar(&machine, "machine-concurrency", machine, "")
+	fs.IntVar(&workers, "concurrency", workers, "")
+	g.Expect(fs.Parse([]string{"--max-concurrent-reconciles=7", "--machine-concurrency=3"})).To(Succeed())
+	g.Expect(o.maxConcurrentReconciles()).To(Succeed())
+	g.Expect([]int{cluster, machine, workers}).To(Equal([]int{7, 3, 7}))
+
+	// Not given: every controller keeps its own default.
+	o = DefaultOptions("test-manager")
+	fs = pflag.NewFlagSet("test", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	cluster = 10
+	fs.IntVar(&cluster, "cluster-concurrency", cluster, "")
+	g.Expect(fs.Parse(nil)).To(Succeed())
+	g.Expect(o.maxConcurrentReconciles()).To(Succeed())
+	g.Expect(cluster).To(Equal(10))
+}
+
+func TestLeaderElectionID(t *testing.T) {
+	tests := []struct {
+		name, id, namespace, wantNamespace, wantName, wantErr string
+	}{
+		{name: "default", namespace: "capi-system", wantNamespace: "capi-system", wantName: "test-manager-leader-election"},
+		{name: "a name", id: "my-lease", namespace: "capi-system", wantNamespace: "capi-system", wantName: "my-lease"},
+		{name: "namespace/name, as upstream's operator writes it", id: "leases/my-lease", namespace: "capi-system", wantNamespace: "leases", wantName: "my-lease"},
+		{name: "not a name", id: "My Lease", wantErr: `--leader-election-id "My Lease" is not a Lease name or namespace/name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			o := DefaultOptions("test-manager")
+			o.LeaderElectionID, o.LeaderElectionNamespace = tt.id, tt.namespace
+			ns, name, err := o.leaderElection()
+			if tt.wantErr != "" {
+				g.Expect(err).To(MatchError(tt.wantErr))
+				return
+			}
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect([]string{ns, name}).To(Equal([]string{tt.wantNamespace, tt.wantName}))
+		})
+	}
+}

@@ -24,10 +24,13 @@ import (
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	managementv1 "github.com/capstan-dev/capstan/api/management/v1alpha1"
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
+	clioperator "github.com/capstan-dev/capstan/internal/cli/capstan/operator"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
 	"github.com/capstan-dev/capstan/internal/operator"
 	"github.com/capstan-dev/capstan/internal/operator/operatortest"
+	"github.com/capstan-dev/capstan/internal/operator/source"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 )
 
@@ -35,7 +38,7 @@ var env *envtest.Environment
 
 func TestMain(m *testing.M) {
 	envtest.SetupLogging()
-	os.Exit(envtest.Run(m, envtest.Options{SchemeBuilders: []func(*runtime.Scheme) error{operatorv1.AddToScheme, infrav1.AddToScheme}},
+	os.Exit(envtest.Run(m, envtest.Options{SchemeBuilders: []func(*runtime.Scheme) error{operatorv1.AddToScheme, managementv1.AddToScheme, infrav1.AddToScheme}},
 		func(e *envtest.Environment) { env = e }))
 }
 
@@ -105,6 +108,20 @@ func waitInstalled(t *testing.T, p operatorv1.GenericProvider, version, contract
 	}, timeout, poll).Should(Succeed())
 }
 
+// waitVersion waits until p is installed at version (paused: not Ready) and recorded in clusterctl's
+// inventory.
+func waitVersion(t *testing.T, p operatorv1.GenericProvider, version, contract string) {
+	t.Helper()
+	g := NewWithT(t)
+	g.Eventually(func(g Gomega) {
+		get(g, p)
+		st := p.GetProviderStatus()
+		g.Expect(st.InstalledVersion).To(HaveValue(Equal(version)), "conditions: %v", st.Conditions)
+		g.Expect(st.Contract).To(HaveValue(Equal(contract)))
+		g.Expect(inventory(g)).To(ContainElement(p.GetNamespace() + "/" + operatorv1.ManifestLabel(p) + " " + version))
+	}, timeout, poll).Should(Succeed())
+}
+
 // inventory returns clusterctl's inventory as "namespace/name version".
 func inventory(g Gomega) []string {
 	list := &clusterctlv1.ProviderList{}
@@ -147,31 +164,39 @@ func create(t *testing.T, objs ...client.Object) {
 	}
 }
 
-// TestOperator drives the operator through a management cluster's life, air-gapped: the core and the
-// local infrastructure provider from ConfigMaps, bad input, upgrades and a downgrade of the local provider
-// from ConfigMaps, an http server in clusterctl's repository layout and an OCI registry (both on
-// loopback), a contract upgrade with pause, and deletions blocked while in use.
+// TestOperator drives the operator through a management cluster's life, air-gapped: the core, the kubeadm
+// bootstrap provider and the local infrastructure provider from ConfigMaps, bad input, an upgrade and a
+// refused downgrade, changes of fetchConfig (an http server in clusterctl's repository layout and an OCI
+// registry, both on loopback), a tampered cache, changes of the configSecret and the additional manifests
+// applied as upgrades, a contract upgrade with pause, and deletions blocked while in use.
 func TestOperator(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	operatortest.Start(t, env.Config, operator.Options{})
+	operatortest.Start(t, env.Config, operator.Options{CheckManagerArgs: clioperator.CheckManagerArgs})
 	clusterctltest.MarkDeploymentsAvailable(t, env.Client)
 	releases := operatortest.Releases(t, "")
 	core := releases["cluster-api"]
 	local := releases["infrastructure-local"]
+	kubeadm := releases["bootstrap-kubeadm"]
 	coreV3 := operatortest.ReleaseAt(t, "cluster-api", "v0.3.0", "v1beta2")
 	localV3 := operatortest.ReleaseAt(t, "infrastructure-local", "v0.3.0", "v1beta2")
+	kubeadmV3 := operatortest.ReleaseAt(t, "bootstrap-kubeadm", "v0.3.0", "v1beta2")
 
+	const bootstrapNS = "capi-kubeadm-bootstrap-system"
 	namespace(t, "capi-system")
 	namespace(t, "capl-system")
+	namespace(t, bootstrapNS)
 	coreLabels := map[string]string{"provider-components": "core"}
 	localLabels := map[string]string{"provider-components": "local"}
+	kubeadmLabels := map[string]string{"provider-components": "kubeadm"}
 	create(t,
 		operatortest.ConfigMap(t, "capi-system", coreLabels, core[operatortest.V1], true),
 		operatortest.ConfigMap(t, "capi-system", coreLabels, coreV3, false),
 		operatortest.ConfigMap(t, "capl-system", localLabels, local[operatortest.V1], false),
 		operatortest.ConfigMap(t, "capl-system", localLabels, local[operatortest.V2], true),
 		operatortest.ConfigMap(t, "capl-system", localLabels, localV3, false),
+		operatortest.ConfigMap(t, bootstrapNS, kubeadmLabels, kubeadm[operatortest.V1], false),
+		operatortest.ConfigMap(t, bootstrapNS, kubeadmLabels, kubeadmV3, false),
 	)
 
 	coreProvider := &operatorv1.CoreProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "capi-system", Name: "cluster-api"}}
@@ -181,8 +206,11 @@ func TestOperator(t *testing.T) {
 	localProvider.Spec.FetchConfig = &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: localLabels}}
 	localProvider.Spec.Version = operatortest.V1
 	localProvider.Spec.Manager = &operatorv1.ManagerSpec{FeatureGates: map[string]bool{"MachinePool": true}, Verbosity: 1}
+	kubeadmProvider := &operatorv1.BootstrapProvider{ObjectMeta: metav1.ObjectMeta{Namespace: bootstrapNS, Name: "kubeadm"}}
+	kubeadmProvider.Spec.FetchConfig = &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: kubeadmLabels}}
+	kubeadmProvider.Spec.Version = operatortest.V1
 
-	t.Run("air-gapped install of the core and the local provider from ConfigMaps", func(t *testing.T) {
+	t.Run("air-gapped install of the core and the other providers from ConfigMaps", func(t *testing.T) {
 		g := NewWithT(t)
 		// The local provider waits for the core.
 		create(t, localProvider)
@@ -192,17 +220,20 @@ func TestOperator(t *testing.T) {
 			g.Expect(c.Message).To(Equal("Waiting for the core provider: create a CoreProvider named cluster-api"))
 		}, timeout, poll).Should(Succeed())
 
-		create(t, coreProvider)
+		create(t, coreProvider, kubeadmProvider)
 		waitInstalled(t, coreProvider, operatortest.V1, "v1beta1")
 		waitInstalled(t, localProvider, operatortest.V1, "v1beta1")
+		waitInstalled(t, kubeadmProvider, operatortest.V1, "v1beta1")
 		d := deployment(g, "capl-system", "capl-controller-manager")
 		g.Expect(d.Spec.Template.Spec.Containers[0].Args).To(ContainElement("--feature-gates=MachinePool=true"))
 		g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal("ghcr.io/capstan-dev/capstan:" + operatortest.V1))
 		g.Expect(deployment(g, "capi-system", "capi-controller-manager").Labels).To(HaveKeyWithValue(clusterv1.ProviderNameLabel, "cluster-api"))
 		// Nothing was cached: ConfigMaps are not a remote source.
-		cms := &corev1.ConfigMapList{}
-		g.Expect(env.Client.List(ctx, cms, client.MatchingLabels{operatorv1.ManagedByLabel: "true"})).To(Succeed())
-		g.Expect(cms.Items).To(BeEmpty())
+		for _, ns := range []string{"capi-system", "capl-system", bootstrapNS} {
+			cms := &corev1.ConfigMapList{}
+			g.Expect(env.Client.List(ctx, cms, client.InNamespace(ns), client.MatchingLabels{operatorv1.ManagedByLabel: "true"})).To(Succeed())
+			g.Expect(cms.Items).To(BeEmpty())
+		}
 	})
 
 	// A workload cluster of the local provider: its objects must survive every upgrade, and block deletions.
@@ -238,6 +269,7 @@ func TestOperator(t *testing.T) {
 			name, condition, reason, message string
 			fetch                            *operatorv1.FetchConfiguration
 			version                          string
+			manager                          *operatorv1.ManagerSpec
 		}{
 			{name: "nosuch", condition: operatorv1.PreflightCheckCondition, reason: operatorv1.UnknownProviderReason,
 				message: `"nosuch" is not one of clusterctl's built-in InfrastructureProviders: set spec.fetchConfig (url, selector or oci) to say where its releases are, or use the name of a built-in provider`},
@@ -259,12 +291,22 @@ func TestOperator(t *testing.T) {
 			{name: "newcontract", version: "v0.3.0", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "newcontract"}}},
 				condition: operatorv1.PreflightCheckCondition, reason: operatorv1.CAPIVersionIncompatibilityReason,
 				message: "Infrastructure-newcontract v0.3.0 follows the v1beta2 contract, but the core provider follows v1beta1: choose a version for v1beta1, or pause the provider (spec.paused: true) while the core changes contract"},
+			// capstan's local provider reconciles no KubeadmConfigs: its manager has no flag for their concurrency.
+			{name: "concurrency", version: "v0.1.0", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "missing"}}},
+				manager: &operatorv1.ManagerSpec{ControllerManagerConfiguration: operatorv1.ControllerManagerConfiguration{
+					Controller: &operatorv1.ControllerConfigurationSpec{GroupKindConcurrency: map[string]int{"KubeadmConfig.bootstrap.cluster.x-k8s.io": 3}}}},
+				condition: operatorv1.ProviderInstalledCondition, reason: operatorv1.UnsupportedFieldReason,
+				message: "The container manager of Deployment capl-controller-manager would not start (capstan infra-local: unknown flag: --kubeadmconfig-concurrency): remove what sets it in spec.manager, spec.deployment or spec.additionalDeployments"},
+			{name: "gates", version: "v0.1.0", fetch: &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"p": "missing"}}},
+				manager:   &operatorv1.ManagerSpec{FeatureGates: map[string]bool{"NoSuchGate": true}},
+				condition: operatorv1.ProviderInstalledCondition, reason: operatorv1.UnsupportedFieldReason,
+				message: `The container manager of Deployment capl-controller-manager would not start (capstan infra-local: invalid argument`},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				g := NewWithT(t)
 				p := &operatorv1.InfrastructureProvider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tt.name}}
-				p.Spec.Version, p.Spec.FetchConfig = tt.version, tt.fetch
+				p.Spec.Version, p.Spec.FetchConfig, p.Spec.Manager = tt.version, tt.fetch, tt.manager
 				create(t, p)
 				g.Eventually(func(g Gomega) {
 					c := condition(g, p, tt.condition)
@@ -283,31 +325,52 @@ func TestOperator(t *testing.T) {
 		}
 	})
 
-	t.Run("upgrade and downgrade from ConfigMaps keep the workload cluster's objects", func(t *testing.T) {
+	t.Run("an upgrade from ConfigMaps keeps the workload cluster's objects; a downgrade across minors is refused", func(t *testing.T) {
 		g := NewWithT(t)
 		update(t, localProvider, func(s *operatorv1.ProviderSpec) { s.Version = operatortest.V2 })
 		waitInstalled(t, localProvider, operatortest.V2, "v1beta1")
 		g.Expect(condition(g, localProvider, operatorv1.ProviderUpgradedCondition).Message).To(Equal("Upgraded from v0.1.0 to v0.2.0"))
 		g.Expect(deployment(g, "capl-system", "capl-controller-manager").Spec.Template.Spec.Containers[0].Image).To(HaveSuffix(":" + operatortest.V2))
 		g.Expect(uids(g)).To(Equal(before))
+
+		update(t, localProvider, func(s *operatorv1.ProviderSpec) { s.Version = operatortest.V1 })
+		g.Eventually(func(g Gomega) {
+			c := condition(g, localProvider, operatorv1.PreflightCheckCondition)
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(c.Reason).To(Equal(operatorv1.UnsupportedProviderDowngradeReason))
+			g.Expect(c.Message).To(Equal("Downgrading from v0.2.0 to v0.1.0 is not supported: a provider goes back to an older patch release of its minor version only; set spec.version to v0.2.x or later"))
+		}, timeout, poll).Should(Succeed())
+		g.Consistently(func(g Gomega) {
+			g.Expect(deployment(g, "capl-system", "capl-controller-manager").Spec.Template.Spec.Containers[0].Image).To(HaveSuffix(":" + operatortest.V2))
+			g.Expect(get(g, localProvider).GetProviderStatus().InstalledVersion).To(HaveValue(Equal(operatortest.V2)))
+		}, 2*time.Second, poll).Should(Succeed())
+		update(t, localProvider, func(s *operatorv1.ProviderSpec) { s.Version = operatortest.V2 })
+		g.Eventually(func(g Gomega) {
+			g.Expect(condition(g, localProvider, operatorv1.PreflightCheckCondition).Status).To(Equal(metav1.ConditionTrue))
+		}, timeout, poll).Should(Succeed())
 	})
 
-	t.Run("upgrade from an http server in clusterctl's repository layout, with no network call once cached", func(t *testing.T) {
+	t.Run("a change of fetchConfig to an http server is applied and reported; no network call once cached; a tampered cache is refused", func(t *testing.T) {
 		g := NewWithT(t)
 		dir := t.TempDir()
 		operatortest.WriteRepository(t, dir, local[operatortest.V1], local[operatortest.V2])
 		srv := serve(t, dir)
-		update(t, localProvider, func(s *operatorv1.ProviderSpec) {
-			s.FetchConfig = &operatorv1.FetchConfiguration{URL: srv.URL}
-			s.Version = operatortest.V1
-		})
-		waitInstalled(t, localProvider, operatortest.V1, "v1beta1")
-		update(t, localProvider, func(s *operatorv1.ProviderSpec) { s.Version = operatortest.V2 })
+		update(t, localProvider, func(s *operatorv1.ProviderSpec) { s.FetchConfig = &operatorv1.FetchConfiguration{URL: srv.URL} })
+		g.Eventually(func(g Gomega) {
+			c := condition(g, localProvider, operatorv1.ProviderUpgradedCondition)
+			g.Expect(c.Reason).To(Equal(operatorv1.FetchConfigChangedReason))
+			g.Expect(c.Message).To(Equal("Applied v0.2.0 again as an upgrade: spec.fetchConfig changed"))
+		}, timeout, poll).Should(Succeed())
 		waitInstalled(t, localProvider, operatortest.V2, "v1beta1")
 		g.Expect(uids(g)).To(Equal(before))
+		cacheKey := client.ObjectKey{Namespace: "capl-system", Name: operatortest.CacheName("infrastructure-local", operatortest.V2)}
 		cached := &corev1.ConfigMap{}
-		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: "capl-system", Name: operatortest.CacheName("infrastructure-local", operatortest.V2)}, cached)).To(Succeed())
+		g.Expect(env.Client.Get(ctx, cacheKey, cached)).To(Succeed())
 		g.Expect(cached.OwnerReferences).To(HaveLen(1))
+		pin := get(g, localProvider).GetProviderStatus().FetchedRelease
+		g.Expect(pin).NotTo(BeNil())
+		g.Expect(pin.Version).To(Equal(operatortest.V2))
+		g.Expect(pin.Digest).To(Equal(source.Digest(&source.Release{Metadata: local[operatortest.V2].Metadata(), Components: local[operatortest.V2].Components()})))
 
 		// Steady state: a change that does not touch the release reconciles from the cache.
 		n := srv.requests()
@@ -316,26 +379,51 @@ func TestOperator(t *testing.T) {
 		})
 		g.Eventually(func(g Gomega) {
 			g.Expect(deployment(g, "capl-system", "capl-controller-manager").Spec.Template.Spec.Containers[0].Args).To(ContainElement("--sync-period=5m"))
+			c := condition(g, localProvider, operatorv1.ProviderUpgradedCondition)
+			g.Expect(c.Reason).To(Equal(operatorv1.SpecChangedReason))
 		}, timeout, poll).Should(Succeed())
 		g.Consistently(srv.requests, 2*time.Second, poll).Should(Equal(n))
+
+		// Someone changes the cached release: the operator refuses it, and changes nothing.
+		g.Expect(env.Client.Get(ctx, cacheKey, cached)).To(Succeed())
+		cached.Data[operatorv1.MetadataConfigMapKey] += "# changed after the fetch\n"
+		g.Expect(env.Client.Update(ctx, cached)).To(Succeed())
+		update(t, localProvider, func(s *operatorv1.ProviderSpec) {
+			s.Deployment.Containers[0].Args["--sync-period"] = "4m"
+		})
+		g.Eventually(func(g Gomega) {
+			c := condition(g, localProvider, operatorv1.ProviderInstalledCondition)
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(c.Reason).To(Equal(operatorv1.CachedReleaseModifiedReason))
+			g.Expect(c.Message).To(HavePrefix("The cached release infrastructure-local v0.2.0 (ConfigMap capl-system/infrastructure-local-v0.2.0) is not what the operator fetched: its digest is sha256:"))
+			g.Expect(c.Message).To(HaveSuffix(pin.Digest + " was recorded when it was fetched; delete the ConfigMap and the operator fetches the release again"))
+		}, timeout, poll).Should(Succeed())
+		g.Expect(deployment(g, "capl-system", "capl-controller-manager").Spec.Template.Spec.Containers[0].Args).To(ContainElement("--sync-period=5m"))
+
+		// Deleted, it is fetched again, and the change applied.
+		g.Expect(env.Client.Delete(ctx, cached)).To(Succeed())
+		nudge(t, localProvider)
+		g.Eventually(func(g Gomega) {
+			g.Expect(deployment(g, "capl-system", "capl-controller-manager").Spec.Template.Spec.Containers[0].Args).To(ContainElement("--sync-period=4m"))
+			g.Expect(condition(g, localProvider, operatorv1.ProviderInstalledCondition).Status).To(Equal(metav1.ConditionTrue))
+		}, timeout, poll).Should(Succeed())
+		g.Expect(srv.requests()).To(BeNumerically(">", n))
 	})
 
-	t.Run("downgrade and upgrade from an OCI registry", func(t *testing.T) {
+	t.Run("a change of fetchConfig to an OCI registry", func(t *testing.T) {
 		g := NewWithT(t)
 		reg := operatortest.NewRegistry(t)
-		for _, v := range []string{operatortest.V1, operatortest.V2} {
-			r := local[v]
-			reg.Push(t, "providers/local", v, map[string][]byte{"metadata.yaml": r.Metadata(), "infrastructure-components.yaml": r.Components()})
-		}
+		r := local[operatortest.V2]
+		reg.Push(t, "providers/local", operatortest.V2, map[string][]byte{"metadata.yaml": r.Metadata(), "infrastructure-components.yaml": r.Components()})
 		update(t, localProvider, func(s *operatorv1.ProviderSpec) {
 			s.FetchConfig = &operatorv1.FetchConfiguration{OCIConfiguration: operatorv1.OCIConfiguration{OCI: "http://" + reg.Host + "/providers/local"}}
-			s.Version = operatortest.V1
 		})
-		waitInstalled(t, localProvider, operatortest.V1, "v1beta1")
-		cached := &corev1.ConfigMap{}
-		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: "capl-system", Name: operatortest.CacheName("infrastructure-local", operatortest.V1)}, cached)).To(Succeed())
-		g.Expect(cached.Annotations).To(HaveKeyWithValue("operator.cluster.x-k8s.io/source", "the OCI artifact http://"+reg.Host+"/providers/local"))
-		update(t, localProvider, func(s *operatorv1.ProviderSpec) { s.Version = operatortest.V2 })
+		g.Eventually(func(g Gomega) {
+			cached := &corev1.ConfigMap{}
+			g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: "capl-system", Name: operatortest.CacheName("infrastructure-local", operatortest.V2)}, cached)).To(Succeed())
+			g.Expect(cached.Annotations).To(HaveKeyWithValue("operator.cluster.x-k8s.io/source", "the OCI artifact http://"+reg.Host+"/providers/local"))
+			g.Expect(condition(g, localProvider, operatorv1.ProviderUpgradedCondition).Reason).To(Equal(operatorv1.FetchConfigChangedReason))
+		}, timeout, poll).Should(Succeed())
 		waitInstalled(t, localProvider, operatortest.V2, "v1beta1")
 		g.Expect(uids(g)).To(Equal(before))
 		// Back to the air-gapped ConfigMaps for what follows.
@@ -344,45 +432,139 @@ func TestOperator(t *testing.T) {
 		})
 	})
 
-	t.Run("a contract upgrade of the core waits until the providers on the old contract are paused", func(t *testing.T) {
+	t.Run("changes of the configSecret and the additional manifests are applied as upgrades; what is no longer rendered is deleted", func(t *testing.T) {
+		g := NewWithT(t)
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "capl-system", Name: "local-variables"}, StringData: map[string]string{"TEAM": "blue"}}
+		extras := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "capl-system", Name: "local-extras"}, Data: map[string]string{"manifests": `apiVersion: v1
+kind: ConfigMap
+metadata: {name: extra-a, namespace: capl-system}
+data: {team: "${TEAM}"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: extra-b, namespace: capl-system}
+data: {kept: "until it is no longer rendered"}
+`}}
+		create(t, secret, extras)
+		update(t, localProvider, func(s *operatorv1.ProviderSpec) {
+			s.ConfigSecret = &operatorv1.SecretReference{Name: secret.Name}
+			s.AdditionalManifestsRef = &operatorv1.ConfigmapReference{Name: extras.Name}
+		})
+		extra := func(g Gomega, name string) *corev1.ConfigMap {
+			cm := &corev1.ConfigMap{}
+			g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: "capl-system", Name: name}, cm)).To(Succeed())
+			return cm
+		}
+		g.Eventually(func(g Gomega) {
+			g.Expect(extra(g, "extra-a").Data).To(HaveKeyWithValue("team", "blue"))
+			g.Expect(extra(g, "extra-b").Labels).To(HaveKeyWithValue(clusterv1.ProviderNameLabel, "infrastructure-local"))
+		}, timeout, poll).Should(Succeed())
+
+		g.Eventually(func() error {
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(secret), secret); err != nil {
+				return err
+			}
+			secret.Data["TEAM"] = []byte("green")
+			return env.Client.Update(ctx, secret)
+		}, timeout, poll).Should(Succeed())
+		nudge(t, localProvider)
+		g.Eventually(func(g Gomega) {
+			g.Expect(extra(g, "extra-a").Data).To(HaveKeyWithValue("team", "green"))
+			c := condition(g, localProvider, operatorv1.ProviderUpgradedCondition)
+			g.Expect(c.Reason).To(Equal(operatorv1.ConfigSecretChangedReason), "condition: %v", c)
+			g.Expect(c.Message).To(Equal("Applied v0.2.0 again as an upgrade: the content of the configSecret capl-system/local-variables changed"))
+		}, timeout, poll).Should(Succeed())
+
+		g.Eventually(func() error {
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(extras), extras); err != nil {
+				return err
+			}
+			extras.Data["manifests"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra-a, namespace: capl-system}\ndata: {team: \"${TEAM}\"}\n"
+			return env.Client.Update(ctx, extras)
+		}, timeout, poll).Should(Succeed())
+		nudge(t, localProvider)
+		g.Eventually(func(g Gomega) {
+			err := env.Client.Get(ctx, client.ObjectKey{Namespace: "capl-system", Name: "extra-b"}, &corev1.ConfigMap{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the object no longer rendered is deleted")
+			c := condition(g, localProvider, operatorv1.ProviderUpgradedCondition)
+			g.Expect(c.Message).To(Equal("Applied v0.2.0 again as an upgrade: the additional manifests changed; deleted what it no longer has: ConfigMap capl-system/extra-b"))
+		}, timeout, poll).Should(Succeed())
+		g.Expect(extra(g, "extra-a").Data).To(HaveKeyWithValue("team", "green"))
+		g.Expect(uids(g)).To(Equal(before))
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(extras), &corev1.ConfigMap{})).To(Succeed(), "the ConfigMap of the additional manifests is kept")
+	})
+
+	t.Run("a contract upgrade of the core waits until the providers on the old contract are paused; nothing of a paused provider changes; unpausing waits for every provider's upgrade", func(t *testing.T) {
 		g := NewWithT(t)
 		update(t, coreProvider, func(s *operatorv1.ProviderSpec) { s.Version = "v0.3.0" })
 		g.Eventually(func(g Gomega) {
 			c := condition(g, coreProvider, operatorv1.ProviderUpgradedCondition)
 			g.Expect(c.Reason).To(Equal(operatorv1.WaitingForProvidersPausedReason))
-			g.Expect(c.Message).To(Equal("Waiting to upgrade from the v1beta1 to the v1beta2 contract until the providers on the v1beta1 contract are paused: InfrastructureProvider capl-system/local; set spec.paused: true on them"))
+			g.Expect(c.Message).To(Equal("Waiting to upgrade from the v1beta1 to the v1beta2 contract until the providers on the v1beta1 contract are paused: BootstrapProvider " + bootstrapNS + "/kubeadm, InfrastructureProvider capl-system/local; set spec.paused: true on them"))
 		}, timeout, poll).Should(Succeed())
 		g.Consistently(func(g Gomega) {
 			g.Expect(get(g, coreProvider).GetProviderStatus().InstalledVersion).To(HaveValue(Equal(operatortest.V1)))
 		}, 2*time.Second, poll).Should(Succeed())
 
 		update(t, localProvider, func(s *operatorv1.ProviderSpec) { s.Paused = true })
+		update(t, kubeadmProvider, func(s *operatorv1.ProviderSpec) { s.Paused = true })
+		for _, d := range []client.ObjectKey{{Namespace: "capl-system", Name: "capl-controller-manager"}, {Namespace: bootstrapNS, Name: "capi-kubeadm-bootstrap-controller-manager"}} {
+			g.Eventually(func(g Gomega) {
+				d := deployment(g, d.Namespace, d.Name)
+				g.Expect(d.Spec.Replicas).To(HaveValue(BeEquivalentTo(0)))
+				g.Expect(d.Annotations).To(HaveKeyWithValue(operatorv1.OriginalReplicasAnnotation, "1"))
+			}, timeout, poll).Should(Succeed())
+		}
 		g.Eventually(func(g Gomega) {
-			d := deployment(g, "capl-system", "capl-controller-manager")
-			g.Expect(d.Spec.Replicas).To(HaveValue(BeEquivalentTo(0)))
-			g.Expect(d.Annotations).To(HaveKeyWithValue(operatorv1.OriginalReplicasAnnotation, "1"))
 			g.Expect(condition(g, localProvider, operatorv1.PausedCondition).Status).To(Equal(metav1.ConditionTrue))
 		}, timeout, poll).Should(Succeed())
+
+		// A paused provider's spec changes wait until it is unpaused.
+		update(t, localProvider, func(s *operatorv1.ProviderSpec) { s.Deployment.Containers[0].Args["--sync-period"] = "6m" })
+		g.Eventually(func(g Gomega) {
+			c := condition(g, localProvider, operatorv1.PausedCondition)
+			g.Expect(c.Message).To(HaveSuffix("changes to the spec other than spec.version wait until the provider is unpaused"))
+		}, timeout, poll).Should(Succeed())
+		g.Consistently(func(g Gomega) {
+			g.Expect(deployment(g, "capl-system", "capl-controller-manager").Spec.Template.Spec.Containers[0].Args).To(ContainElement("--sync-period=4m"))
+		}, 2*time.Second, poll).Should(Succeed())
 		waitInstalled(t, coreProvider, "v0.3.0", "v1beta2")
 
-		// Unpausing the local provider while it is still on v1beta1 is refused.
+		// Unpausing the local provider while it, and the kubeadm provider, are still on v1beta1 is refused.
 		update(t, localProvider, func(s *operatorv1.ProviderSpec) { s.Paused = false })
 		g.Eventually(func(g Gomega) {
 			c := condition(g, localProvider, operatorv1.PausedCondition)
 			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
 			g.Expect(c.Reason).To(Equal(operatorv1.UnpauseRefusedReason))
-			g.Expect(c.Message).To(Equal("Unpausing is refused: infrastructure-local v0.2.0 follows the v1beta1 contract but the core provider follows v1beta2; set spec.version to a release for v1beta2 first"))
+			g.Expect(c.Message).To(Equal("Unpausing is refused while installed providers follow another contract than the core's v1beta2: BootstrapProvider " + bootstrapNS + "/kubeadm (v0.1.0 v1beta1), InfrastructureProvider capl-system/local (v0.2.0 v1beta1); set their spec.version to releases for v1beta2 first"))
 		}, timeout, poll).Should(Succeed())
 		g.Expect(deployment(g, "capl-system", "capl-controller-manager").Spec.Replicas).To(HaveValue(BeEquivalentTo(0)))
 
-		// Upgraded to the new contract, it runs again with its original replicas.
+		// Upgraded to the new contract, it stays paused while the kubeadm provider is on the old one.
 		update(t, localProvider, func(s *operatorv1.ProviderSpec) { s.Version = "v0.3.0" })
-		waitInstalled(t, localProvider, "v0.3.0", "v1beta2")
+		waitVersion(t, localProvider, "v0.3.0", "v1beta2")
+		g.Eventually(func(g Gomega) {
+			c := condition(g, localProvider, operatorv1.PausedCondition)
+			g.Expect(c.Reason).To(Equal(operatorv1.UnpauseRefusedReason))
+			g.Expect(c.Message).To(Equal("Unpausing is refused while installed providers follow another contract than the core's v1beta2: BootstrapProvider " + bootstrapNS + "/kubeadm (v0.1.0 v1beta1); set their spec.version to releases for v1beta2 first"))
+		}, timeout, poll).Should(Succeed())
+		g.Expect(deployment(g, "capl-system", "capl-controller-manager").Spec.Replicas).To(HaveValue(BeEquivalentTo(0)))
+
+		// Once the kubeadm provider is upgraded too, the local provider runs again, with its original
+		// replicas and the change that waited; then the kubeadm provider is unpaused.
+		update(t, kubeadmProvider, func(s *operatorv1.ProviderSpec) { s.Version = "v0.3.0" })
+		waitVersion(t, kubeadmProvider, "v0.3.0", "v1beta2")
 		g.Eventually(func(g Gomega) {
 			d := deployment(g, "capl-system", "capl-controller-manager")
 			g.Expect(d.Spec.Replicas).To(HaveValue(BeEquivalentTo(1)))
 			g.Expect(d.Annotations).NotTo(HaveKey(operatorv1.OriginalReplicasAnnotation))
+			g.Expect(d.Spec.Template.Spec.Containers[0].Args).To(ContainElement("--sync-period=6m"))
 			g.Expect(condition(g, localProvider, operatorv1.PausedCondition).Status).To(Equal(metav1.ConditionFalse))
+		}, timeout, poll).Should(Succeed())
+		g.Expect(deployment(g, bootstrapNS, "capi-kubeadm-bootstrap-controller-manager").Spec.Replicas).To(HaveValue(BeEquivalentTo(0)))
+		update(t, kubeadmProvider, func(s *operatorv1.ProviderSpec) { s.Paused = false })
+		g.Eventually(func(g Gomega) {
+			g.Expect(deployment(g, bootstrapNS, "capi-kubeadm-bootstrap-controller-manager").Spec.Replicas).To(HaveValue(BeEquivalentTo(1)))
 		}, timeout, poll).Should(Succeed())
 		g.Expect(uids(g)).To(Equal(before))
 	})
@@ -396,6 +578,10 @@ func TestOperator(t *testing.T) {
 			g.Expect(c.Reason).To(Equal(operatorv1.ClustersExistReason))
 			g.Expect(c.Message).To(Equal(fmt.Sprintf("InfrastructureProvider capl-system/local cannot be deleted while Clusters use it: %s/w1 (LocalCluster %s/w1); delete them first", wns, wns)))
 		}, timeout, poll).Should(Succeed())
+		g.Expect(env.Client.Delete(ctx, kubeadmProvider)).To(Succeed())
+		g.Eventually(func() bool {
+			return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(kubeadmProvider), kubeadmProvider))
+		}, timeout, poll).Should(BeTrue())
 		g.Expect(env.Client.Delete(ctx, coreProvider)).To(Succeed())
 		g.Eventually(func(g Gomega) {
 			c := condition(g, coreProvider, operatorv1.DeletionBlockedCondition)

@@ -41,8 +41,8 @@ func TestOperatorChart(t *testing.T) {
 	for _, f := range chrt.CRDObjects() {
 		crds = append(crds, filepath.Base(f.Filename))
 	}
-	g.Expect(crds).To(HaveLen(7))
-	g.Expect(crds).To(ContainElement("operator.cluster.x-k8s.io_infrastructureproviders.yaml"))
+	g.Expect(crds).To(HaveLen(11), "the 7 kinds of operator.cluster.x-k8s.io, the proposal's 4 of management.cluster.x-k8s.io")
+	g.Expect(crds).To(ContainElements("operator.cluster.x-k8s.io_infrastructureproviders.yaml", "management.cluster.x-k8s.io_infrastructureproviders.yaml"))
 
 	rv, err := util.ToRenderValues(chrt, map[string]any{}, common.ReleaseOptions{Name: "capstan", Namespace: "capi-operator-system", IsInstall: true}, common.DefaultCapabilities)
 	g.Expect(err).NotTo(HaveOccurred())

@@ -214,12 +214,19 @@ func decodeAll(data []byte) ([]*unstructured.Unstructured, error) {
 }
 
 // WriteRepository writes the artifacts of each provider's release into dir in the clusterctl local
-// repository layout: dir/<label>/<version>/<file>.
+// repository layout: dir/<label>/<version>/<file>. The core provider's folder holds the provider operator's
+// manifests too (OperatorComponentsFile), as the core's GitHub release does, for `clusterctl init
+// --operator`.
 func WriteRepository(dir, version string, providers ...Provider) error {
 	for _, p := range providers {
 		files, err := p.Files(version)
 		if err != nil {
 			return err
+		}
+		if p.Type == clusterctlv1.CoreProviderType {
+			if files[OperatorComponentsFile], err = OperatorComponents(version); err != nil {
+				return err
+			}
 		}
 		target := filepath.Join(dir, p.Label(), version)
 		if err := os.MkdirAll(target, 0o755); err != nil {

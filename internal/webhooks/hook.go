@@ -25,6 +25,12 @@ type Hook struct {
 	// (the configuration entry's matchConditions): a hook for objects of other providers' kinds sees only
 	// the ones it is about, and does not hold the others up when its manager is down.
 	MatchConditions []admissionregistrationv1.MatchCondition
+	// FailurePolicy says what the API server does when it cannot call the hook: Fail (when empty) refuses
+	// the request, Ignore admits it.
+	FailurePolicy admissionregistrationv1.FailurePolicyType
+
+	// namePrefix replaces validation. or default. in the entry's name (FailOpen).
+	namePrefix string
 
 	object  client.Object
 	handler func(*runtime.Scheme) http.Handler
@@ -52,6 +58,23 @@ func (h Hook) On(ops ...admissionregistrationv1.OperationType) Hook {
 func (h Hook) When(conditions ...admissionregistrationv1.MatchCondition) Hook {
 	h.MatchConditions = conditions
 	return h
+}
+
+// FailOpen returns the hook with failurePolicy Ignore, for checks the controller makes again: a request
+// is admitted while the manager is not there to answer (its first start, next to the objects it checks).
+// Its entry is named namePrefix<kind>.<group>, so that a kind may have a fail-open entry for some
+// operations and a fail-closed one (the same handler) for others.
+func (h Hook) FailOpen(namePrefix string) Hook {
+	h.FailurePolicy = admissionregistrationv1.Ignore
+	h.namePrefix = namePrefix
+	return h
+}
+
+func (h Hook) failurePolicy() admissionregistrationv1.FailurePolicyType {
+	if h.FailurePolicy == "" {
+		return admissionregistrationv1.Fail
+	}
+	return h.FailurePolicy
 }
 
 func (h Hook) operations() []admissionregistrationv1.OperationType {
@@ -83,6 +106,9 @@ func (h Hook) name(gvk schema.GroupVersionKind) string {
 	prefix := "validation."
 	if h.Mutating {
 		prefix = "default."
+	}
+	if h.namePrefix != "" {
+		prefix = h.namePrefix
 	}
 	return prefix + strings.ToLower(gvk.Kind) + "." + gvk.Group
 }

@@ -134,12 +134,17 @@ func (s Set) Setup(mgr ctrl.Manager, o Options, namespace string) error {
 		wo.TLSOpts = append(wo.TLSOpts, func(c *tls.Config) { c.GetCertificate = rotator.GetCertificate })
 	}
 	server := webhook.NewServer(wo)
+	registered := map[string]bool{}
 	for _, h := range s.Hooks {
 		gvk, err := h.gvk(scheme)
 		if err != nil {
 			return err
 		}
-		server.Register(h.path(gvk), h.handler(scheme))
+		// Entries of one kind for different operations share the handler.
+		if path := h.path(gvk); !registered[path] {
+			registered[path] = true
+			server.Register(path, h.handler(scheme))
+		}
 	}
 	if err := mgr.Add(server); err != nil {
 		return err
@@ -175,7 +180,7 @@ func listening(host string, port int) healthz.Checker {
 
 // Manifests returns the objects that register the Set's webhooks in namespace: the webhook Service and
 // the webhook configurations (without CA bundle: the manager writes it). Every entry fails closed
-// (failurePolicy Fail) after TimeoutSeconds.
+// (failurePolicy Fail) after TimeoutSeconds, but those of hooks made with FailOpen.
 func (s Set) Manifests(scheme *runtime.Scheme, namespace string) ([]client.Object, error) {
 	svc := &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
@@ -208,7 +213,7 @@ func (s Set) Manifests(scheme *runtime.Scheme, namespace string) ([]client.Objec
 		if h.Mutating {
 			mutating.Webhooks = append(mutating.Webhooks, admissionregistrationv1.MutatingWebhook{
 				Name: h.name(gvk), ClientConfig: cc, Rules: rules, MatchConditions: h.MatchConditions,
-				FailurePolicy: ptr.To(admissionregistrationv1.Fail), MatchPolicy: ptr.To(admissionregistrationv1.Equivalent),
+				FailurePolicy: ptr.To(h.failurePolicy()), MatchPolicy: ptr.To(admissionregistrationv1.Equivalent),
 				SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone), TimeoutSeconds: ptr.To[int32](TimeoutSeconds),
 				AdmissionReviewVersions: []string{"v1"},
 			})
@@ -216,7 +221,7 @@ func (s Set) Manifests(scheme *runtime.Scheme, namespace string) ([]client.Objec
 		}
 		validating.Webhooks = append(validating.Webhooks, admissionregistrationv1.ValidatingWebhook{
 			Name: h.name(gvk), ClientConfig: cc, Rules: rules, MatchConditions: h.MatchConditions,
-			FailurePolicy: ptr.To(admissionregistrationv1.Fail), MatchPolicy: ptr.To(admissionregistrationv1.Equivalent),
+			FailurePolicy: ptr.To(h.failurePolicy()), MatchPolicy: ptr.To(admissionregistrationv1.Equivalent),
 			SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone), TimeoutSeconds: ptr.To[int32](TimeoutSeconds),
 			AdmissionReviewVersions: []string{"v1"},
 		})

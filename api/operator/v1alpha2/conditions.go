@@ -59,6 +59,20 @@ const (
 	ProviderInstalledReason = "ProviderInstalled"
 	// ProviderUpgradedReason is the reason of an upgraded provider.
 	ProviderUpgradedReason = "ProviderUpgraded"
+	// SpecChangedReason says a change of the spec (not of its version) was applied as an upgrade.
+	SpecChangedReason = "SpecChanged"
+	// FetchConfigChangedReason says a change of spec.fetchConfig was applied as an upgrade.
+	FetchConfigChangedReason = "FetchConfigChanged"
+	// ConfigSecretChangedReason says a change of the configSecret's content was applied as an upgrade.
+	ConfigSecretChangedReason = "ConfigSecretChanged"
+	// ComponentsChangedReason says a change of the release's content at the same version, or of what
+	// the components are rendered with, was applied as an upgrade.
+	ComponentsChangedReason = "ComponentsChanged"
+	// TakenOverReason says the operator took over a provider that clusterctl installed.
+	TakenOverReason = "TakenOver"
+	// CachedReleaseModifiedReason says a cached release no longer matches the digest recorded when it
+	// was fetched.
+	CachedReleaseModifiedReason = "CachedReleaseModified"
 	// OldComponentsDeletionErrorReason says deleting the provider's components failed.
 	OldComponentsDeletionErrorReason = "OldComponentsDeletionError"
 

@@ -20,8 +20,10 @@ type ControllerManagerConfiguration struct {
 	// +optional
 	CacheNamespace string `json:"cacheNamespace,omitempty"`
 
-	// gracefulShutDown is how long the manager's runnables get to stop. Cluster API managers have no flag
-	// for it: capstan refuses it (see the operator's documentation).
+	// gracefulShutDown is how long the manager's controllers and servers get to stop
+	// (--graceful-shutdown-timeout, which capstan's managers have): 0 does not wait, a negative duration
+	// waits as long as they take.
+	// +optional
 	GracefulShutdownTimeout *metav1.Duration `json:"gracefulShutDown,omitempty"`
 
 	// controller holds settings of the manager's controllers.
@@ -51,11 +53,13 @@ type LeaderElectionConfiguration struct {
 	RenewDeadline metav1.Duration `json:"renewDeadline"`
 	// retryPeriod sets --leader-elect-retry-period.
 	RetryPeriod metav1.Duration `json:"retryPeriod"`
-	// resourceLock is the kind of lock; Cluster API managers always use Leases.
+	// resourceLock is the kind of lock; Cluster API managers always use Leases ("leases" or empty).
 	ResourceLock string `json:"resourceLock"`
-	// resourceName sets the name of the lock (--leader-election-id).
+	// resourceName sets the name of the lock: --leader-election-id=<resourceNamespace>/<resourceName>,
+	// or --leader-election-id=<resourceName> without resourceNamespace.
 	ResourceName string `json:"resourceName"`
-	// resourceNamespace sets the namespace of the lock (--leader-election-namespace).
+	// resourceNamespace sets the namespace of the lock (with resourceName, see there; alone,
+	// --leader-election-namespace).
 	ResourceNamespace string `json:"resourceNamespace"`
 }
 
@@ -66,11 +70,11 @@ type ControllerConfigurationSpec struct {
 	// +optional
 	GroupKindConcurrency map[string]int `json:"groupKindConcurrency,omitempty"`
 
-	// cacheSyncTimeout has no flag in Cluster API managers: capstan refuses it.
+	// cacheSyncTimeout has no flag in Cluster API managers: capstan refuses it at admission.
 	// +optional
 	CacheSyncTimeout *time.Duration `json:"cacheSyncTimeout,omitempty"`
 
-	// recoverPanic has no flag in Cluster API managers: capstan refuses it.
+	// recoverPanic has no flag in Cluster API managers: capstan refuses it at admission.
 	// +optional
 	RecoverPanic *bool `json:"recoverPanic,omitempty"`
 }
@@ -96,11 +100,12 @@ type ControllerHealth struct {
 	// +optional
 	HealthProbeBindAddress string `json:"healthProbeBindAddress,omitempty"`
 
-	// readinessEndpointName is the path of the readiness probe; readyz when empty.
+	// readinessEndpointName is the path of the readiness probe, readyz or below it (readyz/ping); readyz
+	// when empty. Managers serve their probes at /readyz and /healthz only: other paths are refused.
 	// +optional
 	ReadinessEndpointName string `json:"readinessEndpointName,omitempty"`
 
-	// livenessEndpointName is the path of the liveness probe; healthz when empty.
+	// livenessEndpointName is the path of the liveness probe, healthz or below it; healthz when empty.
 	// +optional
 	LivenessEndpointName string `json:"livenessEndpointName,omitempty"`
 }

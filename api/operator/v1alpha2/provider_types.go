@@ -41,9 +41,14 @@ const (
 	// operator scaled it to zero (the name the operator proposal gives it).
 	OriginalReplicasAnnotation = "management.cluster.x-k8s.io/original-controller-replicas"
 
-	// AppliedSpecHashAnnotation on a provider records the hash of everything the last successful
-	// installation was made from (spec, configSecret data, artifacts, additional manifests).
+	// AppliedSpecHashAnnotation on a provider records the hash of the objects the last successful
+	// installation applied (made from the spec, the configSecret, the release, additional manifests and
+	// variables of the operator's environment).
 	AppliedSpecHashAnnotation = "operator.cluster.x-k8s.io/applied-spec-hash"
+
+	// AppliedFromAnnotation on a provider records short hashes of the parts the last installation was made
+	// from (spec, fetchConfig, configSecret, release), so that a change says which part changed.
+	AppliedFromAnnotation = "operator.cluster.x-k8s.io/applied-from"
 )
 
 // ProviderSpec is the desired state of a provider; every provider kind has it.
@@ -191,6 +196,12 @@ type ManagerSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	Verbosity int `json:"verbosity,omitempty"`
 
+	// debug runs the manager for a debugging session, as the operator proposal describes: --v=5 and
+	// --profiler-address=localhost:6060, whatever verbosity and profilerAddress say. While it is true, no
+	// other field of the provider's spec may change (a capstan addition from the proposal).
+	// +optional
+	Debug bool `json:"debug,omitempty"`
+
 	// featureGates are merged into the --feature-gates of the manager.
 	FeatureGates map[string]bool `json:"featureGates,omitempty"`
 
@@ -232,6 +243,7 @@ type DeploymentSpec struct {
 }
 
 // ContainerSpec overrides parts of one container of a provider's Deployment.
+// +kubebuilder:validation:XValidation:rule="!(has(self.imageUrl) && has(self.image))",message="Cannot set both 'imageUrl' and 'image'"
 type ContainerSpec struct {
 	// name is the container's name; a container of that name must exist.
 	Name string `json:"name"`
@@ -240,8 +252,14 @@ type ContainerSpec struct {
 	// +optional
 	ImageURL *string `json:"imageUrl,omitempty"`
 
+	// image replaces parts of the container's image, keeping the parts it does not give (a capstan
+	// addition from the operator proposal). Not with imageUrl.
+	// +optional
+	Image *ImageMeta `json:"image,omitempty"`
+
 	// args sets flags of the container as --key=value, replacing a flag of the same name. The settings of
-	// spec.manager win over these.
+	// spec.manager win over these. The key namespace is ignored, as the operator proposal says: providers
+	// watch every namespace (spec.manager.cacheNamespace sets --namespace).
 	// +optional
 	Args map[string]string `json:"args,omitempty"`
 
@@ -255,6 +273,21 @@ type ContainerSpec struct {
 
 	// command replaces the container's command.
 	Command []string `json:"command,omitempty"`
+}
+
+// ImageMeta is a container image in parts: repository/name:tag.
+type ImageMeta struct {
+	// repository is the registry and path of the image, for example registry.internal/capi.
+	// +optional
+	Repository string `json:"repository,omitempty"`
+
+	// name is the image's name, for example cluster-api-aws-controller.
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// tag is the image's tag, for example v2.8.0.
+	// +optional
+	Tag string `json:"tag,omitempty"`
 }
 
 // FetchConfiguration says where a provider's components and metadata come from: exactly one of oci,
@@ -305,4 +338,18 @@ type ProviderStatus struct {
 	// installedVersion is the version installed.
 	// +optional
 	InstalledVersion *string `json:"installedVersion,omitempty"`
+
+	// fetchedRelease pins the release the operator last fetched over the network and keeps in its cache:
+	// a cached copy of that version whose digest differs is refused (a capstan addition).
+	// +optional
+	FetchedRelease *FetchedRelease `json:"fetchedRelease,omitempty"`
+}
+
+// FetchedRelease is a release the operator fetched.
+type FetchedRelease struct {
+	// version is the release's version.
+	Version string `json:"version"`
+
+	// digest is sha256:<hex> of the release's metadata.yaml and components, as fetched.
+	Digest string `json:"digest"`
 }

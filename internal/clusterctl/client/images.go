@@ -44,6 +44,9 @@ type InitOptions struct {
 	// SkipValidation skips the checks of contracts and CRD names (--validate=false); the checks that
 	// keep the inventory consistent (one instance per provider) always run.
 	SkipValidation bool
+	// Operator hands the providers to the provider operator, installing it first when needed, instead of
+	// installing them (--operator).
+	Operator bool
 }
 
 // providers returns the providers to install by type, in install order. On a first run (no core provider

@@ -51,6 +51,9 @@ func (c *Client) Init(ctx context.Context, o InitOptions) (*InitResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Operator {
+		return c.initWithOperator(ctx, mc, o)
+	}
 	log := logr.FromContextOrDiscard(ctx)
 	installed, err := mc.InstalledProviders(ctx)
 	if err != nil {

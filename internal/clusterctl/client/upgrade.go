@@ -10,6 +10,7 @@ import (
 	"github.com/go-logr/logr"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
+	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 	"github.com/capstan-dev/capstan/internal/clusterctl/components"
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
@@ -95,6 +96,9 @@ func (c *Client) ApplyUpgrade(ctx context.Context, o ApplyUpgradeOptions) error 
 	if err != nil {
 		return err
 	}
+	if err := c.checkNotOperatorManaged(ctx, items); err != nil {
+		return err
+	}
 	log := logr.FromContextOrDiscard(ctx)
 	needsCertManager := false
 	for _, item := range items {
@@ -154,6 +158,25 @@ func (c *Client) ApplyUpgrade(ctx context.Context, o ApplyUpgradeOptions) error 
 		}
 	}
 	return nil
+}
+
+// checkNotOperatorManaged refuses upgrading providers that the provider operator manages: it would put
+// them back at the version of their objects. Their objects say how to upgrade them.
+func (c *Client) checkNotOperatorManaged(ctx context.Context, items []upgradeItem) error {
+	managed, _ := c.operatorManaged(ctx)
+	var refused []string
+	for _, item := range items {
+		p := item.current
+		if op, ok := managed[p.Namespace+"/"+p.ManifestLabel()]; ok {
+			kind, _ := operatorv1.KindFor(op.ProviderType())
+			refused = append(refused, fmt.Sprintf("%s %s/%s: spec.version: %s", kind.Name, op.GetNamespace(), op.GetName(), item.next.Version()))
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the provider operator manages providers this upgrade would change, and would put them back: upgrade them by setting spec.version of their objects (kubectl edit), the operator does the rest: %s",
+		strings.Join(refused, "; "))
 }
 
 // abortUpgrade gives the providers an upgrade did not reach their controllers back and clears their

@@ -10,8 +10,10 @@ import (
 	"github.com/blang/semver/v4"
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/version"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
+	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
@@ -31,6 +33,9 @@ type UpgradeItem struct {
 	// NextVersion is the newest release that follows the plan's contract; empty when the provider is at it
 	// already.
 	NextVersion string
+	// Operator names the provider operator's object that manages the provider (Kind namespace/name), whose
+	// releases were read from where its fetchConfig says; empty when the operator does not manage it.
+	Operator string
 }
 
 // UpgradeAvailable reports whether some provider of the plan has a newer release.
@@ -60,11 +65,24 @@ func (c *Client) PlanUpgrade(ctx context.Context) ([]UpgradePlan, error) {
 			log.Info("Warning: an upgrade did not finish: run 'clusterctl upgrade apply' again to finish it", "provider", p.ManifestLabel(), "version", p.Version, "upgradeTo", to)
 		}
 	}
+	managed, kube := c.operatorManaged(ctx)
 	infos := map[string]*upgradeInfo{}
 	for _, p := range installed {
-		info, err := c.upgradeInfo(ctx, p)
+		var rel releaseLister
+		if op, ok := managed[p.Namespace+"/"+p.ManifestLabel()]; ok {
+			src, err := c.operatorSource(ctx, kube, op)
+			if err != nil {
+				return nil, err
+			}
+			rel = src
+		}
+		info, err := c.upgradeInfo(ctx, p, rel)
 		if err != nil {
 			return nil, err
+		}
+		if op, ok := managed[p.Namespace+"/"+p.ManifestLabel()]; ok {
+			kind, _ := operatorv1.KindFor(op.ProviderType())
+			info.operator = fmt.Sprintf("%s %s/%s", kind.Name, op.GetNamespace(), op.GetName())
 		}
 		infos[p.Namespace+"/"+p.Name] = info
 	}
@@ -79,7 +97,7 @@ func (c *Client) PlanUpgrade(ctx context.Context) ([]UpgradePlan, error) {
 			if next == "" && contract != coreInfo.currentContract && info.currentContract != contract {
 				complete = false
 			}
-			plan.Providers = append(plan.Providers, UpgradeItem{Provider: p, NextVersion: next})
+			plan.Providers = append(plan.Providers, UpgradeItem{Provider: p, NextVersion: next, Operator: info.operator})
 		}
 		if !complete {
 			log.V(1).Info("Leaving out the plan of a contract some provider has no release for", "contract", contract)
@@ -104,8 +122,47 @@ func sortUpgradeItems(items []UpgradeItem) {
 	})
 }
 
+// releaseLister reads a provider's releases: its repository's, or, for a provider the operator manages,
+// those of the source its operator object names.
+type releaseLister interface {
+	Versions(ctx context.Context) ([]string, error)
+	Metadata(ctx context.Context, version string) (*clusterctlv1.Metadata, error)
+}
+
+// repositoryReleases reads releases from a repository.
+type repositoryReleases struct{ repo repository.Repository }
+
+func (r repositoryReleases) Versions(ctx context.Context) ([]string, error) {
+	return r.repo.Versions(ctx)
+}
+
+func (r repositoryReleases) Metadata(ctx context.Context, version string) (*clusterctlv1.Metadata, error) {
+	return repository.GetMetadata(ctx, r.repo, version)
+}
+
+// operatorManaged returns the provider operator's objects, keyed by namespace/label, and a client that
+// reads what they refer to; none when the management cluster has no operator.
+func (c *Client) operatorManaged(ctx context.Context) (map[string]operatorv1.GenericProvider, client.Client) {
+	mc, ok := c.cluster.(*cluster.Client)
+	if !ok {
+		return nil, nil
+	}
+	kube, err := operatorKube(mc)
+	if err != nil {
+		return nil, nil
+	}
+	managed, err := operatorProviders(ctx, kube)
+	if err != nil {
+		logr.FromContextOrDiscard(ctx).V(1).Info("Reading the provider operator's objects failed; reading every provider's repository", "error", err.Error())
+		return nil, nil
+	}
+	return managed, kube
+}
+
 // upgradeInfo is what a provider's repository says about its releases.
 type upgradeInfo struct {
+	// operator names the operator's object of the provider, if any.
+	operator        string
 	provider        clusterctlv1.Provider
 	current         semver.Version
 	currentContract string
@@ -115,15 +172,18 @@ type upgradeInfo struct {
 	next []string
 }
 
-func (c *Client) upgradeInfo(ctx context.Context, p clusterctlv1.Provider) (*upgradeInfo, error) {
+func (c *Client) upgradeInfo(ctx context.Context, p clusterctlv1.Provider, repo releaseLister) (*upgradeInfo, error) {
 	label := p.ManifestLabel()
-	cfgProvider, err := c.cfg.Provider(p.ProviderName, p.GetProviderType())
-	if err != nil {
-		return nil, fmt.Errorf("%s is installed, but %w", label, err)
-	}
-	repo, err := c.repos.Repository(cfgProvider)
-	if err != nil {
-		return nil, err
+	if repo == nil {
+		cfgProvider, err := c.cfg.Provider(p.ProviderName, p.GetProviderType())
+		if err != nil {
+			return nil, fmt.Errorf("%s is installed, but %w", label, err)
+		}
+		r, err := c.repos.Repository(cfgProvider)
+		if err != nil {
+			return nil, err
+		}
+		repo = repositoryReleases{repo: r}
 	}
 	current, err := repository.ParseVersion(p.Version)
 	if err != nil {
@@ -156,13 +216,13 @@ func (c *Client) upgradeInfo(ctx context.Context, p clusterctlv1.Provider) (*upg
 	for _, n := range newer {
 		info.next = append(info.next, n.tag)
 	}
-	if info.metadata, err = repository.GetMetadata(ctx, repo, latest.tag); err != nil {
+	if info.metadata, err = repo.Metadata(ctx, latest.tag); err != nil {
 		return nil, err
 	}
 	series := info.metadata.GetReleaseSeriesForVersion(current.Major, current.Minor)
 	if series == nil {
 		// The newest release forgot an old series: ask the installed release.
-		meta, err := repository.GetMetadata(ctx, repo, p.Version)
+		meta, err := repo.Metadata(ctx, p.Version)
 		if err != nil {
 			return nil, err
 		}

@@ -239,3 +239,40 @@ func (c *Client) waitDeleted(ctx context.Context, objs []unstructured.Unstructur
 	}
 	return err
 }
+
+// PruneComponents deletes the components of a provider (see ComponentObjects) that keep does not hold
+// (compared by group, kind, namespace and name), keeping its CRDs and Namespaces as an upgrade does, and
+// the objects spare (when not nil) says to spare: what a provider's previous rendering had and its new
+// one has not. It returns what it deleted.
+func (c *Client) PruneComponents(ctx context.Context, label, namespace string, keep []unstructured.Unstructured, spare func(*unstructured.Unstructured) bool) ([]string, error) {
+	key := func(o *unstructured.Unstructured) string {
+		return o.GroupVersionKind().GroupKind().String() + " " + o.GetNamespace() + "/" + o.GetName()
+	}
+	wanted := make(map[string]bool, len(keep))
+	for i := range keep {
+		wanted[key(&keep[i])] = true
+	}
+	objs, err := c.ComponentObjects(ctx, label, namespace)
+	if err != nil {
+		return nil, err
+	}
+	var stale []unstructured.Unstructured
+	var names []string
+	for i := range objs {
+		o := &objs[i]
+		if wanted[key(o)] || isCRD(o) || (o.GetKind() == "Namespace" && o.GroupVersionKind().Group == "") ||
+			o.GroupVersionKind().Group == clusterctlv1.GroupVersion.Group || (spare != nil && spare(o)) {
+			continue
+		}
+		stale = append(stale, *o)
+		names = append(names, describe(o))
+	}
+	if len(stale) == 0 {
+		return nil, nil
+	}
+	if err := c.deleteObjects(ctx, stale, DeleteComponentsOptions{}); err != nil {
+		return nil, fmt.Errorf("deleting what %s no longer has: %w", label, err)
+	}
+	slices.Sort(names)
+	return names, nil
+}

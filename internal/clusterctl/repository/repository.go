@@ -101,6 +101,9 @@ func NewFactory(cfg *config.Config, opts ...Option) *Factory {
 	return &Factory{cfg: cfg, contract: o.contract, fetch: newFetcher(o.client, o.retry), repos: map[string]Repository{}}
 }
 
+// HTTPClient returns the client the factory's repositories download with.
+func (f *Factory) HTTPClient() *http.Client { return f.fetch.client }
+
 // Repository returns the repository of a provider, chosen by the form of its URL: GitHub release URLs,
 // GitLab package URLs (on a host whose name starts with "gitlab."), other http(s) URLs of folders in the
 // layout of local repositories, and local paths (or file:// URLs).

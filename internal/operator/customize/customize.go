@@ -159,6 +159,9 @@ func container(pod *corev1.PodSpec, cs operatorv1.ContainerSpec) error {
 		}
 		keys := make([]string, 0, len(cs.Args))
 		for k := range cs.Args {
+			if IgnoredArg(k) {
+				continue
+			}
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
@@ -175,6 +178,9 @@ func container(pod *corev1.PodSpec, cs operatorv1.ContainerSpec) error {
 		if cs.ImageURL != nil {
 			c.Image = *cs.ImageURL
 		}
+		if cs.Image != nil {
+			c.Image = ReplaceImageParts(c.Image, *cs.Image)
+		}
 		if cs.Command != nil {
 			c.Command = cs.Command
 		}
@@ -186,6 +192,60 @@ func container(pod *corev1.PodSpec, cs operatorv1.ContainerSpec) error {
 // defaultVerbosity is the verbosity that leaves the manifest's --v as it is.
 const defaultVerbosity = 1
 
+// Debug mode's settings, the operator proposal's: verbosity 5 and the profiler on localhost:6060.
+const (
+	DebugVerbosity       = 5
+	DebugProfilerAddress = "localhost:6060"
+)
+
+// CapstanImage reports whether image is capstan's own, whose containers run one of capstan's managers:
+// an image named capstan, in any registry (ghcr.io/capstan-dev/capstan, a mirror).
+func CapstanImage(image string) bool {
+	rest, _, _ := strings.Cut(image, "@")
+	if i := strings.LastIndex(rest, ":"); i > strings.LastIndex(rest, "/") {
+		rest = rest[:i]
+	}
+	return rest == "capstan" || strings.HasSuffix(rest, "/capstan")
+}
+
+// IgnoredArg reports whether a key of spec.deployment.containers[].args is ignored: namespace, as the
+// operator proposal says, since providers watch every namespace (spec.manager.cacheNamespace is the way to
+// set --namespace).
+func IgnoredArg(key string) bool { return strings.TrimLeft(key, "-") == "namespace" }
+
+// ReplaceImageParts replaces the parts of image (repository/name:tag, or @digest) that parts gives. A new
+// tag drops a digest, which would pin the old image.
+func ReplaceImageParts(image string, parts operatorv1.ImageMeta) string {
+	rest, digest, _ := strings.Cut(image, "@")
+	repo, tag := rest, ""
+	if i := strings.LastIndex(rest, ":"); i > strings.LastIndex(rest, "/") {
+		repo, tag = rest[:i], rest[i+1:]
+	}
+	path, name := "", repo
+	if i := strings.LastIndex(repo, "/"); i >= 0 {
+		path, name = repo[:i], repo[i+1:]
+	}
+	if parts.Repository != "" {
+		path = strings.TrimSuffix(parts.Repository, "/")
+	}
+	if parts.Name != "" {
+		name = parts.Name
+	}
+	if parts.Tag != "" {
+		tag, digest = parts.Tag, ""
+	}
+	out := name
+	if path != "" {
+		out = path + "/" + name
+	}
+	if tag != "" {
+		out += ":" + tag
+	}
+	if digest != "" {
+		out += "@" + digest
+	}
+	return out
+}
 func manager(c *corev1.Container, m *operatorv1.ManagerSpec) error {
 	if m.Controller != nil {
 		kinds := make([]string, 0, len(m.Controller.GroupKindConcurrency))
@@ -229,8 +289,13 @@ func manager(c *corev1.Container, m *operatorv1.ManagerSpec) error {
 	if le := m.LeaderElection; le != nil && le.LeaderElect != nil {
 		c.Args = SetArg(c.Args, "--leader-elect", strconv.FormatBool(*le.LeaderElect))
 		if *le.LeaderElect {
-			if le.ResourceName != "" && le.ResourceNamespace != "" {
+			switch {
+			case le.ResourceName != "" && le.ResourceNamespace != "":
 				c.Args = SetArg(c.Args, "--leader-election-id", le.ResourceNamespace+"/"+le.ResourceName)
+			case le.ResourceName != "":
+				c.Args = SetArg(c.Args, "--leader-election-id", le.ResourceName)
+			case le.ResourceNamespace != "":
+				c.Args = SetArg(c.Args, "--leader-election-namespace", le.ResourceNamespace)
 			}
 			for _, d := range []struct {
 				flag string
@@ -242,6 +307,9 @@ func manager(c *corev1.Container, m *operatorv1.ManagerSpec) error {
 			}
 		}
 	}
+	if m.GracefulShutdownTimeout != nil {
+		c.Args = SetArg(c.Args, "--graceful-shutdown-timeout", m.GracefulShutdownTimeout.Duration.String())
+	}
 	if m.SyncPeriod != nil {
 		if s := int(m.SyncPeriod.Duration.Round(time.Second).Seconds()); s > 0 {
 			c.Args = SetArg(c.Args, "--sync-period", fmt.Sprintf("%ds", s))
@@ -249,6 +317,10 @@ func manager(c *corev1.Container, m *operatorv1.ManagerSpec) error {
 	}
 	if m.Verbosity != defaultVerbosity {
 		c.Args = SetArg(c.Args, "--v", strconv.Itoa(m.Verbosity))
+	}
+	if m.Debug {
+		c.Args = SetArg(c.Args, "--v", strconv.Itoa(DebugVerbosity))
+		c.Args = SetArg(c.Args, "--profiler-address", DebugProfilerAddress)
 	}
 	if len(m.FeatureGates) > 0 {
 		gates := featureGates(c.Args)

@@ -249,3 +249,33 @@ func TestSetArg(t *testing.T) {
 		NewWithT(t).Expect(SetArg(tt.args, tt.name, tt.value)).To(Equal(tt.want))
 	}
 }
+
+func TestReplaceImageParts(t *testing.T) {
+	tests := []struct {
+		image string
+		parts operatorv1.ImageMeta
+		want  string
+	}{
+		{"registry.k8s.io/cluster-api-aws/cluster-api-aws-controller:v2.8.0", operatorv1.ImageMeta{Tag: "v2.8.1"}, "registry.k8s.io/cluster-api-aws/cluster-api-aws-controller:v2.8.1"},
+		{"registry.k8s.io/cluster-api-aws/cluster-api-aws-controller:v2.8.0", operatorv1.ImageMeta{Repository: "mirror.internal/capi/"}, "mirror.internal/capi/cluster-api-aws-controller:v2.8.0"},
+		{"registry.k8s.io/cluster-api-aws/cluster-api-aws-controller:v2.8.0", operatorv1.ImageMeta{Name: "capa-manager"}, "registry.k8s.io/cluster-api-aws/capa-manager:v2.8.0"},
+		{"localhost:5000/capstan:v0.1.0@sha256:abc", operatorv1.ImageMeta{Repository: "mirror:5000/x"}, "mirror:5000/x/capstan:v0.1.0@sha256:abc"},
+		{"localhost:5000/capstan:v0.1.0@sha256:abc", operatorv1.ImageMeta{Tag: "v0.2.0"}, "localhost:5000/capstan:v0.2.0"},
+		{"capstan", operatorv1.ImageMeta{Repository: "ghcr.io/capstan-dev", Tag: "v1"}, "ghcr.io/capstan-dev/capstan:v1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.image+" "+tt.want, func(t *testing.T) {
+			NewWithT(t).Expect(ReplaceImageParts(tt.image, tt.parts)).To(Equal(tt.want))
+		})
+	}
+}
+
+func TestCapstanImage(t *testing.T) {
+	g := NewWithT(t)
+	for _, image := range []string{"ghcr.io/capstan-dev/capstan:v0.1.0", "mirror.internal:5000/capstan@sha256:abc", "capstan"} {
+		g.Expect(CapstanImage(image)).To(BeTrue(), image)
+	}
+	for _, image := range []string{"registry.k8s.io/cluster-api/cluster-api-controller:v1.10.0", "ghcr.io/capstan-dev/capstan-ui:v1", "capstan.io/manager:v1"} {
+		g.Expect(CapstanImage(image)).To(BeFalse(), image)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -22,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
 	"github.com/capstan-dev/capstan/internal/operator"
@@ -190,3 +192,111 @@ func Start(t testing.TB, cfg *rest.Config, o operator.Options) {
 
 // CacheName is the name of the ConfigMap in which the operator caches a fetched release.
 func CacheName(label, version string) string { return source.CacheName(label, version) }
+
+// EveryField returns a spec of a provider of namespace ns that sets every field of spec.manager and
+// spec.deployment of upstream's v1alpha2 API but those capstan refuses everywhere (cacheSyncTimeout,
+// recoverPanic), and capstan's debug and image parts. Its Deployment keeps one replica and capstan's image
+// (tag), so that it still runs. concurrency are the provider's --<kind>-concurrency kinds; webhooks says
+// whether its manager serves webhooks (the webhook fields are set only then: the other managers have no
+// webhook flags). serviceAccount is the name of its Deployment's service account.
+func EveryField(ns, version, serviceAccount string, concurrency []string, webhooks bool) operatorv1.ProviderSpec {
+	gk := map[string]int{}
+	for _, k := range concurrency {
+		gk[k] = 3
+	}
+	m := &operatorv1.ManagerSpec{
+		ControllerManagerConfiguration: operatorv1.ControllerManagerConfiguration{
+			SyncPeriod: &metav1.Duration{Duration: 7 * time.Minute},
+			LeaderElection: &operatorv1.LeaderElectionConfiguration{
+				LeaderElect: ptr.To(true), LeaseDuration: metav1.Duration{Duration: 20 * time.Second},
+				RenewDeadline: metav1.Duration{Duration: 15 * time.Second}, RetryPeriod: metav1.Duration{Duration: 3 * time.Second},
+				ResourceLock: "leases", ResourceName: "every-field-lease", ResourceNamespace: ns,
+			},
+			CacheNamespace:          ns,
+			GracefulShutdownTimeout: &metav1.Duration{Duration: 20 * time.Second},
+			Controller:              &operatorv1.ControllerConfigurationSpec{GroupKindConcurrency: gk},
+			Metrics:                 operatorv1.ControllerMetrics{BindAddress: ":8081", DiagnosticsAddress: ":8443", InsecureDiagnostics: true},
+			Health:                  operatorv1.ControllerHealth{HealthProbeBindAddress: ":9440", ReadinessEndpointName: "readyz", LivenessEndpointName: "healthz"},
+		},
+		ProfilerAddress:         "localhost:6060",
+		MaxConcurrentReconciles: 4,
+		Verbosity:               2,
+		Debug:                   true,
+		FeatureGates:            map[string]bool{"MachinePool": true},
+		AdditionalArgs:          map[string]string{"--kube-api-qps": "50"},
+	}
+	if webhooks {
+		m.Webhook = operatorv1.ControllerWebhook{Port: ptr.To(9443), Host: "127.0.0.1", CertDir: ""}
+	}
+	tolerations := []corev1.Toleration{{Key: "node-role.kubernetes.io/control-plane", Effect: corev1.TaintEffectNoSchedule}}
+	return operatorv1.ProviderSpec{
+		Version: version,
+		Manager: m,
+		Deployment: &operatorv1.DeploymentSpec{
+			Replicas:     ptr.To(1),
+			NodeSelector: map[string]string{"kubernetes.io/os": "linux"},
+			Tolerations:  &tolerations,
+			Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{
+				Weight: 1, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "kubernetes.io/arch", Operator: corev1.NodeSelectorOpExists}}},
+			}}}},
+			ServiceAccountName: serviceAccount,
+			ImagePullSecrets:   []corev1.LocalObjectReference{{Name: "registry-credentials"}},
+			Containers: []operatorv1.ContainerSpec{{
+				Name:      "manager",
+				Image:     &operatorv1.ImageMeta{Tag: version},
+				Args:      map[string]string{"--kube-api-burst": "80", "namespace": "ignored"},
+				Env:       []corev1.EnvVar{{Name: "EVERY_FIELD", Value: "set"}},
+				Resources: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}},
+				Command:   []string{"/capstan"},
+			}},
+		},
+	}
+}
+
+// FakeRelease returns a release of a provider that is not capstan's (aws, vsphere, ...): its
+// metadata.yaml maps version's series to contract, its components file (named as clusterctl names it for
+// the type) is components.
+func FakeRelease(t testing.TB, name string, providerType clusterctlv1.ProviderType, version, contract, components string) Release {
+	t.Helper()
+	v, err := repository.ParseVersion(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := fmt.Sprintf("apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- {major: %d, minor: %d, contract: %s}\n", v.Major, v.Minor, contract)
+	file := source.ComponentsFile(providerType)
+	return Release{Label: clusterctlv1.ManifestLabel(name, providerType), Version: version, ComponentsFile: file,
+		Files: map[string][]byte{"metadata.yaml": []byte(meta), file: []byte(components)}}
+}
+
+// FakeComponents returns the components of a provider that is not capstan's: its namespace, a Deployment
+// <prefix>-controller-manager whose container "manager" runs image, and more (YAML documents) after them.
+func FakeComponents(namespace, prefix, image, more string) string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: Namespace
+metadata:
+  name: %[1]s
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: %[2]s-controller-manager
+  namespace: %[1]s
+  labels: {control-plane: %[2]s-controller-manager}
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {control-plane: %[2]s-controller-manager}
+  template:
+    metadata:
+      labels: {control-plane: %[2]s-controller-manager}
+    spec:
+      containers:
+      - name: manager
+        image: %[3]s
+        args: [--leader-elect, --diagnostics-address=:8443]
+        resources:
+          limits: {cpu: 500m, memory: 500Mi}
+---
+%[4]s
+`, namespace, prefix, image, more)
+}

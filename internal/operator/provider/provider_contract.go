@@ -16,35 +16,79 @@ import (
 // checkContract applies the proposal's golden rule: every provider follows the core's contract.
 //   - A provider other than the core installs only versions of the core's contract, unless it is paused:
 //     a paused provider may already move to the contract the core is being upgraded to.
-//   - Unpausing a provider that is still on another contract than the core is refused: it stays paused.
+//   - Unpausing a provider (the core included) is refused while any installed provider, this one with
+//     the version it is to run, follows another contract than the core: it stays paused.
 //   - The core moves to a new contract only once every provider still on the old one is paused.
+//
+// It decides whether the provider is to be paused (s.pause).
 func (r *Reconciler) checkContract(ctx context.Context, s *scope) (bool, error) {
 	p := s.provider
 	spec := p.GetProviderSpec()
+	s.pause = spec.Paused
 	if !isSupportedContract(s.contract) {
 		s.contractErr = bad(operatorv1.CAPIVersionIncompatibilityReason, fmt.Sprintf(
 			"%s %s follows the %s contract; the operator installs providers of the %s contracts: choose another version",
 			s.label, s.release.Version, s.contract, strings.Join(supportedContracts, " and ")))
 		return true, nil
 	}
+	core := s.coreContract
 	if coreType(p) {
-		return r.checkCoreContract(ctx, s)
+		core = s.contract
 	}
 	if !spec.Paused {
-		if s.contract != s.coreContract {
-			if r.scaledDown(ctx, s) {
-				s.unpause = bad(operatorv1.UnpauseRefusedReason, fmt.Sprintf(
-					"Unpausing is refused: %s %s follows the %s contract but the core provider follows %s; set spec.version to a release for %s first",
-					s.label, s.release.Version, s.contract, s.coreContract, s.coreContract))
-				return true, nil
+		paused, err := r.pausedDeployments(ctx, s)
+		if err != nil {
+			return true, err
+		}
+		if len(paused) > 0 {
+			others, err := r.otherContracts(ctx, s, core)
+			if err != nil {
+				return true, err
 			}
+			if len(others) > 0 {
+				s.pause = true
+				// The others' upgrades are not watched: look again.
+				s.result.RequeueAfter = waitInterval
+				s.unpause = bad(operatorv1.UnpauseRefusedReason, fmt.Sprintf(
+					"Unpausing is refused while installed providers follow another contract than the core's %s: %s; set their spec.version to releases for %s first",
+					core, strings.Join(others, ", "), core))
+			}
+		}
+		if !s.pause && !coreType(p) && s.contract != core {
 			s.contractErr = bad(operatorv1.CAPIVersionIncompatibilityReason, fmt.Sprintf(
 				"%s %s follows the %s contract, but the core provider follows %s: choose a version for %s, or pause the provider (spec.paused: true) while the core changes contract",
-				s.label, s.release.Version, s.contract, s.coreContract, s.coreContract))
+				s.label, s.release.Version, s.contract, core, core))
 			return true, nil
 		}
 	}
+	if coreType(p) {
+		return r.checkCoreContract(ctx, s)
+	}
 	return false, nil
+}
+
+// otherContracts names the installed providers that follow another contract than core: this provider
+// with the release it is to run, the others with the release they run.
+func (r *Reconciler) otherContracts(ctx context.Context, s *scope, core string) ([]string, error) {
+	var out []string
+	for _, k := range operatorv1.Kinds() {
+		list := k.NewList()
+		if err := r.Client.List(ctx, list); err != nil {
+			return nil, fmt.Errorf("listing %s objects: %w", k.Name, err)
+		}
+		for _, o := range list.GetItems() {
+			c, v := o.GetProviderStatus().Contract, installedVersion(o)
+			if o.GetUID() == s.provider.GetUID() {
+				c, v = &s.contract, s.release.Version
+			}
+			if c == nil || v == "" || *c == core || !o.GetDeletionTimestamp().IsZero() {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s %s/%s (%s %s)", k.Name, o.GetNamespace(), o.GetName(), v, *c))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // checkCoreContract holds a core upgrade to a new contract until every other provider still on the old

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -25,6 +26,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
 	"github.com/capstan-dev/capstan/internal/operator/source"
+	"github.com/capstan-dev/capstan/internal/operator/validation"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
@@ -49,10 +51,26 @@ type Reconciler struct {
 	Cluster *cluster.Client
 	// Kind is the provider kind.
 	Kind operatorv1.Kind
-	// HTTPClient makes every download; http.DefaultClient when nil.
+	// HTTPClient makes every download; it must bound its calls (package httpclient).
 	HTTPClient *http.Client
 	// Retry is the retry policy of downloads; FetchRetry when zero.
 	Retry repository.Retry
+	// Validation are the settings of the rules a provider's spec must follow (package validation).
+	Validation validation.Options
+	// CheckManagerArgs checks the arguments of a container of capstan's own image (an image named
+	// capstan) as the capstan subcommand they name would parse them, so that a setting that would make one
+	// of capstan's managers exit at start is refused; nil checks nothing.
+	CheckManagerArgs func(args []string) error
+	// LookupEnv reads the operator's environment, whose variables the components may use (the
+	// configSecret's win); os.LookupEnv when nil.
+	LookupEnv func(string) (string, bool)
+}
+
+func (r *Reconciler) lookupEnv() func(string) (string, bool) {
+	if r.LookupEnv != nil {
+		return r.LookupEnv
+	}
+	return os.LookupEnv
 }
 
 // SetupWithManager registers the reconciler.

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
-	"github.com/capstan-dev/capstan/internal/clusterctl/config"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
+	"github.com/capstan-dev/capstan/internal/httpclient"
 	"github.com/capstan-dev/capstan/internal/operator/source"
 )
 
@@ -54,17 +53,32 @@ func (r *Reconciler) fetch(ctx context.Context, s *scope) (bool, error) {
 	if err != nil {
 		return true, err
 	}
+	if rel != nil {
+		// A cached release is used only as the operator fetched it: pinned by the digest recorded then.
+		pin := p.GetProviderStatus().FetchedRelease
+		switch {
+		case pin == nil || pin.Version != version:
+			rel = nil // not pinned: fetched again, and cached anew
+		case source.Digest(rel) != pin.Digest:
+			s.fetchErr = bad(operatorv1.CachedReleaseModifiedReason, fmt.Sprintf(
+				"The cached release %s %s (ConfigMap %s/%s) is not what the operator fetched: its digest is %s, %s was recorded when it was fetched; delete the ConfigMap and the operator fetches the release again",
+				s.label, version, p.GetNamespace(), source.CacheName(s.label, version), source.Digest(rel), pin.Digest))
+			s.result.RequeueAfter = fetchRetryInterval
+			return true, nil
+		}
+	}
 	if rel == nil {
 		if src.Remote() {
 			ctrl.LoggerFrom(ctx).Info("Fetching the release", "version", version, "source", src.String())
 		}
 		if rel, err = src.Release(ctx, version); err != nil {
-			return fail(explainFetch(s.label, version, src, err))
+			return fail(r.explainFetch(s.label, version, src, err))
 		}
 		if src.Remote() {
 			if err := cache.Put(ctx, p, src, rel); err != nil {
 				return true, err
 			}
+			p.GetProviderStatus().FetchedRelease = &operatorv1.FetchedRelease{Version: version, Digest: source.Digest(rel)}
 		}
 	}
 	s.release = rel
@@ -75,8 +89,10 @@ func (r *Reconciler) fetch(ctx context.Context, s *scope) (bool, error) {
 }
 
 // explainFetch turns a failed fetch into a message that says what to do.
-func explainFetch(label, version string, src source.Source, err error) error {
+func (r *Reconciler) explainFetch(label, version string, src source.Source, err error) error {
 	var vnf *repository.VersionNotFoundError
+	var connect *httpclient.ConnectTimeoutError
+	var timeout interface{ Timeout() bool }
 	switch {
 	case !src.Remote():
 		// ConfigMaps: the error names the ConfigMap and what it lacks; retrying cannot fix it.
@@ -85,47 +101,23 @@ func explainFetch(label, version string, src source.Source, err error) error {
 		return err
 	case errors.Is(err, repository.ErrNotFound):
 		return fmt.Errorf("%w; check spec.version and spec.fetchConfig", err)
+	case r.HTTPClient != nil && r.HTTPClient.Timeout > 0 && !errors.As(err, &connect) && errors.As(err, &timeout) && timeout.Timeout():
+		// The client's own message ("Client.Timeout exceeded") does not say how long it waited.
+		return fmt.Errorf("fetching version %s of %s from %s: no complete answer within %s (--fetch-timeout): %w; the operator tries again",
+			version, label, src, r.HTTPClient.Timeout, err)
 	}
 	return fmt.Errorf("fetching version %s of %s from %s: %w; the operator tries again", version, label, src, err)
 }
 
 // source returns where the provider's releases come from.
 func (r *Reconciler) source(s *scope) (source.Source, error) {
-	p := s.provider
-	spec := p.GetProviderSpec()
-	fc := spec.FetchConfig
-	if fc != nil && fc.Selector != nil {
-		return &source.ConfigMaps{Label: s.label, Reader: r.APIReader, Namespace: p.GetNamespace(), Selector: fc.Selector}, nil
-	}
-	hc := r.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	if fc != nil && fc.OCI != "" {
-		return source.NewOCI(source.OCIOptions{Ref: fc.OCI, Name: p.GetName(), Type: p.ProviderType(), Variables: s.config.Get, HTTPClient: hc})
-	}
 	retry := r.Retry
 	if retry == (repository.Retry{}) {
 		retry = FetchRetry
 	}
-	opts := []repository.Option{repository.WithHTTPClient(hc), repository.WithRetry(retry)}
-	if s.coreContract != "" {
-		opts = append(opts, repository.WithContract(s.coreContract))
-	}
-	factory := repository.NewFactory(s.config, opts...)
-	var cp config.Provider
-	if fc != nil && fc.URL != "" {
-		var err error
-		if cp, err = source.ProviderForURL(p.GetName(), p.ProviderType(), fc.URL, spec.Version); err != nil {
-			return nil, err
-		}
-	} else {
-		var err error
-		if cp, err = s.config.Provider(p.GetName(), p.ProviderType()); err != nil {
-			return nil, err
-		}
-	}
-	return source.NewRepository(factory, cp)
+	return source.ForProvider(s.provider, source.ProviderOptions{
+		Reader: r.APIReader, Config: s.config, HTTPClient: r.HTTPClient, Retry: retry, Contract: s.coreContract,
+	})
 }
 
 // isSupportedContract reports whether the operator installs providers of a contract.

@@ -11,12 +11,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
+	"github.com/capstan-dev/capstan/internal/operator/source"
+	specvalidation "github.com/capstan-dev/capstan/internal/operator/validation"
 )
 
 // preflight checks what can be checked before fetching anything: the name, the version's format, the
@@ -40,12 +41,20 @@ func (r *Reconciler) preflight(ctx context.Context, s *scope) (bool, error) {
 		return fail(operatorv1.UnknownProviderReason, "The name %q is not a provider name (%s): name the object after the provider, for example aws", p.GetName(), strings.Join(errs, "; "))
 	}
 	if spec.Version != "" {
-		if _, err := repository.ParseVersion(spec.Version); err != nil {
+		want, err := repository.ParseVersion(spec.Version)
+		if err != nil {
 			return fail(operatorv1.IncorrectVersionFormatReason, "spec.version %q is not a semantic version: use a version such as v1.2.3, or none for the latest", spec.Version)
 		}
+		if iv := installedVersion(p); iv != "" {
+			if have, err := repository.ParseVersion(iv); err == nil && (want.Major < have.Major || (want.Major == have.Major && want.Minor < have.Minor)) {
+				return fail(operatorv1.UnsupportedProviderDowngradeReason,
+					"Downgrading from %s to %s is not supported: a provider goes back to an older patch release of its minor version only; set spec.version to v%d.%d.x or later",
+					iv, spec.Version, have.Major, have.Minor)
+			}
+		}
 	}
-	if msg := unsupportedFields(spec); msg != "" {
-		return fail(operatorv1.UnsupportedFieldReason, "%s", msg)
+	if errs := specvalidation.Spec(p.GetNamespace(), spec, r.Validation); len(errs) > 0 {
+		return fail(operatorv1.UnsupportedFieldReason, "%s", errs.ToAggregate().Error())
 	}
 	if msg := checkFetchConfig(spec.FetchConfig); msg != "" {
 		return fail(operatorv1.FetchConfigValidationErrorReason, "%s", msg)
@@ -76,7 +85,7 @@ func (r *Reconciler) preflight(ctx context.Context, s *scope) (bool, error) {
 		return true, err
 	}
 	s.secretData = data
-	if s.config, err = configFromSecret(data); err != nil {
+	if s.config, err = source.ConfigFromSecret(data, r.lookupEnv()); err != nil {
 		return fail(operatorv1.ComponentsCustomizationErrorReason, "configSecret %s: %v", secretRef(p), err)
 	}
 
@@ -106,42 +115,6 @@ func builtinConfig() *config.Config {
 		panic(err) // An empty configuration always parses.
 	}
 	return cfg
-}
-
-// unsupportedFields names the fields capstan accepts in the schema (they are upstream's) but refuses,
-// since no Cluster API manager has a flag they could set.
-func unsupportedFields(spec *operatorv1.ProviderSpec) string {
-	check := func(where string, m *operatorv1.ManagerSpec) string {
-		if m == nil {
-			return ""
-		}
-		var refused []string
-		if m.GracefulShutdownTimeout != nil {
-			refused = append(refused, where+".gracefulShutDown")
-		}
-		if m.Controller != nil && m.Controller.CacheSyncTimeout != nil {
-			refused = append(refused, where+".controller.cacheSyncTimeout")
-		}
-		if m.Controller != nil && m.Controller.RecoverPanic != nil {
-			refused = append(refused, where+".controller.recoverPanic")
-		}
-		if m.LeaderElection != nil && m.LeaderElection.ResourceLock != "" && !strings.EqualFold(m.LeaderElection.ResourceLock, "leases") {
-			refused = append(refused, where+".leaderElection.resourceLock (Cluster API managers lock with Leases only)")
-		}
-		if len(refused) == 0 {
-			return ""
-		}
-		return strings.Join(refused, ", ") + " is not supported: Cluster API controller managers have no flag for it; remove it"
-	}
-	if msg := check("spec.manager", spec.Manager); msg != "" {
-		return msg
-	}
-	for name, d := range spec.AdditionalDeployments {
-		if msg := check("spec.additionalDeployments."+name+".manager", d.Manager); msg != "" {
-			return msg
-		}
-	}
-	return ""
 }
 
 // checkFetchConfig validates spec.fetchConfig beyond what the schema checks.
@@ -228,28 +201,4 @@ func (r *Reconciler) configSecret(ctx context.Context, p operatorv1.GenericProvi
 		return nil, fmt.Errorf("reading the configSecret %s/%s: %w", ns, ref.Name, err)
 	}
 	return secret.Data, nil
-}
-
-// configFromSecret turns a configSecret's data into a clusterctl configuration: every key is a variable;
-// "images" (clusterctl's image overrides, in YAML) and "providers" are read as clusterctl's config file
-// reads them.
-func configFromSecret(data map[string][]byte) (*config.Config, error) {
-	doc := map[string]any{}
-	for k, v := range data {
-		switch strings.ToLower(k) {
-		case "images", "providers":
-			var parsed any
-			if err := yaml.Unmarshal(v, &parsed); err != nil {
-				return nil, fmt.Errorf("key %s is not YAML: %w", k, err)
-			}
-			doc[k] = parsed
-		default:
-			doc[k] = string(v)
-		}
-	}
-	raw, err := yaml.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	return config.New(raw, nil)
 }

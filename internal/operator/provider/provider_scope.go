@@ -31,15 +31,20 @@ type scope struct {
 	contractErr *fact
 	upgradeWait *fact
 	unpause     *fact
+	// pause is whether the provider is to be paused: spec.paused, or an unpause that is refused.
+	pause bool
 
 	// Set by render.
 	components *components.Components
 	hash       string
+	parts      map[string]string
 	renderErr  *fact
 
 	// Set by install.
 	installed *fact
 	upgraded  *fact
+	// held says that spec changes wait for the provider to be unpaused.
+	held bool
 
 	// Set by observeDeployments.
 	deployments *fact

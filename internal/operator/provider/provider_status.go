@@ -24,7 +24,7 @@ func setStatus(s *scope) {
 			status = metav1.ConditionTrue
 		}
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
-			Type: t, Status: status, Reason: f.reason, Message: message(f.message), ObservedGeneration: gen,
+			Type: t, Status: status, Reason: f.reason, Message: ConditionMessage(f.message), ObservedGeneration: gen,
 		})
 	}
 	preflight := s.preflight
@@ -53,7 +53,11 @@ func setStatus(s *scope) {
 		// The unpause is refused: the provider stays paused, and says why.
 		set(operatorv1.PausedCondition, &fact{ok: true, reason: s.unpause.reason, message: s.unpause.message})
 	case s.paused:
-		set(operatorv1.PausedCondition, good(operatorv1.ProviderPausedReason, "The provider's Deployments are scaled to 0 replicas; the original replicas are in the "+operatorv1.OriginalReplicasAnnotation+" annotation"))
+		msg := "The provider's Deployments are scaled to 0 replicas; the original replicas are in the " + operatorv1.OriginalReplicasAnnotation + " annotation"
+		if s.held {
+			msg += "; changes to the spec other than spec.version wait until the provider is unpaused"
+		}
+		set(operatorv1.PausedCondition, good(operatorv1.ProviderPausedReason, msg))
 	case s.deployments != nil || s.installed != nil:
 		if meta.FindStatusCondition(st.Conditions, operatorv1.PausedCondition) != nil || s.provider.GetProviderSpec().Paused {
 			set(operatorv1.PausedCondition, &fact{ok: false, reason: operatorv1.NotPausedReason, message: pausedMessage(s)})
@@ -75,8 +79,8 @@ func pausedMessage(s *scope) string {
 	return "The provider runs"
 }
 
-// message follows the conventions: capitalised, no trailing period.
-func message(m string) string {
+// ConditionMessage makes a condition message follow the conventions: capitalised, no trailing period.
+func ConditionMessage(m string) string {
 	m = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m), "."))
 	if m == "" {
 		return m

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
+	"github.com/capstan-dev/capstan/internal/operator/source"
 )
 
 func TestSetStatus(t *testing.T) {
@@ -84,18 +85,22 @@ func TestSetStatus(t *testing.T) {
 
 func TestConfigFromSecret(t *testing.T) {
 	g := NewWithT(t)
-	cfg, err := configFromSecret(map[string][]byte{
+	env := map[string]string{"AWS_REGION": "us-east-1", "AWS_PROFILE": "default"}
+	cfg, err := source.ConfigFromSecret(map[string][]byte{
 		"AWS_REGION": []byte("eu-west-1"),
 		"images":     []byte("all: {repository: registry.internal/capi}\n"),
-	})
+	}, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	g.Expect(err).NotTo(HaveOccurred())
 	v, ok := cfg.Get("AWS_REGION")
 	g.Expect(ok).To(BeTrue())
-	g.Expect(v).To(Equal("eu-west-1"))
+	g.Expect(v).To(Equal("eu-west-1"), "the configSecret wins over the operator's environment")
+	v, ok = cfg.Get("AWS_PROFILE")
+	g.Expect(ok).To(BeTrue())
+	g.Expect(v).To(Equal("default"), "a variable only the operator's environment has")
 	image, err := cfg.ImageOverrides().Alter("infrastructure-aws", "registry.k8s.io/capa/manager:v2.8.0")
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(image).To(Equal("registry.internal/capi/manager:v2.8.0"))
 
-	_, err = configFromSecret(map[string][]byte{"images": []byte("all: [")})
+	_, err = source.ConfigFromSecret(map[string][]byte{"images": []byte("all: [")}, nil)
 	g.Expect(err).To(MatchError(ContainSubstring("key images is not YAML")))
 }

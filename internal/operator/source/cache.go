@@ -2,6 +2,8 @@ package source
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -16,11 +18,21 @@ import (
 
 // Cache keeps the releases the operator fetched from remote sources in ConfigMaps of the provider's
 // namespace, one per version, named <provider label>-<version>, labelled as the operator's and owned by
-// the provider (so deleting the provider deletes them). A release in the cache is never fetched again.
+// the provider (so deleting the provider deletes them). The operator uses a cached release only when its
+// Digest is the one it recorded in the provider's status when it fetched it.
 type Cache struct {
 	Client client.Client
 	// Reader reads ConfigMaps; the operator's client does not cache them.
 	Reader client.Reader
+}
+
+// Digest returns sha256:<hex> of a release's metadata and components, which pins a cached release.
+func Digest(r *Release) string {
+	h := sha256.New()
+	h.Write(r.Metadata)
+	h.Write([]byte{0})
+	h.Write(r.Components)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // CacheName returns the name of the ConfigMap that caches a version of a provider.

@@ -16,6 +16,7 @@ import (
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
+	"github.com/capstan-dev/capstan/internal/httpclient"
 )
 
 // Variables of a provider's configSecret that authenticate to an OCI registry.
@@ -47,7 +48,7 @@ type OCIOptions struct {
 	Type clusterctlv1.ProviderType
 	// Variables looks up the OCI_* credentials.
 	Variables func(string) (string, bool)
-	// HTTPClient makes the requests; http.DefaultClient when nil.
+	// HTTPClient makes the requests; a client of DefaultHTTPLimits when nil.
 	HTTPClient *http.Client
 }
 
@@ -72,7 +73,7 @@ func NewOCI(o OCIOptions) (*OCI, error) {
 	repo.PlainHTTP = plain
 	hc := o.HTTPClient
 	if hc == nil {
-		hc = http.DefaultClient
+		hc = httpclient.New(DefaultHTTPLimits)
 	}
 	get := func(k string) string {
 		if o.Variables == nil {

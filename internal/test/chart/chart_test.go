@@ -225,12 +225,20 @@ func TestRenderWebhooks(t *testing.T) {
 					}
 				case "ValidatingWebhookConfiguration":
 					hooks, _, _ := unstructured.NestedSlice(o.Object, "webhooks")
-					g.Expect(hooks).To(HaveLen(7), "one per provider kind")
+					// Per provider kind (the 7 of v1alpha2, the 4 of the proposal's v1alpha1): one entry on DELETE,
+					// which fails closed, one on CREATE and UPDATE, which fails open.
+					g.Expect(hooks).To(HaveLen(22))
 					for _, h := range hooks {
 						svc, _, _ := unstructured.NestedMap(h.(map[string]any), "clientConfig", "service")
 						g.Expect(svc).To(HaveKeyWithValue("namespace", "capi-operator-system"))
 						rules, _, _ := unstructured.NestedSlice(h.(map[string]any), "rules")
-						g.Expect(rules[0]).To(HaveKeyWithValue("operations", []any{"DELETE"}))
+						switch h.(map[string]any)["failurePolicy"] {
+						case "Fail":
+							g.Expect(rules[0]).To(HaveKeyWithValue("operations", []any{"DELETE"}))
+						default:
+							g.Expect(rules[0]).To(HaveKeyWithValue("operations", []any{"CREATE", "UPDATE"}))
+							g.Expect(h.(map[string]any)["failurePolicy"]).To(Equal("Ignore"))
+						}
 					}
 				}
 			}
@@ -266,6 +274,10 @@ func TestChartCRDsAreGenerated(t *testing.T) {
 	generated, err := filepath.Glob("../../../config/crd/bases/operator.cluster.x-k8s.io_*.yaml")
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(generated).To(HaveLen(7))
+	proposal, err := filepath.Glob("../../../config/crd/bases/management.cluster.x-k8s.io_*.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(proposal).To(HaveLen(4), "the operator proposal's kinds")
+	generated = append(generated, proposal...)
 	for _, f := range generated {
 		want, err := os.ReadFile(f)
 		g.Expect(err).NotTo(HaveOccurred())

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/capstan-dev/capstan/config/crd"
 )
@@ -17,15 +18,32 @@ const upstreamOperatorCRDs = "testdata/upstream-operator-v0.28"
 var operatorAdditions = map[string]string{
 	".spec.paused": "the operator proposal's pause, which upstream never built: it scales the provider to zero " +
 		"for contract upgrades",
+	".spec.manager.debug":                                         debugAddition,
+	".spec.additionalDeployments{}.manager.debug":                 debugAddition,
+	".spec.deployment.containers[].image":                         imageAddition,
+	".spec.additionalDeployments{}.deployment.containers[].image": imageAddition,
+	".status.fetchedRelease":                                      "pins the release the operator fetched and cached (digest), so that a tampered cache is refused",
 }
+
+const (
+	debugAddition = "the operator proposal's debug mode (verbosity 5, the profiler on localhost:6060, no other change meanwhile)"
+	imageAddition = "the operator proposal's image overrides by part (repository, name, tag), which upstream's v1alpha1 had"
+)
 
 func TestOperatorSchemasMatchUpstream(t *testing.T) {
 	g := NewWithT(t)
 	upstream, err := LoadDir(upstreamOperatorCRDs)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(upstream).To(HaveLen(7))
-	ours, err := crd.Operator()
+	all, err := crd.Operator()
 	g.Expect(err).NotTo(HaveOccurred())
+	// The proposal's management.cluster.x-k8s.io API, which upstream never served, is capstan's.
+	var ours []*apiextensionsv1.CustomResourceDefinition
+	for _, o := range all {
+		if o.Spec.Group == "operator.cluster.x-k8s.io" {
+			ours = append(ours, o)
+		}
+	}
 	byName := map[string]bool{}
 	for _, o := range ours {
 		byName[o.Name] = true

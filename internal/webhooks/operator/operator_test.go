@@ -15,7 +15,9 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,8 +27,10 @@ import (
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	managementv1 "github.com/capstan-dev/capstan/api/management/v1alpha1"
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
 	"github.com/capstan-dev/capstan/internal/loopback"
+	"github.com/capstan-dev/capstan/internal/operator/validation"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 	"github.com/capstan-dev/capstan/internal/webhooks"
 )
@@ -37,7 +41,7 @@ func TestMain(m *testing.M) {
 	// The API server calls webhooks through the EndpointSlices of their Service, which the test writes as
 	// the embedded cluster's local runtime would.
 	os.Exit(envtest.Run(m, envtest.Options{PodNetwork: true,
-		SchemeBuilders: []func(*runtime.Scheme) error{operatorv1.AddToScheme, infrav1.AddToScheme}},
+		SchemeBuilders: []func(*runtime.Scheme) error{operatorv1.AddToScheme, managementv1.AddToScheme, infrav1.AddToScheme}},
 		func(e *envtest.Environment) { env = e }))
 }
 
@@ -45,7 +49,7 @@ func TestMain(m *testing.M) {
 // the namespaces also.
 func install(t *testing.T, ns string, also ...string) {
 	t.Helper()
-	objs, err := Webhooks(nil).Manifests(env.Scheme, ns)
+	objs, err := Webhooks(nil, validation.Options{}).Manifests(env.Scheme, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +70,7 @@ func install(t *testing.T, ns string, also ...string) {
 
 // startOperator runs a manager that serves the operator's webhooks (and no controllers) in namespace ns,
 // points the webhook Service at it, and waits until the API server can call it.
-func startOperator(t *testing.T, ns string) {
+func startOperator(t *testing.T, ns string, opts ...validation.Options) {
 	t.Helper()
 	g := NewWithT(t)
 	webhookPort, err := loopback.FreePort()
@@ -82,7 +86,11 @@ func startOperator(t *testing.T, ns string) {
 	g.Expect(err).NotTo(HaveOccurred())
 	o := webhooks.DefaultOptions()
 	o.Port = webhookPort
-	g.Expect(Webhooks(mgr.GetAPIReader()).Setup(mgr, o, ns)).To(Succeed())
+	var vo validation.Options
+	if len(opts) > 0 {
+		vo = opts[0]
+	}
+	g.Expect(Webhooks(mgr.GetAPIReader(), vo).Setup(mgr, o, ns)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -168,6 +176,15 @@ func TestDeletingAProviderInUseIsRefusedAtAdmission(t *testing.T) {
 	g.Expect(err.Error()).To(ContainSubstring(fmt.Sprintf(
 		"CoreProvider %s/cluster-api cannot be deleted while other providers exist: InfrastructureProvider %s/local; delete them first", ns, ns)))
 
+	// The operator proposal's InfrastructureProvider local of the namespace stands for the same provider.
+	proposed := &managementv1.InfrastructureProvider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "local"}}
+	g.Expect(env.Client.Create(ctx, proposed)).To(Succeed())
+	err = env.Client.Delete(ctx, proposed)
+	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "refused as forbidden, got: %v", err)
+	g.Expect(err.Error()).To(And(
+		ContainSubstring(`admission webhook "validation.infrastructureprovider.management.cluster.x-k8s.io" denied the request`),
+		ContainSubstring(fmt.Sprintf("InfrastructureProvider %s/local cannot be deleted while Clusters use it", ns))))
+
 	// Both are still there, untouched.
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(local), local)).To(Succeed())
 	g.Expect(local.DeletionTimestamp).To(BeNil())
@@ -185,8 +202,127 @@ func TestDeletingAProviderInUseIsRefusedAtAdmission(t *testing.T) {
 	g.Expect(env.Client.Delete(ctx, localCluster)).To(Succeed())
 	g.Eventually(func() error { return env.Client.Delete(ctx, local) }, 30*time.Second, 200*time.Millisecond).Should(Succeed())
 	g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(local), local))).To(BeTrue())
+	g.Expect(env.Client.Delete(ctx, proposed)).To(Succeed())
 	g.Expect(env.Client.Delete(ctx, core)).To(Succeed())
 }
+
+// TestSpecsRefusedAtAdmission: the fields no manager has a flag for, probe paths managers do not serve,
+// references to ConfigMaps and Secrets of other namespaces (unless allowed) and changes in debug mode are
+// refused at admission, naming the field; the namespace key of container args is admitted with a warning.
+func TestSpecsRefusedAtAdmission(t *testing.T) {
+	ctx := t.Context()
+	ns := env.NewNamespace(t)
+	allowed := env.NewNamespace(t)
+	install(t, ns)
+	startOperator(t, ns, validation.Options{ReferenceNamespaces: []string{allowed}})
+
+	tests := []struct {
+		name    string
+		spec    func(*operatorv1.ProviderSpec)
+		wantErr string
+	}{
+		{name: "cache sync timeout", spec: func(s *operatorv1.ProviderSpec) {
+			s.Manager = &operatorv1.ManagerSpec{ControllerManagerConfiguration: operatorv1.ControllerManagerConfiguration{
+				Controller: &operatorv1.ControllerConfigurationSpec{CacheSyncTimeout: ptr.To(time.Minute)}}}
+		}, wantErr: "spec.manager.controller.cacheSyncTimeout: Forbidden: Cluster API controller managers have no flag for it: remove it"},
+		{name: "recover panic in an additional Deployment", spec: func(s *operatorv1.ProviderSpec) {
+			s.AdditionalDeployments = map[string]operatorv1.AdditionalDeployments{"aso": {Manager: &operatorv1.ManagerSpec{ControllerManagerConfiguration: operatorv1.ControllerManagerConfiguration{
+				Controller: &operatorv1.ControllerConfigurationSpec{RecoverPanic: ptr.To(true)}}}}}
+		}, wantErr: "spec.additionalDeployments[aso].manager.controller.recoverPanic: Forbidden"},
+		{name: "a lock of ConfigMaps", spec: func(s *operatorv1.ProviderSpec) {
+			s.Manager = &operatorv1.ManagerSpec{ControllerManagerConfiguration: operatorv1.ControllerManagerConfiguration{
+				LeaderElection: &operatorv1.LeaderElectionConfiguration{LeaderElect: ptr.To(true), ResourceLock: "configmaps"}}}
+		}, wantErr: `spec.manager.leaderElection.resourceLock: Unsupported value: "configmaps": supported values: "leases"`},
+		{name: "a readiness path managers do not serve", spec: func(s *operatorv1.ProviderSpec) {
+			s.Manager = &operatorv1.ManagerSpec{ControllerManagerConfiguration: operatorv1.ControllerManagerConfiguration{
+				Health: operatorv1.ControllerHealth{ReadinessEndpointName: "ready"}}}
+		}, wantErr: `spec.manager.health.readinessEndpointName: Invalid value: "ready": managers serve this probe at /readyz (and /readyz/<check>) only`},
+		{name: "a Secret of another namespace", spec: func(s *operatorv1.ProviderSpec) {
+			s.ConfigSecret = &operatorv1.SecretReference{Name: "creds", Namespace: "kube-system"}
+		}, wantErr: "spec.configSecret.namespace: Forbidden: a provider may use a Secret of its own namespace " + ns + " only, unless the operator's --allowed-reference-namespaces lists kube-system"},
+		{name: "a ConfigMap of another namespace", spec: func(s *operatorv1.ProviderSpec) {
+			s.AdditionalManifestsRef = &operatorv1.ConfigmapReference{Name: "extra", Namespace: "kube-system"}
+		}, wantErr: "spec.additionalManifests.namespace: Forbidden"},
+		{name: "a Secret of an allowed namespace", spec: func(s *operatorv1.ProviderSpec) {
+			s.ConfigSecret = &operatorv1.SecretReference{Name: "creds", Namespace: allowed}
+		}},
+		{name: "probes below readyz and healthz, a graceful shutdown", spec: func(s *operatorv1.ProviderSpec) {
+			s.Manager = &operatorv1.ManagerSpec{ControllerManagerConfiguration: operatorv1.ControllerManagerConfiguration{
+				GracefulShutdownTimeout: &metav1.Duration{Duration: time.Minute},
+				Health:                  operatorv1.ControllerHealth{ReadinessEndpointName: "readyz/ping", LivenessEndpointName: "healthz"}}}
+		}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			p := &operatorv1.InfrastructureProvider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("p%d", i)}}
+			tt.spec(p.GetProviderSpec())
+			err := env.Client.Create(ctx, p)
+			if tt.wantErr == "" {
+				g.Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "refused as invalid, got %v", err)
+			g.Expect(err.Error()).To(ContainSubstring(tt.wantErr))
+			// An update to it is refused the same way.
+			ok := &operatorv1.InfrastructureProvider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("u%d", i)}}
+			g.Expect(env.Client.Create(ctx, ok)).To(Succeed())
+			tt.spec(ok.GetProviderSpec())
+			err = env.Client.Update(ctx, ok)
+			g.Expect(err).To(MatchError(ContainSubstring(tt.wantErr)))
+		})
+	}
+
+	t.Run("the operator proposal's kinds: what cannot be translated, and the same rules", func(t *testing.T) {
+		g := NewWithT(t)
+		for name, spec := range map[string]string{
+			`spec.deployment.containers[0].image: Invalid value: "42": give a string, or an object of repository, name and tag`: `{"deployment": {"containers": [{"name": "manager", "image": 42}]}}`,
+			`spec.manager.syncPeriod: Invalid value: "often": give a number of seconds (660) or a duration (11m)`:               `{"manager": {"syncPeriod": "often"}}`,
+			`spec.configSecret.namespace: Forbidden`: `{"secretName": "creds", "secretNamespace": "kube-system"}`,
+		} {
+			p := &unstructured.Unstructured{}
+			g.Expect(p.UnmarshalJSON([]byte(`{"apiVersion": "management.cluster.x-k8s.io/v1alpha1", "kind": "InfrastructureProvider",
+				"metadata": {"generateName": "proposed-", "namespace": "` + ns + `"}, "spec": ` + spec + `}`))).To(Succeed())
+			err := env.Client.Create(ctx, p)
+			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "refused as invalid, got %v", err)
+			g.Expect(err.Error()).To(ContainSubstring(name))
+		}
+	})
+
+	t.Run("debug mode allows no other change", func(t *testing.T) {
+		g := NewWithT(t)
+		p := &operatorv1.InfrastructureProvider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "debugging"}}
+		p.Spec.Manager = &operatorv1.ManagerSpec{Debug: true}
+		g.Expect(env.Client.Create(ctx, p)).To(Succeed())
+		p.Spec.Version = "v0.1.0" // filling in the version, as the operator does, is admitted
+		g.Expect(env.Client.Update(ctx, p)).To(Succeed())
+		p.Spec.Manager.FeatureGates = map[string]bool{"MachinePool": true}
+		err := env.Client.Update(ctx, p)
+		g.Expect(err).To(MatchError(ContainSubstring("the provider is in debug mode (spec.manager.debug: true): no other field may change while it is; set spec.manager.debug to false first, alone")))
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(p), p)).To(Succeed())
+		p.Spec.Manager.Debug = false
+		g.Expect(env.Client.Update(ctx, p)).To(Succeed(), "leaving debug mode alone is admitted")
+		p.Spec.Manager.FeatureGates = map[string]bool{"MachinePool": true}
+		g.Expect(env.Client.Update(ctx, p)).To(Succeed(), "then the change is admitted")
+	})
+
+	t.Run("the namespace key of container args is admitted with a warning", func(t *testing.T) {
+		g := NewWithT(t)
+		var warnings []string
+		cfg := rest.CopyConfig(env.Config)
+		cfg.WarningHandler = warningRecorder(func(w string) { warnings = append(warnings, w) })
+		c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
+		g.Expect(err).NotTo(HaveOccurred())
+		p := &operatorv1.InfrastructureProvider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "namespaced"}}
+		p.Spec.Deployment = &operatorv1.DeploymentSpec{Containers: []operatorv1.ContainerSpec{{Name: "manager", Args: map[string]string{"namespace": "team-a"}}}}
+		g.Expect(c.Create(ctx, p)).To(Succeed())
+		g.Expect(warnings).To(ContainElement("spec.deployment.containers[0].args[namespace] is ignored: providers watch every namespace; spec.manager.cacheNamespace sets --namespace"))
+	})
+}
+
+type warningRecorder func(string)
+
+func (w warningRecorder) HandleWarningHeader(_ int, _ string, text string) { w(text) }
 
 func TestManifestsAreUpToDate(t *testing.T) {
 	for file, render := range map[string]func() ([]byte, error){ManifestsFile: Manifests, ChartFile: ChartManifests} {

@@ -24,6 +24,7 @@ type options struct {
 	// waitProviderTimeout is in seconds, as upstream's flag.
 	waitProviderTimeout int
 	validate            bool
+	operator            bool
 }
 
 func (o *options) initOptions() client.InitOptions {
@@ -33,6 +34,7 @@ func (o *options) initOptions() client.InitOptions {
 		WaitProviders:       o.waitProviders,
 		WaitProviderTimeout: time.Duration(o.waitProviderTimeout) * time.Second,
 		SkipValidation:      !o.validate,
+		Operator:            o.operator,
 	}
 }
 
@@ -69,6 +71,11 @@ nothing; a provider installed at another version is an error that points at 'clu
   # Wait until the providers' controllers are available.
   clusterctl init --infrastructure local --wait-providers
 
+  # Hand the providers to the provider operator (installed first when the cluster has none): one
+  # provider object each, with a Secret of the variables this configuration gives them. Providers
+  # clusterctl installed already are taken over at their version.
+  clusterctl init --operator --infrastructure local
+
   # List the images this would install.
   clusterctl init list-images --infrastructure aws`,
 		Args: cobra.NoArgs,
@@ -97,6 +104,7 @@ nothing; a provider installed at another version is an error that points at 'clu
 	f.BoolVar(&o.waitProviders, "wait-providers", false, "Wait for providers to be installed.")
 	f.IntVar(&o.waitProviderTimeout, "wait-provider-timeout", 5*60, "Wait timeout per provider installation in seconds. This value is ignored if --wait-providers is false")
 	f.BoolVar(&o.validate, "validate", true, "If true, clusterctl will validate that the deployments will succeed on the management cluster.")
+	f.BoolVar(&o.operator, "operator", false, "Hand the providers to the provider operator instead of installing them: install the operator when the cluster has none (from the core provider's release), then create a provider object for each (CoreProvider, InfrastructureProvider, ...) with a Secret of the variables this configuration gives its components; take over providers clusterctl installed, at their version.")
 
 	cmd.AddCommand(newListImagesCommand(streams, deps, o))
 	return cmd

@@ -74,6 +74,15 @@ func formatPlan(certManager client.CertManagerPlan, plans []client.UpgradePlan) 
 		}
 		_ = w.Flush()
 		b.WriteString("\n")
+		var byOperator []string
+		for _, item := range plan.Providers {
+			if item.Operator != "" && item.NextVersion != "" {
+				byOperator = append(byOperator, fmt.Sprintf("  %s: spec.version: %s", item.Operator, item.NextVersion))
+			}
+		}
+		if len(byOperator) > 0 {
+			fmt.Fprintf(&b, "The provider operator manages some of them: upgrade them by setting spec.version of their objects:\n%s\n\n", strings.Join(byOperator, "\n"))
+		}
 		switch {
 		case !plan.UpgradeAvailable():
 			b.WriteString("You are already up to date!\n")

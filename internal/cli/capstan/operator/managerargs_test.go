@@ -1,0 +1,114 @@
+package operator
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
+	"github.com/capstan-dev/capstan/internal/clusterctl/components"
+	"github.com/capstan-dev/capstan/internal/clusterctl/config"
+	"github.com/capstan-dev/capstan/internal/operator/customize"
+	"github.com/capstan-dev/capstan/internal/operator/operatortest"
+	"github.com/capstan-dev/capstan/internal/release"
+)
+
+// capstanProviders are capstan's providers with what EveryField needs of each: the kinds of their
+// --<kind>-concurrency flags, whether they serve webhooks, their service account.
+var capstanProviders = []struct {
+	label, serviceAccount string
+	concurrency           []string
+	webhooks              bool
+}{
+	{"cluster-api", "capi-manager", []string{"Cluster.cluster.x-k8s.io", "MachineDeployment", "ClusterClass"}, true},
+	{"bootstrap-kubeadm", "capi-kubeadm-bootstrap-manager", []string{"KubeadmConfig.bootstrap.cluster.x-k8s.io"}, false},
+	{"control-plane-kubeadm", "capi-kubeadm-control-plane-manager", []string{"KubeadmControlPlane.controlplane.cluster.x-k8s.io"}, false},
+	{"infrastructure-local", "capl-manager", []string{"LocalCluster", "LocalMachine", "LocalMachinePool"}, true},
+}
+
+// render renders the components of one of capstan's providers with spec applied as the operator does.
+func render(t *testing.T, label string, spec *operatorv1.ProviderSpec) []unstructured.Unstructured {
+	t.Helper()
+	g := NewWithT(t)
+	providers, err := release.Providers()
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, p := range providers {
+		if p.Label() != label {
+			continue
+		}
+		files, err := p.Files(operatortest.V1)
+		g.Expect(err).NotTo(HaveOccurred())
+		comps, err := components.New(components.Input{
+			Provider: config.Provider{Name: p.Name, Type: p.Type}, Version: operatortest.V1, Raw: files[p.ComponentsFile()],
+			Variables: func(string) (string, bool) { return "", false }, TargetNamespace: "provider-system",
+		})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(comps.Customize(func(objs []unstructured.Unstructured) error { return customize.Deployments(objs, spec) })).To(Succeed())
+		return comps.Objects()
+	}
+	t.Fatalf("no provider %s", label)
+	return nil
+}
+
+func managerArgs(t *testing.T, objs []unstructured.Unstructured) []string {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() != "Deployment" {
+			continue
+		}
+		containers, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+		args, _, _ := unstructured.NestedStringSlice(containers[0].(map[string]any), "args")
+		return args
+	}
+	t.Fatal("no Deployment")
+	return nil
+}
+
+// TestEveryFieldIsAFlagOfEachCapstanManager: with every field of spec.manager and spec.deployment set,
+// each of capstan's providers runs its manager with arguments the manager accepts.
+func TestEveryFieldIsAFlagOfEachCapstanManager(t *testing.T) {
+	for _, p := range capstanProviders {
+		t.Run(p.label, func(t *testing.T) {
+			g := NewWithT(t)
+			spec := operatortest.EveryField("provider-system", operatortest.V1, p.serviceAccount, p.concurrency, p.webhooks)
+			args := managerArgs(t, render(t, p.label, &spec))
+			g.Expect(CheckManagerArgs(args)).To(Succeed(), "args: %v", args)
+			g.Expect(args).To(ContainElements("--max-concurrent-reconciles=4", "--leader-election-id=provider-system/every-field-lease",
+				"--graceful-shutdown-timeout=20s", "--v=5", "--profiler-address=localhost:6060", "--namespace=provider-system"))
+			g.Expect(args).NotTo(ContainElement("--namespace=ignored"), "the namespace key of container args is ignored")
+			if p.webhooks {
+				g.Expect(args).To(ContainElement("--webhook-host=127.0.0.1"))
+			}
+		})
+	}
+}
+
+// TestManagerArgsCheckRefusesWhatAManagerLacks: a flag a manager does not have, a feature gate it does not
+// know, a malformed value and a stray argument are refused, naming them; other programs are not checked.
+func TestManagerArgsCheckRefusesWhatAManagerLacks(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{name: "webhooks of a manager that serves none", args: []string{"bootstrap-kubeadm", "--webhook-port=9443"}, wantErr: "capstan bootstrap-kubeadm: unknown flag: --webhook-port"},
+		{name: "an unknown feature gate", args: []string{"bootstrap-kubeadm", "--feature-gates=NoSuchGate=true"}, wantErr: `unrecognized feature gate "NoSuchGate"`},
+		{name: "a malformed duration", args: []string{"manager", "--sync-period=often"}, wantErr: `invalid argument "often" for "--sync-period"`},
+		{name: "a concurrency flag of another manager", args: []string{"controlplane-kubeadm", "--localcluster-concurrency=3"}, wantErr: "unknown flag: --localcluster-concurrency"},
+		{name: "a stray argument", args: []string{"manager", "extra"}, wantErr: `capstan manager: unknown command "extra"`},
+		{name: "the operator's own flags", args: []string{"operator", "--fetch-timeout=1m", "--allowed-reference-namespaces=a,b"}},
+		{name: "another program", args: []string{"--anything=goes"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			err := CheckManagerArgs(tt.args)
+			if tt.wantErr == "" {
+				g.Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			g.Expect(err).To(MatchError(ContainSubstring(tt.wantErr)))
+		})
+	}
+}
