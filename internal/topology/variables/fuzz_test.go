@@ -41,15 +41,16 @@ func FuzzVariables(f *testing.F) {
 			return
 		}
 		values := []clusterv1.ClusterVariable{{Name: name, Value: apiextensionsv1.JSON{Raw: []byte(valueJSON)}}}
-		defaulted, err := d.Default(values)
-		if err != nil {
+		path := field.NewPath("spec", "topology", "variables")
+		defaulted, errs := d.Default(values, path)
+		if len(errs) > 0 {
 			return
 		}
 		ctx := context.Background()
-		if errs := d.Validate(ctx, defaulted, nil, field.NewPath("spec", "topology", "variables")); len(errs) > 0 {
+		if errs := d.Validate(ctx, defaulted, nil, path); len(errs) > 0 {
 			return
 		}
-		if _, err := d.Resolve(ctx, defaulted, field.NewPath("spec", "topology", "variables")); err != nil {
+		if _, err := d.Resolve(ctx, defaulted, path); err != nil {
 			t.Fatalf("values that validate do not resolve: %v", err)
 		}
 	})
