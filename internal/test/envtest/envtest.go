@@ -35,6 +35,7 @@ import (
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/config/crd"
 	"github.com/capstan-dev/capstan/internal/localnet"
+	"github.com/capstan-dev/capstan/internal/test/procs"
 )
 
 // AssetsEnv names the environment variable that overrides where kube-apiserver and etcd are found.
@@ -141,6 +142,25 @@ func Start(opts Options) (*Environment, error) {
 		return nil, err
 	}
 	return &Environment{Config: cfg, Client: c, Scheme: scheme, env: env, stopProxy: stopProxy}, nil
+}
+
+// Pids returns the process ids of the API server and of etcd, for benchmarks that read what they use from
+// /proc (package procstat).
+func (e *Environment) Pids() (apiserver, etcd int, err error) {
+	find := func(program, arg string) (int, error) {
+		pids := procs.FindWithArg(program, arg)
+		if len(pids) != 1 {
+			return 0, fmt.Errorf("%d %s processes with argument %s, want one", len(pids), program, arg)
+		}
+		return pids[0], nil
+	}
+	if apiserver, err = find("kube-apiserver", "--cert-dir="+e.env.ControlPlane.APIServer.CertDir); err != nil {
+		return 0, 0, err
+	}
+	if etcd, err = find("etcd", "--data-dir="+e.env.ControlPlane.Etcd.DataDir); err != nil {
+		return 0, 0, err
+	}
+	return apiserver, etcd, nil
 }
 
 // Stop stops kube-apiserver and etcd and removes their data.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -102,4 +103,26 @@ func Descendants(pid int) []int {
 func Cmdline(pid int) string {
 	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	return strings.TrimSpace(strings.ReplaceAll(string(data), "\x00", " "))
+}
+
+// FindWithArg returns the pids of the live processes whose executable is named program and one of whose
+// arguments is arg exactly (for example "--data-dir=/tmp/k8s_test_framework_1234").
+func FindWithArg(program, arg string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || len(cmdline) == 0 {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if filepath.Base(args[0]) == program && slices.Contains(args[1:], arg) && Alive(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
