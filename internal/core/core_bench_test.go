@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/cborclient"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/core"
 	"github.com/capstan-dev/capstan/internal/test/apicount"
@@ -216,6 +217,7 @@ func runCoreIfChild() {
 }
 
 func runCore(kubeconfig, sock string) error {
+	cborclient.Enable() // as capstan's main does
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	o := controllermanager.DefaultOptions("capi-controller-manager")
