@@ -11,8 +11,8 @@ import (
 
 	. "github.com/onsi/gomega"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -273,6 +273,5 @@ func freeValues() map[string]any {
 		"map": map[string]any{"k": "v"}, "big": int64(1) << 53, "negative": int64(-7), "unicode": "é ✓",
 	}
 }
-
 
 func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
