@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,5 +98,59 @@ func TestSameAsSigsYAML(t *testing.T) {
 		if diff := cmp.Diff(strings.TrimSuffix(string(wantYAML), "\n"), string(got)); diff != "" {
 			t.Errorf("document %d marshals differently from sigs.k8s.io/yaml (-sigs +ours):\n%s", i, diff)
 		}
+	}
+}
+
+// TestReformatIsMarshalOfParse: Reformat renders what Marshal renders of what Parse decodes, blank
+// documents left out, and fails on the same document with the same error.
+func TestReformatIsMarshalOfParse(t *testing.T) {
+	var all bytes.Buffer
+	all.WriteString("# a comment only\n---\n")
+	root := filepath.Join("..", "..", "cli", "clusterctl", "testdata")
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") || strings.Contains(path, "clusterctl.yaml") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		all.Write(data)
+		all.WriteString("\n---\n\n---\n")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all.WriteString(edgeCases)
+	// Enough documents for several workers.
+	data := bytes.Repeat(all.Bytes(), 3)
+	objs, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) < 2*minParallel {
+		t.Fatalf("only %d documents", len(objs))
+	}
+	want, err := Marshal(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := Reformat(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != len(objs) {
+		t.Fatalf("Reformat rendered %d documents, Parse decoded %d objects", len(docs), len(objs))
+	}
+	if diff := cmp.Diff(string(want)+"\n", string(bytes.Join(docs, []byte("---\n")))); diff != "" {
+		t.Errorf("Reformat differs from Marshal(Parse) (-Marshal +Reformat):\n%s", diff)
+	}
+
+	bad := append(append([]byte{}, data...), []byte("---\n- a list\n---\nkind: Fine\n")...)
+	_, parseErr := Parse(bad)
+	_, reformatErr := Reformat(bad)
+	if parseErr == nil || reformatErr == nil || parseErr.Error() != reformatErr.Error() {
+		t.Errorf("Reformat's error %v, Parse's %v: want the same", reformatErr, parseErr)
 	}
 }
