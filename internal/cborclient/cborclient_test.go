@@ -136,7 +136,7 @@ func TestEveryKindReadsTheSameInCBORAndJSON(t *testing.T) {
 				g.Expect(vars).To(HaveLen(1))
 				g.Expect(vars[0].(map[string]any)["value"]).To(Equal(want))
 			}
-			g.Expect(comparable(fromCBOR)).To(Equal(comparable(fromJSON)), "the object of the CBOR server and of the JSON server")
+			g.Expect(withoutServerFields(fromCBOR)).To(Equal(withoutServerFields(fromJSON)), "the object of the CBOR server and of the JSON server")
 
 			// Typed, as the controllers read them.
 			if typed, err := cborServer.Scheme.New(fromCBOR.GroupVersionKind()); err == nil {
@@ -162,8 +162,8 @@ func TestEveryKindReadsTheSameInCBORAndJSON(t *testing.T) {
 	g.Expect(jsonCounts.MediaTypes()).NotTo(HaveKey("application/cbor"), "the server without CBOR answers JSON")
 }
 
-// comparable is the object without what each API server sets its own way: identity, versions, times.
-func comparable(u *unstructured.Unstructured) map[string]any {
+// withoutServerFields is the object without what each API server sets its own way: identity, versions, times.
+func withoutServerFields(u *unstructured.Unstructured) map[string]any {
 	c := u.DeepCopy()
 	for _, f := range []string{"uid", "resourceVersion", "creationTimestamp", "managedFields", "namespace", "name"} {
 		unstructured.RemoveNestedField(c.Object, "metadata", f)
