@@ -56,24 +56,12 @@ func sigsDecode(t *testing.T, doc string) map[string]any {
 // the clusterctl test repositories and on edge cases.
 func TestSameAsSigsYAML(t *testing.T) {
 	docs := []string{edgeCases}
-	root := filepath.Join("..", "..", "cli", "clusterctl", "testdata")
-	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") || strings.Contains(path, "clusterctl.yaml") {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	for _, data := range testdataYAML(t) {
 		for _, d := range split(data) {
 			if !isBlank(d.data) && !strings.Contains(string(d.data), "${") {
 				docs = append(docs, string(d.data))
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(docs) < 20 {
 		t.Fatalf("found only %d documents", len(docs))
@@ -106,21 +94,9 @@ func TestSameAsSigsYAML(t *testing.T) {
 func TestReformatIsMarshalOfParse(t *testing.T) {
 	var all bytes.Buffer
 	all.WriteString("# a comment only\n---\n")
-	root := filepath.Join("..", "..", "cli", "clusterctl", "testdata")
-	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") || strings.Contains(path, "clusterctl.yaml") {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	for _, data := range testdataYAML(t) {
 		all.Write(data)
 		all.WriteString("\n---\n\n---\n")
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	all.WriteString(edgeCases)
 	// Enough documents for several workers.
@@ -153,4 +129,27 @@ func TestReformatIsMarshalOfParse(t *testing.T) {
 	if parseErr == nil || reformatErr == nil || parseErr.Error() != reformatErr.Error() {
 		t.Errorf("Reformat's error %v, Parse's %v: want the same", reformatErr, parseErr)
 	}
+}
+
+// testdataYAML returns the YAML files of the clusterctl test repositories (clusterctl.yaml configuration
+// files left out).
+func testdataYAML(t *testing.T) [][]byte {
+	t.Helper()
+	var files [][]byte
+	root := filepath.Join("..", "..", "cli", "clusterctl", "testdata")
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") || strings.Contains(path, "clusterctl.yaml") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files = append(files, data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
