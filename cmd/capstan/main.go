@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/capstan-dev/capstan/internal/cborclient"
 	"github.com/capstan-dev/capstan/internal/cli/capstan"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 )
 
 func main() {
+	cborclient.Enable()
 	if err := capstan.NewCommand(iostreams.Standard()).Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		os.Exit(1)

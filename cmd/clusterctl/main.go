@@ -8,12 +8,14 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/capstan-dev/capstan/internal/cborclient"
 	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/root"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 )
 
 func main() {
+	cborclient.Enable()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := root.Main(ctx, os.Args[1:], iostreams.Standard(), clusterctlcli.DefaultDeps())
 	stop()

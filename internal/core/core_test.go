@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	envtest.SetupLogging()
+	runCoreIfChild() // BenchmarkClustersToRunning's core process
 	envs, err := envtest.StartAll(envtest.Options{CRDs: builder.CRDs()}, envtest.Options{})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "Starting the test API servers: %v\n", err)
@@ -72,17 +73,22 @@ func run(m *testing.M) int {
 
 // newCluster creates a Cluster with an InfraCluster and a MachineDeployment of the test provider.
 func newCluster(ctx context.Context, g Gomega, ns, name string, replicas int32) (*clusterv1.Cluster, *clusterv1.MachineDeployment) {
+	return newClusterIn(ctx, g, env.Client, ns, name, replicas)
+}
+
+// newClusterIn is newCluster with client c.
+func newClusterIn(ctx context.Context, g Gomega, c client.Client, ns, name string, replicas int32) (*clusterv1.Cluster, *clusterv1.MachineDeployment) {
 	p := builder.V1Beta1
 	infra := p.InfraCluster(ns, name)
-	g.Expect(env.Client.Create(ctx, infra)).To(Succeed())
+	g.Expect(c.Create(ctx, infra)).To(Succeed())
 	infraTpl := p.InfraMachineTemplate(ns, name+"-md")
-	g.Expect(env.Client.Create(ctx, infraTpl)).To(Succeed())
+	g.Expect(c.Create(ctx, infraTpl)).To(Succeed())
 	bootTpl := p.BootstrapTemplate(ns, name+"-md")
-	g.Expect(env.Client.Create(ctx, bootTpl)).To(Succeed())
+	g.Expect(c.Create(ctx, bootTpl)).To(Succeed())
 	cluster := builder.Cluster(ns, name, infra, nil)
-	g.Expect(env.Client.Create(ctx, cluster)).To(Succeed())
+	g.Expect(c.Create(ctx, cluster)).To(Succeed())
 	md := builder.MachineDeployment(ns, name+"-md", name, replicas, infraTpl, bootTpl)
-	g.Expect(env.Client.Create(ctx, md)).To(Succeed())
+	g.Expect(c.Create(ctx, md)).To(Succeed())
 	return cluster, md
 }
 

@@ -143,6 +143,9 @@ func Start(ctx context.Context, name string, state State, o StartOptions) (*Clus
 			"--enable-aggregator-routing=true",
 			"--egress-selector-config-file=" + egressConfig,
 			"--cert-dir=" + filepath.Join(pkiDir, "generated"),
+			// Custom resources served in CBOR to the clients that ask for it (capstan's do, see package
+			// cborclient) and stored in CBOR; a server without the feature still reads them.
+			"--feature-gates=CBORServingAndStorage=true",
 			"--v=1",
 		}})
 	}

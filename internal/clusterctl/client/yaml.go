@@ -12,6 +12,9 @@ type ProcessYAMLOptions struct {
 	From string
 	// ListVariablesOnly returns the variables without processing the YAML.
 	ListVariablesOnly bool
+	// RenderOnly returns a template that holds its documents rendered, not its objects, to be printed
+	// with WriteYAML (see template.Input).
+	RenderOnly bool
 }
 
 // ProcessYAML substitutes the variables of any YAML with clusterctl's processor; namespaces are left as
@@ -25,5 +28,5 @@ func (c *Client) ProcessYAML(ctx context.Context, o ProcessYAMLOptions) (*templa
 	if source == "" || source == "-" {
 		source = "standard input"
 	}
-	return newTemplate(template.Input{Raw: raw, Variables: c.cfg.Get, ListVariablesOnly: o.ListVariablesOnly}, source)
+	return newTemplate(template.Input{Raw: raw, Variables: c.cfg.Get, ListVariablesOnly: o.ListVariablesOnly, RenderOnly: o.RenderOnly}, source)
 }

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,24 +56,12 @@ func sigsDecode(t *testing.T, doc string) map[string]any {
 // the clusterctl test repositories and on edge cases.
 func TestSameAsSigsYAML(t *testing.T) {
 	docs := []string{edgeCases}
-	root := filepath.Join("..", "..", "cli", "clusterctl", "testdata")
-	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") || strings.Contains(path, "clusterctl.yaml") {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	for _, data := range testdataYAML(t) {
 		for _, d := range split(data) {
 			if !isBlank(d.data) && !strings.Contains(string(d.data), "${") {
 				docs = append(docs, string(d.data))
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(docs) < 20 {
 		t.Fatalf("found only %d documents", len(docs))
@@ -98,4 +87,69 @@ func TestSameAsSigsYAML(t *testing.T) {
 			t.Errorf("document %d marshals differently from sigs.k8s.io/yaml (-sigs +ours):\n%s", i, diff)
 		}
 	}
+}
+
+// TestReformatIsMarshalOfParse: Reformat renders what Marshal renders of what Parse decodes, blank
+// documents left out, and fails on the same document with the same error.
+func TestReformatIsMarshalOfParse(t *testing.T) {
+	var all bytes.Buffer
+	all.WriteString("# a comment only\n---\n")
+	for _, data := range testdataYAML(t) {
+		all.Write(data)
+		all.WriteString("\n---\n\n---\n")
+	}
+	all.WriteString(edgeCases)
+	// Enough documents for several workers.
+	data := bytes.Repeat(all.Bytes(), 3)
+	objs, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) < 2*minParallel {
+		t.Fatalf("only %d documents", len(objs))
+	}
+	want, err := Marshal(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := Reformat(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != len(objs) {
+		t.Fatalf("Reformat rendered %d documents, Parse decoded %d objects", len(docs), len(objs))
+	}
+	if diff := cmp.Diff(string(want)+"\n", string(bytes.Join(docs, []byte("---\n")))); diff != "" {
+		t.Errorf("Reformat differs from Marshal(Parse) (-Marshal +Reformat):\n%s", diff)
+	}
+
+	bad := append(append([]byte{}, data...), []byte("---\n- a list\n---\nkind: Fine\n")...)
+	_, parseErr := Parse(bad)
+	_, reformatErr := Reformat(bad)
+	if parseErr == nil || reformatErr == nil || parseErr.Error() != reformatErr.Error() {
+		t.Errorf("Reformat's error %v, Parse's %v: want the same", reformatErr, parseErr)
+	}
+}
+
+// testdataYAML returns the YAML files of the clusterctl test repositories (clusterctl.yaml configuration
+// files left out).
+func testdataYAML(t *testing.T) [][]byte {
+	t.Helper()
+	var files [][]byte
+	root := filepath.Join("..", "..", "cli", "clusterctl", "testdata")
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") || strings.Contains(path, "clusterctl.yaml") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files = append(files, data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

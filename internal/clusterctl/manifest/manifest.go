@@ -155,3 +155,39 @@ func Marshal(objs []unstructured.Unstructured) ([]byte, error) {
 	}
 	return bytes.TrimSuffix(bytes.Join(docs, []byte("---\n")), []byte("\n")), nil
 }
+
+// Reformat renders the YAML documents of data as Marshal renders the objects Parse decodes from it, one
+// rendered document per object, without holding the objects: each document is decoded and rendered by a
+// pool of workers and only the rendered bytes are kept. Joined with "---\n" they are Marshal(Parse(data))
+// with its final newline. An error is that of the first document that fails, as Parse's, and nothing is
+// rendered then.
+func Reformat(data []byte) ([][]byte, error) {
+	docs := split(data)
+	rendered := make([][]byte, len(docs))
+	err := parallel(len(docs), func(i int) error {
+		obj, err := decode(docs[i].data)
+		if err != nil {
+			return &DocumentError{Index: i + 1, Line: docs[i].line, Err: err}
+		}
+		if obj == nil {
+			return nil
+		}
+		b, err := yaml.Marshal(obj)
+		if err != nil {
+			u := unstructured.Unstructured{Object: obj}
+			return fmt.Errorf("marshalling %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+		rendered[i] = b
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := rendered[:0]
+	for _, b := range rendered {
+		if b != nil {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}

@@ -5,7 +5,10 @@
 package template
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 
@@ -25,6 +28,10 @@ type Input struct {
 	TargetNamespace string
 	// ListVariablesOnly skips substitution and parsing: the template only reports its variables.
 	ListVariablesOnly bool
+	// RenderOnly keeps the documents rendered as YAML and not the objects (Objects returns none): for a
+	// template that is only printed (WriteYAML), which then never holds its objects all at once. It is
+	// ignored when TargetNamespace is set.
+	RenderOnly bool
 }
 
 // Template is a processed template.
@@ -32,6 +39,8 @@ type Template struct {
 	variableMap     map[string]*string
 	targetNamespace string
 	objs            []unstructured.Unstructured
+	// rendered are the documents of a RenderOnly template.
+	rendered [][]byte
 }
 
 // New processes a template.
@@ -47,6 +56,12 @@ func New(in Input) (*Template, error) {
 	processed, err := tmpl.Execute(in.Variables)
 	if err != nil {
 		return nil, err
+	}
+	if in.RenderOnly && in.TargetNamespace == "" {
+		if t.rendered, err = manifest.Reformat(processed); err != nil {
+			return nil, err
+		}
+		return t, nil
 	}
 	if t.objs, err = manifest.Parse(processed); err != nil {
 		return nil, err
@@ -79,7 +94,38 @@ func (t *Template) TargetNamespace() string { return t.targetNamespace }
 func (t *Template) Objects() []unstructured.Unstructured { return t.objs }
 
 // YAML renders the template's objects.
-func (t *Template) YAML() ([]byte, error) { return manifest.Marshal(t.objs) }
+func (t *Template) YAML() ([]byte, error) {
+	if t.rendered != nil {
+		return bytes.TrimSuffix(bytes.Join(t.rendered, []byte("---\n")), []byte("\n")), nil
+	}
+	return manifest.Marshal(t.objs)
+}
+
+// WriteYAML writes YAML's bytes and a final newline to w (as commands print it), a document at a time.
+func (t *Template) WriteYAML(w io.Writer) error {
+	if t.rendered == nil {
+		out, err := t.YAML()
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(out, '\n'))
+		return err
+	}
+	if len(t.rendered) == 0 {
+		_, err := io.WriteString(w, "\n")
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	for i, doc := range t.rendered {
+		if i > 0 {
+			_, _ = bw.WriteString("---\n")
+		}
+		if _, err := bw.Write(doc); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
 
 // Merge concatenates templates: variables are merged (a default wins over none), objects are kept in
 // order. Templates must share their target namespace.
@@ -88,6 +134,9 @@ func Merge(templates ...*Template) (*Template, error) {
 	for i, t := range templates {
 		if t == nil {
 			continue
+		}
+		if t.rendered != nil {
+			return nil, fmt.Errorf("cannot merge a template that only holds rendered documents (RenderOnly)")
 		}
 		if i > 0 && merged.targetNamespace != "" && t.targetNamespace != "" && merged.targetNamespace != t.targetNamespace {
 			return nil, fmt.Errorf("cannot merge templates for the namespaces %q and %q", merged.targetNamespace, t.targetNamespace)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"mime"
 	"net/http"
 	"sort"
 	"strings"
@@ -20,7 +21,8 @@ type Key struct {
 	Agent string
 	// Verb is the HTTP method: GET (gets, lists and watches), POST, PUT, PATCH, DELETE.
 	Verb string
-	// Action is the Kubernetes verb: get, list, watch, create, update, patch, delete.
+	// Action is the Kubernetes verb: get, list, watch, create, update, patch, apply (a server-side apply
+	// patch), delete; with " (dry run)" after it for a dry run.
 	Action string
 	// Namespace is the namespace of the request's path ("" for cluster-scoped paths).
 	Namespace string
@@ -36,6 +38,8 @@ type Counter struct {
 	// conflicts counts the requests answered 409 Conflict (a write with a stale resourceVersion), and the
 	// JSON patches answered 422 (a failed test).
 	conflicts map[Key]int
+	// media counts the responses by media type (application/json, application/cbor...).
+	media map[string]int
 	// Bodies, when set before requests are made, receives the body of every write (for a developer to read).
 	Bodies func(Key, string, []byte)
 	// OnConflict, when set before requests are made, receives the path and body of every write counted
@@ -44,7 +48,9 @@ type Counter struct {
 }
 
 // New returns an empty Counter.
-func New() *Counter { return &Counter{counts: map[Key]int{}, conflicts: map[Key]int{}} }
+func New() *Counter {
+	return &Counter{counts: map[Key]int{}, conflicts: map[Key]int{}, media: map[string]int{}}
+}
 
 // Wrap is a rest.Config's WrapTransport: it counts every request of rt.
 func (c *Counter) Wrap(rt http.RoundTripper) http.RoundTripper { return c.wrap("", rt) }
@@ -75,6 +81,13 @@ func (c *Counter) wrap(as string, rt http.RoundTripper) http.RoundTripper {
 		c.counts[k]++
 		c.mu.Unlock()
 		resp, err := rt.RoundTrip(req)
+		if err == nil {
+			if mt, _, perr := mime.ParseMediaType(resp.Header.Get("Content-Type")); perr == nil {
+				c.mu.Lock()
+				c.media[mt]++
+				c.mu.Unlock()
+			}
+		}
 		// A JSON patch whose test fails is answered 422: it lost a race as a write with a stale
 		// resourceVersion does.
 		if err == nil && (resp.StatusCode == http.StatusConflict ||
@@ -93,6 +106,13 @@ func (c *Counter) wrap(as string, rt http.RoundTripper) http.RoundTripper {
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// MediaTypes returns the responses so far by media type (the encoding the API server answered in).
+func (c *Counter) MediaTypes() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.media)
+}
 
 // Snapshot returns the counts so far.
 func (c *Counter) Snapshot() Counts { return c.copyOf(c.counts) }
@@ -167,8 +187,16 @@ func (c Counts) InNamespace(ns string) Counts {
 	return out
 }
 
-// action names a request by its Kubernetes verb.
+// action names a request by its Kubernetes verb, and says when it is a dry run.
 func action(req *http.Request) string {
+	a := verb(req)
+	if req.URL.Query().Get("dryRun") != "" {
+		a += " (dry run)"
+	}
+	return a
+}
+
+func verb(req *http.Request) string {
 	switch req.Method {
 	case http.MethodGet:
 		if w := req.URL.Query().Get("watch"); w == "true" || w == "1" {
@@ -196,6 +224,11 @@ func action(req *http.Request) string {
 		return "create"
 	case http.MethodPut:
 		return "update"
+	case http.MethodPatch:
+		if strings.HasPrefix(req.Header.Get("Content-Type"), "application/apply-patch") {
+			return "apply"
+		}
+		return "patch"
 	default:
 		return strings.ToLower(req.Method)
 	}

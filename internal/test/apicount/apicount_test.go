@@ -60,3 +60,35 @@ func TestConflicts(t *testing.T) {
 	g.Expect(c.Snapshot()).To(Equal(Counts{key: 3}))
 	g.Expect(c.Conflicts()).To(Equal(Counts{key: 2}))
 }
+
+// TestApplyDryRunAndMediaTypes: server-side apply patches and dry runs are told apart from other patches,
+// and the responses are counted by the media type the API server answered in.
+func TestApplyDryRunAndMediaTypes(t *testing.T) {
+	g := NewWithT(t)
+	c := New()
+	answer := "application/json"
+	rt := c.Wrap(roundTripper(func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {answer}}}, nil
+	}))
+	send := func(method, url, contentType string) {
+		req := httptest.NewRequest(method, url, nil)
+		req.Header.Set("Content-Type", contentType)
+		_, err := rt.RoundTrip(req)
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	const mhc = "https://api/apis/cluster.x-k8s.io/v1beta1/namespaces/ns/machinehealthchecks/m"
+	send(http.MethodPatch, mhc+"?fieldManager=capi-topology&force=true&dryRun=All", "application/apply-patch+yaml")
+	send(http.MethodPatch, mhc+"?fieldManager=capi-topology&force=true", "application/apply-patch+yaml")
+	answer = "application/cbor"
+	send(http.MethodPatch, mhc, "application/merge-patch+json")
+	send(http.MethodPost, "https://api/apis/cluster.x-k8s.io/v1beta1/namespaces/ns/machinehealthchecks?dryRun=All", "application/cbor")
+
+	resource := "cluster.x-k8s.io/machinehealthchecks"
+	g.Expect(c.Snapshot()).To(Equal(Counts{
+		{Verb: "PATCH", Action: "apply (dry run)", Namespace: "ns", Resource: resource}: 1,
+		{Verb: "PATCH", Action: "apply", Namespace: "ns", Resource: resource}:           1,
+		{Verb: "PATCH", Action: "patch", Namespace: "ns", Resource: resource}:           1,
+		{Verb: "POST", Action: "create (dry run)", Namespace: "ns", Resource: resource}: 1,
+	}))
+	g.Expect(c.MediaTypes()).To(Equal(map[string]int{"application/json": 2, "application/cbor": 2}))
+}

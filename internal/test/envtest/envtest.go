@@ -34,11 +34,18 @@ import (
 	ipamv1 "github.com/capstan-dev/capstan/api/ipam/v1beta1"
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/config/crd"
+	"github.com/capstan-dev/capstan/internal/cborclient"
 	"github.com/capstan-dev/capstan/internal/localnet"
+	"github.com/capstan-dev/capstan/internal/test/procs"
 )
 
 // AssetsEnv names the environment variable that overrides where kube-apiserver and etcd are found.
 const AssetsEnv = "CAPSTAN_TEST_ASSETS"
+
+// CBORFeatureGate is the kube-apiserver feature gate the harness starts the API server with, as capstan's
+// embedded management cluster does: CBORServingAndStorage (alpha in Kubernetes 1.37) serves custom resources
+// in CBOR to the clients that ask for it and stores them in CBOR.
+const CBORFeatureGate = "CBORServingAndStorage=true"
 
 // Environment is a running etcd and kube-apiserver with capstan's CRDs installed.
 type Environment struct {
@@ -61,6 +68,9 @@ type Options struct {
 	SchemeBuilders []func(*runtime.Scheme) error
 	// APIServerFlags are extra kube-apiserver flags.
 	APIServerFlags map[string]string
+	// WithoutCBOR starts the API server without the CBORServingAndStorage feature (see CBORFeatureGate):
+	// one that serves JSON only, as Kubernetes 1.37 does by default.
+	WithoutCBOR bool
 	// PodNetwork makes the API server call webhooks as the embedded management cluster's does: through
 	// the EndpointSlices of their Service (--enable-aggregator-routing), whose addresses in the pod network
 	// of package localnet stand for 127.0.0.1 (an egress proxy connects there).
@@ -80,8 +90,10 @@ func NewScheme() (*runtime.Scheme, error) {
 	return scheme, nil
 }
 
-// Start starts etcd and kube-apiserver and installs the CRDs; call Stop when done.
+// Start starts etcd and kube-apiserver and installs the CRDs; call Stop when done. The clients of the test
+// process accept CBOR from then on, as capstan's binaries do (package cborclient).
 func Start(opts Options) (*Environment, error) {
+	cborclient.Enable()
 	assets, err := AssetsDir()
 	if err != nil {
 		return nil, err
@@ -111,7 +123,17 @@ func Start(opts Options) (*Environment, error) {
 		ControlPlaneStartTimeout: 90 * time.Second,
 		ControlPlaneStopTimeout:  30 * time.Second,
 	}
+	flags := map[string]string{}
+	if !opts.WithoutCBOR {
+		flags["feature-gates"] = CBORFeatureGate
+	}
 	for k, v := range opts.APIServerFlags {
+		if k == "feature-gates" && flags[k] != "" {
+			v = flags[k] + "," + v
+		}
+		flags[k] = v
+	}
+	for k, v := range flags {
 		env.ControlPlane.GetAPIServer().Configure().Set(k, v)
 	}
 	var stopProxy func()
@@ -141,6 +163,25 @@ func Start(opts Options) (*Environment, error) {
 		return nil, err
 	}
 	return &Environment{Config: cfg, Client: c, Scheme: scheme, env: env, stopProxy: stopProxy}, nil
+}
+
+// Pids returns the process ids of the API server and of etcd, for benchmarks that read what they use from
+// /proc (package procstat).
+func (e *Environment) Pids() (apiserver, etcd int, err error) {
+	find := func(program, arg string) (int, error) {
+		pids := procs.FindWithArg(program, arg)
+		if len(pids) != 1 {
+			return 0, fmt.Errorf("%d %s processes with argument %s, want one", len(pids), program, arg)
+		}
+		return pids[0], nil
+	}
+	if apiserver, err = find("kube-apiserver", "--cert-dir="+e.env.ControlPlane.APIServer.CertDir); err != nil {
+		return 0, 0, err
+	}
+	if etcd, err = find("etcd", "--data-dir="+e.env.ControlPlane.Etcd.DataDir); err != nil {
+		return 0, 0, err
+	}
+	return apiserver, etcd, nil
 }
 
 // Stop stops kube-apiserver and etcd and removes their data.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -30,8 +31,14 @@ func Alive(pid int) bool {
 // Find returns the pids of the live processes whose executable is named program (etcd, kube-apiserver,
 // ...) and whose command line holds a path below dir.
 func Find(program, dir string) []int {
-	entries, _ := os.ReadDir("/proc")
 	below := dir + string(filepath.Separator)
+	return find(program, func(cmdline string, _ []string) bool { return strings.Contains(cmdline, below) })
+}
+
+// find returns the pids of the live processes whose executable is named program and whose command line
+// (whole, and split into its arguments after the executable) matches.
+func find(program string, matches func(cmdline string, args []string) bool) []int {
+	entries, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -43,10 +50,9 @@ func Find(program, dir string) []int {
 			continue
 		}
 		args := strings.Split(string(cmdline), "\x00")
-		if filepath.Base(args[0]) != program || !strings.Contains(string(cmdline), below) || !Alive(pid) {
-			continue
+		if filepath.Base(args[0]) == program && matches(string(cmdline), args[1:]) && Alive(pid) {
+			pids = append(pids, pid)
 		}
-		pids = append(pids, pid)
 	}
 	return pids
 }
@@ -102,4 +108,10 @@ func Descendants(pid int) []int {
 func Cmdline(pid int) string {
 	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	return strings.TrimSpace(strings.ReplaceAll(string(data), "\x00", " "))
+}
+
+// FindWithArg returns the pids of the live processes whose executable is named program and one of whose
+// arguments is arg exactly (for example "--data-dir=/tmp/k8s_test_framework_1234").
+func FindWithArg(program, arg string) []int {
+	return find(program, func(_ string, args []string) bool { return slices.Contains(args, arg) })
 }

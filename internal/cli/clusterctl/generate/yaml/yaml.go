@@ -53,18 +53,16 @@ Variable values are either sourced from the clusterctl config file or from envir
 			if err != nil {
 				return err
 			}
-			tmpl, err := c.ProcessYAML(ctx, client.ProcessYAMLOptions{From: o.url, ListVariablesOnly: o.listVariables})
+			// The documents are rendered as they are processed and printed one by one: the objects are never
+			// all held at once, nor the whole output in one piece.
+			tmpl, err := c.ProcessYAML(ctx, client.ProcessYAMLOptions{From: o.url, ListVariablesOnly: o.listVariables, RenderOnly: true})
 			if err != nil {
 				return err
 			}
 			if o.listVariables {
 				return printVariables(streams.Out, tmpl.Variables())
 			}
-			out, err := tmpl.YAML()
-			if err != nil {
-				return err
-			}
-			return clusterctlcli.WriteOutput("", out, streams.Out)
+			return tmpl.WriteYAML(streams.Out)
 		},
 	}
 	cmd.Flags().StringVar(&o.url, "from", "-", "The URL to read the template from. It defaults to '-' which reads from stdin.")

@@ -27,6 +27,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/memory"
 	"github.com/capstan-dev/capstan/internal/test/apicount"
+	"github.com/capstan-dev/capstan/internal/test/netcount"
 	"github.com/capstan-dev/capstan/internal/test/procstat"
 	"github.com/capstan-dev/capstan/internal/test/remotebackend"
 	"github.com/capstan-dev/capstan/internal/test/stack"
@@ -97,14 +98,19 @@ func BenchmarkScale(b *testing.B) {
 			opts.LocalBackend = child
 			b.Logf("memory backend: process %d; managers: process %d", child.Pid(), os.Getpid())
 		}
-		stack.ForTest(b, env.Config, opts)
-		procs := measuredProcesses(child)
+		// The managers' connections to the management API server are counted: the bytes it receives from
+		// them and sends them.
+		wire := netcount.New()
+		managersCfg := rest.CopyConfig(env.Config)
+		managersCfg.Dial = wire.Dial
+		managers := stack.ForTest(b, managersCfg, opts)
+		procs := measuredProcesses(b, child)
 		mgmtHost := env.Config.Host
 		if u, err := url.Parse(env.Config.Host); err == nil && u.Host != "" {
 			mgmtHost = u.Host
 		}
 		b.Logf("management API server: %s", mgmtHost)
-		before, byKey0, conflicts0, counters0 := requests(mgmtHost), counter.Snapshot(), counter.Conflicts(), managerCounters()
+		before, byKey0, conflicts0, counters0, wire0 := requests(mgmtHost), counter.Snapshot(), counter.Conflicts(), managerCounters(), wire.Bytes()
 		usage0 := procs.usage(b)
 
 		// CAPSTAN_BENCH_DIFFS=k logs the first k modifications of each kind while creating, to see which
@@ -146,8 +152,10 @@ func BenchmarkScale(b *testing.B) {
 				b.Logf("%s: %d of %d clusters Available", time.Since(start).Round(time.Second), len(available), n)
 				lastLog = time.Now()
 			}
+			// From the managers' cache, which watches the Clusters anyway: a list from the API server every
+			// 2 s would add its encoding of every Cluster to the API server's figures.
 			list := &clusterv1.ClusterList{}
-			g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+			g.Expect(managers.Manager.GetCache().List(ctx, list, client.InNamespace(ns))).To(Succeed())
 			for i := range list.Items {
 				cl := &list.Items[i]
 				if _, seen := available[cl.Name]; !seen && conditions.IsV1Beta2True(cl, clusterv1.ClusterAvailableV1Beta2Condition) {
@@ -162,8 +170,9 @@ func BenchmarkScale(b *testing.B) {
 			perCluster = append(perCluster, available[fmt.Sprintf("s%04d", k)].Sub(created[k]).Seconds())
 		}
 		sort.Float64s(perCluster)
-		creating, byKeyCreating, conflictsCreating := requests(mgmtHost).minus(before), counter.Snapshot().Since(byKey0), counter.Conflicts().Since(conflicts0)
+		creating, byKeyCreating, conflictsCreating, wireCreating := requests(mgmtHost).minus(before), counter.Snapshot().Since(byKey0), counter.Conflicts().Since(conflicts0), wire.Bytes().Since(wire0)
 		b.Logf("while creating: %s", managerCounters().report(counters0))
+		b.Logf("the management API server's responses to the managers so far, by media type: %v", counter.MediaTypes())
 		apiserverProfile() // after the counts: the profile may outlast the creation of a few clusters
 		if creationChanges != nil {
 			_, report := creationChanges.stop(b)
@@ -173,6 +182,9 @@ func BenchmarkScale(b *testing.B) {
 
 		b.Logf("all %d clusters Available after %s; per Cluster p50 %.0fs, p99 %.0fs; CPU while creating: %s",
 			n, allAvailable.Round(time.Second), percentile(perCluster, 0.50), percentile(perCluster, 0.99), usageCreated.cpuSince(usage0))
+		b.Logf("while creating, per Machine: the management API server's CPU %.3f s, etcd's %.3f s; the managers' connections to the API server carried %.1f KiB to it and %.1f KiB from it",
+			usageCreated.perMachine("apiserver", usage0, 2*n), usageCreated.perMachine("etcd", usage0, 2*n),
+			float64(wireCreating.Sent)/1024/float64(2*n), float64(wireCreating.Received)/1024/float64(2*n))
 		b.Logf("idling %s", idle)
 		changes := observeChanges(b, 3)
 		changes.start(b)
@@ -213,7 +225,7 @@ func BenchmarkScale(b *testing.B) {
 		g.Eventually(func(g Gomega) {
 			left := make([]int, 0, 2)
 			for _, list := range []client.ObjectList{&clusterv1.ClusterList{}, &clusterv1.MachineList{}} {
-				g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+				g.Expect(managers.Manager.GetCache().List(ctx, list, client.InNamespace(ns))).To(Succeed())
 				left = append(left, metaLen(list))
 			}
 			if time.Since(lastLog) > 30*time.Second {
@@ -261,6 +273,10 @@ func BenchmarkScale(b *testing.B) {
 			b.ReportMetric(u.PeakRSSMiB, name+"-MiB-peak-rss")
 			b.ReportMetric(u.RSSMiB, name+"-MiB-rss-idle")
 		}
+		b.ReportMetric(usageCreated.perMachine("apiserver", usage0, 2*n), "apiserver-cpu-s/machine")
+		b.ReportMetric(usageCreated.perMachine("etcd", usage0, 2*n), "etcd-cpu-s/machine")
+		b.ReportMetric(float64(wireCreating.Sent)/1024/machines, "apiserver-KiB-received/machine")
+		b.ReportMetric(float64(wireCreating.Received)/1024/machines, "apiserver-KiB-sent/machine")
 		b.ReportMetric(float64(idling.mgmtTotal())/idle.Seconds(), "mgmt-requests/s-idle")
 		b.ReportMetric(float64(idling.writes())/idle.Seconds(), "mgmt-writes/s-idle")
 		b.ReportMetric(float64(changed)/idle.Seconds(), "modified/s-idle")
@@ -442,12 +458,22 @@ func labelMap(m *dto.Metric) map[string]string {
 }
 
 // processes are the measured processes' usage by name: "managers" (this process) and "backend" (the
-// memory backend's child process), or "managers+backend" when the backend runs in this process.
+// memory backend's child process), or "managers+backend" when the backend runs in this process; and the
+// management cluster's "apiserver" and "etcd".
 type processes struct {
-	child *remotebackend.Child
+	child               *remotebackend.Child
+	apiserver, etcdProc int
 }
 
-func measuredProcesses(child *remotebackend.Child) processes { return processes{child: child} }
+func measuredProcesses(b testing.TB, child *remotebackend.Child) processes {
+	b.Helper()
+	apiserver, etcd, err := env.Pids()
+	if err != nil {
+		b.Fatal(fmt.Errorf("the management cluster's processes: %w", err))
+	}
+	b.Logf("management kube-apiserver: process %d; etcd: process %d", apiserver, etcd)
+	return processes{child: child, apiserver: apiserver, etcdProc: etcd}
+}
 
 type usages map[string]procstat.Usage
 
@@ -457,14 +483,29 @@ func (p processes) usage(b testing.TB) usages {
 	if err != nil {
 		b.Fatal(err)
 	}
+	out := usages{}
+	for name, pid := range map[string]int{"apiserver": p.apiserver, "etcd": p.etcdProc} {
+		u, err := procstat.Of(pid)
+		if err != nil {
+			b.Fatal(fmt.Errorf("the management cluster's %s: %w", name, err))
+		}
+		out[name] = u
+	}
 	if p.child == nil {
-		return usages{"managers+backend": self}
+		out["managers+backend"] = self
+		return out
 	}
 	child, err := p.child.Usage()
 	if err != nil {
 		b.Fatal(fmt.Errorf("the memory backend's process: %w", err))
 	}
-	return usages{"managers": self, "backend": child}
+	out["managers"], out["backend"] = self, child
+	return out
+}
+
+// perMachine returns the CPU seconds process name used since u0, per Machine.
+func (u usages) perMachine(name string, u0 usages, machines int) float64 {
+	return (u[name].CPUSeconds - u0[name].CPUSeconds) / float64(machines)
 }
 
 // cpuSince says each process's CPU seconds since u0.
