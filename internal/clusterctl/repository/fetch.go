@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"github.com/capstan-dev/capstan/internal/httpclient"
 )
 
 // Retry says how failed downloads are retried: every Interval until Timeout has passed. Files that do not
@@ -181,6 +183,13 @@ func (f *fetcher) getOnce(ctx context.Context, url string, header http.Header) (
 		if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
 			return nil, permanent(fmt.Errorf("cannot reach %s: unknown host %s: check the URL, your network connection and proxy settings", url, dnsErr.Name))
 		}
+		var connect *httpclient.ConnectTimeoutError
+		var timeout interface{ Timeout() bool }
+		if f.client.Timeout > 0 && ctx.Err() == nil && !errors.As(err, &connect) && errors.As(err, &timeout) && timeout.Timeout() {
+			// The client's own message depends on where the time ran out ("context deadline exceeded" while
+			// connecting, "Client.Timeout exceeded while awaiting headers" after): say how long it waited.
+			return nil, &TimeoutError{URL: url, After: f.client.Timeout, Err: err}
+		}
 		return nil, fmt.Errorf("cannot reach %s: %w", url, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
@@ -215,3 +224,19 @@ func rateReset(resp *http.Response) time.Time {
 	}
 	return time.Time{}
 }
+
+// TimeoutError says that a call got no complete answer within the HTTP client's total timeout.
+type TimeoutError struct {
+	URL   string
+	After time.Duration
+	Err   error
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("cannot reach %s: no complete answer within %s: %v", e.URL, e.After, e.Err)
+}
+
+func (e *TimeoutError) Unwrap() error { return e.Err }
+
+// Timeout makes the error a net.Error timeout.
+func (e *TimeoutError) Timeout() bool { return true }

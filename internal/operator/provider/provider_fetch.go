@@ -93,6 +93,7 @@ func (r *Reconciler) explainFetch(label, version string, src source.Source, err 
 	var vnf *repository.VersionNotFoundError
 	var connect *httpclient.ConnectTimeoutError
 	var timeout interface{ Timeout() bool }
+	var repoTimeout *repository.TimeoutError
 	switch {
 	case !src.Remote():
 		// ConfigMaps: the error names the ConfigMap and what it lacks; retrying cannot fix it.
@@ -101,6 +102,9 @@ func (r *Reconciler) explainFetch(label, version string, src source.Source, err 
 		return err
 	case errors.Is(err, repository.ErrNotFound):
 		return fmt.Errorf("%w; check spec.version and spec.fetchConfig", err)
+	case errors.As(err, &repoTimeout):
+		// The download says how long it waited.
+		return fmt.Errorf("fetching version %s of %s from %s: %w (--fetch-timeout); the operator tries again", version, label, src, err)
 	case r.HTTPClient != nil && r.HTTPClient.Timeout > 0 && !errors.As(err, &connect) && errors.As(err, &timeout) && timeout.Timeout():
 		// The client's own message ("Client.Timeout exceeded") does not say how long it waited.
 		return fmt.Errorf("fetching version %s of %s from %s: no complete answer within %s (--fetch-timeout): %w; the operator tries again",
