@@ -242,12 +242,14 @@ func TestOperator(t *testing.T) {
 		InfrastructureRef: &corev1.ObjectReference{APIVersion: infrav1.GroupVersion.String(), Kind: "LocalCluster", Name: "w1", Namespace: wns},
 	}}
 	localCluster := &infrav1.LocalCluster{ObjectMeta: metav1.ObjectMeta{Namespace: wns, Name: "w1"}}
-	// The installed core registers its admission webhooks, Cluster's among them, but no manager runs in
-	// this test to serve them: take the core's webhook configuration away while the Cluster is created (the
-	// operator may apply it again meanwhile, hence the retry).
+	// The installed core registers its admission webhooks, Cluster's among them (validating and defaulting),
+	// but no manager runs in this test to serve them: take the core's webhook configurations away while the
+	// Cluster is created (the operator may apply them again meanwhile, hence the retry).
 	g.Eventually(func(g Gomega) {
 		webhooks := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "capi-validating-webhook-configuration"}}
 		g.Expect(client.IgnoreNotFound(env.Client.Delete(ctx, webhooks))).To(Succeed())
+		defaulting := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "capi-mutating-webhook-configuration"}}
+		g.Expect(client.IgnoreNotFound(env.Client.Delete(ctx, defaulting))).To(Succeed())
 		g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, cluster))).To(Succeed())
 	}, time.Minute, time.Second).Should(Succeed())
 	create(t, localCluster)
