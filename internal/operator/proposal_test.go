@@ -174,6 +174,34 @@ func TestProposalExamples(t *testing.T) {
 		deleteAndWait(t, in)
 	})
 
+	// The proposal's examples are infrastructure and control plane providers; the other two kinds it
+	// serves are translated the same way.
+	for _, kind := range []string{"CoreProvider", "BootstrapProvider"} {
+		t.Run("a "+kind+" is translated", func(t *testing.T) {
+			g := NewWithT(t)
+			ns := env.NewNamespace(t)
+			in := newProposalKind(t, kind)
+			in.SetNamespace(ns)
+			in.SetName("proposal-" + strings.ToLower(kind))
+			in.GetProviderSpec().Version = operatortest.V1
+			create(t, in)
+			target := newTargetKind(t, kind)
+			g.Eventually(func(g Gomega) {
+				g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(in), in)).To(Succeed())
+				c := meta.FindStatusCondition(in.GetProviderStatus().Conditions, managementv1.TranslatedCondition)
+				g.Expect(c).NotTo(BeNil(), "conditions: %v", in.GetProviderStatus().Conditions)
+				g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "conditions: %v", in.GetProviderStatus().Conditions)
+				g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(in), target)).To(Succeed())
+				g.Expect(metav1.IsControlledBy(target, in)).To(BeTrue())
+				g.Expect(target.GetProviderSpec().Version).To(Equal(operatortest.V1))
+			}, timeout, poll).Should(Succeed())
+			deleteAndWait(t, in)
+			g.Eventually(func() bool {
+				return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(target), target))
+			}, timeout, poll).Should(BeTrue())
+		})
+	}
+
 	t.Run("an image by parts", func(t *testing.T) {
 		g := NewWithT(t)
 		in := &managementv1.InfrastructureProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "capv-system", Name: "vsphere"}}
