@@ -146,8 +146,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ re
 		if err := r.observeDeployments(ctx, s); err != nil {
 			retErr = errors.Join(retErr, err)
 		}
-		setStatus(s)
-		if err := helper.Patch(ctx, p); err != nil && !apierrors.IsNotFound(err) {
+		if err := r.writeBack(ctx, helper, s); err != nil {
 			retErr = errors.Join(retErr, err)
 		}
 	}()
@@ -174,6 +173,46 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ re
 		}
 	}
 	return s.result, nil
+}
+
+// writeBack computes the provider's status and writes what the reconcile changed.
+func (r *Reconciler) writeBack(ctx context.Context, helper *patch.Helper, s *scope) error {
+	p := s.provider
+	setStatus(s)
+	err := helper.Patch(ctx, p)
+	if apierrors.IsConflict(err) {
+		err = r.writeStatusAgain(ctx, s, client.ObjectKeyFromObject(p), p.GetGeneration(), err)
+	}
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// writeStatusAgain writes the conditions this reconcile computed onto the provider as the API server has
+// it now, after the status write was refused because the copy read was older: what the reconcile did is
+// already done (its annotations written), so a later reconcile finds nothing to do and would never say
+// what changed (ProviderUpgraded's "Applied ... again as an upgrade: ...; deleted what it no longer has").
+// When the spec changed meanwhile the conflict is returned: the reconcile of the new spec writes its own.
+func (r *Reconciler) writeStatusAgain(ctx context.Context, s *scope, key client.ObjectKey, generation int64, conflict error) error {
+	fresh := r.Kind.New()
+	if err := r.APIReader.Get(ctx, key, fresh); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("reading %s again to write its status: %w", key, err)
+	}
+	if fresh.GetGeneration() != generation || !fresh.GetDeletionTimestamp().IsZero() {
+		return conflict
+	}
+	fresh.GetObjectKind().SetGroupVersionKind(operatorv1.GroupVersion.WithKind(r.Kind.Name))
+	helper := patch.NewHelper(fresh, r.Client)
+	s.provider = fresh
+	setStatus(s)
+	if err := helper.Patch(ctx, fresh); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return nil
 }
 
 // coreProvider returns the CoreProvider, nil when there is none.

@@ -4,6 +4,7 @@
 package etcdtest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -11,10 +12,18 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/loopback"
 )
+
+// startAttempts is how many times Start starts the whole cluster on new ports when a member exits at
+// start (another process took one of the ports FreePort found between the check and etcd's bind).
+const startAttempts = 3
+
+// listenTimeout bounds the wait for every member to listen on its client port.
+const listenTimeout = 60 * time.Second
 
 // Cluster is a running etcd cluster of plain (non-TLS) members.
 type Cluster struct {
@@ -23,33 +32,86 @@ type Cluster struct {
 
 	mu          sync.Mutex
 	clientPorts map[string]int
-	cmds        map[string]*exec.Cmd
+	members     map[string]*member
 }
 
-// Start starts n members on loopback and stops them when the test ends. It skips the test when etcd is
-// not built (make tools).
+// member is one etcd process: exited is closed when it has exited, and stderr holds what it printed.
+type member struct {
+	cmd    *exec.Cmd
+	stderr *lockedBuffer
+	exited chan struct{}
+}
+
+// lockedBuffer is a bytes.Buffer written by the process's copier and read by the test.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.buf.Len() > 64<<10 {
+		return len(p), nil
+	}
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// Start starts n members on loopback, waits until each listens on its client port, and stops them when the
+// test ends. It skips the test when etcd is not built (make tools). A member that exits at start fails the
+// test with what it printed, after startAttempts tries on new ports.
 func Start(t testing.TB, n int) *Cluster {
 	t.Helper()
 	bin, err := binaries.Find("etcd", "")
 	if err != nil {
 		t.Skipf("etcd is not built (make tools): %v", err)
 	}
-	c := &Cluster{clientPorts: map[string]int{}, cmds: map[string]*exec.Cmd{}}
+	for attempt := 1; ; attempt++ {
+		c, err := start(t, bin, n)
+		if err == nil {
+			t.Cleanup(func() {
+				for _, name := range c.Nodes {
+					c.Kill(name)
+				}
+			})
+			return c
+		}
+		if attempt == startAttempts {
+			t.Fatalf("starting an etcd cluster of %d members (%d attempts): %v", n, attempt, err)
+		}
+		t.Logf("starting an etcd cluster of %d members again on other ports: %v", n, err)
+	}
+}
+
+// start starts the members and waits for them to listen; on an error it has stopped them all.
+func start(t testing.TB, bin string, n int) (*Cluster, error) {
+	c := &Cluster{clientPorts: map[string]int{}, members: map[string]*member{}}
 	var initial []string
 	peerPorts := map[string]int{}
 	for i := range n {
 		name := fmt.Sprintf("node-%d", i)
 		cp, err := loopback.FreePort()
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		pp, err := loopback.FreePort()
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		c.Nodes = append(c.Nodes, name)
 		c.clientPorts[name], peerPorts[name] = cp, pp
 		initial = append(initial, fmt.Sprintf("%s=http://127.0.0.1:%d", name, pp))
+	}
+	stopAll := func() {
+		for _, name := range c.Nodes {
+			c.Kill(name)
+		}
 	}
 	for _, name := range c.Nodes {
 		cp, pp := c.clientPorts[name], peerPorts[name]
@@ -61,17 +123,52 @@ func Start(t testing.TB, n int) *Cluster {
 			"--initial-advertise-peer-urls", fmt.Sprintf("http://127.0.0.1:%d", pp),
 			"--initial-cluster", strings.Join(initial, ","), "--initial-cluster-state", "new",
 			"--listen-metrics-urls", "", "--log-level", "error")
+		m := &member{cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+		cmd.Stderr = m.stderr
 		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
+			stopAll()
+			return nil, fmt.Errorf("starting etcd member %s: %w", name, err)
 		}
-		c.cmds[name] = cmd
+		go func() {
+			_ = cmd.Wait()
+			close(m.exited)
+		}()
+		c.mu.Lock()
+		c.members[name] = m
+		c.mu.Unlock()
 	}
-	t.Cleanup(func() {
-		for _, name := range c.Nodes {
-			c.Kill(name)
+	deadline := time.Now().Add(listenTimeout)
+	for _, name := range c.Nodes {
+		if err := c.waitListening(name, deadline); err != nil {
+			stopAll()
+			return nil, err
 		}
-	})
-	return c
+	}
+	return c, nil
+}
+
+// waitListening waits until the member named name accepts connections on its client port.
+func (c *Cluster) waitListening(name string, deadline time.Time) error {
+	c.mu.Lock()
+	m, port := c.members[name], c.clientPorts[name]
+	c.mu.Unlock()
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for {
+		select {
+		case <-m.exited:
+			return fmt.Errorf("etcd member %s exited at start (%v): %s", name, m.cmd.ProcessState, strings.TrimSpace(m.stderr.String()))
+		default:
+		}
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			_ = conn.Close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("etcd member %s does not listen on %s after %s: %w; it printed: %s", name, addr, listenTimeout, err, strings.TrimSpace(m.stderr.String()))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // DialPod opens a connection to the client port of the member of the etcd Pod pod (etcd-<node>).
@@ -90,11 +187,23 @@ func (c *Cluster) DialPod(ctx context.Context, pod string) (net.Conn, error) {
 // alone.
 func (c *Cluster) Kill(node string) {
 	c.mu.Lock()
-	cmd := c.cmds[node]
-	delete(c.cmds, node)
+	m := c.members[node]
+	delete(c.members, node)
 	c.mu.Unlock()
-	if cmd != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+	if m != nil {
+		_ = m.cmd.Process.Kill()
+		<-m.exited
 	}
+}
+
+// Output is what the member named node printed on its standard error (log level error), for a test's
+// failure message.
+func (c *Cluster) Output(node string) string {
+	c.mu.Lock()
+	m := c.members[node]
+	c.mu.Unlock()
+	if m == nil {
+		return ""
+	}
+	return m.stderr.String()
 }

@@ -10,10 +10,18 @@ import (
 )
 
 // startCluster starts a real etcd cluster of n members named node-0..node-n-1 on loopback (plain
-// connections) and returns a Generator that dials each member's Pod name to its client port.
+// connections) and returns a Generator that dials each member's Pod name to its client port. When the test
+// fails, it prints what the members printed.
 func startCluster(t *testing.T, n int) *Generator {
 	t.Helper()
 	c := etcdtest.Start(t, n)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, name := range c.Nodes {
+				t.Logf("etcd member %s printed: %s", name, c.Output(name))
+			}
+		}
+	})
 	return &Generator{DialPod: c.DialPod, DialTimeout: 5 * time.Second, CallTimeout: 10 * time.Second}
 }
 
