@@ -29,6 +29,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/test/stack"
+	"github.com/capstan-dev/capstan/internal/test/stallproxy"
 )
 
 // The suite's settings, from the environment (see TestMain).
@@ -121,11 +122,11 @@ func runSuite(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if mgmt.proxy, err = newStallProxy("127.0.0.1:" + strconv.Itoa(ports.APIServer)); err != nil {
+	if mgmt.proxy, err = stallproxy.New("127.0.0.1:" + strconv.Itoa(ports.APIServer)); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer mgmt.proxy.close()
+	defer mgmt.proxy.Close()
 	if err := mgmt.routeThroughProxy(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -176,8 +177,10 @@ type step struct {
 	faults []fault
 	// only, when set, injects exactly these faults (the first alone in the smoke) instead of random ones.
 	only []fault
-	// smoke: the step runs in the smoke (in a scenario of the smoke).
-	smoke bool
+	// smoke: the step runs in the smoke (in a scenario of the smoke); smokeFaults, when set, are the faults
+	// the smoke injects in it instead of one chosen at random.
+	smoke       bool
+	smokeFaults []fault
 	// prepare runs before the faults of before; before are faults injected right before the operation
 	// starts, which last while it runs.
 	prepare func(ctx context.Context, g Gomega, r *run)
@@ -221,7 +224,7 @@ var scenarios = []scenario{
 		clusters: []clusterSpec{{name: "scale", controlPlanes: 1, version: v137}},
 		steps: []step{
 			{name: "scale 1 → 3", bound: 8 * time.Minute, window: 45 * time.Second, faults: with(managerFaults, []fault{faultStall}),
-				start: scaleControlPlane("scale", 3), smoke: true},
+				start: scaleControlPlane("scale", 3), smoke: true, smokeFaults: []fault{faultOutage}},
 			// Right after the control plane provider read etcd healthy (a read it reuses for 15 s), a member other
 			// than those scale down removes or hands the leadership to stalls: no Machine may be deleted until it
 			// answers again.
@@ -534,6 +537,9 @@ type planned struct {
 
 // plan chooses the step's faults and when, from the run's random source.
 func (r *run) plan(st step) []planned {
+	if mode == "smoke" && st.smokeFaults != nil {
+		st.only = st.smokeFaults
+	}
 	if st.only != nil {
 		only := st.only
 		if mode == "smoke" {

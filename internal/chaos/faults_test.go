@@ -91,21 +91,38 @@ var (
 		detail := ""
 		if r.rng.IntN(2) == 0 {
 			delay := time.Duration(500+r.rng.IntN(2500)) * time.Millisecond
-			p.setDelay(delay)
+			p.SetDelay(delay)
 			detail = fmt.Sprintf("every chunk delayed %s for %s", delay, d)
 		} else {
-			p.setDrop(true)
+			p.SetDrop(true)
 			detail = fmt.Sprintf("connections dropped and refused for %s", d)
 		}
 		time.Sleep(d)
-		p.setDelay(0)
-		p.setDrop(false)
+		p.SetDelay(0)
+		p.SetDrop(false)
 		return detail, nil
 	}}
 )
 
+// outageFor is how long faultOutage keeps the management API unreachable: three times the managers' renew
+// deadline (10 s), so that every manager loses its lease.
+const outageFor = 30 * time.Second
+
+// faultOutage makes the management API unreachable for the managers for outageFor: the local provider
+// loses its lease, and the workload clusters it runs must keep answering meanwhile.
+var faultOutage = fault{name: "management API unreachable for 30 s", inject: func(_ context.Context, r *run) (string, error) {
+	p := r.h.proxy
+	if p == nil {
+		return "", errors.New("the managers do not go through the stalling proxy")
+	}
+	p.SetDrop(true)
+	time.Sleep(outageFor)
+	p.SetDrop(false)
+	return "connections dropped and refused", nil
+}}
+
 // managerFaults are the faults of the management side that every operation can take.
-var managerFaults = []fault{faultKillCore, faultKillBootstrap, faultKillControlPlane, faultKillLocalProvider, faultRestartAPIServer, faultRestartEtcd}
+var managerFaults = []fault{faultKillCore, faultKillBootstrap, faultKillControlPlane, faultKillLocalProvider, faultRestartAPIServer, faultRestartEtcd, faultOutage}
 
 // restartManagementProcess kills the management cluster's kube-apiserver or etcd; capstan up's supervisor
 // restarts it.

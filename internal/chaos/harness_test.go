@@ -27,6 +27,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/embedded"
 	"github.com/capstan-dev/capstan/internal/supervisor"
 	"github.com/capstan-dev/capstan/internal/test/procs"
+	"github.com/capstan-dev/capstan/internal/test/stallproxy"
 )
 
 // harness is one embedded management cluster: `capstan up` run as a child of the test (it dies with the
@@ -43,7 +44,7 @@ type harness struct {
 	cfg    *rest.Config
 	client client.Client
 	// proxy, when set, stands between the managers and the management API server (see stall).
-	proxy *stallProxy
+	proxy *stallproxy.Proxy
 }
 
 // manager is one of the providers' managers, run by the local runtime as its Deployment.
@@ -301,7 +302,7 @@ func (h *harness) routeThroughProxy(ctx context.Context) error {
 			return err
 		}
 		for _, c := range cfg.Clusters {
-			c.Server = "https://" + h.proxy.addr()
+			c.Server = "https://" + h.proxy.Addr()
 		}
 		path := filepath.Join(filepath.Dir(h.runtimeKubeconfig(d)), "chaos-kubeconfig")
 		if err := clientcmd.WriteToFile(*cfg, path); err != nil {

@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/component-base/logs"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -52,13 +53,17 @@ type Options struct {
 	LeaderElectLeaseDuration time.Duration
 	LeaderElectRenewDeadline time.Duration
 	LeaderElectRetryPeriod   time.Duration
-	Namespace                string
-	WatchFilter              string
-	KubeAPIQPS               float32
-	KubeAPIBurst             int
-	SyncPeriod               time.Duration
-	HealthAddr               string
-	FeatureGates             *feature.Gates
+	// LeaderElectionIdentity, when set, is the identity the manager holds the lease as; the host name and
+	// a random suffix when empty, as controller-runtime makes it. A command that runs managers one after
+	// another in one process sets it to tell its own holders from another instance's (LeaseHolder).
+	LeaderElectionIdentity string
+	Namespace              string
+	WatchFilter            string
+	KubeAPIQPS             float32
+	KubeAPIBurst           int
+	SyncPeriod             time.Duration
+	HealthAddr             string
+	FeatureGates           *feature.Gates
 
 	// MaxConcurrentReconciles, when positive, is the concurrency of every controller of the manager
 	// whose own --<kind>-concurrency flag is not given (--max-concurrent-reconciles).
@@ -221,15 +226,23 @@ func (o *Options) New(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, e
 	if o.Namespace != "" {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
 	}
+	var lock resourcelock.Interface
+	if o.LeaderElect && o.LeaderElectionIdentity != "" {
+		if lock, err = o.resourceLock(cfg, leaseNamespace, leaseName); err != nil {
+			return nil, err
+		}
+	}
 	mgr, err := ctrl.NewManager(cfg, ManagerOptions(ctrl.Options{
 		Scheme:                  scheme,
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        leaseName,
 		LeaderElectionNamespace: leaseNamespace,
-		GracefulShutdownTimeout: ptr.To(o.GracefulShutdownTimeout),
-		LeaseDuration:           ptr.To(o.LeaderElectLeaseDuration),
-		RenewDeadline:           ptr.To(o.LeaderElectRenewDeadline),
-		RetryPeriod:             ptr.To(o.LeaderElectRetryPeriod),
+		// Set only with LeaderElectionIdentity; controller-runtime builds the lock otherwise.
+		LeaderElectionResourceLockInterface: lock,
+		GracefulShutdownTimeout:             ptr.To(o.GracefulShutdownTimeout),
+		LeaseDuration:                       ptr.To(o.LeaderElectLeaseDuration),
+		RenewDeadline:                       ptr.To(o.LeaderElectRenewDeadline),
+		RetryPeriod:                         ptr.To(o.LeaderElectRetryPeriod),
 		// Stop the controllers before releasing the lease, so a new leader never overlaps with this one.
 		LeaderElectionReleaseOnCancel: true,
 		HealthProbeBindAddress:        o.HealthAddr,
@@ -250,4 +263,37 @@ func (o *Options) New(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, e
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// inClusterNamespace is where a Pod finds its namespace.
+const inClusterNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// LeaseNamespace returns the namespace of the leader election Lease: --leader-election-id's or
+// --leader-election-namespace's, else the Pod's (POD_NAMESPACE is the default of the flag, then the
+// service account's namespace file, as controller-runtime reads it).
+func (o *Options) LeaseNamespace() (namespace, name string, err error) {
+	namespace, name, err = o.leaderElection()
+	if err != nil || namespace != "" {
+		return namespace, name, err
+	}
+	data, err := os.ReadFile(inClusterNamespace)
+	if err != nil {
+		return "", "", fmt.Errorf("the leader election lease needs a namespace: set --leader-election-namespace (or POD_NAMESPACE): %w", err)
+	}
+	return strings.TrimSpace(string(data)), name, nil
+}
+
+// resourceLock is the Lease lock of the manager as controller-runtime builds it (its clients time out
+// within half the renew deadline, so that one hung request does not cost the lease), with the identity
+// LeaderElectionIdentity.
+func (o *Options) resourceLock(cfg *rest.Config, namespace, name string) (resourcelock.Interface, error) {
+	if namespace == "" {
+		var err error
+		if namespace, _, err = o.LeaseNamespace(); err != nil {
+			return nil, err
+		}
+	}
+	lockCfg := rest.AddUserAgent(rest.CopyConfig(cfg), "leader-election")
+	return resourcelock.NewFromKubeconfig(resourcelock.LeasesResourceLock, namespace, name,
+		resourcelock.ResourceLockConfig{Identity: o.LeaderElectionIdentity}, lockCfg, max(o.LeaderElectRenewDeadline, 2*time.Second))
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/capstan-dev/capstan/internal/binaries"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
@@ -95,7 +94,6 @@ func DefaultDataDir() string {
 func (o *Options) Run(ctx context.Context) error {
 	log := ctrl.Log.WithName("setup")
 	var b backend.Backend
-	var runnable manager.Runnable
 	var logValues []any
 	switch o.Backend {
 	case "memory":
@@ -105,7 +103,7 @@ func (o *Options) Run(ctx context.Context) error {
 		o.Memory.Log = ctrl.Log.WithName("memory-backend")
 		mb := memory.New(o.Memory)
 		defer mb.Shutdown()
-		b, runnable = mb, mb
+		b = mb
 		logValues = []any{"backend", "memory", "startupDelay", o.Memory.StartupDelay, "startupJitter", o.Memory.StartupJitter}
 	case "process":
 		pb, values, err := o.processBackend()
@@ -113,7 +111,7 @@ func (o *Options) Run(ctx context.Context) error {
 			return err
 		}
 		defer pb.Shutdown()
-		b, runnable, logValues = pb, pb, values
+		b, logValues = pb, values
 	default:
 		return fmt.Errorf("unknown backend %q: use --backend=process or --backend=memory", o.Backend)
 	}
@@ -126,24 +124,25 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	mgr, err := o.Manager.New(cfg, scheme)
-	if err != nil {
-		return err
-	}
-	if err := mgr.Add(runnable); err != nil {
-		return err
-	}
-	if err := local.Setup(ctx, mgr, local.Options{WatchFilter: o.Manager.WatchFilter, Concurrency: o.Concurrency, Backend: b}); err != nil {
-		return err
-	}
-	if err := o.Manager.SetupWebhooks(mgr, localwebhooks.Webhooks(mgr.GetClient()), o.Webhooks); err != nil {
-		return err
-	}
 	log.Info("Starting the local infrastructure provider", logValues...)
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running the controller manager: %w", err)
-	}
-	return nil
+	// The workload clusters run in this process (their processes are its children, their endpoints its
+	// load balancers): a manager that loses its lease is followed by another in the same process, and the
+	// workload clusters keep running meanwhile; they stop only when the process ends.
+	err = o.Manager.RunAcrossLeaseLoss(ctx, cfg, func() (ctrl.Manager, error) {
+		mgr, err := o.Manager.New(cfg, scheme)
+		if err != nil {
+			return nil, err
+		}
+		if err := local.Setup(ctx, mgr, local.Options{WatchFilter: o.Manager.WatchFilter, Concurrency: o.Concurrency, Backend: b}); err != nil {
+			return nil, err
+		}
+		if err := o.Manager.SetupWebhooks(mgr, localwebhooks.Webhooks(mgr.GetClient()), o.Webhooks); err != nil {
+			return nil, err
+		}
+		return mgr, nil
+	})
+	log.Info("Stopping the workload clusters' processes")
+	return err
 }
 
 // processBackend returns the process backend of the flags, and what to log of it.

@@ -1,4 +1,7 @@
-package chaos
+// Package stallproxy is a TCP proxy on loopback for tests that stall a peer: it passes traffic through, or
+// delays every chunk it forwards, or drops every connection and refuses new ones (a management API server
+// that restarts slowly, a network partition).
+package stallproxy
 
 import (
 	"io"
@@ -7,9 +10,8 @@ import (
 	"time"
 )
 
-// stallProxy is a TCP proxy on loopback in front of the management API server. It passes traffic through,
-// or stalls it: delays every chunk it forwards, or drops every connection and refuses new ones.
-type stallProxy struct {
+// Proxy is a TCP proxy on loopback in front of a target address.
+type Proxy struct {
 	ln     net.Listener
 	target string
 
@@ -19,29 +21,32 @@ type stallProxy struct {
 	conns map[net.Conn]struct{}
 }
 
-func newStallProxy(target string) (*stallProxy, error) {
+// New starts a proxy to target (host:port) on a free port of 127.0.0.1.
+func New(target string) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	p := &stallProxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
 	go p.serve()
 	return p, nil
 }
 
-func (p *stallProxy) addr() string { return p.ln.Addr().String() }
+// Addr is the proxy's host:port.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
-func (p *stallProxy) close() { _ = p.ln.Close(); p.setDrop(true) }
+// Close stops the proxy and drops its connections.
+func (p *Proxy) Close() { _ = p.ln.Close(); p.SetDrop(true) }
 
-// setDelay delays each chunk by d from now on (0: pass through).
-func (p *stallProxy) setDelay(d time.Duration) {
+// SetDelay delays each chunk by d from now on (0: pass through).
+func (p *Proxy) SetDelay(d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.delay = d
 }
 
-// setDrop drops every open connection and refuses new ones while on.
-func (p *stallProxy) setDrop(on bool) {
+// SetDrop drops every open connection and refuses new ones while on.
+func (p *Proxy) SetDrop(on bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.drop = on
@@ -52,13 +57,13 @@ func (p *stallProxy) setDrop(on bool) {
 	}
 }
 
-func (p *stallProxy) state() (time.Duration, bool) {
+func (p *Proxy) state() (time.Duration, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.delay, p.drop
 }
 
-func (p *stallProxy) serve() {
+func (p *Proxy) serve() {
 	for {
 		c, err := p.ln.Accept()
 		if err != nil {
@@ -72,7 +77,7 @@ func (p *stallProxy) serve() {
 	}
 }
 
-func (p *stallProxy) track(conns ...net.Conn) bool {
+func (p *Proxy) track(conns ...net.Conn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.drop {
@@ -84,7 +89,7 @@ func (p *stallProxy) track(conns ...net.Conn) bool {
 	return true
 }
 
-func (p *stallProxy) untrack(conns ...net.Conn) {
+func (p *Proxy) untrack(conns ...net.Conn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, c := range conns {
@@ -93,7 +98,7 @@ func (p *stallProxy) untrack(conns ...net.Conn) {
 	}
 }
 
-func (p *stallProxy) handle(c net.Conn) {
+func (p *Proxy) handle(c net.Conn) {
 	up, err := net.DialTimeout("tcp", p.target, 5*time.Second)
 	if err != nil {
 		_ = c.Close()
@@ -111,7 +116,7 @@ func (p *stallProxy) handle(c net.Conn) {
 }
 
 // copy forwards src to dst, each chunk after the delay in force when it was read.
-func (p *stallProxy) copy(dst io.Writer, src io.Reader) {
+func (p *Proxy) copy(dst io.Writer, src io.Reader) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
