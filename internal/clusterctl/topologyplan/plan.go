@@ -11,10 +11,10 @@ package topologyplan
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,8 +41,11 @@ const (
 // Change is one object of a plan.
 type Change struct {
 	Action Action
-	// Object is the desired object (the current one for Deleted).
+	// Object is the object as it will be: the desired object for Created, the current one with the
+	// controller's changes for Modified, the current one for Deleted.
 	Object *unstructured.Unstructured
+	// Original is the current object, for Modified.
+	Original *unstructured.Unstructured
 	// Diff is the difference from the current object, for Modified.
 	Diff string
 }
@@ -73,7 +76,20 @@ func keyOf(u *unstructured.Unstructured, defaultNamespace string) key {
 // Plan computes, offline, the plan of the Clusters with a topology in objs (only clusterName,
 // "namespace/name" or "name", when not empty). Objects without a namespace are in "default".
 func Plan(ctx context.Context, objs []unstructured.Unstructured, clusterName string) ([]ClusterPlan, error) {
-	return PlanWith(ctx, objs, clusterName, Options{})
+	r, err := PlanWith(ctx, objs, clusterName, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return r.Clusters, nil
+}
+
+// Result is a plan.
+type Result struct {
+	// ClusterClasses are the ClusterClasses the input affects ("namespace/name", sorted): those of the
+	// input and, online, those of the management cluster that use a template of the input.
+	ClusterClasses []string
+	// Clusters are the plans of the affected Clusters.
+	Clusters []ClusterPlan
 }
 
 // Options say where a plan reads what its input lacks.
@@ -86,7 +102,7 @@ type Options struct {
 
 // PlanWith computes the plan of the Clusters with a topology in objs, and online of the Clusters of the
 // management cluster that use a ClusterClass or template of objs (only clusterName when not empty).
-func PlanWith(ctx context.Context, objs []unstructured.Unstructured, clusterName string, o Options) ([]ClusterPlan, error) {
+func PlanWith(ctx context.Context, objs []unstructured.Unstructured, clusterName string, o Options) (*Result, error) {
 	defaultNamespace := o.Namespace
 	if defaultNamespace == "" {
 		defaultNamespace = metav1.NamespaceDefault
@@ -111,17 +127,27 @@ func PlanWith(ctx context.Context, objs []unstructured.Unstructured, clusterName
 		return nil, err
 	}
 	s := &source{objs: set, client: o.Client}
+	classes := map[key]bool{}
+	for i := range objs {
+		if k := keyOf(&objs[i], ""); k.gk == clusterClassGK {
+			classes[k] = true
+		}
+	}
 	if s.client != nil {
 		if err := s.applyOverStored(ctx, clusterObjs); err != nil {
 			return nil, err
 		}
-		users, err := s.clustersUsing(ctx, objs)
+		if err := s.classesUsing(ctx, objs, classes); err != nil {
+			return nil, err
+		}
+		users, err := s.clustersOf(ctx, classes)
 		if err != nil {
 			return nil, err
 		}
 		clusterObjs = append(clusterObjs, users...)
 	}
 	var clusters []*clusterv1.Cluster
+	objOf := map[*clusterv1.Cluster]*unstructured.Unstructured{}
 	for _, u := range clusterObjs {
 		c := &clusterv1.Cluster{}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, c); err != nil {
@@ -134,6 +160,7 @@ func PlanWith(ctx context.Context, objs []unstructured.Unstructured, clusterName
 			continue
 		}
 		clusters = append(clusters, c)
+		objOf[c] = u
 	}
 	if len(clusters) == 0 {
 		if s.client != nil {
@@ -147,18 +174,23 @@ func PlanWith(ctx context.Context, objs []unstructured.Unstructured, clusterName
 		}
 		return nil, fmt.Errorf("the input has no Cluster with spec.topology: add one, or the ClusterClass's Clusters, to the files")
 	}
-	var plans []ClusterPlan
+	r := &Result{}
+	for k := range classes {
+		r.ClusterClasses = append(r.ClusterClasses, k.namespace+"/"+k.name)
+	}
+	slices.Sort(r.ClusterClasses)
 	for _, c := range clusters {
-		p, err := s.planCluster(ctx, c)
+		p, err := s.planCluster(ctx, c, objOf[c])
 		if err != nil {
 			return nil, fmt.Errorf("planning Cluster %s/%s: %w", c.Namespace, c.Name, err)
 		}
-		plans = append(plans, p)
+		r.Clusters = append(r.Clusters, p)
 	}
-	return plans, nil
+	return r, nil
 }
 
-func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster) (ClusterPlan, error) {
+// planCluster is the plan of c, which is cluster as read.
+func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster, cluster *unstructured.Unstructured) (ClusterPlan, error) {
 	plan := ClusterPlan{Cluster: c.Namespace + "/" + c.Name}
 	g := &topologystate.Gatherer{Reader: s.objs, Missing: "is not in the input" + s.orCluster()}
 	class, err := g.Class(ctx, c)
@@ -217,27 +249,40 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster) (Cluster
 		if obj == nil || addErr != nil {
 			return
 		}
-		current, err := s.lookup(ctx, &corev1.ObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Name: obj.GetName()}, c.Namespace)
+		change, err := s.change(ctx, obj, c.Namespace)
 		if err != nil {
 			addErr = err
 			return
 		}
-		if current == nil {
-			plan.Changes = append(plan.Changes, Change{Action: Created, Object: obj})
-			return
-		}
-		diff, err := s.diff(ctx, current, obj)
-		if err != nil {
-			addErr = err
-			return
-		}
-		if diff != "" {
-			plan.Changes = append(plan.Changes, Change{Action: Modified, Object: obj, Diff: diff})
+		if change != nil {
+			plan.Changes = append(plan.Changes, *change)
 		}
 	}
 	// An object that waits for an upgrade gets no change before it takes its version (see Held).
 	held := func(kind, name string) {
 		plan.Notes = append(plan.Notes, fmt.Sprintf("%s %s waits for its upgrade: it is left as it is until it takes version %s, with its other changes", kind, name, c.Spec.Topology.Version))
+	}
+	// What the controller deletes: objects the topology owns that it no longer wants.
+	deleted := func(obj client.Object) {
+		if obj == nil || reflect.ValueOf(obj).IsNil() {
+			return
+		}
+		if _, owned := obj.GetLabels()[clusterv1.ClusterTopologyOwnedLabel]; !owned {
+			return
+		}
+		u := typed(obj)
+		if u == nil {
+			return
+		}
+		unstructured.RemoveNestedField(u.Object, "metadata", "managedFields")
+		plan.Changes = append(plan.Changes, Change{Action: Deleted, Object: u})
+	}
+	healthCheck := func(desired, current *clusterv1.MachineHealthCheck) {
+		if desired != nil {
+			add(typed(desired))
+		} else if current != nil {
+			deleted(current)
+		}
 	}
 	add(desired.InfrastructureCluster)
 	if desired.ControlPlane.Held && cur.ControlPlane.Object != nil {
@@ -245,9 +290,21 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster) (Cluster
 	} else {
 		add(desired.ControlPlane.InfrastructureMachineTemplate)
 		add(desired.ControlPlane.Object)
+		// The control plane's machine template a rotation replaced is deleted (see the controller's
+		// deleteRotatedTemplate).
+		if old, now := cur.ControlPlane.InfrastructureMachineTemplate, desired.ControlPlane.InfrastructureMachineTemplate; old != nil && now != nil && old.GetName() != now.GetName() {
+			deleted(old)
+		}
 	}
-	if mhc := desired.ControlPlane.MachineHealthCheck; mhc != nil {
-		add(typed(mhc))
+	healthCheck(desired.ControlPlane.MachineHealthCheck, cur.ControlPlane.MachineHealthCheck)
+	if addErr == nil {
+		change, err := clusterChange(cluster, desired.Cluster)
+		if err != nil {
+			return plan, err
+		}
+		if change != nil {
+			plan.Changes = append(plan.Changes, *change)
+		}
 	}
 	names := make([]string, 0, len(desired.MachineDeployments))
 	for n := range desired.MachineDeployments {
@@ -263,9 +320,11 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster) (Cluster
 			add(md.InfrastructureMachineTemplate)
 			add(typed(md.Object))
 		}
-		if md.MachineHealthCheck != nil {
-			add(typed(md.MachineHealthCheck))
+		var curMHC *clusterv1.MachineHealthCheck
+		if current := cur.MachineDeployments[n]; current != nil {
+			curMHC = current.MachineHealthCheck
 		}
+		healthCheck(md.MachineHealthCheck, curMHC)
 	}
 	poolNames := make([]string, 0, len(desired.MachinePools))
 	for n := range desired.MachinePools {
@@ -296,15 +355,84 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster) (Cluster
 	}
 	for topoName, md := range cur.MachineDeployments {
 		if !keep[topoName] {
-			plan.Changes = append(plan.Changes, Change{Action: Deleted, Object: typed(md.Object)})
+			// The controller deletes the MachineDeployment and its MachineHealthCheck; the MachineDeployment's
+			// templates stay (see docs/topology.md).
+			deleted(md.MachineHealthCheck)
+			deleted(md.Object)
 		}
 	}
 	for topoName, mp := range cur.MachinePools {
 		if !keepPools[topoName] {
-			plan.Changes = append(plan.Changes, Change{Action: Deleted, Object: typed(mp.Object)})
+			// The MachinePool controller deletes its bootstrap config and InfraMachinePool.
+			deleted(mp.Object)
 		}
 	}
+	sortChanges(plan.Changes)
 	return plan, nil
+}
+
+// change is what applying desired does: Created when there is no current object, Modified with the
+// object as it will be when the apply changes it, nil when it changes nothing.
+func (s *source) change(ctx context.Context, desired *unstructured.Unstructured, namespace string) (*Change, error) {
+	desired = desired.DeepCopy()
+	dropNulls(desired.Object)
+	current, err := s.lookup(ctx, &corev1.ObjectReference{APIVersion: desired.GetAPIVersion(), Kind: desired.GetKind(), Name: desired.GetName()}, namespace)
+	if err != nil {
+		return nil, err
+	}
+	if current == nil {
+		return &Change{Action: Created, Object: desired}, nil
+	}
+	after, err := s.apply(ctx, current, desired)
+	if err != nil {
+		return nil, err
+	}
+	if sameObject(current, after) {
+		return nil, nil
+	}
+	return modified(current, after)
+}
+
+// clusterChange is the controller's change of the Cluster (see its patchCluster): its infrastructureRef,
+// controlPlaneRef and labels; nil when it has them.
+func clusterChange(current *unstructured.Unstructured, desired *clusterv1.Cluster) (*Change, error) {
+	c := &clusterv1.Cluster{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(current.Object, c); err != nil {
+		return nil, fmt.Errorf("reading Cluster %s: %w", current.GetName(), err)
+	}
+	if equality.Semantic.DeepEqual(c.Spec.InfrastructureRef, desired.Spec.InfrastructureRef) &&
+		equality.Semantic.DeepEqual(c.Spec.ControlPlaneRef, desired.Spec.ControlPlaneRef) &&
+		equality.Semantic.DeepEqual(c.Labels, desired.Labels) {
+		return nil, nil
+	}
+	after := withoutManagedFields(current)
+	for field, ref := range map[string]*corev1.ObjectReference{"infrastructureRef": desired.Spec.InfrastructureRef, "controlPlaneRef": desired.Spec.ControlPlaneRef} {
+		if ref == nil {
+			unstructured.RemoveNestedField(after.Object, "spec", field)
+			continue
+		}
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ref)
+		if err != nil {
+			return nil, err
+		}
+		_ = unstructured.SetNestedMap(after.Object, m, "spec", field)
+	}
+	after.SetLabels(desired.Labels)
+	return modified(current, after)
+}
+
+// sortChanges orders changes as upstream's table: created, modified, then deleted, each by kind and name.
+func sortChanges(changes []Change) {
+	rank := map[Action]int{Created: 0, Modified: 1, Deleted: 2}
+	slices.SortStableFunc(changes, func(a, b Change) int {
+		if d := rank[a.Action] - rank[b.Action]; d != 0 {
+			return d
+		}
+		if d := strings.Compare(a.Object.GetKind(), b.Object.GetKind()); d != 0 {
+			return d
+		}
+		return strings.Compare(a.Object.GetName(), b.Object.GetName())
+	})
 }
 
 func typed(obj runtime.Object) *unstructured.Unstructured {
@@ -317,20 +445,4 @@ func typed(obj runtime.Object) *unstructured.Unstructured {
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	unstructured.RemoveNestedField(u.Object, "spec", "template", "metadata", "creationTimestamp")
 	return u
-}
-
-// objectDiff is the difference of the fields desired sets, "" when current already has them.
-func objectDiff(current, desired *unstructured.Unstructured) string {
-	merged := current.DeepCopy()
-	for _, f := range []string{"spec"} {
-		if v, ok := desired.Object[f]; ok {
-			merged.Object[f] = v
-		}
-	}
-	merged.SetLabels(desired.GetLabels())
-	merged.SetAnnotations(desired.GetAnnotations())
-	if equality.Semantic.DeepEqual(current.Object, merged.Object) {
-		return ""
-	}
-	return cmp.Diff(current.Object, merged.Object)
 }

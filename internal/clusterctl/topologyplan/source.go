@@ -8,9 +8,7 @@ import (
 	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -91,18 +89,13 @@ func (s *source) applyOverStored(ctx context.Context, clusters []*unstructured.U
 	return nil
 }
 
-// clustersUsing returns the Clusters of the management cluster, not in the input, whose ClusterClass is in
-// the input or references a template of the input.
-func (s *source) clustersUsing(ctx context.Context, objs []unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
-	classes := map[key]bool{}
+// classesUsing adds to classes the ClusterClasses of the management cluster that reference a template of
+// the input.
+func (s *source) classesUsing(ctx context.Context, objs []unstructured.Unstructured, classes map[key]bool) error {
 	templates := map[key]bool{}
 	for i := range objs {
 		k := keyOf(&objs[i], "")
-		switch k.gk {
-		case clusterClassGK:
-			classes[k] = true
-		case clusterGK:
-		default:
+		if k.gk != clusterClassGK && k.gk != clusterGK {
 			templates[k] = true
 		}
 	}
@@ -110,7 +103,7 @@ func (s *source) clustersUsing(ctx context.Context, objs []unstructured.Unstruct
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(clusterv1.GroupVersion.WithKind("ClusterClassList"))
 		if err := s.client.List(ctx, list); err != nil {
-			return nil, fmt.Errorf("listing the ClusterClasses of the management cluster: %w", err)
+			return fmt.Errorf("listing the ClusterClasses of the management cluster: %w", err)
 		}
 		for i := range list.Items {
 			cc := &clusterv1.ClusterClass{}
@@ -129,6 +122,12 @@ func (s *source) clustersUsing(ctx context.Context, objs []unstructured.Unstruct
 			}
 		}
 	}
+	return nil
+}
+
+// clustersOf returns the Clusters of the management cluster, not in the input, of the ClusterClasses
+// classes.
+func (s *source) clustersOf(ctx context.Context, classes map[key]bool) ([]*unstructured.Unstructured, error) {
 	if len(classes) == 0 {
 		return nil, nil
 	}
@@ -159,23 +158,16 @@ func (s *source) clustersUsing(ctx context.Context, objs []unstructured.Unstruct
 	return out, nil
 }
 
-// diff is the difference desired makes to current, "" when none. For an object read from the management
-// cluster it is found as the topology controller finds it: a dry-run server-side apply as its field
-// manager, compared with the stored object (managedFields aside).
-func (s *source) diff(ctx context.Context, current, desired *unstructured.Unstructured) (string, error) {
+// apply is current as the topology controller's server-side apply of desired leaves it. For an object read
+// from the management cluster it is a dry-run apply there, as the controller's; for an object of the
+// input, applyOffline.
+func (s *source) apply(ctx context.Context, current, desired *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	if s.client == nil || !s.objs.Stored(topologystate.KeyOf(current)) {
-		return objectDiff(current, desired), nil
+		return applyOffline(current, desired)
 	}
 	dry := desired.DeepCopy()
 	if err := s.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(dry), client.FieldOwner(FieldManager), client.ForceOwnership, client.DryRunAll); err != nil {
-		return "", fmt.Errorf("dry-run applying %s %s/%s on the management cluster: %w", desired.GetKind(), desired.GetNamespace(), desired.GetName(), err)
+		return nil, fmt.Errorf("dry-run applying %s %s/%s on the management cluster: %w", desired.GetKind(), desired.GetNamespace(), desired.GetName(), err)
 	}
-	c := current.DeepCopy()
-	for _, u := range []*unstructured.Unstructured{c, dry} {
-		unstructured.RemoveNestedField(u.Object, "metadata", "managedFields")
-	}
-	if equality.Semantic.DeepEqual(c.Object, dry.Object) {
-		return "", nil
-	}
-	return cmp.Diff(c.Object, dry.Object), nil
+	return dry, nil
 }

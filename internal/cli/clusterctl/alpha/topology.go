@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
@@ -94,20 +93,41 @@ func runTopologyPlan(ctx context.Context, streams iostreams.Streams, deps *clust
 		}
 		objs = append(objs, parsed...)
 	}
-	plans, err := topologyplan.PlanWith(ctx, objs, o.cluster, planOpts)
+	result, err := topologyplan.PlanWith(ctx, objs, o.cluster, planOpts)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(streams.Out, "The following Clusters will be affected by the changes:")
-	for _, p := range plans {
-		fmt.Fprintf(streams.Out, " * %s\n", p.Cluster)
+	printPlan(streams.Out, result)
+	if o.outDir == "" {
+		return nil
 	}
-	for _, p := range plans {
-		fmt.Fprintf(streams.Out, "\nChanges for Cluster %q:\n\n", p.Cluster)
+	return writePlan(streams.Out, o.outDir, result.Clusters)
+}
+
+// printPlan prints a plan as upstream's: the affected ClusterClasses and Clusters, then for each Cluster
+// the table of its changes (created, modified, then deleted, each sorted by kind and name) and what the
+// controller waits for.
+func printPlan(out io.Writer, result *topologyplan.Result) {
+	if len(result.ClusterClasses) == 0 {
+		fmt.Fprintln(out, "No ClusterClasses will be affected by the changes.")
+	} else {
+		fmt.Fprintln(out, "The following ClusterClasses will be affected by the changes:")
+		for _, cc := range result.ClusterClasses {
+			fmt.Fprintf(out, " ＊ %s\n", cc)
+		}
+		fmt.Fprintln(out)
+	}
+	fmt.Fprintln(out, "The following Clusters will be affected by the changes:")
+	for _, p := range result.Clusters {
+		fmt.Fprintf(out, " ＊ %s\n", p.Cluster)
+	}
+	fmt.Fprintln(out)
+	for _, p := range result.Clusters {
 		if len(p.Changes) == 0 {
-			fmt.Fprintln(streams.Out, "  No changes detected.")
+			fmt.Fprintf(out, "No changes detected for Cluster %q.\n", p.Cluster)
 		} else {
-			w := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintf(out, "Changes for Cluster %q: \n\n", p.Cluster)
+			w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "  NAMESPACE\tKIND\tNAME\tACTION")
 			for _, c := range p.Changes {
 				fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", c.Object.GetNamespace(), c.Object.GetKind(), c.Object.GetName(), c.Action)
@@ -115,40 +135,63 @@ func runTopologyPlan(ctx context.Context, streams iostreams.Streams, deps *clust
 			_ = w.Flush()
 		}
 		for _, n := range p.Notes {
-			fmt.Fprintf(streams.Out, "\n  Note: %s\n", n)
+			fmt.Fprintf(out, "\n  Note: %s\n", n)
 		}
+		fmt.Fprintln(out)
 	}
-	if o.outDir == "" {
-		return nil
-	}
-	for _, dir := range []string{"created", "modified"} {
-		if err := os.MkdirAll(filepath.Join(o.outDir, dir), 0o755); err != nil {
-			return fmt.Errorf("creating the output directory: %w", err)
-		}
-	}
-	var errs []error
+}
+
+// writePlan writes, as upstream's plan, each created object to dir/created/<Kind>_<namespace>_<name>.yaml
+// and, for each modified object, its .original.yaml, .modified.yaml, .jsonpatch (a JSON merge patch) and
+// unified .diff to dir/modified.
+func writePlan(out io.Writer, dir string, plans []topologyplan.ClusterPlan) error {
+	files := map[string][]byte{}
+	var created, modified int
 	for _, p := range plans {
 		for _, c := range p.Changes {
-			base := strings.ToLower(fmt.Sprintf("%s_%s_%s", c.Object.GetKind(), c.Object.GetNamespace(), c.Object.GetName()))
-			data, err := yaml.Marshal(c.Object.Object)
+			base := topologyplan.FileBase(c.Object)
+			data, err := topologyplan.YAML(c.Object)
 			if err != nil {
-				errs = append(errs, err)
-				continue
+				return fmt.Errorf("writing %s: %w", base, err)
 			}
 			switch c.Action {
 			case topologyplan.Created:
-				errs = append(errs, os.WriteFile(filepath.Join(o.outDir, "created", base+".yaml"), data, 0o600))
+				created++
+				files[filepath.Join("created", base+".yaml")] = data
 			case topologyplan.Modified:
-				errs = append(errs, os.WriteFile(filepath.Join(o.outDir, "modified", base+".modified.yaml"), data, 0o600),
-					os.WriteFile(filepath.Join(o.outDir, "modified", base+".diff"), []byte(c.Diff), 0o600))
+				modified++
+				original, err := topologyplan.YAML(c.Original)
+				if err != nil {
+					return fmt.Errorf("writing %s: %w", base, err)
+				}
+				patch, err := c.MergePatch()
+				if err != nil {
+					return fmt.Errorf("writing %s: %w", base, err)
+				}
+				files[filepath.Join("modified", base+".original.yaml")] = original
+				files[filepath.Join("modified", base+".modified.yaml")] = data
+				files[filepath.Join("modified", base+".jsonpatch")] = patch
+				files[filepath.Join("modified", base+".diff")] = []byte(c.Diff)
 			}
 		}
+	}
+	var errs []error
+	for name, data := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+			return fmt.Errorf("creating the output directory: %w", err)
+		}
+		errs = append(errs, os.WriteFile(path, data, 0o600))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("writing the output: %w", err)
 	}
-	fmt.Fprintf(streams.Out, "\nCreated objects are written to directory %q\n", filepath.Join(o.outDir, "created"))
-	fmt.Fprintf(streams.Out, "Modified objects are written to directory %q\n", filepath.Join(o.outDir, "modified"))
+	if created > 0 {
+		fmt.Fprintf(out, "Created objects are written to directory %q\n", filepath.Join(dir, "created"))
+	}
+	if modified > 0 {
+		fmt.Fprintf(out, "Modified objects are written to directory %q\n", filepath.Join(dir, "modified"))
+	}
 	return nil
 }
 

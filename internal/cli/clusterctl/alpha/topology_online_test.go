@@ -200,9 +200,8 @@ func TestTopologyPlanOnline(t *testing.T) {
 	t.Log("the Cluster as clusterctl generated it (no uid, no references) plans no change: the rest is read from the cluster")
 	out, err := topologyPlan(t, kubeconfig, "-f", writeObjects(t, dir, "same.yaml", generated))
 	g.Expect(err).NotTo(HaveOccurred(), out)
-	g.Expect(out).To(ContainSubstring(`Changes for Cluster "` + ns + `/cc"`))
 	g.Expect(planned(out)).To(BeEmpty(), out)
-	g.Expect(out).To(ContainSubstring("No changes detected."))
+	g.Expect(out).To(ContainSubstring(`No changes detected for Cluster "` + ns + `/cc".`))
 
 	t.Log("changed variables: the plan lists exactly what the controller then creates and changes")
 	changed := generated.DeepCopy()
@@ -220,15 +219,20 @@ func TestTopologyPlanOnline(t *testing.T) {
 	out, err = topologyPlan(t, kubeconfig, "-f", writeObjects(t, dir, "changed.yaml", *changed), "-o", filepath.Join(dir, "out"))
 	g.Expect(err).NotTo(HaveOccurred(), out)
 	plan := planned(out)
-	g.Expect(plan).To(HaveLen(2), out)
+	g.Expect(plan).To(HaveLen(3), out)
 	g.Expect(plan[0]).To(MatchRegexp(`^KubeadmControlPlane/cc-\S+ modified$`))
-	g.Expect(plan[1]).To(MatchRegexp(`^LocalMachineTemplate/cc-\S+ created$`), "the control plane's machine template is rotated")
-	diffs, err := filepath.Glob(filepath.Join(dir, "out", "modified", "kubeadmcontrolplane_*.diff"))
+	g.Expect(plan[1:]).To(ConsistOf(MatchRegexp(`^LocalMachineTemplate/cc-\S+ created$`), MatchRegexp(`^LocalMachineTemplate/cc-\S+ deleted$`)),
+		"the control plane's machine template is rotated, the one it replaces deleted")
+	diffs, err := filepath.Glob(filepath.Join(dir, "out", "modified", "KubeadmControlPlane_*.diff"))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(diffs).To(HaveLen(1))
+	for _, suffix := range []string{".original.yaml", ".modified.yaml", ".jsonpatch"} {
+		g.Expect(strings.TrimSuffix(diffs[0], ".diff") + suffix).To(BeAnExistingFile())
+	}
 	diff, err := os.ReadFile(diffs[0])
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(string(diff)).To(And(ContainSubstring("files"), ContainSubstring("restricted"), ContainSubstring("baseline")))
+	g.Expect(string(diff)).To(And(HavePrefix("--- KubeadmControlPlane_"+ns+"_cc-"), MatchRegexp(`(?m)^-\s+enforce: "baseline"$`), MatchRegexp(`(?m)^\+\s+enforce: "restricted"$`)),
+		"a unified diff")
 	modified, err := os.ReadFile(strings.TrimSuffix(diffs[0], ".diff") + ".modified.yaml")
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(string(modified)).To(ContainSubstring(`enforce: "restricted"`))
@@ -250,6 +254,11 @@ func TestTopologyPlanOnline(t *testing.T) {
 				got = append(got, k+" modified")
 			}
 		}
+		for k := range before {
+			if _, ok := after[k]; !ok {
+				got = append(got, k+" deleted")
+			}
+		}
 		sort.Strings(got)
 		g.Expect(got).To(Equal(plan))
 	}, time.Minute, 200*time.Millisecond).Should(Succeed())
@@ -265,7 +274,7 @@ func TestTopologyPlanOnline(t *testing.T) {
 		"spec", "template", "spec", "kubeadmConfigSpec", "clusterConfiguration", "apiServer", "certSANs")).To(Succeed())
 	out, err = topologyPlan(t, kubeconfig, "-f", writeObjects(t, dir, "template.yaml", kcpTemplate))
 	g.Expect(err).NotTo(HaveOccurred(), out)
-	g.Expect(out).To(ContainSubstring(" * " + ns + "/cc"))
+	g.Expect(out).To(ContainSubstring(" ＊ " + ns + "/cc"))
 	g.Expect(planned(out)).To(ConsistOf(MatchRegexp(`^KubeadmControlPlane/cc-\S+ modified$`)), out)
 
 	t.Log("a Cluster whose class is nowhere is an error naming it")

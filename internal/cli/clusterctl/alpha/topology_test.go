@@ -25,7 +25,7 @@ func TestTopologyPlanOfTheBookExample(t *testing.T) {
 	}
 	g.Expect(text).To(ContainSubstring("MachineDeployment(s) md-0 are created once the control plane is initialized"))
 
-	files, err := filepath.Glob(filepath.Join(dir, "created", "kubeadmcontrolplane_default_my-docker-cluster-*.yaml"))
+	files, err := filepath.Glob(filepath.Join(dir, "created", "KubeadmControlPlane_default_my-docker-cluster-*.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(files).To(HaveLen(1))
 	data, err := os.ReadFile(files[0])
