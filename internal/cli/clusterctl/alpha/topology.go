@@ -48,7 +48,11 @@ the input lacks is read from it: the ClusterClass and templates of a Cluster, th
 manages, and the Clusters that use a ClusterClass or template of the input. A Cluster of the input is
 applied over the one in the management cluster, and a change of an existing object is found with a
 dry-run apply, as the controller finds it. Nothing is written. Without a management cluster the plan is
-computed offline, with the objects of the input as the current state.`,
+computed offline, with the objects of the input as the current state; only the fields the topology owns
+count, as with the controller's server-side apply.
+
+With --output-directory, each created object is written to created/<Kind>_<namespace>_<name>.yaml and
+each modified one to modified/<Kind>_<namespace>_<name>.{original.yaml,modified.yaml,jsonpatch,diff}.`,
 		Example: `  # List the objects a new Cluster from a ClusterClass gets.
   clusterctl alpha topology plan -f clusterclass.yaml -f cluster.yaml -o output/
 
@@ -67,7 +71,7 @@ computed offline, with the objects of the input as the current state.`,
 	plan.Flags().StringArrayVarP(&o.files, "file", "f", nil, "path to an input file with the objects to plan with (ClusterClasses, templates, Clusters); repeat for more files")
 	plan.Flags().StringVarP(&o.cluster, "cluster", "c", "", "name (or namespace/name) of the Cluster to plan for; every Cluster with a topology in the input when empty")
 	plan.Flags().StringVarP(&o.namespace, "namespace", "n", "", "namespace of the input's objects that have none; the management cluster's current namespace (online) or default when empty")
-	plan.Flags().StringVarP(&o.outDir, "output-directory", "o", "", "directory to write the created and modified objects and their diffs to")
+	plan.Flags().StringVarP(&o.outDir, "output-directory", "o", "", "directory to write the created and modified objects, their JSON merge patches and unified diffs to")
 	_ = plan.MarkFlagRequired("file")
 	cmd.AddCommand(plan)
 	return cmd
