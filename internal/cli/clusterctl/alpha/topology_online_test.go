@@ -33,6 +33,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/controllers/clusterclass"
 	topologycontroller "github.com/capstan-dev/capstan/internal/controllers/topology"
+	"github.com/capstan-dev/capstan/internal/topology"
 )
 
 // startTopologyControllers runs the ClusterClass and topology controllers on namespace until the test ends.
@@ -216,7 +217,7 @@ func TestTopologyPlanOnline(t *testing.T) {
 		}
 	}
 	g.Expect(unstructured.SetNestedSlice(changed.Object, vars, "spec", "topology", "variables")).To(Succeed())
-	out, err = topologyPlan(t, kubeconfig, "-f", writeObjects(t, dir, "changed.yaml", *changed), "-o", filepath.Join(dir, "out"))
+	out, err = topologyPlan(t, kubeconfig, "-f", writeObjects(t, dir, "changed.yaml", *changed), "-c", "cc", "-o", filepath.Join(dir, "out"))
 	g.Expect(err).NotTo(HaveOccurred(), out)
 	plan := planned(out)
 	g.Expect(plan).To(HaveLen(3), out)
@@ -262,6 +263,32 @@ func TestTopologyPlanOnline(t *testing.T) {
 		sort.Strings(got)
 		g.Expect(got).To(Equal(plan))
 	}, time.Minute, 200*time.Millisecond).Should(Succeed())
+
+	t.Log("the controller wrote what the plan showed: a modified object as its .modified.yaml, a created one with every field of its file")
+	written, err := filepath.Glob(filepath.Join(dir, "out", "*", "*.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(written).To(HaveLen(3), "the created LocalMachineTemplate, the KubeadmControlPlane's .original.yaml and .modified.yaml")
+	for _, path := range written {
+		if strings.HasSuffix(path, ".original.yaml") {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		g.Expect(err).NotTo(HaveOccurred())
+		objs, err := manifest.Parse(data)
+		g.Expect(err).NotTo(HaveOccurred())
+		want := objs[0]
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(want.GroupVersionKind())
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(&want), got)).To(Succeed(), path)
+		if strings.HasSuffix(path, ".modified.yaml") {
+			g.Expect(got.Object["spec"]).To(Equal(want.Object["spec"]), path)
+			g.Expect(got.GetLabels()).To(Equal(want.GetLabels()), path)
+			g.Expect(got.GetAnnotations()).To(Equal(want.GetAnnotations()), path)
+			continue
+		}
+		g.Expect(topology.Holds(got.Object["spec"], want.Object["spec"], false)).To(BeTrue(), "%s: %v", path, got.Object["spec"])
+		g.Expect(topology.Holds(got.Object["metadata"], want.Object["metadata"], true)).To(BeTrue(), "%s: %v", path, got.Object["metadata"])
+	}
 
 	t.Log("a changed template of the class, alone in the input, plans the Clusters that use it")
 	var kcpTemplate unstructured.Unstructured
