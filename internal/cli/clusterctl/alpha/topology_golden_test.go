@@ -19,22 +19,22 @@ import (
 // quick-start class, a new Cluster of it, and that Cluster running with the fields other writers set.
 const quickStart = "../../../clusterctl/topologyplan/testdata/"
 
-// readQuickStart parses files of quickStart.
+// readQuickStart parses files of quickStart, as one stream of documents.
 func readQuickStart(t *testing.T, names ...string) []unstructured.Unstructured {
 	t.Helper()
-	var out []unstructured.Unstructured
+	var stream []byte
 	for _, name := range names {
 		data, err := os.ReadFile(quickStart + name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		objs, err := manifest.Parse(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, objs...)
+		stream = append(append(stream, "\n---\n"...), data...)
 	}
-	return out
+	objs, err := manifest.Parse(stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
 }
 
 // edit sets value at path in the object of kind (and name, when not empty) of objs.
