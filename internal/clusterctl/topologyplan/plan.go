@@ -356,7 +356,7 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster, cluster 
 	for topoName, md := range cur.MachineDeployments {
 		if !keep[topoName] {
 			// The controller deletes the MachineDeployment and its MachineHealthCheck; the MachineDeployment's
-			// templates stay (see docs/topology.md).
+			// templates go later, with its last MachineSet (the topology MachineSet controller).
 			deleted(md.MachineHealthCheck)
 			deleted(md.Object)
 		}
