@@ -450,6 +450,9 @@ func runScenario(t *testing.T, sc scenario, round int) {
 // runStep runs one step: starts its operation, injects faults at random points of its window, and waits
 // for the operation to converge within its bound.
 func runStep(ctx context.Context, t *testing.T, g Gomega, r *run, n int, st step) {
+	if mode == "smoke" && st.smokeFaults != nil {
+		st.only = st.smokeFaults
+	}
 	for _, name := range r.clusterNames() {
 		g.Expect(r.clusters[name].write(ctx, fmt.Sprintf("chaos-%d", n))).To(Succeed())
 	}
@@ -537,9 +540,6 @@ type planned struct {
 
 // plan chooses the step's faults and when, from the run's random source.
 func (r *run) plan(st step) []planned {
-	if mode == "smoke" && st.smokeFaults != nil {
-		st.only = st.smokeFaults
-	}
 	if st.only != nil {
 		only := st.only
 		if mode == "smoke" {

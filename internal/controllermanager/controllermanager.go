@@ -92,6 +92,9 @@ type Options struct {
 
 	// level is the logger's level, which PUT /debug/flags/v changes; set by SetupLogging.
 	level *uberzap.AtomicLevel
+	// again says that the process built a manager before (RunAcrossLeaseLoss): its controllers' names are
+	// taken, which controller-runtime otherwise refuses.
+	again bool
 	// flags are the flags AddFlags registered, which New completes with --max-concurrent-reconciles.
 	flags *pflag.FlagSet
 }
@@ -251,7 +254,7 @@ func (o *Options) New(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, e
 		// The cache holds the watched objects, the provider objects read as unstructured and the Secrets
 		// labelled with a cluster name; NewClient reads them from it (see docs/core.md, "What the managers cache").
 		Cache:      cacheOpts,
-		Controller: config.Controller{UsePriorityQueue: ptr.To(true)},
+		Controller: config.Controller{UsePriorityQueue: ptr.To(true), SkipNameValidation: ptr.To(o.again)},
 	}))
 	if err != nil {
 		return nil, fmt.Errorf("creating the controller manager: %w", err)

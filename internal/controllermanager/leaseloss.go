@@ -10,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -24,7 +25,8 @@ var ErrAnotherLeader = errors.New("another instance of the manager holds the lea
 // no sentinel for it).
 const leaseLost = "leader election lost"
 
-// RunAcrossLeaseLoss runs the managers newManager builds, one after another, until ctx ends. Every manager
+// RunAcrossLeaseLoss builds managers with New and sets each up with setup, then runs them one after
+// another until ctx ends. Every manager
 // exits when it cannot renew its lease within --leader-elect-renew-deadline (a management API server that
 // restarts slowly, a network stall): a provider that holds state outside its managers — the local
 // provider's workload clusters, whose processes are its children — would lose it by exiting. Here the next
@@ -32,7 +34,8 @@ const leaseLost = "leader election lost"
 // under its own identity (LeaderElectionIdentity). While it campaigns, the lease is watched: if another
 // instance takes it, RunAcrossLeaseLoss returns ErrAnotherLeader, so that the process exits and that
 // instance can take the state over. Without leader election it is one manager's Start.
-func (o *Options) RunAcrossLeaseLoss(ctx context.Context, cfg *rest.Config, newManager func() (ctrl.Manager, error)) error {
+// An error of setup ends it: only building a manager, which reads the API server, is tried again.
+func (o *Options) RunAcrossLeaseLoss(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, setup func(ctrl.Manager) error) error {
 	log := ctrl.Log.WithName("setup")
 	host, err := os.Hostname()
 	if err != nil {
@@ -43,11 +46,15 @@ func (o *Options) RunAcrossLeaseLoss(ctx context.Context, cfg *rest.Config, newM
 	for gen := 0; ; gen++ {
 		o.LeaderElectionIdentity = fmt.Sprintf("%s-%d", base, gen)
 		mine[o.LeaderElectionIdentity] = true
-		mgr, err := o.newManagerAgain(ctx, gen, newManager)
+		o.again = gen > 0
+		mgr, err := o.newManagerAgain(ctx, cfg, scheme, gen)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
+			return err
+		}
+		if err := setup(mgr); err != nil {
 			return err
 		}
 		mctx, cancel := context.WithCancel(ctx)
@@ -87,11 +94,11 @@ func (o *Options) RunAcrossLeaseLoss(ctx context.Context, cfg *rest.Config, newM
 
 // newManagerAgain builds a manager. After a lost lease it tries again every second for as long as it
 // takes: building one reads the API server (its REST mappings), which may still be unreachable, and the
-// last manager's listeners (health probes, diagnostics) may still be closing.
-func (o *Options) newManagerAgain(ctx context.Context, gen int, newManager func() (ctrl.Manager, error)) (ctrl.Manager, error) {
+// last manager's health probe listener may still be closing.
+func (o *Options) newManagerAgain(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme, gen int) (ctrl.Manager, error) {
 	log := ctrl.Log.WithName("setup")
 	for attempt := 0; ; attempt++ {
-		mgr, err := newManager()
+		mgr, err := o.New(cfg, scheme)
 		if err == nil || gen == 0 {
 			return mgr, err
 		}

@@ -16,6 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/test/stallproxy"
@@ -60,13 +61,14 @@ func TestAManagerThatLostItsLeaseIsFollowedByAnother(t *testing.T) {
 	o := leaseLossOptions(ns, "test-lease-loss")
 
 	var built, led atomic.Int32
-	newManager := func() (ctrl.Manager, error) {
-		mgr, err := o.New(cfg, env.Scheme)
-		if err != nil {
-			return nil, err
-		}
+	setup := func(mgr ctrl.Manager) error {
 		built.Add(1)
-		return mgr, mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		// A controller, whose name the next manager takes again.
+		if err := ctrl.NewControllerManagedBy(mgr).Named(o.Name).For(&coordinationv1.Lease{}).
+			Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil })); err != nil {
+			return err
+		}
+		return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 			led.Add(1)
 			<-ctx.Done()
 			return nil
@@ -74,7 +76,7 @@ func TestAManagerThatLostItsLeaseIsFollowedByAnother(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- o.RunAcrossLeaseLoss(ctx, cfg, newManager) }()
+	go func() { done <- o.RunAcrossLeaseLoss(ctx, cfg, env.Scheme, setup) }()
 	g.Eventually(led.Load, 30*time.Second, 100*time.Millisecond).Should(BeEquivalentTo(1), "the first manager leads")
 
 	// Unreachable for three times the renew deadline: the lease is lost, and no manager can be built.
@@ -102,20 +104,21 @@ func TestAnotherInstanceTakingTheLeaseEndsTheProcess(t *testing.T) {
 	o := leaseLossOptions(ns, "test-lease-taken")
 
 	var built, led atomic.Int32
-	newManager := func() (ctrl.Manager, error) {
-		mgr, err := o.New(cfg, env.Scheme)
-		if err != nil {
-			return nil, err
-		}
+	setup := func(mgr ctrl.Manager) error {
 		built.Add(1)
-		return mgr, mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		// A controller, whose name the next manager takes again.
+		if err := ctrl.NewControllerManagedBy(mgr).Named(o.Name).For(&coordinationv1.Lease{}).
+			Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil })); err != nil {
+			return err
+		}
+		return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 			led.Add(1)
 			<-ctx.Done()
 			return nil
 		}))
 	}
 	done := make(chan error, 1)
-	go func() { done <- o.RunAcrossLeaseLoss(t.Context(), cfg, newManager) }()
+	go func() { done <- o.RunAcrossLeaseLoss(t.Context(), cfg, env.Scheme, setup) }()
 	g.Eventually(led.Load, 30*time.Second, 100*time.Millisecond).Should(BeEquivalentTo(1))
 
 	proxy.SetDrop(true)

@@ -128,18 +128,11 @@ func (o *Options) Run(ctx context.Context) error {
 	// The workload clusters run in this process (their processes are its children, their endpoints its
 	// load balancers): a manager that loses its lease is followed by another in the same process, and the
 	// workload clusters keep running meanwhile; they stop only when the process ends.
-	err = o.Manager.RunAcrossLeaseLoss(ctx, cfg, func() (ctrl.Manager, error) {
-		mgr, err := o.Manager.New(cfg, scheme)
-		if err != nil {
-			return nil, err
-		}
+	err = o.Manager.RunAcrossLeaseLoss(ctx, cfg, scheme, func(mgr ctrl.Manager) error {
 		if err := local.Setup(ctx, mgr, local.Options{WatchFilter: o.Manager.WatchFilter, Concurrency: o.Concurrency, Backend: b}); err != nil {
-			return nil, err
+			return err
 		}
-		if err := o.Manager.SetupWebhooks(mgr, localwebhooks.Webhooks(mgr.GetClient()), o.Webhooks); err != nil {
-			return nil, err
-		}
-		return mgr, nil
+		return o.Manager.SetupWebhooks(mgr, localwebhooks.Webhooks(mgr.GetClient()), o.Webhooks)
 	})
 	log.Info("Stopping the workload clusters' processes")
 	return err
