@@ -49,6 +49,23 @@ func behindProxy(t *testing.T) (*rest.Config, *stallproxy.Proxy) {
 	return cfg, p
 }
 
+// countingSetup sets a manager up with a controller named name (which the next manager takes again) and a
+// runnable that runs while the manager leads; built counts the managers, led their runs as leaders.
+func countingSetup(name string, built, led *atomic.Int32) func(ctrl.Manager) error {
+	return func(mgr ctrl.Manager) error {
+		built.Add(1)
+		if err := ctrl.NewControllerManagedBy(mgr).Named(name).For(&coordinationv1.Lease{}).
+			Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil })); err != nil {
+			return err
+		}
+		return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+			led.Add(1)
+			<-ctx.Done()
+			return nil
+		}))
+	}
+}
+
 // TestAManagerThatLostItsLeaseIsFollowedByAnother: the management API is unreachable for longer than the
 // renew deadline, so the manager loses its lease. The local provider used to exit then, and its workload
 // clusters (its child processes) went down with it. RunAcrossLeaseLoss keeps the process: a new manager
@@ -60,20 +77,8 @@ func TestAManagerThatLostItsLeaseIsFollowedByAnother(t *testing.T) {
 	cfg, proxy := behindProxy(t)
 	o := leaseLossOptions(ns, "test-lease-loss")
 
-	var built, led atomic.Int32
-	setup := func(mgr ctrl.Manager) error {
-		built.Add(1)
-		// A controller, whose name the next manager takes again.
-		if err := ctrl.NewControllerManagedBy(mgr).Named(o.Name).For(&coordinationv1.Lease{}).
-			Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil })); err != nil {
-			return err
-		}
-		return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-			led.Add(1)
-			<-ctx.Done()
-			return nil
-		}))
-	}
+	built, led := &atomic.Int32{}, &atomic.Int32{}
+	setup := countingSetup(o.Name, built, led)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- o.RunAcrossLeaseLoss(ctx, cfg, env.Scheme, setup) }()
@@ -103,20 +108,8 @@ func TestAnotherInstanceTakingTheLeaseEndsTheProcess(t *testing.T) {
 	cfg, proxy := behindProxy(t)
 	o := leaseLossOptions(ns, "test-lease-taken")
 
-	var built, led atomic.Int32
-	setup := func(mgr ctrl.Manager) error {
-		built.Add(1)
-		// A controller, whose name the next manager takes again.
-		if err := ctrl.NewControllerManagedBy(mgr).Named(o.Name).For(&coordinationv1.Lease{}).
-			Complete(reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil })); err != nil {
-			return err
-		}
-		return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-			led.Add(1)
-			<-ctx.Done()
-			return nil
-		}))
-	}
+	built, led := &atomic.Int32{}, &atomic.Int32{}
+	setup := countingSetup(o.Name, built, led)
 	done := make(chan error, 1)
 	go func() { done <- o.RunAcrossLeaseLoss(t.Context(), cfg, env.Scheme, setup) }()
 	g.Eventually(led.Load, 30*time.Second, 100*time.Millisecond).Should(BeEquivalentTo(1))
