@@ -429,7 +429,7 @@ func (s *sampler) sampleEtcd(ctx context.Context, w *workload.Cluster, ns, kcp s
 			continue
 		}
 		voting++
-		if w.MemberAnswers(ctx, m.Name, state) == nil || w.MemberAnswers(ctx, m.Name, state) == nil {
+		if answersWithin(ctx, w, m.Name, state, 2) {
 			healthy++
 			continue
 		}
@@ -458,6 +458,16 @@ func (s *sampler) sampleEtcd(ctx context.Context, w *workload.Cluster, ns, kcp s
 	if quorum := voting/2 + 1; healthy < quorum || healthy < voting-1 {
 		s.res.quorumLost = append(s.res.quorumLost, fmt.Sprintf("%d of %d voting members answered at %s (not answering: %v)", healthy, voting, time.Now().Format(time.StampMilli), unanswered))
 	}
+}
+
+// answersWithin reports whether the member on node answers a status call within tries attempts.
+func answersWithin(ctx context.Context, w *workload.Cluster, node string, state *workload.EtcdState, tries int) bool {
+	for range tries {
+		if w.MemberAnswers(ctx, node, state) == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *sampler) stop() samples {
