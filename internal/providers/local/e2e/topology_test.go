@@ -198,7 +198,9 @@ func patchCluster(ctx context.Context, g Gomega, key client.ObjectKey, change fu
 // own workerNodeLabels (the class's patch rotates its KubeadmConfigTemplate and the new worker's Node has
 // the label), changed again (the first template is deleted with the MachineSet that used it), then
 // removed (its MachineDeployment and Machines go away); finally, with the Cluster stable, no object of the
-// topology changes for 15 s.
+// topology changes for 15 s. The scale of md-0 and md-1's workerNodeLabels are planned first with
+// `clusterctl alpha topology plan -c` (issue 37): what the controller then writes, seen by a watch, is
+// what the plan listed (planThenChange).
 func topologyOperations(ctx context.Context, t *testing.T, g Gomega, clusterKey client.ObjectKey) {
 	ns := clusterKey.Namespace
 	mdOf := func(g Gomega, name string) *clusterv1.MachineDeployment {
@@ -213,8 +215,8 @@ func topologyOperations(ctx context.Context, t *testing.T, g Gomega, clusterKey 
 		return md.Status.AvailableReplicas
 	}
 
-	t.Log("md-0 scaled to 2 through the topology")
-	patchCluster(ctx, g, clusterKey, func(c *clusterv1.Cluster) {
+	t.Log("md-0 scaled to 2 through the topology, planned first with `clusterctl alpha topology plan -c`: the controller writes what the plan listed")
+	planned := planThenChange(ctx, t, g, clusterKey, func(c *clusterv1.Cluster) {
 		c.Spec.Topology.Workers.MachineDeployments[0].Replicas = ptr.To[int32](2)
 	})
 	g.Eventually(func(g Gomega) {
@@ -222,6 +224,7 @@ func topologyOperations(ctx context.Context, t *testing.T, g Gomega, clusterKey 
 		g.Expect(md.Spec.Replicas).To(Equal(ptr.To[int32](2)))
 		g.Expect(running(g, md)).To(BeEquivalentTo(2))
 	}, topologyWait, topologyInterval).Should(Succeed())
+	planned.check(ctx, t, g)
 
 	t.Log("md-1 added through the topology")
 	patchCluster(ctx, g, clusterKey, func(c *clusterv1.Cluster) {
@@ -261,8 +264,8 @@ func topologyOperations(ctx context.Context, t *testing.T, g Gomega, clusterKey 
 	}, topologyWait, topologyInterval).Should(Succeed())
 	g.Expect(overlaps).To(BeEmpty(), "the MachineDeployments are upgraded one at a time (upgrade-concurrency 1)")
 
-	t.Log("md-1 overrides workerNodeLabels: its KubeadmConfigTemplate is rotated and its new worker carries the label")
-	patchCluster(ctx, g, clusterKey, func(c *clusterv1.Cluster) {
+	t.Log("md-1 overrides workerNodeLabels: its KubeadmConfigTemplate is rotated and its new worker carries the label; planned first, the controller writes what the plan listed")
+	planned = planThenChange(ctx, t, g, clusterKey, func(c *clusterv1.Cluster) {
 		c.Spec.Topology.Workers.MachineDeployments[1].Variables = &clusterv1.MachineDeploymentVariables{
 			Overrides: []clusterv1.ClusterVariable{{Name: "workerNodeLabels", Value: apiextensionsv1.JSON{Raw: []byte(`"tier=edge"`)}}},
 		}
@@ -285,6 +288,7 @@ func topologyOperations(ctx context.Context, t *testing.T, g Gomega, clusterKey 
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(node.Labels).To(HaveKeyWithValue("tier", "edge"))
 	}, topologyWait, topologyInterval).Should(Succeed())
+	planned.check(ctx, t, g)
 
 	t.Log("md-1's labels changed again: a second rotation; the first template is deleted once no MachineSet uses it")
 	// The MachineDeployment keeps one old MachineSet (revisionHistoryLimit 1), so the template of the first
