@@ -77,6 +77,10 @@ func Update(old, spec *operatorv1.ProviderSpec) field.ErrorList {
 	if reflect.DeepEqual(normalize(a), normalize(b)) {
 		return nil
 	}
+	if !debug(old) {
+		return field.ErrorList{field.Forbidden(field.NewPath("spec"),
+			"debug mode (spec.manager.debug: true) is turned on alone: no other field may change with it; make the other changes first, then set spec.manager.debug to true alone")}
+	}
 	return field.ErrorList{field.Forbidden(field.NewPath("spec"),
 		"the provider is in debug mode (spec.manager.debug: true): no other field may change while it is; set spec.manager.debug to false first, alone")}
 }
