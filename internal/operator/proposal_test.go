@@ -24,25 +24,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository/repositorytest"
 	"github.com/capstan-dev/capstan/internal/operator"
 	"github.com/capstan-dev/capstan/internal/operator/operatortest"
-	"github.com/capstan-dev/capstan/internal/test/compat"
 )
-
-// proposalExamples returns the complete provider objects of the operator proposal
-// (management.cluster.x-k8s.io/v1alpha1), in the order the proposal gives them.
-func proposalExamples(t *testing.T) []*unstructured.Unstructured {
-	t.Helper()
-	docs, err := compat.DocumentsInFile("../test/compat/testdata/seeds/provider-operator-proposal.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*unstructured.Unstructured
-	for _, d := range docs {
-		if d.Object != nil && d.Object.GroupVersionKind().GroupVersion() == managementv1.GroupVersion {
-			out = append(out, d.Object)
-		}
-	}
-	return out
-}
 
 // TestProposalExamples: each complete provider object of the operator proposal applies server-side as
 // written and installs its provider, whose release an emulated GitHub (or, air-gapped, ConfigMaps)
@@ -51,7 +33,7 @@ func proposalExamples(t *testing.T) []*unstructured.Unstructured {
 func TestProposalExamples(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	examples := proposalExamples(t)
+	examples := operatortest.ProposalExamples(t)
 	g.Expect(examples).To(HaveLen(6), "the proposal has six complete provider objects")
 
 	gh := repositorytest.NewServer(t)

@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -24,11 +26,13 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
+	managementv1 "github.com/capstan-dev/capstan/api/management/v1alpha1"
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
 	"github.com/capstan-dev/capstan/internal/operator"
 	"github.com/capstan-dev/capstan/internal/operator/source"
 	"github.com/capstan-dev/capstan/internal/release"
+	"github.com/capstan-dev/capstan/internal/test/compat"
 )
 
 // Test releases of capstan's providers.
@@ -193,6 +197,24 @@ func Start(t testing.TB, cfg *rest.Config, o operator.Options) {
 // CacheName is the name of the ConfigMap in which the operator caches a fetched release.
 func CacheName(label, version string) string { return source.CacheName(label, version) }
 
+// CapstanProvider is one of capstan's providers with what EveryField needs of it.
+type CapstanProvider struct {
+	// Label is its clusterctl label, ServiceAccount that of its Deployment.
+	Label, ServiceAccount string
+	// Concurrency are the kinds of its manager's --<kind>-concurrency flags.
+	Concurrency []string
+	// Webhooks says whether its manager serves webhooks.
+	Webhooks bool
+}
+
+// CapstanProviders are capstan's providers.
+var CapstanProviders = []CapstanProvider{
+	{"cluster-api", "capi-manager", []string{"Cluster.cluster.x-k8s.io", "MachineDeployment", "ClusterClass"}, true},
+	{"bootstrap-kubeadm", "capi-kubeadm-bootstrap-manager", []string{"KubeadmConfig.bootstrap.cluster.x-k8s.io"}, false},
+	{"control-plane-kubeadm", "capi-kubeadm-control-plane-manager", []string{"KubeadmControlPlane.controlplane.cluster.x-k8s.io"}, false},
+	{"infrastructure-local", "capl-manager", []string{"LocalCluster", "LocalMachine", "LocalMachinePool"}, true},
+}
+
 // EveryField returns a spec of a provider of namespace ns that sets every field of spec.manager and
 // spec.deployment of upstream's v1alpha2 API but those capstan refuses everywhere (cacheSyncTimeout,
 // recoverPanic), and capstan's debug and image parts. Its Deployment keeps one replica and capstan's image
@@ -251,6 +273,24 @@ func EveryField(ns, version, serviceAccount string, concurrency []string, webhoo
 			}},
 		},
 	}
+}
+
+// ProposalExamples returns the complete provider objects of the operator proposal
+// (management.cluster.x-k8s.io/v1alpha1), in the order the proposal gives them.
+func ProposalExamples(t testing.TB) []*unstructured.Unstructured {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	docs, err := compat.DocumentsInFile(filepath.Join(filepath.Dir(file), "..", "..", "test", "compat", "testdata", "seeds", "provider-operator-proposal.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*unstructured.Unstructured
+	for _, d := range docs {
+		if d.Object != nil && d.Object.GroupVersionKind().GroupVersion() == managementv1.GroupVersion {
+			out = append(out, d.Object)
+		}
+	}
+	return out
 }
 
 // FakeRelease returns a release of a provider that is not capstan's (aws, vsphere, ...): its

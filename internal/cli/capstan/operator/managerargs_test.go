@@ -14,19 +14,6 @@ import (
 	"github.com/capstan-dev/capstan/internal/release"
 )
 
-// capstanProviders are capstan's providers with what EveryField needs of each: the kinds of their
-// --<kind>-concurrency flags, whether they serve webhooks, their service account.
-var capstanProviders = []struct {
-	label, serviceAccount string
-	concurrency           []string
-	webhooks              bool
-}{
-	{"cluster-api", "capi-manager", []string{"Cluster.cluster.x-k8s.io", "MachineDeployment", "ClusterClass"}, true},
-	{"bootstrap-kubeadm", "capi-kubeadm-bootstrap-manager", []string{"KubeadmConfig.bootstrap.cluster.x-k8s.io"}, false},
-	{"control-plane-kubeadm", "capi-kubeadm-control-plane-manager", []string{"KubeadmControlPlane.controlplane.cluster.x-k8s.io"}, false},
-	{"infrastructure-local", "capl-manager", []string{"LocalCluster", "LocalMachine", "LocalMachinePool"}, true},
-}
-
 // render renders the components of one of capstan's providers with spec applied as the operator does.
 func render(t *testing.T, label string, spec *operatorv1.ProviderSpec) []unstructured.Unstructured {
 	t.Helper()
@@ -68,16 +55,16 @@ func managerArgs(t *testing.T, objs []unstructured.Unstructured) []string {
 // TestEveryFieldIsAFlagOfEachCapstanManager: with every field of spec.manager and spec.deployment set,
 // each of capstan's providers runs its manager with arguments the manager accepts.
 func TestEveryFieldIsAFlagOfEachCapstanManager(t *testing.T) {
-	for _, p := range capstanProviders {
-		t.Run(p.label, func(t *testing.T) {
+	for _, p := range operatortest.CapstanProviders {
+		t.Run(p.Label, func(t *testing.T) {
 			g := NewWithT(t)
-			spec := operatortest.EveryField("provider-system", operatortest.V1, p.serviceAccount, p.concurrency, p.webhooks)
-			args := managerArgs(t, render(t, p.label, &spec))
+			spec := operatortest.EveryField("provider-system", operatortest.V1, p.ServiceAccount, p.Concurrency, p.Webhooks)
+			args := managerArgs(t, render(t, p.Label, &spec))
 			g.Expect(CheckManagerArgs(args)).To(Succeed(), "args: %v", args)
 			g.Expect(args).To(ContainElements("--max-concurrent-reconciles=4", "--leader-election-id=provider-system/every-field-lease",
 				"--graceful-shutdown-timeout=20s", "--v=5", "--profiler-address=localhost:6060", "--namespace=provider-system"))
 			g.Expect(args).NotTo(ContainElement("--namespace=ignored"), "the namespace key of container args is ignored")
-			if p.webhooks {
+			if p.Webhooks {
 				g.Expect(args).To(ContainElement("--webhook-host=127.0.0.1"))
 			}
 		})
