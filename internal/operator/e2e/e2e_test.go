@@ -3,29 +3,39 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	managementv1 "github.com/capstan-dev/capstan/api/management/v1alpha1"
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
 	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/clusterctl/repository/repositorytest"
 	"github.com/capstan-dev/capstan/internal/embedded"
 	"github.com/capstan-dev/capstan/internal/operator"
+	"github.com/capstan-dev/capstan/internal/operator/operatortest"
 	"github.com/capstan-dev/capstan/internal/release"
 	"github.com/capstan-dev/capstan/internal/test/workload"
 )
@@ -64,6 +74,109 @@ func configMap(t *testing.T, state embedded.State, ns, label, componentsFile str
 	}
 }
 
+// provider is one of the providers the test installs: its object, namespace, label, components file and
+// Deployment.
+type provider struct {
+	obj                               operatorv1.GenericProvider
+	ns, label, components, deployment string
+}
+
+// waitProvider waits until p is installed at version and, when ready, Ready: its Deployments are
+// available, so the local runtime runs their processes and they answer /readyz.
+func waitProvider(t *testing.T, c client.Client, p operatorv1.GenericProvider, version string, ready bool) {
+	t.Helper()
+	NewWithT(t).Eventually(func(g Gomega) {
+		g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(p), p)).To(Succeed())
+		st := p.GetProviderStatus()
+		g.Expect(st.InstalledVersion).To(HaveValue(Equal(version)), "conditions: %v", st.Conditions)
+		g.Expect(meta.IsStatusConditionTrue(st.Conditions, operatorv1.ProviderInstalledCondition)).To(BeTrue(), "conditions: %v", st.Conditions)
+		if ready {
+			g.Expect(meta.IsStatusConditionTrue(st.Conditions, operatorv1.ReadyCondition)).To(BeTrue(), "conditions: %v", st.Conditions)
+		}
+	}, 4*time.Minute, time.Second).Should(Succeed(), "%s %s/%s is not installed at %s", p.GetObjectKind().GroupVersionKind().Kind, p.GetNamespace(), p.GetName(), version)
+}
+
+// update changes p's spec, retrying on conflicts.
+func update(t *testing.T, c client.Client, p operatorv1.GenericProvider, change func(*operatorv1.ProviderSpec)) {
+	t.Helper()
+	NewWithT(t).Eventually(func() error {
+		if err := c.Get(context.Background(), client.ObjectKeyFromObject(p), p); err != nil {
+			return err
+		}
+		change(p.GetProviderSpec())
+		return c.Update(context.Background(), p)
+	}, time.Minute, time.Second).Should(Succeed())
+}
+
+// runs says whether the local runtime runs d's processes as d says: every replica of its current template
+// started and ready (its /readyz answers), d Available.
+func runs(d *appsv1.Deployment) error {
+	want := int32(1)
+	if d.Spec.Replicas != nil {
+		want = *d.Spec.Replicas
+	}
+	st := d.Status
+	if st.ObservedGeneration != d.Generation || st.Replicas != want || st.ReadyReplicas != want || st.UpdatedReplicas != want || st.AvailableReplicas != want {
+		return fmt.Errorf("deployment %s/%s: generation %d observed %d, replicas %d: %d running, %d ready, %d updated, %d available",
+			d.Namespace, d.Name, d.Generation, st.ObservedGeneration, want, st.Replicas, st.ReadyReplicas, st.UpdatedReplicas, st.AvailableReplicas)
+	}
+	for _, cond := range d.Status.Conditions {
+		if cond.Type == appsv1.DeploymentAvailable && cond.Status != corev1.ConditionTrue {
+			return fmt.Errorf("deployment %s/%s is not Available: %s", d.Namespace, d.Name, cond.Message)
+		}
+	}
+	return nil
+}
+
+// watchDeployment reads a Deployment every 100 ms until the returned function is called, which returns the
+// number of reads and what check said of them (each problem once, in order).
+func watchDeployment(c client.Client, ns, name string, check func(*appsv1.Deployment) error) func() (int, []string) {
+	var (
+		mu       sync.Mutex
+		samples  int
+		problems []string
+		last     string
+	)
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			d := &appsv1.Deployment{}
+			err := c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, d)
+			if err == nil {
+				err = check(d)
+			}
+			mu.Lock()
+			samples++
+			if err != nil && err.Error() != last {
+				problems = append(problems, time.Now().Format("15:04:05.000")+" "+err.Error())
+			}
+			last = ""
+			if err != nil {
+				last = err.Error()
+			}
+			mu.Unlock()
+		}
+	}()
+	return func() (int, []string) {
+		close(stop)
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		return samples, problems
+	}
+}
+
+// e2eOperator gates the long parts of the test.
+const e2eOperator = "CAPSTAN_E2E_OPERATOR"
+
 func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs capstan up --operator and a workload cluster")
@@ -88,20 +201,16 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 
 	// Air-gapped: the releases are ConfigMaps, the providers name them with a selector.
-	type provider struct {
-		obj                   operatorv1.GenericProvider
-		ns, label, components string
-	}
 	core := &operatorv1.CoreProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "capi-system", Name: "cluster-api"}}
 	local := &operatorv1.InfrastructureProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "capl-system", Name: "local"}}
 	// The local provider's default flavor needs the kubeadm bootstrap and control plane providers.
 	bootstrap := &operatorv1.BootstrapProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "capi-kubeadm-bootstrap-system", Name: "kubeadm"}}
 	controlPlane := &operatorv1.ControlPlaneProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "capi-kubeadm-control-plane-system", Name: "kubeadm"}}
 	providers := []provider{
-		{core, "capi-system", "cluster-api", "core-components.yaml"},
-		{local, "capl-system", "infrastructure-local", "infrastructure-components.yaml"},
-		{bootstrap, "capi-kubeadm-bootstrap-system", "bootstrap-kubeadm", "bootstrap-components.yaml"},
-		{controlPlane, "capi-kubeadm-control-plane-system", "control-plane-kubeadm", "control-plane-components.yaml"},
+		{core, "capi-system", "cluster-api", "core-components.yaml", "capi-controller-manager"},
+		{local, "capl-system", "infrastructure-local", "infrastructure-components.yaml", "capl-controller-manager"},
+		{bootstrap, "capi-kubeadm-bootstrap-system", "bootstrap-kubeadm", "bootstrap-components.yaml", "capi-kubeadm-bootstrap-controller-manager"},
+		{controlPlane, "capi-kubeadm-control-plane-system", "control-plane-kubeadm", "control-plane-components.yaml", "capi-kubeadm-control-plane-controller-manager"},
 	}
 	for _, p := range providers {
 		g.Expect(client.IgnoreAlreadyExists(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.ns}}))).To(Succeed())
@@ -109,23 +218,54 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 		spec := p.obj.GetProviderSpec()
 		spec.FetchConfig = &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"provider-components": p.label}}}
 	}
-	// The CRDs are applied by capstan up --operator; create the providers once they are served.
+	// The CRDs are applied by capstan up --operator; create the providers once they are served. The kubeadm
+	// control plane provider is installed by clusterctl below, then taken over.
+	start := time.Now()
 	g.Eventually(func() error { return c.Create(ctx, core) }, time.Minute, time.Second).Should(Succeed())
-	for _, obj := range []client.Object{local, bootstrap, controlPlane} {
+	for _, obj := range []client.Object{local, bootstrap} {
 		g.Expect(c.Create(ctx, obj)).To(Succeed())
 	}
-	for _, p := range providers {
-		g.Eventually(func(g Gomega) {
-			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(p.obj), p.obj)).To(Succeed())
-			st := p.obj.GetProviderStatus()
-			g.Expect(st.InstalledVersion).To(HaveValue(Equal(release.Version())), "conditions: %v", st.Conditions)
-			g.Expect(meta.IsStatusConditionTrue(st.Conditions, operatorv1.ReadyCondition)).To(BeTrue(), "conditions: %v", st.Conditions)
-		}, 3*time.Minute, time.Second).Should(Succeed(), "%s is not installed and Ready", p.label)
+	for _, p := range providers[:3] {
+		waitProvider(t, c, p.obj, release.Version(), true)
 	}
+	t.Logf("the core, local and kubeadm bootstrap providers installed from ConfigMaps and Ready in %s", time.Since(start).Round(time.Second))
 
-	// A workload cluster, provisioned by the operator-installed providers.
+	// A provider that clusterctl init installed is taken over by creating its operator object, without
+	// downtime: its Deployment is not rolled out again and stays available throughout.
 	t.Setenv("KUBECONFIG", state.Kubeconfig())
 	config := state.ClusterctlConfig()
+	start = time.Now()
+	run(t, clusterctl, "init", "--config", config, "--control-plane", "kubeadm", "--wait-providers")
+	cp := providers[3]
+	before := &appsv1.Deployment{}
+	g.Eventually(func(g Gomega) {
+		g.Expect(c.Get(ctx, types.NamespacedName{Namespace: cp.ns, Name: cp.deployment}, before)).To(Succeed())
+		g.Expect(runs(before)).To(Succeed())
+	}, 2*time.Minute, time.Second).Should(Succeed())
+	watch := watchDeployment(c, cp.ns, cp.deployment, func(d *appsv1.Deployment) error {
+		if d.UID != before.UID || d.Generation != before.Generation {
+			return fmt.Errorf("rolled out again: uid %s generation %d, was %s %d", d.UID, d.Generation, before.UID, before.Generation)
+		}
+		return runs(d)
+	})
+	g.Expect(c.Create(ctx, controlPlane)).To(Succeed())
+	waitProvider(t, c, controlPlane, release.Version(), true)
+	g.Expect(meta.FindStatusCondition(controlPlane.Status.Conditions, operatorv1.ProviderUpgradedCondition)).To(And(
+		HaveField("Reason", operatorv1.TakenOverReason),
+		HaveField("Message", "Took control-plane-kubeadm "+release.Version()+" over from clusterctl's installation")))
+	// Watched a while longer: a rollout the take-over caused would show now.
+	g.Consistently(func(g Gomega) {
+		d := &appsv1.Deployment{}
+		g.Expect(c.Get(ctx, types.NamespacedName{Namespace: cp.ns, Name: cp.deployment}, d)).To(Succeed())
+		g.Expect(d.Generation).To(Equal(before.Generation))
+	}, 5*time.Second, 500*time.Millisecond).Should(Succeed())
+	samples, outages := watch()
+	g.Expect(outages).To(BeEmpty(), "the Deployment was unavailable or rolled out while it was taken over (%d samples)", samples)
+	g.Expect(samples).To(BeNumerically(">", 10))
+	t.Logf("the kubeadm control plane provider installed by clusterctl init and taken over in %s, %d samples of its Deployment every 100ms, all available", time.Since(start).Round(time.Second), samples)
+
+	// A workload cluster, provisioned by the operator-installed providers.
+	start = time.Now()
 	yaml := run(t, clusterctl, "generate", "cluster", "demo", "--config", config, "--infrastructure", "local",
 		"--kubernetes-version", "v1.37.1", "--worker-machine-count", "1")
 	objs, err := manifest.Parse([]byte(yaml))
@@ -133,7 +273,7 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 	for i := range objs {
 		g.Expect(c.Create(ctx, &objs[i])).To(Succeed(), "creating %s %s", objs[i].GetKind(), objs[i].GetName())
 	}
-	g.Eventually(func(g Gomega) {
+	demoRuns := func(g Gomega) {
 		cluster := &clusterv1.Cluster{}
 		g.Expect(c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "demo"}, cluster)).To(Succeed())
 		g.Expect(cluster.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
@@ -142,7 +282,9 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 		nodes, err := workload.ReadyNodes(ctx, wcfg)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(workload.Names(nodes)).To(HaveLen(2), "the control plane Machine's Node and the worker's")
-	}, 4*time.Minute, 2*time.Second).Should(Succeed())
+	}
+	g.Eventually(demoRuns, 4*time.Minute, 2*time.Second).Should(Succeed())
+	t.Logf("the demo cluster provisioned in %s", time.Since(start).Round(time.Second))
 
 	// clusterctl sees the operator-installed providers through the inventory.
 	describe := run(t, clusterctl, "describe", "cluster", "demo", "--config", config)
@@ -161,4 +303,272 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 	}, time.Minute, time.Second).Should(Succeed())
 	g.Expect(c.Get(ctx, client.ObjectKeyFromObject(local), local)).To(Succeed())
 	g.Expect(local.DeletionTimestamp).To(BeNil(), "the provider is not marked for deletion")
+
+	// The long parts: a contract upgrade with pause, every field of spec.manager and spec.deployment, the
+	// proposal's objects. Each needs the one before.
+	gate := func(t *testing.T) {
+		t.Helper()
+		if os.Getenv(e2eOperator) == "" {
+			t.Skip("the long operator checks on the embedded cluster run with " + e2eOperator + "=1 (make test-e2e-operator)")
+		}
+	}
+	// newContract is the version of the providers on the v1beta2 contract.
+	const newContract = "v0.3.0"
+	deployment := func(g Gomega, p provider) *appsv1.Deployment {
+		d := &appsv1.Deployment{}
+		g.Expect(c.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: p.deployment}, d)).To(Succeed())
+		return d
+	}
+	if !t.Run("a contract upgrade with pause: the paused providers' processes stop, and run again unpaused", func(t *testing.T) {
+		gate(t)
+		g := NewWithT(t)
+		start := time.Now()
+		for _, p := range providers {
+			r := operatortest.ReleaseAt(t, p.label, newContract, "v1beta2")
+			g.Expect(c.Create(ctx, operatortest.ConfigMap(t, p.ns, map[string]string{"provider-components": p.label}, r, true))).To(Succeed())
+		}
+		update(t, c, core, func(s *operatorv1.ProviderSpec) { s.Version = newContract })
+		g.Eventually(func(g Gomega) {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(core), core)).To(Succeed())
+			cond := meta.FindStatusCondition(core.Status.Conditions, operatorv1.ProviderUpgradedCondition)
+			g.Expect(cond).NotTo(BeNil(), "conditions: %v", core.Status.Conditions)
+			g.Expect(cond.Reason).To(Equal(operatorv1.WaitingForProvidersPausedReason))
+			g.Expect(cond.Message).To(Equal("Waiting to upgrade from the v1beta1 to the v1beta2 contract until the providers on the v1beta1 contract are paused: " +
+				"BootstrapProvider capi-kubeadm-bootstrap-system/kubeadm, ControlPlaneProvider capi-kubeadm-control-plane-system/kubeadm, InfrastructureProvider capl-system/local; set spec.paused: true on them"))
+		}, 2*time.Minute, time.Second).Should(Succeed())
+		g.Expect(core.Status.InstalledVersion).To(HaveValue(Equal(release.Version())))
+
+		// Paused, a provider's Deployment is at 0 replicas: the local runtime stops its process.
+		for _, p := range providers[1:] {
+			update(t, c, p.obj, func(s *operatorv1.ProviderSpec) { s.Paused = true })
+		}
+		for _, p := range providers[1:] {
+			g.Eventually(func(g Gomega) {
+				d := deployment(g, p)
+				g.Expect(d.Spec.Replicas).To(HaveValue(BeEquivalentTo(0)))
+				g.Expect(d.Annotations).To(HaveKeyWithValue(operatorv1.OriginalReplicasAnnotation, "1"))
+				g.Expect(runs(d)).To(Succeed(), "no process runs")
+			}, 2*time.Minute, time.Second).Should(Succeed())
+		}
+		t.Logf("the three providers paused and their processes stopped in %s", time.Since(start).Round(time.Second))
+
+		// The core changes contract; the paused providers are upgraded to releases of the new one, and stay
+		// stopped until they are unpaused.
+		waitProvider(t, c, core, newContract, true)
+		g.Expect(core.Status.Contract).To(HaveValue(Equal("v1beta2")))
+		g.Expect(runs(deployment(g, providers[0]))).To(Succeed())
+		for _, p := range providers[1:] {
+			update(t, c, p.obj, func(s *operatorv1.ProviderSpec) { s.Version = newContract })
+		}
+		for _, p := range providers[1:] {
+			waitProvider(t, c, p.obj, newContract, false)
+			g.Expect(p.obj.GetProviderStatus().Contract).To(HaveValue(Equal("v1beta2")))
+			d := deployment(g, p)
+			g.Expect(d.Spec.Replicas).To(HaveValue(BeEquivalentTo(0)))
+			g.Expect(d.Status.Replicas).To(BeEquivalentTo(0), "a paused provider's upgrade starts no process")
+		}
+		t.Logf("the core on the v1beta2 contract, the paused providers upgraded, in %s", time.Since(start).Round(time.Second))
+
+		for _, p := range providers[1:] {
+			update(t, c, p.obj, func(s *operatorv1.ProviderSpec) { s.Paused = false })
+		}
+		for _, p := range providers[1:] {
+			waitProvider(t, c, p.obj, newContract, true)
+			g.Eventually(func(g Gomega) {
+				d := deployment(g, p)
+				g.Expect(d.Spec.Replicas).To(HaveValue(BeEquivalentTo(1)))
+				g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(HaveSuffix(":" + newContract))
+				g.Expect(runs(d)).To(Succeed())
+			}, 2*time.Minute, time.Second).Should(Succeed())
+		}
+		// The workload cluster went through it.
+		g.Eventually(demoRuns, 4*time.Minute, 2*time.Second).Should(Succeed())
+		t.Logf("the contract upgrade with pause done in %s", time.Since(start).Round(time.Second))
+	}) {
+		return
+	}
+
+	// The proposal's kubeadm control plane provider needs the e2e's one gone, so the demo cluster first; the
+	// core stops watching other namespaces than its own below.
+	if !t.Run("the demo cluster deleted", func(t *testing.T) {
+		gate(t)
+		start := time.Now()
+		g := NewWithT(t)
+		g.Expect(c.Delete(ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "demo"}})).To(Succeed())
+		g.Eventually(func() bool {
+			return apierrors.IsNotFound(c.Get(ctx, types.NamespacedName{Namespace: "default", Name: "demo"}, &clusterv1.Cluster{}))
+		}, 4*time.Minute, time.Second).Should(BeTrue())
+		t.Logf("the demo cluster deleted in %s", time.Since(start).Round(time.Second))
+	}) {
+		return
+	}
+
+	if !t.Run("each capstan provider with every field of spec.manager and spec.deployment runs", func(t *testing.T) {
+		gate(t)
+		g := NewWithT(t)
+		start := time.Now()
+		byLabel := map[string]provider{}
+		for _, p := range providers {
+			byLabel[p.label] = p
+		}
+		for _, cp := range operatortest.CapstanProviders {
+			p := byLabel[cp.Label]
+			every := operatortest.EveryField(p.ns, newContract, cp.ServiceAccount, cp.Concurrency, cp.Webhooks)
+			// Debug mode is turned on alone: no other field may change with it.
+			every.Manager.Debug = false
+			update(t, c, p.obj, func(s *operatorv1.ProviderSpec) { s.Manager, s.Deployment = every.Manager, every.Deployment })
+			update(t, c, p.obj, func(s *operatorv1.ProviderSpec) { s.Manager.Debug = true })
+		}
+		for _, cp := range operatortest.CapstanProviders {
+			p := byLabel[cp.Label]
+			g.Eventually(func(g Gomega) {
+				d := deployment(g, p)
+				args := d.Spec.Template.Spec.Containers[0].Args
+				g.Expect(args).To(ContainElements("--max-concurrent-reconciles=4", "--leader-election-id="+p.ns+"/every-field-lease",
+					"--graceful-shutdown-timeout=20s", "--v=5", "--profiler-address=localhost:6060", "--namespace="+p.ns,
+					"--sync-period=420s", "--kube-api-qps=50", "--kube-api-burst=80"))
+				if cp.Webhooks {
+					g.Expect(args).To(ContainElement("--webhook-host=127.0.0.1"))
+				}
+				g.Expect(runs(d)).To(Succeed())
+				// The process runs with those flags: it leads through the Lease they name.
+				lease := &coordinationv1.Lease{}
+				g.Expect(c.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: "every-field-lease"}, lease)).To(Succeed())
+				g.Expect(lease.Spec.HolderIdentity).To(HaveValue(Not(BeEmpty())))
+				g.Expect(lease.Spec.LeaseDurationSeconds).To(HaveValue(BeEquivalentTo(20)))
+			}, 3*time.Minute, time.Second).Should(Succeed(), "%s", cp.Label)
+			waitProvider(t, c, p.obj, newContract, true)
+		}
+		t.Logf("the four providers with every field run in %s", time.Since(start).Round(time.Second))
+	}) {
+		return
+	}
+
+	t.Run("each complete provider object of the proposal, applied server-side, installs its provider from an emulated GitHub", func(t *testing.T) {
+		gate(t)
+		g := NewWithT(t)
+		start := time.Now()
+		examples := operatortest.ProposalExamples(t)
+		g.Expect(examples).To(HaveLen(6), "the proposal has six complete provider objects")
+
+		// GitHub, emulated on loopback; the operator's process reaches it through a proxy.
+		gh := repositorytest.NewServer(t)
+		settings := func(ns string) string {
+			return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: %s}\ndata: {region: \"${REGION}\"}", ns)
+		}
+		fake := func(name, version, ns, prefix string) operatortest.Release {
+			return operatortest.FakeRelease(t, name, clusterctlv1.InfrastructureProviderType, version, "v1beta2",
+				operatortest.FakeComponents(ns, prefix, "registry.example/"+name+"-controller:"+version, settings(ns)))
+		}
+		gh.AddRelease("kubernetes-sigs", "cluster-api-provider-aws", "v0.6.0", fake("aws", "v0.6.0", "capa-system", "capa").Files)
+		gh.AddRelease("myorg", "awesome-azure-provider", "v0.4.9", fake("myazure", "v0.4.9", "capz-system", "myazure").Files)
+		gh.AddRelease("kubernetes-sigs", "cluster-api-provider-vsphere", "v0.4.9", fake("vsphere", "v0.4.9", "capv-system", "capv").Files)
+		gh.AddRelease("capstan-dev", "capstan", "v0.3.10", operatortest.ReleaseAt(t, "control-plane-kubeadm", "v0.3.10", "v1beta2").Files)
+		proxy := newGitHubProxy(t, gh.Client().Transport)
+		op := &appsv1.Deployment{}
+		g.Eventually(func() error {
+			if err := c.Get(ctx, types.NamespacedName{Namespace: "capi-operator-system", Name: "capi-operator-controller-manager"}, op); err != nil {
+				return err
+			}
+			op.Spec.Template.Spec.Containers[0].Env = append(op.Spec.Template.Spec.Containers[0].Env,
+				corev1.EnvVar{Name: "HTTPS_PROXY", Value: proxy.URL}, corev1.EnvVar{Name: "SSL_CERT_FILE", Value: proxy.CAFile})
+			return c.Update(ctx, op)
+		}, time.Minute, time.Second).Should(Succeed())
+		g.Eventually(func(g Gomega) {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(op), op)).To(Succeed())
+			g.Expect(runs(op)).To(Succeed())
+		}, 2*time.Minute, time.Second).Should(Succeed())
+
+		// The e2e's kubeadm control plane provider makes way for the proposal's (the deletion webhook
+		// answers once the operator runs again).
+		g.Eventually(func() error { return c.Delete(ctx, controlPlane) }, time.Minute, time.Second).Should(Succeed())
+		g.Eventually(func() bool {
+			return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(controlPlane), controlPlane))
+		}, 2*time.Minute, time.Second).Should(BeTrue())
+
+		// What the examples refer to: their namespaces, variables Secrets and, air-gapped, ConfigMaps.
+		for ns, secret := range map[string]string{"capa-system": "aws-variables", "capi-kubeadm-control-plane-system": "capi-variables", "capz-system": "azure-variables", "capv-system": "vsphere-variables"} {
+			g.Expect(client.IgnoreAlreadyExists(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed())
+			g.Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: secret}, StringData: map[string]string{"REGION": "region-of-" + ns}})).To(Succeed())
+		}
+		g.Expect(c.Create(ctx, operatortest.ConfigMap(t, "capz-system", map[string]string{"provider-components": "azure"}, fake("azure", "v0.4.9", "capz-system", "capz"), false))).To(Succeed())
+
+		get := func(g Gomega, ns, name string) *appsv1.Deployment {
+			d := &appsv1.Deployment{}
+			g.Expect(c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, d)).To(Succeed())
+			return d
+		}
+		// notRunnable: a provider that is not capstan's is installed, but the local runtime does not run its image.
+		notRunnable := func(g Gomega, d *appsv1.Deployment) {
+			g.Expect(d.Status.Conditions).To(ContainElement(And(HaveField("Type", appsv1.DeploymentAvailable),
+				HaveField("Status", corev1.ConditionFalse), HaveField("Reason", "ImageNotRunnableLocally"))))
+		}
+		checks := []struct {
+			runnable bool
+			check    func(g Gomega, ns string)
+		}{
+			// 1. aws with controller flags: manager.metricsAddress, syncPeriod in seconds, args as numbers.
+			{false, func(g Gomega, ns string) {
+				d := get(g, ns, "capa-controller-manager")
+				g.Expect(d.Spec.Template.Spec.Containers[0].Args).To(ContainElements("--metrics-bind-addr=:8181", "--sync-period=660s", "--awscluster-concurrency=12", "--awsmachine-concurrency=11"))
+				notRunnable(g, d)
+				cm := &corev1.ConfigMap{}
+				g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "settings"}, cm)).To(Succeed())
+				g.Expect(cm.Data).To(HaveKeyWithValue("region", "region-of-capa-system"), "variables come from secretName")
+			}},
+			// 2. aws with another image: the built-in source of its name.
+			{false, func(g Gomega, ns string) {
+				d := get(g, ns, "capa-controller-manager")
+				g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal("gcr.io/myregistry/capa-controller:v0.6.0-foo"))
+				notRunnable(g, d)
+			}},
+			// 3. the kubeadm control plane provider with resource limits: capstan's own, from its GitHub
+			// release, run by the local runtime.
+			{true, func(g Gomega, ns string) {
+				d := get(g, ns, "capi-kubeadm-control-plane-controller-manager")
+				ctr := d.Spec.Template.Spec.Containers[0]
+				g.Expect(ctr.Resources.Limits).To(HaveKeyWithValue(corev1.ResourceMemory, resource.MustParse("30Mi")))
+				g.Expect(ctr.Image).To(HaveSuffix(":v0.3.10"))
+				g.Expect(runs(d)).To(Succeed())
+			}},
+			// 4. myazure from another repository.
+			{false, func(g Gomega, ns string) {
+				g.Expect(get(g, ns, "myazure-controller-manager").Spec.Template.Spec.Containers[0].Image).To(HaveSuffix("myazure-controller:v0.4.9"))
+			}},
+			// 5. vsphere by its name only.
+			{false, func(g Gomega, ns string) {
+				g.Expect(get(g, ns, "capv-controller-manager").Spec.Template.Spec.Containers[0].Image).To(HaveSuffix("vsphere-controller:v0.4.9"))
+			}},
+			// 6. azure, air-gapped, from the ConfigMaps its selector names.
+			{false, func(g Gomega, ns string) {
+				g.Expect(get(g, ns, "capz-controller-manager").Spec.Template.Spec.Containers[0].Image).To(HaveSuffix("azure-controller:v0.4.9"))
+			}},
+		}
+		for i, example := range examples {
+			kind, ns, name := example.GetKind(), example.GetNamespace(), example.GetName()
+			g.Expect(c.Apply(ctx, client.ApplyConfigurationFromUnstructured(example.DeepCopy()), client.FieldOwner("kubectl"))).To(Succeed(), "example %d applied server-side as written", i+1)
+			in := &unstructured.Unstructured{}
+			in.SetGroupVersionKind(example.GroupVersionKind())
+			g.Eventually(func(g Gomega) {
+				g.Expect(c.Get(ctx, client.ObjectKeyFromObject(example), in)).To(Succeed())
+				conditions, _, _ := unstructured.NestedSlice(in.Object, "status", "conditions")
+				g.Expect(conditions).To(ContainElement(And(HaveKeyWithValue("type", managementv1.TranslatedCondition), HaveKeyWithValue("status", "True"))), "conditions: %v", conditions)
+				g.Expect(conditions).To(ContainElement(And(HaveKeyWithValue("type", operatorv1.ProviderInstalledCondition), HaveKeyWithValue("status", "True"))), "conditions: %v", conditions)
+				if checks[i].runnable {
+					g.Expect(conditions).To(ContainElement(And(HaveKeyWithValue("type", operatorv1.ReadyCondition), HaveKeyWithValue("status", "True"))), "conditions: %v", conditions)
+				}
+				installed, _, _ := unstructured.NestedString(in.Object, "status", "installedVersion")
+				version, _, _ := unstructured.NestedString(example.Object, "spec", "version")
+				g.Expect(installed).To(Equal(version))
+				checks[i].check(g, ns)
+			}, 3*time.Minute, time.Second).Should(Succeed(), "example %d: %s %s/%s", i+1, kind, ns, name)
+			// The next example is another provider of the same name: this one goes first.
+			if i == 0 {
+				g.Eventually(func() error { return c.Delete(ctx, in) }, time.Minute, time.Second).Should(Succeed())
+				g.Eventually(func() bool { return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(in), in)) }, 2*time.Minute, time.Second).Should(BeTrue())
+			}
+			t.Logf("example %d (%s %s/%s) installed after %s", i+1, kind, ns, name, time.Since(start).Round(time.Second))
+		}
+		g.Expect(gh.Count("")).To(BeNumerically(">", 0), "the releases came from the emulated GitHub")
+	})
 }
