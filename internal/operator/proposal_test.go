@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	managementv1 "github.com/capstan-dev/capstan/api/management/v1alpha1"
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
 	clioperator "github.com/capstan-dev/capstan/internal/cli/capstan/operator"
@@ -37,17 +36,7 @@ func TestProposalExamples(t *testing.T) {
 	g.Expect(examples).To(HaveLen(6), "the proposal has six complete provider objects")
 
 	gh := repositorytest.NewServer(t)
-	settings := func(ns string) string {
-		return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: %s}\ndata: {region: \"${REGION}\"}", ns)
-	}
-	fake := func(name, version, ns, prefix string) operatortest.Release {
-		return operatortest.FakeRelease(t, name, clusterctlv1.InfrastructureProviderType, version, "v1beta1",
-			operatortest.FakeComponents(ns, prefix, "registry.example/"+name+"-controller:"+version, settings(ns)))
-	}
-	gh.AddRelease("kubernetes-sigs", "cluster-api-provider-aws", "v0.6.0", fake("aws", "v0.6.0", "capa-system", "capa").Files)
-	gh.AddRelease("myorg", "awesome-azure-provider", "v0.4.9", fake("myazure", "v0.4.9", "capz-system", "myazure").Files)
-	gh.AddRelease("kubernetes-sigs", "cluster-api-provider-vsphere", "v0.4.9", fake("vsphere", "v0.4.9", "capv-system", "capv").Files)
-	gh.AddRelease("capstan-dev", "capstan", "v0.3.10", operatortest.ReleaseAt(t, "control-plane-kubeadm", "v0.3.10", "v1beta1").Files)
+	operatortest.PublishProposalReleases(t, gh, "v1beta1")
 
 	operatortest.Start(t, env.Config, operator.Options{Transport: gh.Client().Transport, CheckManagerArgs: clioperator.CheckManagerArgs})
 	clusterctltest.MarkDeploymentsAvailable(t, env.Client)
@@ -62,7 +51,7 @@ func TestProposalExamples(t *testing.T) {
 		}
 	}
 	for _, v := range []string{"v0.4.8", "v0.4.9"} {
-		cm := operatortest.ConfigMap(t, "capz-system", map[string]string{"provider-components": "azure"}, fake("azure", v, "capz-system", "capz"), false)
+		cm := operatortest.ConfigMap(t, "capz-system", map[string]string{"provider-components": "azure"}, operatortest.ProposalRelease(t, "azure", v, "capz-system", "capz", "v1beta1"), false)
 		g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, cm))).To(Succeed())
 	}
 

@@ -27,7 +27,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	managementv1 "github.com/capstan-dev/capstan/api/management/v1alpha1"
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
@@ -453,17 +452,7 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 
 		// GitHub, emulated on loopback; the operator's process reaches it through a proxy.
 		gh := repositorytest.NewServer(t)
-		settings := func(ns string) string {
-			return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: %s}\ndata: {region: \"${REGION}\"}", ns)
-		}
-		fake := func(name, version, ns, prefix string) operatortest.Release {
-			return operatortest.FakeRelease(t, name, clusterctlv1.InfrastructureProviderType, version, "v1beta2",
-				operatortest.FakeComponents(ns, prefix, "registry.example/"+name+"-controller:"+version, settings(ns)))
-		}
-		gh.AddRelease("kubernetes-sigs", "cluster-api-provider-aws", "v0.6.0", fake("aws", "v0.6.0", "capa-system", "capa").Files)
-		gh.AddRelease("myorg", "awesome-azure-provider", "v0.4.9", fake("myazure", "v0.4.9", "capz-system", "myazure").Files)
-		gh.AddRelease("kubernetes-sigs", "cluster-api-provider-vsphere", "v0.4.9", fake("vsphere", "v0.4.9", "capv-system", "capv").Files)
-		gh.AddRelease("capstan-dev", "capstan", "v0.3.10", operatortest.ReleaseAt(t, "control-plane-kubeadm", "v0.3.10", "v1beta2").Files)
+		operatortest.PublishProposalReleases(t, gh, "v1beta2")
 		proxy := newGitHubProxy(t, gh.Client().Transport)
 		op := &appsv1.Deployment{}
 		g.Eventually(func() error {
@@ -491,7 +480,7 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 			g.Expect(client.IgnoreAlreadyExists(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed())
 			g.Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: secret}, StringData: map[string]string{"REGION": "region-of-" + ns}})).To(Succeed())
 		}
-		g.Expect(c.Create(ctx, operatortest.ConfigMap(t, "capz-system", map[string]string{"provider-components": "azure"}, fake("azure", "v0.4.9", "capz-system", "capz"), false))).To(Succeed())
+		g.Expect(c.Create(ctx, operatortest.ConfigMap(t, "capz-system", map[string]string{"provider-components": "azure"}, operatortest.ProposalRelease(t, "azure", "v0.4.9", "capz-system", "capz", "v1beta2"), false))).To(Succeed())
 
 		get := func(g Gomega, ns, name string) *appsv1.Deployment {
 			d := &appsv1.Deployment{}

@@ -29,6 +29,7 @@ import (
 	managementv1 "github.com/capstan-dev/capstan/api/management/v1alpha1"
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
+	"github.com/capstan-dev/capstan/internal/clusterctl/repository/repositorytest"
 	"github.com/capstan-dev/capstan/internal/operator"
 	"github.com/capstan-dev/capstan/internal/operator/source"
 	"github.com/capstan-dev/capstan/internal/release"
@@ -291,6 +292,29 @@ func ProposalExamples(t testing.TB) []*unstructured.Unstructured {
 		}
 	}
 	return out
+}
+
+// ProposalRelease returns the release version of the proposal's infrastructure provider name (not
+// capstan's), following contract: its components make a Deployment <prefix>-controller-manager of the image
+// registry.example/<name>-controller:<version> in namespace ns, and a ConfigMap "settings" whose region is
+// the variable REGION.
+func ProposalRelease(t testing.TB, name, version, ns, prefix, contract string) Release {
+	t.Helper()
+	settings := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: %s}\ndata: {region: \"${REGION}\"}", ns)
+	return FakeRelease(t, name, clusterctlv1.InfrastructureProviderType, version, contract,
+		FakeComponents(ns, prefix, "registry.example/"+name+"-controller:"+version, settings))
+}
+
+// PublishProposalReleases publishes on gh the GitHub releases the proposal's examples install, following
+// contract: aws v0.6.0 and vsphere v0.4.9 where clusterctl's built-in providers are, myazure v0.4.9 from
+// another repository, capstan's kubeadm control plane provider v0.3.10. (The air-gapped azure is
+// ProposalRelease("azure", "v0.4.9", "capz-system", "capz", contract), in ConfigMaps.)
+func PublishProposalReleases(t testing.TB, gh *repositorytest.Server, contract string) {
+	t.Helper()
+	gh.AddRelease("kubernetes-sigs", "cluster-api-provider-aws", "v0.6.0", ProposalRelease(t, "aws", "v0.6.0", "capa-system", "capa", contract).Files)
+	gh.AddRelease("myorg", "awesome-azure-provider", "v0.4.9", ProposalRelease(t, "myazure", "v0.4.9", "capz-system", "myazure", contract).Files)
+	gh.AddRelease("kubernetes-sigs", "cluster-api-provider-vsphere", "v0.4.9", ProposalRelease(t, "vsphere", "v0.4.9", "capv-system", "capv", contract).Files)
+	gh.AddRelease("capstan-dev", "capstan", "v0.3.10", ReleaseAt(t, "control-plane-kubeadm", "v0.3.10", contract).Files)
 }
 
 // FakeRelease returns a release of a provider that is not capstan's (aws, vsphere, ...): its
