@@ -25,6 +25,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/external"
+	"github.com/capstan-dev/capstan/internal/labelformat"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
@@ -233,7 +234,7 @@ func (r *Reconciler) infraMachineToMachinePool(ctx context.Context, obj client.O
 		return nil
 	}
 	for i := range list.Items {
-		if poolLabelValue(list.Items[i].Name) == pool {
+		if labelformat.Value(list.Items[i].Name) == pool {
 			return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])}}
 		}
 	}
