@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/manifest"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 )
 
