@@ -25,7 +25,6 @@ import (
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/external"
 	"github.com/capstan-dev/capstan/internal/labelformat"
-	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 const (
@@ -138,7 +137,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, n, count int) 
 	ms := s.ms
 	m, err := newMachine(ms, utilrand.String(randomLength))
 	if err != nil {
-		s.createFailure = &failure{clusterv1.MachineSetMachineCreationFailedReason, reconciler.Capitalise(err.Error())}
+		s.createFailure = &failure{clusterv1.MachineSetMachineCreationFailedReason, conditions.Capitalise(err.Error())}
 		return nil, err
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("Machine", klog.KObj(m))
