@@ -49,14 +49,20 @@ func TestRunPhases(t *testing.T) {
 			wantRan: []string{"a", "b", "c"}, wantErr: []error{errA, errB},
 		},
 		{
-			name:    "Stop ends the run without error",
-			phases:  []Phase[*phaseLog]{step("a", ctrl.Result{RequeueAfter: time.Hour}, nil), func(_ context.Context, s *phaseLog) (ctrl.Result, error) { s.ran = append(s.ran, "b"); return Stop(nil) }, step("c", ctrl.Result{}, errA)},
+			name: "Stop ends the run without error",
+			phases: []Phase[*phaseLog]{step("a", ctrl.Result{RequeueAfter: time.Hour}, nil), func(_ context.Context, s *phaseLog) (ctrl.Result, error) {
+				s.ran = append(s.ran, "b")
+				return Stop(nil)
+			}, step("c", ctrl.Result{}, errA)},
 			wantRan: []string{"a", "b"}, wantRes: ctrl.Result{RequeueAfter: time.Hour},
 		},
 		{
-			name:    "Stop with an error",
-			o:       PhaseOptions{All: true},
-			phases:  []Phase[*phaseLog]{func(_ context.Context, s *phaseLog) (ctrl.Result, error) { s.ran = append(s.ran, "a"); return Stop(errA) }, step("b", ctrl.Result{}, nil)},
+			name: "Stop with an error",
+			o:    PhaseOptions{All: true},
+			phases: []Phase[*phaseLog]{func(_ context.Context, s *phaseLog) (ctrl.Result, error) {
+				s.ran = append(s.ran, "a")
+				return Stop(errA)
+			}, step("b", ctrl.Result{}, nil)},
 			wantRan: []string{"a", "b"}, wantErr: []error{errA},
 		},
 		{
