@@ -30,7 +30,6 @@ const chartDir = "../../../charts/capstan-operator"
 var env *envtest.Environment
 
 func TestMain(m *testing.M) {
-	envtest.SetupLogging()
 	os.Exit(envtest.Run(m, envtest.Options{SchemeBuilders: []func(*runtime.Scheme) error{operatorv1.AddToScheme}}, func(e *envtest.Environment) { env = e }))
 }
 

@@ -275,6 +275,21 @@ func newBackend(dataDir string) (*process.Backend, error) {
 	return process.New(process.Options{DataDir: dataDir, KubeAPIServerPath: apiserver, EtcdPath: etcd, StopTimeout: 5 * time.Second})
 }
 
+// StartWatched starts the stack as Start does, for a TestMain: when the stack stops with an error before ctx
+// is done, the test binary panics (the tests would otherwise wait for controllers that are gone).
+func StartWatched(ctx context.Context, cfg *rest.Config, opts Options) (*Stack, error) {
+	s, err := Start(ctx, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		if err := s.Wait(); err != nil && ctx.Err() == nil {
+			panic(err)
+		}
+	}()
+	return s, nil
+}
+
 // Wait returns once the stack has stopped (its context is done) and the local provider's processes are
 // gone, with the manager's error.
 func (s *Stack) Wait() error {
