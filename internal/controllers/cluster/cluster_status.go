@@ -325,28 +325,13 @@ func setInfrastructureReadyCondition(c *clusterv1.Cluster, infra externalObject)
 		setV1Beta2(c, t, metav1.ConditionTrue, clusterv1.ClusterInfrastructureDoesNotExistV1Beta2Reason, "")
 		return
 	}
-	ready := c.Status.InfrastructureReady
-	switch {
-	case infra.obj != nil && infra.conditionError != nil:
-		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterInfrastructureInvalidConditionReportedV1Beta2Reason, infra.conditionError.Error())
-	case infra.obj != nil:
-		fallback := metav1.Condition{Status: metav1.ConditionTrue, Reason: clusterv1.ClusterInfrastructureReadyV1Beta2Reason}
-		if !ready {
-			field := "status.ready"
-			if infra.contract == contract.V1Beta2 {
-				field = "status.initialization.provisioned"
-			}
-			fallback = metav1.Condition{Status: metav1.ConditionFalse, Reason: clusterv1.ClusterInfrastructureNotReadyV1Beta2Reason,
-				Message: fmt.Sprintf("%s %s is false", ref.Kind, field)}
-		}
-		conditions.SetV1Beta2(c, conditions.MirrorV1Beta2(t, infra.v1beta2Condition, fallback, clusterv1.ClusterInfrastructureReadyV1Beta2Reason, noReasonReported, mirrorOptions))
-	case infra.problem != "":
-		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterInfrastructureInternalErrorV1Beta2Reason, infra.problem)
-	case !infra.notFound:
-		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterInfrastructureInternalErrorV1Beta2Reason, internalErrorMessage)
-	default:
-		setV1Beta2Missing(c, t, ref, ready, clusterv1.ClusterInfrastructureDeletedV1Beta2Reason, clusterv1.ClusterInfrastructureDoesNotExistV1Beta2Reason)
-	}
+	setProviderV1Beta2Condition(c, t, ref, infra, c.Status.InfrastructureReady, providerV1Beta2Reasons{
+		invalid: clusterv1.ClusterInfrastructureInvalidConditionReportedV1Beta2Reason,
+		ready:   clusterv1.ClusterInfrastructureReadyV1Beta2Reason, notReady: clusterv1.ClusterInfrastructureNotReadyV1Beta2Reason,
+		internalError: clusterv1.ClusterInfrastructureInternalErrorV1Beta2Reason,
+		deleted:       clusterv1.ClusterInfrastructureDeletedV1Beta2Reason, doesNotExist: clusterv1.ClusterInfrastructureDoesNotExistV1Beta2Reason,
+		v1beta2Field: "status.initialization.provisioned",
+	})
 }
 
 // setControlPlaneAvailableCondition sets the v1beta2 ControlPlaneAvailable condition: the control plane
@@ -359,27 +344,44 @@ func setControlPlaneAvailableCondition(c *clusterv1.Cluster, cp externalObject) 
 		setV1Beta2(c, t, metav1.ConditionFalse, clusterv1.ClusterControlPlaneDoesNotExistV1Beta2Reason, "")
 		return
 	}
-	ready := c.Status.ControlPlaneReady
+	setProviderV1Beta2Condition(c, t, ref, cp, c.Status.ControlPlaneReady, providerV1Beta2Reasons{
+		invalid: clusterv1.ClusterControlPlaneInvalidConditionReportedV1Beta2Reason,
+		ready:   clusterv1.ClusterControlPlaneAvailableV1Beta2Reason, notReady: clusterv1.ClusterControlPlaneNotAvailableV1Beta2Reason,
+		internalError: clusterv1.ClusterControlPlaneAvailableInternalErrorV1Beta2Reason,
+		deleted:       clusterv1.ClusterControlPlaneDeletedV1Beta2Reason, doesNotExist: clusterv1.ClusterControlPlaneDoesNotExistV1Beta2Reason,
+		v1beta2Field: "status.initialization.controlPlaneInitialized",
+	})
+}
+
+// providerV1Beta2Reasons are the reasons of a v1beta2 condition that mirrors a provider object's, and the
+// field of a v1beta2-contract provider that says it is ready (v1beta1: status.ready).
+type providerV1Beta2Reasons struct {
+	invalid, ready, notReady, internalError, deleted, doesNotExist string
+	v1beta2Field                                                   string
+}
+
+// setProviderV1Beta2Condition sets the v1beta2 condition t from the provider object o that ref points to:
+// its condition or, when it has none, whether it is ready; or why it could not be read.
+func setProviderV1Beta2Condition(c *clusterv1.Cluster, t string, ref *corev1.ObjectReference, o externalObject, ready bool, r providerV1Beta2Reasons) {
 	switch {
-	case cp.obj != nil && cp.conditionError != nil:
-		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterControlPlaneInvalidConditionReportedV1Beta2Reason, cp.conditionError.Error())
-	case cp.obj != nil:
-		fallback := metav1.Condition{Status: metav1.ConditionTrue, Reason: clusterv1.ClusterControlPlaneAvailableV1Beta2Reason}
+	case o.obj != nil && o.conditionError != nil:
+		setV1Beta2(c, t, metav1.ConditionUnknown, r.invalid, o.conditionError.Error())
+	case o.obj != nil:
+		fallback := metav1.Condition{Status: metav1.ConditionTrue, Reason: r.ready}
 		if !ready {
 			field := "status.ready"
-			if cp.contract == contract.V1Beta2 {
-				field = "status.initialization.controlPlaneInitialized"
+			if o.contract == contract.V1Beta2 {
+				field = r.v1beta2Field
 			}
-			fallback = metav1.Condition{Status: metav1.ConditionFalse, Reason: clusterv1.ClusterControlPlaneNotAvailableV1Beta2Reason,
-				Message: fmt.Sprintf("%s %s is false", ref.Kind, field)}
+			fallback = metav1.Condition{Status: metav1.ConditionFalse, Reason: r.notReady, Message: fmt.Sprintf("%s %s is false", ref.Kind, field)}
 		}
-		conditions.SetV1Beta2(c, conditions.MirrorV1Beta2(t, cp.v1beta2Condition, fallback, clusterv1.ClusterControlPlaneAvailableV1Beta2Reason, noReasonReported, mirrorOptions))
-	case cp.problem != "":
-		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterControlPlaneAvailableInternalErrorV1Beta2Reason, cp.problem)
-	case !cp.notFound:
-		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterControlPlaneAvailableInternalErrorV1Beta2Reason, internalErrorMessage)
+		conditions.SetV1Beta2(c, conditions.MirrorV1Beta2(t, o.v1beta2Condition, fallback, r.ready, noReasonReported, mirrorOptions))
+	case o.problem != "":
+		setV1Beta2(c, t, metav1.ConditionUnknown, r.internalError, o.problem)
+	case !o.notFound:
+		setV1Beta2(c, t, metav1.ConditionUnknown, r.internalError, internalErrorMessage)
 	default:
-		setV1Beta2Missing(c, t, ref, ready, clusterv1.ClusterControlPlaneDeletedV1Beta2Reason, clusterv1.ClusterControlPlaneDoesNotExistV1Beta2Reason)
+		setV1Beta2Missing(c, t, ref, ready, r.deleted, r.doesNotExist)
 	}
 }
 
