@@ -26,6 +26,23 @@ import (
 // Callers requeue; a ClusterSource tells them when the connection comes up.
 var ErrClusterNotConnected = errors.New("connection to the workload cluster is down")
 
+// RequeueWhenNotConnected is a reconciler.PhaseOptions.Requeue for the controllers whose phases read
+// workload clusters: a phase that fails with ErrClusterNotConnected has not failed, the object is requeued
+// after interval (a ClusterSource may bring it back sooner). onDown, when set, is called for each such
+// phase.
+func RequeueWhenNotConnected(interval time.Duration, onDown func()) func(context.Context, error) (time.Duration, bool) {
+	return func(ctx context.Context, err error) (time.Duration, bool) {
+		if !errors.Is(err, ErrClusterNotConnected) {
+			return 0, false
+		}
+		if onDown != nil {
+			onDown()
+		}
+		ctrl.LoggerFrom(ctx).V(4).Info("Requeuing: the workload cluster cannot be reached")
+		return interval, true
+	}
+}
+
 // NodeProviderIDField indexes the Nodes of every workload cluster's cache by spec.providerID, for
 // `List(ctx, &corev1.NodeList{}, client.MatchingFields{NodeProviderIDField: id})`.
 const NodeProviderIDField = "spec.providerID"

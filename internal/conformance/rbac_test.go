@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	configcore "github.com/capstan-dev/capstan/config/core"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/manifest"
 )
 
 // TestCoreRoleGrantsWhatTheAPIGroupRuleClaims: the API group rule passes a provider whose kinds are in

@@ -1,10 +1,7 @@
 package conformance
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"regexp"
@@ -16,8 +13,8 @@ import (
 	"github.com/drone/envsubst/v2/parse"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
+
+	"github.com/capstan-dev/capstan/internal/manifest"
 )
 
 const (
@@ -50,7 +47,7 @@ type components struct {
 	file    string
 	text    string
 	objects []*unstructured.Unstructured
-	// decodeErr says why objects is incomplete.
+	// decodeErr says why there are no objects.
 	decodeErr error
 }
 
@@ -148,31 +145,24 @@ func loadRelease(fsys fs.FS, dir string, v *utilversion.Version) (*release, erro
 	return r, nil
 }
 
-// decodeDocuments decodes the objects of a multi-document YAML, skipping empty documents.
+// decodeDocuments decodes the objects of a multi-document YAML, skipping empty documents and objects.
 func decodeDocuments(text string) ([]*unstructured.Unstructured, error) {
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(text)))
-	var out []*unstructured.Unstructured
-	for i := 1; ; i++ {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, fmt.Errorf("reading document %d: %w", i, err)
-		}
-		obj := map[string]any{}
-		if err := yaml.Unmarshal(doc, &obj); err != nil {
-			return out, fmt.Errorf("decoding document %d: %w", i, err)
-		}
-		if len(obj) == 0 {
+	objs, err := manifest.Parse([]byte(text))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*unstructured.Unstructured, 0, len(objs))
+	for i := range objs {
+		u := &objs[i]
+		if len(u.Object) == 0 {
 			continue
 		}
-		u := &unstructured.Unstructured{Object: obj}
 		if u.GetAPIVersion() == "" || u.GetKind() == "" {
-			return out, fmt.Errorf("document %d is not a Kubernetes object: it has no apiVersion or kind", i)
+			return nil, fmt.Errorf("object %d is not a Kubernetes object: it has no apiVersion or kind", i+1)
 		}
 		out = append(out, u)
 	}
+	return out, nil
 }
 
 // spacedVariable matches the variable forms with spaces inside the braces, which clusterctl still accepts

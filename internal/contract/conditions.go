@@ -59,3 +59,18 @@ func GetCondition(obj *unstructured.Unstructured, conditionType string) (*Condit
 	}
 	return nil, nil
 }
+
+// GetV1Beta2Condition returns the condition of the given type as a v1beta2 condition mirrors it: from
+// status.v1beta2.conditions first, where v1beta1-contract providers preview their v1beta2 conditions, then
+// as GetCondition finds it.
+func GetV1Beta2Condition(obj *unstructured.Unstructured, conditionType string) (*Condition, error) {
+	if list, found, _ := unstructured.NestedSlice(obj.Object, "status", "v1beta2", "conditions"); found {
+		preview := &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"conditions": list}}}
+		preview.SetGroupVersionKind(obj.GroupVersionKind())
+		preview.SetName(obj.GetName())
+		if c, err := GetCondition(preview, conditionType); err != nil || c != nil {
+			return c, err
+		}
+	}
+	return GetCondition(obj, conditionType)
+}

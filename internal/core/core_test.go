@@ -38,37 +38,18 @@ var (
 // TestMain starts the management API server with the core controllers and the test provider, and a second
 // API server that is the workload cluster of every Cluster. CAPSTAN_TEST_LOGS=1 shows the controllers' logs.
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
 	envtest.SetupLogging()
 	runCoreIfChild() // BenchmarkClustersToRunning's core process
-	envs, err := envtest.StartAll(envtest.Options{CRDs: builder.CRDs()}, envtest.Options{})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "Starting the test API servers: %v\n", err)
-		return 1
-	}
-	defer envtest.StopAll(envs)
-	env, workload = envs[0], envs[1]
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if os.Getenv("CAPSTAN_BENCH_WRITES") != "" {
-		requests.Bodies = printWrite
-	}
-	cfg := rest.CopyConfig(env.Config)
-	cfg.Wrap(requests.Wrap)
-	s, err := stack.Start(ctx, cfg, stack.Options{Workload: workload.Config})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "Starting the controllers: %v\n", err)
-		return 1
-	}
-	go func() {
-		if err := s.Wait(); err != nil && ctx.Err() == nil {
-			panic(err)
+	os.Exit(envtest.RunAll(m, []envtest.Options{{CRDs: builder.CRDs()}, {}}, func(ctx context.Context, envs []*envtest.Environment) error {
+		env, workload = envs[0], envs[1]
+		if os.Getenv("CAPSTAN_BENCH_WRITES") != "" {
+			requests.Bodies = printWrite
 		}
-	}()
-	return m.Run()
+		cfg := rest.CopyConfig(env.Config)
+		cfg.Wrap(requests.Wrap)
+		_, err := stack.StartWatched(ctx, cfg, stack.Options{Workload: workload.Config})
+		return err
+	}))
 }
 
 // newCluster creates a Cluster with an InfraCluster and a MachineDeployment of the test provider.

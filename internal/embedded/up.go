@@ -20,9 +20,9 @@ import (
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	embeddedruntime "github.com/capstan-dev/capstan/internal/embedded/runtime"
 	"github.com/capstan-dev/capstan/internal/loopback"
+	"github.com/capstan-dev/capstan/internal/manifest"
 	"github.com/capstan-dev/capstan/internal/release"
 	"github.com/capstan-dev/capstan/internal/supervisor"
 )

@@ -37,7 +37,6 @@ import (
 var env *envtest.Environment
 
 func TestMain(m *testing.M) {
-	envtest.SetupLogging()
 	os.Exit(envtest.Run(m, envtest.Options{SchemeBuilders: []func(*runtime.Scheme) error{operatorv1.AddToScheme, managementv1.AddToScheme, infrav1.AddToScheme}},
 		func(e *envtest.Environment) { env = e }))
 }

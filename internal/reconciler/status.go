@@ -25,12 +25,3 @@ func PausedCondition(cluster *clusterv1.Cluster, obj client.Object, kind string,
 	return metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionTrue, Reason: clusterv1.PausedV1Beta2Reason,
 		Message: strings.Join(why, ", ")}
 }
-
-// Capitalise makes the first letter of a condition message upper case (messages often come from errors,
-// which start in lower case).
-func Capitalise(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}

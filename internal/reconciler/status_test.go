@@ -38,10 +38,3 @@ func TestPausedCondition(t *testing.T) {
 		})
 	}
 }
-
-func TestCapitalise(t *testing.T) {
-	g := NewWithT(t)
-	g.Expect(Capitalise("")).To(Equal(""))
-	g.Expect(Capitalise("failed to create")).To(Equal("Failed to create"))
-	g.Expect(Capitalise("Already")).To(Equal("Already"))
-}

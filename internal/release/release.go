@@ -6,9 +6,7 @@ package release
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,11 +15,11 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/manifest"
 )
 
 // Image is the repository of capstan's container image; each provider's Deployment runs one of its
@@ -168,11 +166,15 @@ func (p Provider) render(o Options) ([]byte, error) {
 			return nil, err
 		}
 		data = bytes.ReplaceAll(data, []byte(imagePlaceholder), []byte(o.image()))
-		docs, err := decodeAll(data)
+		docs, err := manifest.Parse(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		objs = append(objs, docs...)
+		for i := range docs {
+			if len(docs[i].Object) > 0 {
+				objs = append(objs, &docs[i])
+			}
+		}
 	}
 
 	var buf bytes.Buffer
@@ -193,24 +195,6 @@ func (p Provider) render(o Options) ([]byte, error) {
 		buf.Write(data)
 	}
 	return buf.Bytes(), nil
-}
-
-func decodeAll(data []byte) ([]*unstructured.Unstructured, error) {
-	var out []*unstructured.Unstructured
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for {
-		u := &unstructured.Unstructured{}
-		if err := dec.Decode(&u.Object); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, err
-		}
-		if len(u.Object) == 0 {
-			continue
-		}
-		out = append(out, u)
-	}
 }
 
 // WriteRepository writes the artifacts of each provider's release into dir in the clusterctl local

@@ -6,7 +6,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/capstan-dev/capstan/internal/clusterctl/components"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/manifest"
 )
 
 // capstan's providers serve their webhooks with certificates they manage themselves: clusterctl init

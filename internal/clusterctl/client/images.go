@@ -13,7 +13,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 	"github.com/capstan-dev/capstan/internal/clusterctl/components"
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/manifest"
 )
 
 // NoProvider as a provider name opts out of a provider that init adds by default.

@@ -17,8 +17,8 @@ import (
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/yamlprocessor"
+	"github.com/capstan-dev/capstan/internal/manifest"
 )
 
 // Input is what New needs.

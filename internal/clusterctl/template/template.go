@@ -14,8 +14,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/yamlprocessor"
+	"github.com/capstan-dev/capstan/internal/manifest"
 )
 
 // Input is what New needs.

@@ -286,7 +286,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		}
 	}()
 
-	phases := []func(context.Context, *scope) (ctrl.Result, error){
+	phases := []reconciler.Phase[*scope]{
 		r.reconcileInfrastructure,
 		r.reconcileControlPlane,
 		r.getDescendants,
@@ -302,28 +302,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 	default:
 		phases = append(phases, r.reconcileKubeconfig, r.reconcileAfterControlPlaneInitialized)
 	}
-	return doReconcile(ctx, s, phases)
-}
-
-// doReconcile runs every phase, even after one fails, so that each records its facts; it returns the
-// errors of all and the soonest requeue.
-func doReconcile(ctx context.Context, s *scope, phases []func(context.Context, *scope) (ctrl.Result, error)) (ctrl.Result, error) {
-	var res ctrl.Result
-	var errs []error
-	for _, phase := range phases {
-		r, err := phase(ctx, s)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if r.RequeueAfter > 0 && (res.RequeueAfter == 0 || r.RequeueAfter < res.RequeueAfter) {
-			res.RequeueAfter, res.Priority = r.RequeueAfter, r.Priority
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return ctrl.Result{}, err
-	}
-	return res, nil
+	// Every phase runs, even after one fails, so that each records its facts.
+	return reconciler.RunPhasesWith(ctx, s, reconciler.PhaseOptions{All: true}, phases...)
 }
 
 func (r *Reconciler) requeueAfter() time.Duration {

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 )
 
@@ -376,12 +377,12 @@ func TestDeletePollGoesAtLowPriority(t *testing.T) {
 		return func(context.Context, *scope) (ctrl.Result, error) { return ctrl.Result{RequeueAfter: d}, nil }
 	}
 
-	res, err := doReconcile(context.Background(), &scope{}, []func(context.Context, *scope) (ctrl.Result, error){after(30 * time.Second), poll})
+	res, err := reconciler.RunPhasesWith(context.Background(), &scope{}, reconciler.PhaseOptions{All: true}, after(30*time.Second), poll)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(res.RequeueAfter).To(Equal(5 * time.Second))
 	g.Expect(res.Priority).To(HaveValue(Equal(handler.LowPriority)))
 
-	res, err = doReconcile(context.Background(), &scope{}, []func(context.Context, *scope) (ctrl.Result, error){poll, after(time.Second)})
+	res, err = reconciler.RunPhasesWith(context.Background(), &scope{}, reconciler.PhaseOptions{All: true}, poll, after(time.Second))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(res.RequeueAfter).To(Equal(time.Second))
 	g.Expect(res.Priority).To(BeNil(), "a requeue sooner than the poll is not one to put off")

@@ -12,7 +12,6 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	runtimehooksv1 "github.com/capstan-dev/capstan/api/runtime/hooks/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
-	"github.com/capstan-dev/capstan/internal/reconciler"
 	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
 	"github.com/capstan-dev/capstan/internal/runtime/hooks"
 )
@@ -78,7 +77,7 @@ func (r *Reconciler) reconcileBeforeClusterDelete(ctx context.Context, s *scope)
 		s.deletingMessage = "BeforeClusterDelete hook failed: " + err.Error()
 		var handlerErr *runtimeclient.HandlerError
 		if errors.As(err, &handlerErr) {
-			s.deletingMessage = reconciler.Capitalise(err.Error())
+			s.deletingMessage = conditions.Capitalise(err.Error())
 		}
 		r.hookFailed(c, runtimehooksv1.BeforeClusterDelete, err)
 		return false, ctrl.Result{}, fmt.Errorf("calling the BeforeClusterDelete hook: %w", err)

@@ -266,19 +266,7 @@ func readConditions(o *externalObject, v1beta2Type string) {
 		o.conditionError = err
 		return
 	}
-	preview := &unstructured.Unstructured{Object: map[string]any{}}
-	preview.SetGroupVersionKind(o.obj.GroupVersionKind())
-	preview.SetName(o.obj.GetName())
-	if list, found, _ := unstructured.NestedSlice(o.obj.Object, "status", "v1beta2", "conditions"); found {
-		_ = unstructured.SetNestedSlice(preview.Object, list, "status", "conditions")
-	}
-	if o.v1beta2Condition, err = contract.GetCondition(preview, v1beta2Type); err != nil {
-		o.conditionError = err
-		return
-	}
-	if o.v1beta2Condition == nil {
-		o.v1beta2Condition, o.conditionError = contract.GetCondition(o.obj, v1beta2Type)
-	}
+	o.v1beta2Condition, o.conditionError = contract.GetV1Beta2Condition(o.obj, v1beta2Type)
 }
 
 // controlPlaneReplicas reads a control plane's counters. v1beta1-contract providers that preview the

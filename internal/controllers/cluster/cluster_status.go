@@ -3,7 +3,6 @@ package cluster
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,23 +19,12 @@ const (
 	noReasonReported     = "NoReasonReported"
 	// maxNames is how many object names (or groups of them) a message lists before it only counts the others.
 	maxNames = 5
-	// The longest messages the API accepts: in v1beta1 conditions and failureMessage, and in v1beta2
-	// conditions. Providers' messages are cut to fit, so that they never block the status patch.
-	maxV1Beta1MessageLength = 10240
-	maxV1Beta2MessageLength = 32768
 )
 
-// truncate cuts s to at most n bytes, ending with "..." when cut, without splitting a UTF-8 character.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("...")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
-}
+// mirrorOptions: the Cluster's conditions that mirror a provider object's keep its lastTransitionTime and,
+// unless True, its severity. Providers' messages are cut to what the API accepts (conditions.Truncate), so
+// that they never block the status patch.
+var mirrorOptions = conditions.MirrorOptions{KeepTransitionTime: true, KeepSeverity: true}
 
 // updateStatus computes the Cluster's status from the facts a reconcile recorded: the v1beta1 fields and
 // conditions, then the status.v1beta2 counters and conditions, Available last as it summarises the others.
@@ -104,8 +92,8 @@ func setFailure(c *clusterv1.Cluster, o externalObject) {
 		c.Status.FailureReason = ptr.To(clusterv1.ClusterStatusError(o.failureReason))
 	}
 	if o.failureMessage != "" {
-		c.Status.FailureMessage = ptr.To(truncate(fmt.Sprintf("Failure detected from referenced resource %v with name %q: %s",
-			o.obj.GroupVersionKind(), o.obj.GetName(), o.failureMessage), maxV1Beta1MessageLength))
+		c.Status.FailureMessage = ptr.To(conditions.Truncate(fmt.Sprintf("Failure detected from referenced resource %v with name %q: %s",
+			o.obj.GroupVersionKind(), o.obj.GetName(), o.failureMessage), conditions.MaxV1Beta1MessageLength))
 	}
 }
 
@@ -138,8 +126,8 @@ func setV1Beta1InfrastructureReadyCondition(c *clusterv1.Cluster, infra external
 			conditions.MarkTrue(c, clusterv1.InfrastructureReadyCondition)
 		}
 	case infra.obj != nil:
-		mirrorV1Beta1(c, clusterv1.InfrastructureReadyCondition, infra.readyCondition,
-			fallbackV1Beta1(c, infra.ready, clusterv1.WaitingForInfrastructureFallbackReason))
+		conditions.MirrorV1Beta1(c, clusterv1.InfrastructureReadyCondition, infra.readyCondition,
+			fallbackV1Beta1(c, infra.ready, clusterv1.WaitingForInfrastructureFallbackReason), mirrorOptions)
 	case infra.notFound:
 		setV1Beta1Missing(c, clusterv1.InfrastructureReadyCondition, ref, c.Status.InfrastructureReady, clusterv1.WaitingForInfrastructureFallbackReason)
 	case infra.problem != "":
@@ -156,8 +144,8 @@ func setV1Beta1ControlPlaneReadyCondition(c *clusterv1.Cluster, cp externalObjec
 	case ref == nil:
 		conditions.Delete(c, clusterv1.ControlPlaneReadyCondition)
 	case cp.obj != nil:
-		mirrorV1Beta1(c, clusterv1.ControlPlaneReadyCondition, cp.readyCondition,
-			fallbackV1Beta1(c, cp.ready, clusterv1.WaitingForControlPlaneFallbackReason))
+		conditions.MirrorV1Beta1(c, clusterv1.ControlPlaneReadyCondition, cp.readyCondition,
+			fallbackV1Beta1(c, cp.ready, clusterv1.WaitingForControlPlaneFallbackReason), mirrorOptions)
 	case cp.notFound:
 		setV1Beta1Missing(c, clusterv1.ControlPlaneReadyCondition, ref, c.Status.ControlPlaneReady, clusterv1.WaitingForControlPlaneFallbackReason)
 	case cp.problem != "":
@@ -165,15 +153,12 @@ func setV1Beta1ControlPlaneReadyCondition(c *clusterv1.Cluster, cp externalObjec
 	}
 }
 
+// fallbackV1Beta1 is the condition mirroring a provider object that reports none: whether it is ready.
 func fallbackV1Beta1(c *clusterv1.Cluster, ready bool, waitingReason string) clusterv1.Condition {
-	switch {
-	case ready:
-		return clusterv1.Condition{Status: corev1.ConditionTrue}
-	case !c.DeletionTimestamp.IsZero():
-		return clusterv1.Condition{Status: corev1.ConditionFalse, Reason: clusterv1.DeletingReason, Severity: clusterv1.ConditionSeverityInfo}
-	default:
-		return clusterv1.Condition{Status: corev1.ConditionFalse, Reason: waitingReason, Severity: clusterv1.ConditionSeverityInfo}
+	if !c.DeletionTimestamp.IsZero() {
+		waitingReason = clusterv1.DeletingReason
 	}
+	return conditions.ReadyFallbackV1Beta1(ready, waitingReason)
 }
 
 // setV1Beta1Missing reports a referenced object that does not exist: deleted (an error while the Cluster
@@ -187,23 +172,6 @@ func setV1Beta1Missing(c *clusterv1.Cluster, t clusterv1.ConditionType, ref *cor
 	default:
 		conditions.MarkFalse(c, t, waitingReason, clusterv1.ConditionSeverityInfo, "%s %s does not exist", ref.Kind, ref.Name)
 	}
-}
-
-// mirrorV1Beta1 sets condition t from a provider object's condition, or to fallback when there is none.
-func mirrorV1Beta1(c *clusterv1.Cluster, t clusterv1.ConditionType, src *contract.Condition, fallback clusterv1.Condition) {
-	if src == nil {
-		fallback.Type = t
-		conditions.Set(c, fallback)
-		return
-	}
-	mirrored := clusterv1.Condition{
-		Type: t, Status: src.Status, Reason: src.Reason, Message: truncate(src.Message, maxV1Beta1MessageLength),
-		LastTransitionTime: src.LastTransitionTime,
-	}
-	if src.Status != corev1.ConditionTrue {
-		mirrored.Severity = clusterv1.ConditionSeverity(src.Severity)
-	}
-	conditions.Set(c, mirrored)
 }
 
 // setV1Beta1ControlPlaneInitializedCondition says whether the control plane is initialized: as the control
@@ -357,28 +325,13 @@ func setInfrastructureReadyCondition(c *clusterv1.Cluster, infra externalObject)
 		setV1Beta2(c, t, metav1.ConditionTrue, clusterv1.ClusterInfrastructureDoesNotExistV1Beta2Reason, "")
 		return
 	}
-	ready := c.Status.InfrastructureReady
-	switch {
-	case infra.obj != nil && infra.conditionError != nil:
-		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterInfrastructureInvalidConditionReportedV1Beta2Reason, infra.conditionError.Error())
-	case infra.obj != nil:
-		fallback := metav1.Condition{Status: metav1.ConditionTrue, Reason: clusterv1.ClusterInfrastructureReadyV1Beta2Reason}
-		if !ready {
-			field := "status.ready"
-			if infra.contract == contract.V1Beta2 {
-				field = "status.initialization.provisioned"
-			}
-			fallback = metav1.Condition{Status: metav1.ConditionFalse, Reason: clusterv1.ClusterInfrastructureNotReadyV1Beta2Reason,
-				Message: fmt.Sprintf("%s %s is false", ref.Kind, field)}
-		}
-		conditions.SetV1Beta2(c, mirrorV1Beta2(t, infra.v1beta2Condition, fallback, clusterv1.ClusterInfrastructureReadyV1Beta2Reason))
-	case infra.problem != "":
-		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterInfrastructureInternalErrorV1Beta2Reason, infra.problem)
-	case !infra.notFound:
-		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterInfrastructureInternalErrorV1Beta2Reason, internalErrorMessage)
-	default:
-		setV1Beta2Missing(c, t, ref, ready, clusterv1.ClusterInfrastructureDeletedV1Beta2Reason, clusterv1.ClusterInfrastructureDoesNotExistV1Beta2Reason)
-	}
+	setProviderV1Beta2Condition(c, t, ref, infra, c.Status.InfrastructureReady, providerV1Beta2Reasons{
+		invalid: clusterv1.ClusterInfrastructureInvalidConditionReportedV1Beta2Reason,
+		ready:   clusterv1.ClusterInfrastructureReadyV1Beta2Reason, notReady: clusterv1.ClusterInfrastructureNotReadyV1Beta2Reason,
+		internalError: clusterv1.ClusterInfrastructureInternalErrorV1Beta2Reason,
+		deleted:       clusterv1.ClusterInfrastructureDeletedV1Beta2Reason, doesNotExist: clusterv1.ClusterInfrastructureDoesNotExistV1Beta2Reason,
+		v1beta2Field: "status.initialization.provisioned",
+	})
 }
 
 // setControlPlaneAvailableCondition sets the v1beta2 ControlPlaneAvailable condition: the control plane
@@ -391,27 +344,44 @@ func setControlPlaneAvailableCondition(c *clusterv1.Cluster, cp externalObject) 
 		setV1Beta2(c, t, metav1.ConditionFalse, clusterv1.ClusterControlPlaneDoesNotExistV1Beta2Reason, "")
 		return
 	}
-	ready := c.Status.ControlPlaneReady
+	setProviderV1Beta2Condition(c, t, ref, cp, c.Status.ControlPlaneReady, providerV1Beta2Reasons{
+		invalid: clusterv1.ClusterControlPlaneInvalidConditionReportedV1Beta2Reason,
+		ready:   clusterv1.ClusterControlPlaneAvailableV1Beta2Reason, notReady: clusterv1.ClusterControlPlaneNotAvailableV1Beta2Reason,
+		internalError: clusterv1.ClusterControlPlaneAvailableInternalErrorV1Beta2Reason,
+		deleted:       clusterv1.ClusterControlPlaneDeletedV1Beta2Reason, doesNotExist: clusterv1.ClusterControlPlaneDoesNotExistV1Beta2Reason,
+		v1beta2Field: "status.initialization.controlPlaneInitialized",
+	})
+}
+
+// providerV1Beta2Reasons are the reasons of a v1beta2 condition that mirrors a provider object's, and the
+// field of a v1beta2-contract provider that says it is ready (v1beta1: status.ready).
+type providerV1Beta2Reasons struct {
+	invalid, ready, notReady, internalError, deleted, doesNotExist string
+	v1beta2Field                                                   string
+}
+
+// setProviderV1Beta2Condition sets the v1beta2 condition t from the provider object o that ref points to:
+// its condition or, when it has none, whether it is ready; or why it could not be read.
+func setProviderV1Beta2Condition(c *clusterv1.Cluster, t string, ref *corev1.ObjectReference, o externalObject, ready bool, r providerV1Beta2Reasons) {
 	switch {
-	case cp.obj != nil && cp.conditionError != nil:
-		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterControlPlaneInvalidConditionReportedV1Beta2Reason, cp.conditionError.Error())
-	case cp.obj != nil:
-		fallback := metav1.Condition{Status: metav1.ConditionTrue, Reason: clusterv1.ClusterControlPlaneAvailableV1Beta2Reason}
+	case o.obj != nil && o.conditionError != nil:
+		setV1Beta2(c, t, metav1.ConditionUnknown, r.invalid, o.conditionError.Error())
+	case o.obj != nil:
+		fallback := metav1.Condition{Status: metav1.ConditionTrue, Reason: r.ready}
 		if !ready {
 			field := "status.ready"
-			if cp.contract == contract.V1Beta2 {
-				field = "status.initialization.controlPlaneInitialized"
+			if o.contract == contract.V1Beta2 {
+				field = r.v1beta2Field
 			}
-			fallback = metav1.Condition{Status: metav1.ConditionFalse, Reason: clusterv1.ClusterControlPlaneNotAvailableV1Beta2Reason,
-				Message: fmt.Sprintf("%s %s is false", ref.Kind, field)}
+			fallback = metav1.Condition{Status: metav1.ConditionFalse, Reason: r.notReady, Message: fmt.Sprintf("%s %s is false", ref.Kind, field)}
 		}
-		conditions.SetV1Beta2(c, mirrorV1Beta2(t, cp.v1beta2Condition, fallback, clusterv1.ClusterControlPlaneAvailableV1Beta2Reason))
-	case cp.problem != "":
-		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterControlPlaneAvailableInternalErrorV1Beta2Reason, cp.problem)
-	case !cp.notFound:
-		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterControlPlaneAvailableInternalErrorV1Beta2Reason, internalErrorMessage)
+		conditions.SetV1Beta2(c, conditions.MirrorV1Beta2(t, o.v1beta2Condition, fallback, r.ready, noReasonReported, mirrorOptions))
+	case o.problem != "":
+		setV1Beta2(c, t, metav1.ConditionUnknown, r.internalError, o.problem)
+	case !o.notFound:
+		setV1Beta2(c, t, metav1.ConditionUnknown, r.internalError, internalErrorMessage)
 	default:
-		setV1Beta2Missing(c, t, ref, ready, clusterv1.ClusterControlPlaneDeletedV1Beta2Reason, clusterv1.ClusterControlPlaneDoesNotExistV1Beta2Reason)
+		setV1Beta2Missing(c, t, ref, ready, r.deleted, r.doesNotExist)
 	}
 }
 
@@ -427,26 +397,6 @@ func setV1Beta2Missing(c *clusterv1.Cluster, t string, ref *corev1.ObjectReferen
 	default:
 		setV1Beta2(c, t, metav1.ConditionFalse, doesNotExistReason, fmt.Sprintf("%s does not exist", ref.Kind))
 	}
-}
-
-// mirrorV1Beta2 returns condition t copied from a provider object's condition, or fallback when there is
-// none. A true condition without reason (a v1beta1 condition) gets trueReason.
-func mirrorV1Beta2(t string, src *contract.Condition, fallback metav1.Condition, trueReason string) metav1.Condition {
-	if src == nil {
-		fallback.Type = t
-		return fallback
-	}
-	mirrored := metav1.Condition{
-		Type: t, Status: metav1.ConditionStatus(src.Status), Reason: src.Reason, Message: truncate(src.Message, maxV1Beta2MessageLength),
-		LastTransitionTime: src.LastTransitionTime,
-	}
-	if mirrored.Reason == "" {
-		mirrored.Reason = noReasonReported
-		if mirrored.Status == metav1.ConditionTrue {
-			mirrored.Reason = trueReason
-		}
-	}
-	return mirrored
 }
 
 // setControlPlaneInitializedCondition sets the v1beta2 ControlPlaneInitialized condition, as its v1beta1

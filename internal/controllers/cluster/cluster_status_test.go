@@ -737,24 +737,6 @@ func TestAvailableCondition(t *testing.T) {
 	}
 }
 
-func TestTruncate(t *testing.T) {
-	tests := []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{in: "short", n: 10, want: "short"},
-		{in: "exactly10!", n: 10, want: "exactly10!"},
-		{in: "a little too long", n: 10, want: "a littl..."},
-		{in: "ééééé", n: 8, want: "éé..."},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			NewWithT(t).Expect(truncate(tt.in, tt.n)).To(Equal(tt.want))
-		})
-	}
-}
-
 // A Cluster whose topology has not yet given it an InfraCluster and a control plane has nothing its v1beta1
 // Ready summarises: it is not set (upstream sets no Ready then either), where it used to say True.
 func TestTopologyClusterNotReadyBeforeItsObjects(t *testing.T) {

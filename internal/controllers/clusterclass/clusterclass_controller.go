@@ -241,9 +241,9 @@ func setStatus(class *clusterv1.ClusterClass, f facts) {
 			Reason: clusterv1.ClusterClassVariablesReadyVariableDiscoveryFailedV1Beta2Reason, Message: f.discoveryErr.Error()})
 	case f.variablesErr != nil:
 		conditions.MarkFalse(class, clusterv1.ClusterClassVariablesReconciledCondition, "VariablesInvalid", clusterv1.ConditionSeverityError,
-			"%s", reconciler.Capitalise(f.variablesErr.Error()))
+			"%s", conditions.Capitalise(f.variablesErr.Error()))
 		conditions.SetV1Beta2(class, metav1.Condition{Type: clusterv1.ClusterClassVariablesReadyV1Beta2Condition, Status: metav1.ConditionFalse,
-			Reason: "VariablesInvalid", Message: reconciler.Capitalise(f.variablesErr.Error())})
+			Reason: "VariablesInvalid", Message: conditions.Capitalise(f.variablesErr.Error())})
 	default:
 		conditions.MarkTrue(class, clusterv1.ClusterClassVariablesReconciledCondition)
 		conditions.SetV1Beta2(class, metav1.Condition{Type: clusterv1.ClusterClassVariablesReadyV1Beta2Condition, Status: metav1.ConditionTrue,

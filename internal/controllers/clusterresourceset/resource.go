@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonsv1 "github.com/capstan-dev/capstan/api/addons/v1beta1"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/manifest"
 )
 
 // errWrongSecretType is returned for a Secret resource whose type is not addons.cluster.x-k8s.io/resource-set.

@@ -6,7 +6,6 @@ import (
 	addonsv1 "github.com/capstan-dev/capstan/api/addons/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
-	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // scope is a ClusterResourceSet and what a reconcile observed of it, from which its status is computed.
@@ -40,7 +39,7 @@ func setStatus(s *scope) {
 		conditions.MarkFalse(crs, addonsv1.ResourcesAppliedCondition, f.reason, f.severity, "%s", f.message)
 		message := f.v2Message
 		if message == "" {
-			message = reconciler.Capitalise(f.message)
+			message = conditions.Capitalise(f.message)
 		}
 		conditions.SetV1Beta2(crs, metav1.Condition{Type: addonsv1.ResourcesAppliedV1Beta2Condition, Status: metav1.ConditionFalse,
 			Reason: f.v2Reason, Message: message, ObservedGeneration: crs.Generation})

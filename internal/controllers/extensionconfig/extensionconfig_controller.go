@@ -216,7 +216,7 @@ func updateStatus(s *scope) {
 	if s.failure != nil {
 		// The handlers discovered before stay, and stay registered: a server that is briefly unreachable
 		// does not make its hooks disappear.
-		msg := reconciler.Capitalise(s.failure.Error())
+		msg := conditions.Capitalise(s.failure.Error())
 		conditions.MarkFalse(ec, runtimev1.RuntimeExtensionDiscoveredCondition, runtimev1.DiscoveryFailedReason, clusterv1.ConditionSeverityError, "Error in discovery: %s", s.failure.Error())
 		conditions.SetV1Beta2(ec, metav1.Condition{
 			Type: runtimev1.ExtensionConfigDiscoveredV1Beta2Condition, Status: metav1.ConditionFalse,

@@ -43,7 +43,6 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	envtest.SetupLogging()
 	os.Exit(envtest.Run(m, envtest.Options{}, func(e *envtest.Environment) { env = e }))
 }
 

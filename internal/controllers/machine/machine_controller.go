@@ -335,7 +335,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (retres ct
 		controllerutil.AddFinalizer(m, clusterv1.MachineFinalizer)
 	}
 
-	phases := []func(context.Context, *scope) (ctrl.Result, error){
+	phases := []reconciler.Phase[*scope]{
 		r.reconcileOwner, r.reconcileBootstrap, r.reconcileInfrastructure, r.reconcileNode, r.reconcileCertificateExpiry,
 	}
 	if !m.DeletionTimestamp.IsZero() {
@@ -378,31 +378,11 @@ func (r *Reconciler) recordPhase(m *clusterv1.Machine, before string) {
 
 // runPhases runs every phase, even after one fails, so that the status reflects all that could be
 // observed. A workload cluster that cannot be reached is not an error: the Machine is requeued.
-func (r *Reconciler) runPhases(ctx context.Context, phases []func(context.Context, *scope) (ctrl.Result, error), s *scope) (ctrl.Result, error) {
-	var (
-		res          ctrl.Result
-		errs         []error
-		notConnected bool
-	)
-	for _, phase := range phases {
-		phaseRes, err := phase(ctx, s)
-		switch {
-		case errors.Is(err, clustercache.ErrClusterNotConnected):
-			notConnected = true
-		case err != nil:
-			errs = append(errs, err)
-		default:
-			res = reconciler.LowestNonZero(res, phaseRes)
-		}
-	}
-	if len(errs) > 0 {
-		return ctrl.Result{}, errors.Join(errs...)
-	}
-	if notConnected {
-		ctrl.LoggerFrom(ctx).V(4).Info("Requeuing: the workload cluster cannot be reached")
-		res = reconciler.LowestNonZero(res, ctrl.Result{RequeueAfter: reconciler.OrDefault(r.RemoteConnectionRetryInterval, defaultRemoteConnectionRetryInterval)})
-	}
-	return res, nil
+func (r *Reconciler) runPhases(ctx context.Context, phases []reconciler.Phase[*scope], s *scope) (ctrl.Result, error) {
+	return reconciler.RunPhasesWith(ctx, s, reconciler.PhaseOptions{
+		All:     true,
+		Requeue: clustercache.RequeueWhenNotConnected(reconciler.OrDefault(r.RemoteConnectionRetryInterval, defaultRemoteConnectionRetryInterval), nil),
+	}, phases...)
 }
 
 // controlPlaneInitialized reports whether a Cluster's control plane accepts requests (v1beta1

@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
@@ -66,15 +65,15 @@ func setBootstrapConditions(m *clusterv1.Machine, f providerFacts) {
 		if m.Spec.Bootstrap.DataSecretName != nil {
 			conditions.MarkTrue(m, clusterv1.BootstrapReadyCondition)
 		} else {
-			mirrorV1Beta1(m, clusterv1.BootstrapReadyCondition, f.obj, f.ready, fallbackReason(deleting, clusterv1.WaitingForDataSecretFallbackReason))
+			conditions.MirrorReadyV1Beta1(m, clusterv1.BootstrapReadyCondition, f.obj, f.ready, fallbackReason(deleting, clusterv1.WaitingForDataSecretFallbackReason))
 		}
 		field := "status.ready"
 		if f.contract == contract.V1Beta2 {
 			field = "status.initialization.dataSecretCreated"
 		}
-		mirrorV1Beta2(m, t, f.obj, m.Status.BootstrapReady, providerReasons{
-			ready: clusterv1.MachineBootstrapConfigReadyV1Beta2Reason, notReady: clusterv1.MachineBootstrapConfigNotReadyV1Beta2Reason,
-			invalid: clusterv1.MachineBootstrapConfigInvalidConditionReportedV1Beta2Reason,
+		conditions.MirrorReadyV1Beta2(m, t, f.obj, m.Status.BootstrapReady, conditions.ProviderReasons{
+			Ready: clusterv1.MachineBootstrapConfigReadyV1Beta2Reason, NotReady: clusterv1.MachineBootstrapConfigNotReadyV1Beta2Reason,
+			Invalid: clusterv1.MachineBootstrapConfigInvalidConditionReportedV1Beta2Reason,
 		}, fmt.Sprintf("%s %s is false", ref.Kind, field))
 	case f.getErr && f.problem != "":
 		conditions.MarkFalse(m, clusterv1.BootstrapReadyCondition, clusterv1.WaitingForDataSecretFallbackReason, clusterv1.ConditionSeverityWarning, "%s", f.problem)
@@ -104,14 +103,14 @@ func setInfrastructureConditions(m *clusterv1.Machine, f providerFacts) {
 			"%s", claimsMessage(f.unboundClaims))
 		setV1Beta2(m, t, metav1.ConditionFalse, clusterv1.MachineInfrastructureNotReadyV1Beta2Reason, claimsMessage(f.unboundClaims))
 	case f.obj != nil:
-		mirrorV1Beta1(m, clusterv1.InfrastructureReadyCondition, f.obj, f.ready, fallbackReason(deleting, clusterv1.WaitingForInfrastructureFallbackReason))
+		conditions.MirrorReadyV1Beta1(m, clusterv1.InfrastructureReadyCondition, f.obj, f.ready, fallbackReason(deleting, clusterv1.WaitingForInfrastructureFallbackReason))
 		field := "status.ready"
 		if f.contract == contract.V1Beta2 {
 			field = "status.initialization.provisioned"
 		}
-		mirrorV1Beta2(m, t, f.obj, m.Status.InfrastructureReady, providerReasons{
-			ready: clusterv1.MachineInfrastructureReadyV1Beta2Reason, notReady: clusterv1.MachineInfrastructureNotReadyV1Beta2Reason,
-			invalid: clusterv1.MachineInfrastructureInvalidConditionReportedV1Beta2Reason,
+		conditions.MirrorReadyV1Beta2(m, t, f.obj, m.Status.InfrastructureReady, conditions.ProviderReasons{
+			Ready: clusterv1.MachineInfrastructureReadyV1Beta2Reason, NotReady: clusterv1.MachineInfrastructureNotReadyV1Beta2Reason,
+			Invalid: clusterv1.MachineInfrastructureInvalidConditionReportedV1Beta2Reason,
 		}, fmt.Sprintf("%s %s is false", kind, field))
 	case f.getErr && f.problem != "":
 		conditions.MarkFalse(m, clusterv1.InfrastructureReadyCondition, clusterv1.WaitingForInfrastructureFallbackReason, clusterv1.ConditionSeverityWarning, "%s", f.problem)
@@ -140,77 +139,6 @@ func fallbackReason(deleting bool, reason string) string {
 		return clusterv1.DeletingReason
 	}
 	return reason
-}
-
-// mirrorV1Beta1 copies a provider object's Ready condition to a v1beta1 condition of the Machine or, when
-// the provider reports none, sets it from the provider's readiness.
-func mirrorV1Beta1(m *clusterv1.Machine, t clusterv1.ConditionType, obj *unstructured.Unstructured, ready bool, fallbackReason string) {
-	c, err := contract.GetCondition(obj, string(clusterv1.ReadyCondition))
-	if err != nil || c == nil {
-		if ready {
-			conditions.MarkTrue(m, t)
-		} else {
-			conditions.MarkFalse(m, t, fallbackReason, clusterv1.ConditionSeverityInfo, "")
-		}
-		return
-	}
-	severity := clusterv1.ConditionSeverity(c.Severity)
-	switch {
-	case c.Status != corev1.ConditionFalse:
-		severity = clusterv1.ConditionSeverityNone
-	case severity == clusterv1.ConditionSeverityNone:
-		severity = clusterv1.ConditionSeverityInfo
-	}
-	conditions.Set(m, clusterv1.Condition{Type: t, Status: c.Status, Severity: severity, Reason: c.Reason, Message: c.Message})
-}
-
-// providerReasons are the reasons a mirrored v1beta2 condition falls back to.
-type providerReasons struct{ ready, notReady, invalid string }
-
-// mirrorV1Beta2 copies a provider object's Ready condition (preferring the v1beta2 conditions a v1beta1
-// provider previews in status.v1beta2) to a v1beta2 condition of the Machine or, when the provider reports
-// none, sets it from ready with notReadyMessage.
-func mirrorV1Beta2(m *clusterv1.Machine, t string, obj *unstructured.Unstructured, ready bool, reasons providerReasons, notReadyMessage string) {
-	c, err := providerV1Beta2Ready(obj)
-	if err != nil {
-		setV1Beta2(m, t, metav1.ConditionUnknown, reasons.invalid, capitalize(err.Error()))
-		return
-	}
-	if c == nil {
-		if ready {
-			setV1Beta2(m, t, metav1.ConditionTrue, reasons.ready, "")
-		} else {
-			setV1Beta2(m, t, metav1.ConditionFalse, reasons.notReady, notReadyMessage)
-		}
-		return
-	}
-	reason := c.Reason
-	if reason == "" {
-		reason = reasons.notReady
-		if c.Status == corev1.ConditionTrue {
-			reason = reasons.ready
-		}
-	}
-	setV1Beta2(m, t, metav1.ConditionStatus(c.Status), reason, c.Message)
-}
-
-func providerV1Beta2Ready(obj *unstructured.Unstructured) (*contract.Condition, error) {
-	if list, found, _ := unstructured.NestedSlice(obj.Object, "status", "v1beta2", "conditions"); found {
-		preview := &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"conditions": list}}}
-		preview.SetKind(obj.GetKind())
-		preview.SetName(obj.GetName())
-		if c, err := contract.GetCondition(preview, string(clusterv1.ReadyCondition)); err != nil || c != nil {
-			return c, err
-		}
-	}
-	return contract.GetCondition(obj, string(clusterv1.ReadyCondition))
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // setNodeConditions sets NodeHealthy (v1beta1 and v1beta2) and NodeReady (v1beta2).

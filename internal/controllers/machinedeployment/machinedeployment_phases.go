@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/reconciler"
+	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
@@ -46,7 +46,7 @@ func (r *Reconciler) reconcileLabelsAndDefaults(ctx context.Context, s *scope) (
 	var err error
 	s.strategy, err = resolveStrategy(md, s.replicas())
 	if err != nil && s.invalidConfiguration == "" {
-		s.invalidConfiguration = reconciler.Capitalise(err.Error())
+		s.invalidConfiguration = conditions.Capitalise(err.Error())
 	}
 	return ctrl.Result{}, nil
 }

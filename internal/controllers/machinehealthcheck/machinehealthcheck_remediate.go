@@ -16,7 +16,6 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/external"
-	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // remediate hands the unhealthy Machines over for remediation: with spec.remediationTemplate it creates a
@@ -69,7 +68,7 @@ func (r *Reconciler) requestExternalRemediation(ctx context.Context, mhc *cluste
 	if tpl.Namespace != "" && tpl.Namespace != mhc.Namespace {
 		err := fmt.Errorf("spec.remediationTemplate names namespace %s: it must be in the MachineHealthCheck's namespace %s", tpl.Namespace, mhc.Namespace)
 		conditions.MarkFalse(mhc, clusterv1.ExternalRemediationTemplateAvailableCondition, clusterv1.ExternalRemediationTemplateNotFoundReason,
-			clusterv1.ConditionSeverityError, "%s", reconciler.Capitalise(err.Error()))
+			clusterv1.ConditionSeverityError, "%s", conditions.Capitalise(err.Error()))
 		return false, err
 	}
 	owner := &metav1.OwnerReference{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: m.Name, UID: m.UID}
@@ -78,7 +77,7 @@ func (r *Reconciler) requestExternalRemediation(ctx context.Context, mhc *cluste
 	})
 	if err != nil {
 		conditions.MarkFalse(mhc, clusterv1.ExternalRemediationTemplateAvailableCondition, clusterv1.ExternalRemediationTemplateNotFoundReason,
-			clusterv1.ConditionSeverityError, "%s", reconciler.Capitalise(err.Error()))
+			clusterv1.ConditionSeverityError, "%s", conditions.Capitalise(err.Error()))
 		conditions.SetV1Beta2(m, metav1.Condition{Type: clusterv1.MachineExternallyRemediatedV1Beta2Condition, Status: metav1.ConditionFalse,
 			Reason:  clusterv1.MachineExternallyRemediatedRemediationTemplateNotFoundV1Beta2Reason,
 			Message: fmt.Sprintf("Error retrieving remediation template %s %s", tpl.Kind, klog.KRef(mhc.Namespace, tpl.Name))})
@@ -87,7 +86,7 @@ func (r *Reconciler) requestExternalRemediation(ctx context.Context, mhc *cluste
 	conditions.MarkTrue(mhc, clusterv1.ExternalRemediationTemplateAvailableCondition)
 	if err := r.Client.Create(ctx, request); err != nil {
 		conditions.MarkFalse(mhc, clusterv1.ExternalRemediationRequestAvailableCondition, clusterv1.ExternalRemediationRequestCreationFailedReason,
-			clusterv1.ConditionSeverityError, "%s", reconciler.Capitalise(err.Error()))
+			clusterv1.ConditionSeverityError, "%s", conditions.Capitalise(err.Error()))
 		conditions.SetV1Beta2(m, metav1.Condition{Type: clusterv1.MachineExternallyRemediatedV1Beta2Condition, Status: metav1.ConditionFalse,
 			Reason: clusterv1.MachineExternallyRemediatedRemediationRequestCreationFailedV1Beta2Reason, Message: "Please check controller logs for errors"})
 		return false, fmt.Errorf("creating the remediation request %s %s: %w", request.GetKind(), request.GetName(), err)

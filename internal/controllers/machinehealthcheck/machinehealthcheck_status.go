@@ -14,7 +14,6 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
-	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // defaultMaxUnhealthy is upstream's webhook default of spec.maxUnhealthy.
@@ -141,7 +140,7 @@ func setRemediationAllowed(mhc *clusterv1.MachineHealthCheck, r remediation) {
 
 // setInvalid says in the RemediationAllowed conditions that the spec cannot work.
 func setInvalid(mhc *clusterv1.MachineHealthCheck, err error) {
-	msg := reconciler.Capitalise(err.Error())
+	msg := conditions.Capitalise(err.Error())
 	mhc.Status.RemediationsAllowed = 0
 	conditions.Set(mhc, clusterv1.Condition{Type: clusterv1.RemediationAllowedCondition, Status: corev1.ConditionFalse,
 		Severity: clusterv1.ConditionSeverityError, Reason: invalidConfigurationReason, Message: msg})

@@ -25,6 +25,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/external"
+	"github.com/capstan-dev/capstan/internal/labelformat"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
@@ -233,7 +234,7 @@ func (r *Reconciler) infraMachineToMachinePool(ctx context.Context, obj client.O
 		return nil
 	}
 	for i := range list.Items {
-		if poolLabelValue(list.Items[i].Name) == pool {
+		if labelformat.Value(list.Items[i].Name) == pool {
 			return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])}}
 		}
 	}
@@ -313,31 +314,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 // runPhases runs every phase, even after one fails, so that the status reflects all that could be
 // observed. A workload cluster that cannot be reached is not an error: the MachinePool is requeued.
 func (r *Reconciler) runPhases(ctx context.Context, s *scope, phases ...reconciler.Phase[*scope]) (ctrl.Result, error) {
-	var (
-		res          ctrl.Result
-		errs         []error
-		notConnected bool
-	)
-	for _, phase := range phases {
-		phaseRes, err := phase(ctx, s)
-		switch {
-		case errors.Is(err, clustercache.ErrClusterNotConnected):
-			notConnected = true
-		case err != nil:
-			errs = append(errs, err)
-		default:
-			res = reconciler.LowestNonZero(res, phaseRes)
-		}
-	}
-	if len(errs) > 0 {
-		return ctrl.Result{}, errors.Join(errs...)
-	}
-	if notConnected {
-		s.connectionDown = true
-		ctrl.LoggerFrom(ctx).V(4).Info("Requeuing: the workload cluster cannot be reached")
-		res = reconciler.LowestNonZero(res, ctrl.Result{RequeueAfter: reconciler.OrDefault(r.RemoteConnectionRetryInterval, defaultRemoteConnectionRetryInterval)})
-	}
-	return res, nil
+	return reconciler.RunPhasesWith(ctx, s, reconciler.PhaseOptions{
+		All: true,
+		Requeue: clustercache.RequeueWhenNotConnected(reconciler.OrDefault(r.RemoteConnectionRetryInterval, defaultRemoteConnectionRetryInterval),
+			func() { s.connectionDown = true }),
+	}, phases...)
 }
 
 // event records an event on the MachinePool, when the controller has a recorder.

@@ -15,6 +15,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/external"
+	"github.com/capstan-dev/capstan/internal/labelformat"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
@@ -42,7 +43,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 
 	machines := &clusterv1.MachineList{}
 	if err := r.Client.List(ctx, machines, client.InNamespace(mp.Namespace),
-		client.MatchingLabels{clusterv1.MachinePoolNameLabel: poolLabelValue(mp.Name), clusterv1.ClusterNameLabel: mp.Spec.ClusterName}); err != nil {
+		client.MatchingLabels{clusterv1.MachinePoolNameLabel: labelformat.Value(mp.Name), clusterv1.ClusterNameLabel: mp.Spec.ClusterName}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing the Machines of MachinePool %s: %w", mp.Name, err)
 	}
 	var owned []*clusterv1.Machine

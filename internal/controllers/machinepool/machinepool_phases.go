@@ -71,10 +71,6 @@ type nodeFacts struct {
 	ready, available int32
 }
 
-// poolLabelValue is the value of the cluster.x-k8s.io/pool-name label of a MachinePool's InfraMachines and
-// Machines.
-func poolLabelValue(name string) string { return labelformat.Value(name) }
-
 // reconcileOwnerAndDefaults makes the Cluster an owner of the MachinePool and applies upstream's webhook
 // default of spec.replicas.
 func (r *Reconciler) reconcileOwnerAndDefaults(ctx context.Context, s *scope) (ctrl.Result, error) {
@@ -272,7 +268,7 @@ func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Resu
 		log.V(4).Info("The InfraMachinePool creates no InfraMachines: no MachinePool Machines")
 		return ctrl.Result{}, err
 	}
-	selector := client.MatchingLabels{clusterv1.MachinePoolNameLabel: poolLabelValue(mp.Name), clusterv1.ClusterNameLabel: mp.Spec.ClusterName}
+	selector := client.MatchingLabels{clusterv1.MachinePoolNameLabel: labelformat.Value(mp.Name), clusterv1.ClusterNameLabel: mp.Spec.ClusterName}
 
 	sample := &unstructured.Unstructured{}
 	sample.SetAPIVersion(infra.GetAPIVersion())
@@ -351,7 +347,7 @@ func desiredMachine(mp *clusterv1.MachinePool, im *unstructured.Unstructured) *c
 	for k, v := range mp.Spec.Template.Labels {
 		m.Labels[k] = v
 	}
-	m.Labels[clusterv1.MachinePoolNameLabel] = poolLabelValue(mp.Name)
+	m.Labels[clusterv1.MachinePoolNameLabel] = labelformat.Value(mp.Name)
 	m.Labels[clusterv1.ClusterNameLabel] = mp.Spec.ClusterName
 	return m
 }

@@ -4,14 +4,11 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
-	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
@@ -70,8 +67,8 @@ func setBootstrapStatus(mp *clusterv1.MachinePool, f providerFacts) {
 		setV1Beta2(mp, clusterv1.MachinePoolBootstrapConfigReadyV1Beta2Condition, metav1.ConditionTrue, clusterv1.MachineBootstrapDataSecretProvidedV1Beta2Reason, "")
 	case f.obj != nil:
 		mp.Status.BootstrapReady = f.ready && mp.Spec.Template.Spec.Bootstrap.DataSecretName != nil
-		mirrorV1Beta1(mp, clusterv1.BootstrapReadyCondition, f.obj, mp.Status.BootstrapReady, clusterv1.WaitingForDataSecretFallbackReason)
-		mirrorV1Beta2(mp, clusterv1.MachinePoolBootstrapConfigReadyV1Beta2Condition, f.obj, mp.Status.BootstrapReady,
+		conditions.MirrorReadyV1Beta1(mp, clusterv1.BootstrapReadyCondition, f.obj, mp.Status.BootstrapReady, clusterv1.WaitingForDataSecretFallbackReason)
+		conditions.MirrorReadyV1Beta2(mp, clusterv1.MachinePoolBootstrapConfigReadyV1Beta2Condition, f.obj, mp.Status.BootstrapReady, providerReasons,
 			fmt.Sprintf("%s status.dataSecretName is not set yet", ref.Kind))
 	case f.notFound:
 		conditions.MarkFalse(mp, clusterv1.BootstrapReadyCondition, clusterv1.IncorrectExternalRefReason, clusterv1.ConditionSeverityError,
@@ -95,8 +92,8 @@ func setInfrastructureStatus(mp *clusterv1.MachinePool, f providerFacts) {
 		if f.ready && f.replicasFound {
 			mp.Status.Replicas = f.replicas
 		}
-		mirrorV1Beta1(mp, clusterv1.InfrastructureReadyCondition, f.obj, f.ready, clusterv1.WaitingForInfrastructureFallbackReason)
-		mirrorV1Beta2(mp, clusterv1.MachinePoolInfrastructureReadyV1Beta2Condition, f.obj, f.ready,
+		conditions.MirrorReadyV1Beta1(mp, clusterv1.InfrastructureReadyCondition, f.obj, f.ready, clusterv1.WaitingForInfrastructureFallbackReason)
+		conditions.MirrorReadyV1Beta2(mp, clusterv1.MachinePoolInfrastructureReadyV1Beta2Condition, f.obj, f.ready, providerReasons,
 			fmt.Sprintf("%s is not provisioned yet", ref.Kind))
 	case f.notFound:
 		conditions.MarkFalse(mp, clusterv1.InfrastructureReadyCondition, clusterv1.IncorrectExternalRefReason, clusterv1.ConditionSeverityError,
@@ -237,60 +234,6 @@ func setV1Beta2(mp *clusterv1.MachinePool, t string, status metav1.ConditionStat
 	conditions.SetV1Beta2(mp, metav1.Condition{Type: t, Status: status, Reason: reason, Message: message, ObservedGeneration: mp.Generation})
 }
 
-// mirrorV1Beta1 copies a provider object's v1beta1 Ready condition to a condition of the MachinePool or,
-// when the provider reports none, sets it from ready.
-func mirrorV1Beta1(mp *clusterv1.MachinePool, t clusterv1.ConditionType, obj *unstructured.Unstructured, ready bool, fallbackReason string) {
-	c, err := contract.GetCondition(obj, string(clusterv1.ReadyCondition))
-	if err != nil || c == nil {
-		if ready {
-			conditions.MarkTrue(mp, t)
-		} else {
-			conditions.MarkFalse(mp, t, fallbackReason, clusterv1.ConditionSeverityInfo, "")
-		}
-		return
-	}
-	severity := clusterv1.ConditionSeverity(c.Severity)
-	switch {
-	case c.Status != corev1.ConditionFalse:
-		severity = clusterv1.ConditionSeverityNone
-	case severity == clusterv1.ConditionSeverityNone:
-		severity = clusterv1.ConditionSeverityInfo
-	}
-	conditions.Set(mp, clusterv1.Condition{Type: t, Status: c.Status, Severity: severity, Reason: c.Reason, Message: c.Message})
-}
-
-// mirrorV1Beta2 copies a provider object's Ready condition (preferring the v1beta2 conditions a v1beta1
-// provider previews in status.v1beta2) to a v1beta2 condition of the MachinePool or, when the provider
-// reports none, sets it from ready, with notReadyMessage when not ready.
-func mirrorV1Beta2(mp *clusterv1.MachinePool, t string, obj *unstructured.Unstructured, ready bool, notReadyMessage string) {
-	c, err := providerReady(obj)
-	switch {
-	case err != nil:
-		setV1Beta2(mp, t, metav1.ConditionUnknown, "InvalidConditionReported", reconciler.Capitalise(err.Error()))
-	case c == nil && ready:
-		setV1Beta2(mp, t, metav1.ConditionTrue, "Ready", "")
-	case c == nil:
-		setV1Beta2(mp, t, metav1.ConditionFalse, "NotReady", notReadyMessage)
-	default:
-		reason := c.Reason
-		if reason == "" {
-			reason = "NotReady"
-			if c.Status == corev1.ConditionTrue {
-				reason = "Ready"
-			}
-		}
-		setV1Beta2(mp, t, metav1.ConditionStatus(c.Status), reason, c.Message)
-	}
-}
-
-func providerReady(obj *unstructured.Unstructured) (*contract.Condition, error) {
-	if list, found, _ := unstructured.NestedSlice(obj.Object, "status", "v1beta2", "conditions"); found {
-		preview := &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"conditions": list}}}
-		preview.SetKind(obj.GetKind())
-		preview.SetName(obj.GetName())
-		if c, err := contract.GetCondition(preview, string(clusterv1.ReadyCondition)); err != nil || c != nil {
-			return c, err
-		}
-	}
-	return contract.GetCondition(obj, string(clusterv1.ReadyCondition))
-}
+// providerReasons are the reasons of the MachinePool's v1beta2 conditions that mirror its providers' Ready
+// condition when they give none.
+var providerReasons = conditions.ProviderReasons{Ready: "Ready", NotReady: "NotReady", Invalid: "InvalidConditionReported"}

@@ -3,10 +3,8 @@ package machineset
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"strings"
 	"text/template"
@@ -17,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -27,7 +24,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/external"
-	"github.com/capstan-dev/capstan/internal/reconciler"
+	"github.com/capstan-dev/capstan/internal/labelformat"
 )
 
 const (
@@ -140,7 +137,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, n, count int) 
 	ms := s.ms
 	m, err := newMachine(ms, utilrand.String(randomLength))
 	if err != nil {
-		s.createFailure = &failure{clusterv1.MachineSetMachineCreationFailedReason, reconciler.Capitalise(err.Error())}
+		s.createFailure = &failure{clusterv1.MachineSetMachineCreationFailedReason, conditions.Capitalise(err.Error())}
 		return nil, err
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("Machine", klog.KObj(m))
@@ -282,22 +279,11 @@ func machineName(tpl string, ms *clusterv1.MachineSet, random string) (string, e
 // name (hashed when it cannot be a label value) and, when it has one, the MachineDeployment's name.
 func machineLabels(ms *clusterv1.MachineSet) map[string]string {
 	out := effectiveTemplateLabels(ms)
-	out[clusterv1.MachineSetNameLabel] = formatLabelValue(ms.Name)
+	out[clusterv1.MachineSetNameLabel] = labelformat.Value(ms.Name)
 	if md, ok := ms.Labels[clusterv1.MachineDeploymentNameLabel]; ok {
 		out[clusterv1.MachineDeploymentNameLabel] = md
 	}
 	return out
-}
-
-// formatLabelValue returns s when it is a valid label value, and otherwise a hash of it that is, in the
-// same format as upstream ("hash_<base64url(fnv32a)>_z") so that selectors on these labels keep working.
-func formatLabelValue(s string) string {
-	if len(validation.IsValidLabelValue(s)) == 0 {
-		return s
-	}
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(s))
-	return fmt.Sprintf("hash_%s_z", base64.RawURLEncoding.EncodeToString(h.Sum(nil)))
 }
 
 // deleteMachines deletes count Machines, chosen by the delete policy.

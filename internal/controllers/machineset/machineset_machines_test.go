@@ -45,13 +45,13 @@ func TestMachineName(t *testing.T) {
 	}
 }
 
-func TestFormatLabelValue(t *testing.T) {
+func TestMachineLabelsHashALongMachineSetName(t *testing.T) {
 	g := NewWithT(t)
-	g.Expect(formatLabelValue("workers-abc")).To(Equal("workers-abc"))
-	long := formatLabelValue(strings.Repeat("a", 100))
+	ms := &clusterv1.MachineSet{ObjectMeta: metav1.ObjectMeta{Name: strings.Repeat("a", 100)}}
+	got := machineLabels(ms)[clusterv1.MachineSetNameLabel]
 	// "hash_" + base64url(fnv32a) + "_z", as upstream formats it.
-	g.Expect(long).To(Equal("hash_Cgux2Q_z"))
-	g.Expect(validation.IsValidLabelValue(long)).To(BeEmpty())
+	g.Expect(got).To(Equal("hash_Cgux2Q_z"))
+	g.Expect(validation.IsValidLabelValue(got)).To(BeEmpty())
 }
 
 func TestNewMachine(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/external"
+	"github.com/capstan-dev/capstan/internal/labelformat"
 	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
@@ -92,7 +93,7 @@ func effectiveSelector(ms *clusterv1.MachineSet) (labels.Selector, error) {
 		sel.MatchLabels = map[string]string{}
 	}
 	if emptySelector(ms) {
-		sel.MatchLabels[clusterv1.MachineSetNameLabel] = formatLabelValue(ms.Name)
+		sel.MatchLabels[clusterv1.MachineSetNameLabel] = labelformat.Value(ms.Name)
 	}
 	sel.MatchLabels[clusterv1.ClusterNameLabel] = ms.Spec.ClusterName
 	return metav1.LabelSelectorAsSelector(sel)
@@ -106,7 +107,7 @@ func effectiveTemplateLabels(ms *clusterv1.MachineSet) map[string]string {
 		out = map[string]string{}
 	}
 	if emptySelector(ms) {
-		out[clusterv1.MachineSetNameLabel] = formatLabelValue(ms.Name)
+		out[clusterv1.MachineSetNameLabel] = labelformat.Value(ms.Name)
 	}
 	out[clusterv1.ClusterNameLabel] = ms.Spec.ClusterName
 	return out

@@ -30,7 +30,6 @@ import (
 var env *envtest.Environment
 
 func TestMain(m *testing.M) {
-	envtest.SetupLogging()
 	os.Exit(envtest.Run(m, envtest.Options{CRDs: builder.CRDs()}, func(e *envtest.Environment) { env = e }))
 }
 

@@ -29,7 +29,6 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	envtest.SetupLogging()
 	os.Exit(envtest.Run(m, envtest.Options{CRDs: builder.CRDs()}, func(e *envtest.Environment) { env = e }))
 }
 

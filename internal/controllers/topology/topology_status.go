@@ -8,7 +8,6 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
-	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // Reasons of the TopologyReconciled condition, as upstream's.
@@ -62,7 +61,7 @@ func topologyReconciled(s *scope) metav1.Condition {
 	switch {
 	case s.err != nil:
 		c.Reason = ReconcileFailedReason
-		c.Message = reconciler.Capitalise(s.err.Error())
+		c.Message = conditions.Capitalise(s.err.Error())
 		return c
 	case s.classNotReconciled:
 		c.Reason = ClusterClassNotReconciledReason

@@ -18,8 +18,8 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	configcore "github.com/capstan-dev/capstan/config/core"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/manifest"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 	"github.com/capstan-dev/capstan/internal/test/stack"
@@ -34,37 +34,17 @@ var env *envtest.Environment
 // capi-manager-role of config/core/rbac.yaml) without the infrastructure provider group, and runs the
 // core controllers as coreUser.
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	envtest.SetupLogging()
-	var err error
-	env, err = envtest.Start(envtest.Options{CRDs: builder.CRDs(), APIServerFlags: map[string]string{"authorization-mode": "RBAC"}})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "Starting the test API server: %v\n", err)
-		return 1
-	}
-	defer func() { _ = env.Stop() }()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := grantCoreRoleWithout(ctx, builder.InfrastructureGroup); err != nil {
-		fmt.Fprintf(os.Stderr, "Granting the core's ClusterRole: %v\n", err)
-		return 1
-	}
-	cfg := rest.CopyConfig(env.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: coreUser}
-	s, err := stack.Start(ctx, cfg, stack.Options{})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "Starting the controllers: %v\n", err)
-		return 1
-	}
-	go func() {
-		if err := s.Wait(); err != nil && ctx.Err() == nil {
-			panic(err)
+	opts := envtest.Options{CRDs: builder.CRDs(), APIServerFlags: map[string]string{"authorization-mode": "RBAC"}}
+	os.Exit(envtest.RunAll(m, []envtest.Options{opts}, func(ctx context.Context, envs []*envtest.Environment) error {
+		env = envs[0]
+		if err := grantCoreRoleWithout(ctx, builder.InfrastructureGroup); err != nil {
+			return fmt.Errorf("granting the core's ClusterRole: %w", err)
 		}
-	}()
-	return m.Run()
+		cfg := rest.CopyConfig(env.Config)
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: coreUser}
+		_, err := stack.StartWatched(ctx, cfg, stack.Options{})
+		return err
+	}))
 }
 
 // grantCoreRoleWithout binds coreUser to a copy of the core's ClusterRole from which group is removed.

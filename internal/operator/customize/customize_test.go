@@ -12,7 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/manifest"
 )
 
 const components = `apiVersion: apps/v1

@@ -7,10 +7,12 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // checkContract applies the proposal's golden rule: every provider follows the core's contract.
@@ -21,7 +23,7 @@ import (
 //   - The core moves to a new contract only once every provider still on the old one is paused.
 //
 // It decides whether the provider is to be paused (s.pause).
-func (r *Reconciler) checkContract(ctx context.Context, s *scope) (bool, error) {
+func (r *Reconciler) checkContract(ctx context.Context, s *scope) (ctrl.Result, error) {
 	p := s.provider
 	spec := p.GetProviderSpec()
 	s.pause = spec.Paused
@@ -29,7 +31,7 @@ func (r *Reconciler) checkContract(ctx context.Context, s *scope) (bool, error) 
 		s.contractErr = bad(operatorv1.CAPIVersionIncompatibilityReason, fmt.Sprintf(
 			"%s %s follows the %s contract; the operator installs providers of the %s contracts: choose another version",
 			s.label, s.release.Version, s.contract, strings.Join(supportedContracts, " and ")))
-		return true, nil
+		return reconciler.Stop(nil)
 	}
 	core := s.coreContract
 	if coreType(p) {
@@ -38,12 +40,12 @@ func (r *Reconciler) checkContract(ctx context.Context, s *scope) (bool, error) 
 	if !spec.Paused {
 		paused, err := r.pausedDeployments(ctx, s)
 		if err != nil {
-			return true, err
+			return reconciler.Stop(err)
 		}
 		if len(paused) > 0 {
 			others, err := r.otherContracts(ctx, s, core)
 			if err != nil {
-				return true, err
+				return reconciler.Stop(err)
 			}
 			if len(others) > 0 {
 				s.pause = true
@@ -58,13 +60,13 @@ func (r *Reconciler) checkContract(ctx context.Context, s *scope) (bool, error) 
 			s.contractErr = bad(operatorv1.CAPIVersionIncompatibilityReason, fmt.Sprintf(
 				"%s %s follows the %s contract, but the core provider follows %s: choose a version for %s, or pause the provider (spec.paused: true) while the core changes contract",
 				s.label, s.release.Version, s.contract, core, core))
-			return true, nil
+			return reconciler.Stop(nil)
 		}
 	}
 	if coreType(p) {
 		return r.checkCoreContract(ctx, s)
 	}
-	return false, nil
+	return ctrl.Result{}, nil
 }
 
 // otherContracts names the installed providers that follow another contract than core: this provider
@@ -93,10 +95,10 @@ func (r *Reconciler) otherContracts(ctx context.Context, s *scope, core string) 
 
 // checkCoreContract holds a core upgrade to a new contract until every other provider still on the old
 // contract is paused.
-func (r *Reconciler) checkCoreContract(ctx context.Context, s *scope) (bool, error) {
+func (r *Reconciler) checkCoreContract(ctx context.Context, s *scope) (ctrl.Result, error) {
 	st := s.provider.GetProviderStatus()
 	if st.Contract == nil || *st.Contract == s.contract || installedVersion(s.provider) == "" {
-		return false, nil
+		return ctrl.Result{}, nil
 	}
 	var running []string
 	for _, k := range operatorv1.Kinds() {
@@ -105,7 +107,7 @@ func (r *Reconciler) checkCoreContract(ctx context.Context, s *scope) (bool, err
 		}
 		list := k.NewList()
 		if err := r.Client.List(ctx, list); err != nil {
-			return true, fmt.Errorf("listing %s objects: %w", k.Name, err)
+			return reconciler.Stop(fmt.Errorf("listing %s objects: %w", k.Name, err))
 		}
 		for _, o := range list.GetItems() {
 			c := o.GetProviderStatus().Contract
@@ -118,14 +120,14 @@ func (r *Reconciler) checkCoreContract(ctx context.Context, s *scope) (bool, err
 		}
 	}
 	if len(running) == 0 {
-		return false, nil
+		return ctrl.Result{}, nil
 	}
 	sort.Strings(running)
 	s.upgradeWait = bad(operatorv1.WaitingForProvidersPausedReason, fmt.Sprintf(
 		"Waiting to upgrade from the %s to the %s contract until the providers on the %s contract are paused: %s; set spec.paused: true on them",
 		*st.Contract, s.contract, *st.Contract, strings.Join(running, ", ")))
 	s.result.RequeueAfter = waitInterval
-	return true, nil
+	return reconciler.Stop(nil)
 }
 
 // scaledDown reports whether the provider's Deployments are paused by the operator (scaled to zero with

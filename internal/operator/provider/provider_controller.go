@@ -160,19 +160,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (_ re
 		return reconcile.Result{}, nil
 	}
 
-	for _, phase := range []func(context.Context, *scope) (bool, error){
-		r.preflight,
-		r.fetch,
-		r.checkContract,
-		r.render,
-		r.install,
-	} {
-		done, err := phase(ctx, s)
-		if err != nil || done {
-			return s.result, err
-		}
-	}
-	return s.result, nil
+	// Each phase may end the reconcile (reconciler.Stop); what to requeue is recorded in s.result.
+	_, err := reconciler.RunPhases(ctx, s, r.preflight, r.fetch, r.checkContract, r.render, r.install)
+	return s.result, err
 }
 
 // writeBack computes the provider's status and writes what the reconcile changed.

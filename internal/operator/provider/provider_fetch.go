@@ -12,6 +12,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
 	"github.com/capstan-dev/capstan/internal/httpclient"
 	"github.com/capstan-dev/capstan/internal/operator/source"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // supportedContracts are the Cluster API contracts of the providers the operator installs.
@@ -21,18 +22,18 @@ var supportedContracts = []string{"v1beta1", "v1beta2"}
 // follows the core's contract, written back to spec.version. A release fetched over the network is
 // cached in a ConfigMap and read from there afterwards, so a provider whose release is cached makes no
 // network call.
-func (r *Reconciler) fetch(ctx context.Context, s *scope) (bool, error) {
+func (r *Reconciler) fetch(ctx context.Context, s *scope) (ctrl.Result, error) {
 	p := s.provider
 	spec := p.GetProviderSpec()
-	fail := func(err error) (bool, error) {
+	fail := func(err error) (ctrl.Result, error) {
 		s.fetchErr = bad(operatorv1.ComponentsFetchErrorReason, err.Error())
 		s.result.RequeueAfter = fetchRetryInterval
-		return true, nil
+		return reconciler.Stop(nil)
 	}
 	src, err := r.source(s)
 	if err != nil {
 		s.preflight = bad(operatorv1.FetchConfigValidationErrorReason, err.Error())
-		return true, nil
+		return reconciler.Stop(nil)
 	}
 	s.src = src
 
@@ -51,7 +52,7 @@ func (r *Reconciler) fetch(ctx context.Context, s *scope) (bool, error) {
 	cache := r.cacheFor()
 	rel, err := cache.Get(ctx, p, src, version)
 	if err != nil {
-		return true, err
+		return reconciler.Stop(err)
 	}
 	if rel != nil {
 		// A cached release is used only as the operator fetched it: pinned by the digest recorded then.
@@ -64,7 +65,7 @@ func (r *Reconciler) fetch(ctx context.Context, s *scope) (bool, error) {
 				"The cached release %s %s (ConfigMap %s/%s) is not what the operator fetched: its digest is %s, %s was recorded when it was fetched; delete the ConfigMap and the operator fetches the release again",
 				s.label, version, p.GetNamespace(), source.CacheName(s.label, version), source.Digest(rel), pin.Digest))
 			s.result.RequeueAfter = fetchRetryInterval
-			return true, nil
+			return reconciler.Stop(nil)
 		}
 	}
 	if rel == nil {
@@ -76,7 +77,7 @@ func (r *Reconciler) fetch(ctx context.Context, s *scope) (bool, error) {
 		}
 		if src.Remote() {
 			if err := cache.Put(ctx, p, src, rel); err != nil {
-				return true, err
+				return reconciler.Stop(err)
 			}
 			p.GetProviderStatus().FetchedRelease = &operatorv1.FetchedRelease{Version: version, Digest: source.Digest(rel)}
 		}
@@ -85,7 +86,7 @@ func (r *Reconciler) fetch(ctx context.Context, s *scope) (bool, error) {
 	if s.contract, err = source.ContractOf(s.label, rel); err != nil {
 		return fail(err)
 	}
-	return false, nil
+	return ctrl.Result{}, nil
 }
 
 // explainFetch turns a failed fetch into a message that says what to do.

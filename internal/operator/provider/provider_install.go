@@ -30,18 +30,19 @@ import (
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
 	"github.com/capstan-dev/capstan/internal/operator/customize"
 	"github.com/capstan-dev/capstan/internal/operator/source"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // render turns the release into the objects to apply, as clusterctl init does (variables from the
 // configSecret, image overrides, the provider's namespace as the target namespace, clusterctl's labels),
 // plus the additional manifests, spec.deployment and spec.manager, the pause and the patches. Nothing is
 // applied when anything fails.
-func (r *Reconciler) render(ctx context.Context, s *scope) (bool, error) {
+func (r *Reconciler) render(ctx context.Context, s *scope) (ctrl.Result, error) {
 	p := s.provider
 	spec := p.GetProviderSpec()
-	fail := func(reason string, err error) (bool, error) {
+	fail := func(reason string, err error) (ctrl.Result, error) {
 		s.renderErr = bad(reason, err.Error())
-		return true, nil
+		return reconciler.Stop(nil)
 	}
 	raw := s.release.Components
 	extra, err := r.additionalManifests(ctx, p)
@@ -82,10 +83,10 @@ func (r *Reconciler) render(ctx context.Context, s *scope) (bool, error) {
 	}
 	s.components = comps
 	if s.hash, err = hashObjects(comps.Objects()); err != nil {
-		return true, err
+		return reconciler.Stop(err)
 	}
 	s.parts = sourceParts(spec, s.secretData, s.release, extra)
-	return false, nil
+	return ctrl.Result{}, nil
 }
 
 // checkManagerArgs checks the arguments of the containers of capstan's image with CheckManagerArgs.
@@ -245,46 +246,46 @@ func changeOf(s *scope, previous map[string]string) (reason, message string) {
 // deleted, as an upgrade would, and ProviderUpgraded says what changed. Nothing happens when nothing the
 // installation is made from changed. A paused provider changes only by its version: its Deployments are
 // kept at zero replicas, other changes wait until it is unpaused.
-func (r *Reconciler) install(ctx context.Context, s *scope) (bool, error) {
+func (r *Reconciler) install(ctx context.Context, s *scope) (ctrl.Result, error) {
 	p := s.provider
 	log := ctrl.LoggerFrom(ctx)
 	mc := r.Cluster
 	inventory, err := r.inventory(ctx, s)
 	if err != nil {
-		return true, err
+		return reconciler.Stop(err)
 	}
 	applied := p.GetAnnotations()[operatorv1.AppliedSpecHashAnnotation]
 	previous := p.GetAnnotations()[operatorv1.AppliedFromAnnotation]
 	sameVersion := inventory != nil && inventory.Version == s.release.Version && inventory.Annotations[cluster.UpgradeToAnnotation] == ""
 	if sameVersion && s.pause {
 		if err := r.pauseDeployments(ctx, s); err != nil {
-			return true, err
+			return reconciler.Stop(err)
 		}
 		s.held = applied != s.hash || previous != formatParts(s.parts)
 		s.installed = good(operatorv1.ProviderInstalledReason, "")
 		r.recordInstalled(s)
-		return false, nil
+		return ctrl.Result{}, nil
 	}
 	pausedByUs, err := r.pausedDeployments(ctx, s)
 	if err != nil {
-		return true, err
+		return reconciler.Stop(err)
 	}
 	if sameVersion && applied == s.hash && previous == formatParts(s.parts) && len(pausedByUs) == 0 {
 		s.installed = good(operatorv1.ProviderInstalledReason, "")
 		r.recordInstalled(s)
-		return false, nil
+		return ctrl.Result{}, nil
 	}
 	objs := s.components.Objects()
-	fail := func(reason string, err error) (bool, error) {
+	fail := func(reason string, err error) (ctrl.Result, error) {
 		s.installed = bad(reason, err.Error())
-		return true, err
+		return reconciler.Stop(err)
 	}
 	if err := mc.EnsureInventoryCRD(ctx); err != nil {
-		return true, err
+		return reconciler.Stop(err)
 	}
 	if err := mc.CheckCRDOwnership(ctx, s.label, objs); err != nil {
 		s.installed = bad(operatorv1.InstallFailedReason, err.Error())
-		return true, nil
+		return reconciler.Stop(nil)
 	}
 	switch {
 	case inventory == nil || inventory.Version == s.release.Version:
@@ -317,25 +318,25 @@ func (r *Reconciler) install(ctx context.Context, s *scope) (bool, error) {
 	default:
 		if err := mc.CheckCRDUpgrades(ctx, s.label, objs); err != nil {
 			s.upgraded = bad(operatorv1.ComponentsUpgradeErrorReason, err.Error())
-			return true, nil
+			return reconciler.Stop(nil)
 		}
 		from := inventory.Version
 		log.Info("Upgrading", "provider", s.label, "from", from, "to", s.release.Version, "namespace", p.GetNamespace())
 		if err := mc.SetUpgradeTo(ctx, *inventory, s.release.Version); err != nil {
-			return true, err
+			return reconciler.Stop(err)
 		}
 		if err := mc.ScaleDownDeployments(ctx, s.label, p.GetNamespace()); err != nil {
-			return true, err
+			return reconciler.Stop(err)
 		}
 		if err := mc.UpgradeProvider(ctx, *inventory, s.components); err != nil {
 			s.upgraded = bad(operatorv1.ComponentsUpgradeErrorReason, fmt.Sprintf("Upgrading %s from %s to %s: %v; the operator tries again", s.label, from, s.release.Version, err))
-			return true, err
+			return reconciler.Stop(err)
 		}
 		s.upgraded = good(operatorv1.ProviderUpgradedReason, fmt.Sprintf("Upgraded from %s to %s", from, s.release.Version))
 	}
 	if !s.pause {
 		if err := r.unpauseDeployments(ctx, s); err != nil {
-			return true, err
+			return reconciler.Stop(err)
 		}
 	}
 	annotations := p.GetAnnotations()
@@ -347,7 +348,7 @@ func (r *Reconciler) install(ctx context.Context, s *scope) (bool, error) {
 	p.SetAnnotations(annotations)
 	s.installed = good(operatorv1.ProviderInstalledReason, "")
 	r.recordInstalled(s)
-	return false, nil
+	return ctrl.Result{}, nil
 }
 
 // joinBounded joins names, naming at most ten.

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
@@ -18,18 +19,19 @@ import (
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
 	"github.com/capstan-dev/capstan/internal/operator/source"
 	specvalidation "github.com/capstan-dev/capstan/internal/operator/validation"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // preflight checks what can be checked before fetching anything: the name, the version's format, the
 // fields capstan refuses, the fetch configuration, a single provider of each kind and name, the
 // configSecret, and (for the other providers) a Ready core provider. Each failure is a
 // PreflightCheckPassed=False condition that says what to do.
-func (r *Reconciler) preflight(ctx context.Context, s *scope) (bool, error) {
+func (r *Reconciler) preflight(ctx context.Context, s *scope) (ctrl.Result, error) {
 	p := s.provider
 	spec := p.GetProviderSpec()
-	fail := func(reason, format string, args ...any) (bool, error) {
+	fail := func(reason, format string, args ...any) (ctrl.Result, error) {
 		s.preflight = bad(reason, fmt.Sprintf(format, args...))
-		return true, nil
+		return reconciler.Stop(nil)
 	}
 	if p.ProviderType() == clusterctlv1.CoreProviderType && p.GetName() != config.CoreProviderName {
 		return fail(operatorv1.IncorrectCoreProviderNameReason, "A CoreProvider must be named %s, not %q: rename it", config.CoreProviderName, p.GetName())
@@ -72,7 +74,7 @@ func (r *Reconciler) preflight(ctx context.Context, s *scope) (bool, error) {
 	}
 	if msg, err := r.duplicate(ctx, s); err != nil || msg != "" {
 		if err != nil {
-			return true, err
+			return reconciler.Stop(err)
 		}
 		return fail(operatorv1.MoreThanOneProviderInstanceExistsReason, "%s", msg)
 	}
@@ -82,7 +84,7 @@ func (r *Reconciler) preflight(ctx context.Context, s *scope) (bool, error) {
 			s.result.RequeueAfter = waitInterval
 			return fail(operatorv1.ComponentsCustomizationErrorReason, "%s", err.Error())
 		}
-		return true, err
+		return reconciler.Stop(err)
 	}
 	s.secretData = data
 	if s.config, err = source.ConfigFromSecret(data, r.lookupEnv()); err != nil {
@@ -92,7 +94,7 @@ func (r *Reconciler) preflight(ctx context.Context, s *scope) (bool, error) {
 	if p.ProviderType() != clusterctlv1.CoreProviderType {
 		core, err := r.coreProvider(ctx)
 		if err != nil {
-			return true, err
+			return reconciler.Stop(err)
 		}
 		s.result.RequeueAfter = waitInterval
 		if core == nil {
@@ -105,7 +107,7 @@ func (r *Reconciler) preflight(ctx context.Context, s *scope) (bool, error) {
 		s.coreContract = *core.Status.Contract
 	}
 	s.preflight = good(operatorv1.PreflightChecksPassedReason, "")
-	return false, nil
+	return ctrl.Result{}, nil
 }
 
 // builtinConfig is clusterctl's configuration with nothing but the built-in providers.

@@ -33,11 +33,11 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/core"
 	"github.com/capstan-dev/capstan/internal/embedded"
+	"github.com/capstan-dev/capstan/internal/manifest"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 	"github.com/capstan-dev/capstan/pkg/extension/sample"
 )

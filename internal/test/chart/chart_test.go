@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/manifest"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 )
 
@@ -30,7 +30,6 @@ const chartDir = "../../../charts/capstan-operator"
 var env *envtest.Environment
 
 func TestMain(m *testing.M) {
-	envtest.SetupLogging()
 	os.Exit(envtest.Run(m, envtest.Options{SchemeBuilders: []func(*runtime.Scheme) error{operatorv1.AddToScheme}}, func(e *envtest.Environment) { env = e }))
 }
 

@@ -256,9 +256,11 @@ func (e *Environment) CreateServed(ctx context.Context, obj client.Object) error
 	}
 }
 
-// Run is for TestMain: it starts an Environment, passes it to setup (which usually stores it in a package
-// variable), runs the tests and stops the Environment. It returns the exit code for os.Exit.
+// Run is for TestMain: it sets up logging (SetupLogging: a logger set before stays), starts an Environment,
+// passes it to setup (which usually stores it in a package variable), runs the tests and stops the
+// Environment. It returns the exit code for os.Exit.
 func Run(m *testing.M, opts Options, setup func(*Environment)) int {
+	SetupLogging()
 	env, err := Start(opts)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "Starting the test API server: %v\n", err)
@@ -270,6 +272,36 @@ func Run(m *testing.M, opts Options, setup func(*Environment)) int {
 		fmt.Fprintf(os.Stderr, "Stopping the test API server: %v\n", err)
 	}
 	return code
+}
+
+// RunAll is TestMain's helper for the packages whose tests need several API servers (or one) and
+// something running against them: it sets up logging (SetupLogging: a logger set before stays), starts one
+// Environment per Options at once (StartAll), calls start with them and a context that is cancelled when
+// the tests end, before the API servers stop, runs the tests and stops everything. An error of start fails
+// the run:
+//
+//	func TestMain(m *testing.M) {
+//		os.Exit(envtest.RunAll(m, []envtest.Options{{CRDs: builder.CRDs()}, {}}, func(ctx context.Context, envs []*envtest.Environment) error {
+//			env, workload = envs[0], envs[1]
+//			_, err := stack.StartWatched(ctx, env.Config, stack.Options{Workload: workload.Config})
+//			return err
+//		}))
+//	}
+func RunAll(m *testing.M, opts []Options, start func(ctx context.Context, envs []*Environment) error) int {
+	SetupLogging()
+	envs, err := StartAll(opts...)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "Starting the test API servers: %v\n", err)
+		return 1
+	}
+	defer StopAll(envs)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := start(ctx, envs); err != nil {
+		fmt.Fprintf(os.Stderr, "Setting up the tests: %v\n", err)
+		return 1
+	}
+	return m.Run()
 }
 
 // SetupLogging is for TestMain: controller-runtime's logs are shown on stderr when CAPSTAN_TEST_LOGS is set

@@ -28,10 +28,10 @@ import (
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	configlocal "github.com/capstan-dev/capstan/config/local"
 	"github.com/capstan-dev/capstan/internal/binaries"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/yamlprocessor"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/core"
+	"github.com/capstan-dev/capstan/internal/manifest"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane"
 	"github.com/capstan-dev/capstan/internal/providers/local"
@@ -273,6 +273,21 @@ func newBackend(dataDir string) (*process.Backend, error) {
 		return nil, err
 	}
 	return process.New(process.Options{DataDir: dataDir, KubeAPIServerPath: apiserver, EtcdPath: etcd, StopTimeout: 5 * time.Second})
+}
+
+// StartWatched starts the stack as Start does, for a TestMain: when the stack stops with an error before ctx
+// is done, the test binary panics (the tests would otherwise wait for controllers that are gone).
+func StartWatched(ctx context.Context, cfg *rest.Config, opts Options) (*Stack, error) {
+	s, err := Start(ctx, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		if err := s.Wait(); err != nil && ctx.Err() == nil {
+			panic(err)
+		}
+	}()
+	return s, nil
 }
 
 // Wait returns once the stack has stopped (its context is done) and the local provider's processes are

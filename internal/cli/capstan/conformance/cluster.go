@@ -29,8 +29,8 @@ import (
 	clusterctlclient "github.com/capstan-dev/capstan/internal/clusterctl/client"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/embedded"
+	"github.com/capstan-dev/capstan/internal/manifest"
 	capstanrelease "github.com/capstan-dev/capstan/internal/release"
 )
 

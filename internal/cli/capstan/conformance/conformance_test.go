@@ -22,8 +22,8 @@ import (
 	clusterctlclient "github.com/capstan-dev/capstan/internal/clusterctl/client"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/conformance"
+	"github.com/capstan-dev/capstan/internal/manifest"
 	capstanrelease "github.com/capstan-dev/capstan/internal/release"
 )
 

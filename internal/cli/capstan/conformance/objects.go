@@ -15,8 +15,8 @@ import (
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/yamlprocessor"
+	"github.com/capstan-dev/capstan/internal/manifest"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/bootstrapdata"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/kubeadmapi"
 )

@@ -17,8 +17,8 @@ import (
 	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/topologyplan"
+	"github.com/capstan-dev/capstan/internal/manifest"
 )
 
 type topologyPlanOptions struct {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/clusterctl/golden"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/manifest"
 )
 
 // quickStart is the testdata of the topologyplan package: a ClusterClass in the shape of the book's

@@ -28,11 +28,11 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	clusterctlclient "github.com/capstan-dev/capstan/internal/clusterctl/client"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/yamlprocessor"
 	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/controllers/clusterclass"
 	topologycontroller "github.com/capstan-dev/capstan/internal/controllers/topology"
+	"github.com/capstan-dev/capstan/internal/manifest"
 	"github.com/capstan-dev/capstan/internal/topology"
 )
 

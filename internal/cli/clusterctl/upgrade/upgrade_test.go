@@ -19,7 +19,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
 	"github.com/capstan-dev/capstan/internal/clusterctl/golden"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
+	"github.com/capstan-dev/capstan/internal/manifest"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 )
 

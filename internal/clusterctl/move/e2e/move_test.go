@@ -28,34 +28,21 @@ import (
 var source, target, workload *envtest.Environment
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
 	ctrllog.SetLogger(logr.Discard())
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	envs, err := envtest.StartAll(envtest.Options{CRDs: builder.CRDs()}, envtest.Options{CRDs: builder.CRDs()}, envtest.Options{})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "Starting the test API servers: %v\n", err)
-		return 1
-	}
-	defer envtest.StopAll(envs)
-	// Stop the controllers before their API servers (deferred calls run last in, first out).
-	defer cancel()
-	source, target, workload = envs[0], envs[1], envs[2]
-	for _, env := range []*envtest.Environment{source, target} {
-		if err := movetest.PrepareManagementCluster(ctx, env.Client, "v1.0.0"); err != nil {
-			fmt.Fprintf(os.Stderr, "Preparing a management cluster: %v\n", err)
-			return 1
+	opts := []envtest.Options{{CRDs: builder.CRDs()}, {CRDs: builder.CRDs()}, {}}
+	os.Exit(envtest.RunAll(m, opts, func(ctx context.Context, envs []*envtest.Environment) error {
+		source, target, workload = envs[0], envs[1], envs[2]
+		for _, env := range []*envtest.Environment{source, target} {
+			if err := movetest.PrepareManagementCluster(ctx, env.Client, "v1.0.0"); err != nil {
+				return fmt.Errorf("preparing a management cluster: %w", err)
+			}
+			// The core controllers and the test provider, whose Nodes register in the workload API server.
+			if _, err := stack.Start(ctx, env.Config, stack.Options{Workload: workload.Config}); err != nil {
+				return fmt.Errorf("starting the controllers: %w", err)
+			}
 		}
-		// The core controllers and the test provider, whose Nodes register in the workload API server.
-		if _, err := stack.Start(ctx, env.Config, stack.Options{Workload: workload.Config}); err != nil {
-			fmt.Fprintf(os.Stderr, "Starting the controllers: %v\n", err)
-			return 1
-		}
-	}
-	return m.Run()
+		return nil
+	}))
 }
 
 // newCluster creates a Cluster with a control plane Machine and a MachineDeployment of workers.

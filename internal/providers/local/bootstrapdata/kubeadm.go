@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
+
+	"github.com/capstan-dev/capstan/internal/manifest"
 )
 
 // kubeadmGroup is the API group of kubeadm's configuration; v1beta3 and v1beta4 are read (CABPK writes
@@ -128,7 +130,7 @@ func (a Args) Get(name string) (string, bool) {
 // parseKubeadm reads a multi-document kubeadm configuration.
 func parseKubeadm(data []byte) (*KubeadmConfig, error) {
 	out := &KubeadmConfig{}
-	for i, doc := range splitYAML(data) {
+	for i, doc := range manifest.Documents(data) {
 		var meta struct {
 			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`
@@ -169,21 +171,6 @@ func parseKubeadm(data []byte) (*KubeadmConfig, error) {
 		return nil, fmt.Errorf("no %s InitConfiguration, JoinConfiguration or ClusterConfiguration found", kubeadmGroup)
 	}
 	return out, nil
-}
-
-// splitYAML splits a multi-document YAML stream at its `---` lines.
-func splitYAML(data []byte) [][]byte {
-	var docs [][]byte
-	var cur []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.TrimRight(line, " \t\r") == "---" {
-			docs = append(docs, []byte(strings.Join(cur, "\n")))
-			cur = nil
-			continue
-		}
-		cur = append(cur, line)
-	}
-	return append(docs, []byte(strings.Join(cur, "\n")))
 }
 
 // Node is what the kubelet of a node registers, as derived from nodeRegistration.
@@ -290,7 +277,7 @@ func (d *Data) ClusterConfigurationDocument() []byte {
 	if !ok {
 		return nil
 	}
-	for _, doc := range splitYAML(f.Content) {
+	for _, doc := range manifest.Documents(f.Content) {
 		var meta struct {
 			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`

@@ -31,9 +31,9 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	clusterctlclient "github.com/capstan-dev/capstan/internal/clusterctl/client"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
-	"github.com/capstan-dev/capstan/internal/clusterctl/manifest"
 	"github.com/capstan-dev/capstan/internal/clusterctl/topologyplan"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/manifest"
 	"github.com/capstan-dev/capstan/internal/topology"
 )
 

@@ -52,8 +52,8 @@ func setStatus(lc *infrav1.LocalCluster, f facts) {
 	}
 	conditions.Set(lc, *running)
 	conditions.SetSummary(lc, infrav1.ProcessesRunningCondition)
-	mirrorV1Beta2(lc, infrav1.ProcessesRunningCondition, infrav1.ProcessesRunningReason)
-	mirrorV1Beta2(lc, clusterv1.ReadyCondition, "Ready")
+	conditions.MirrorOwnV1Beta2(lc, infrav1.ProcessesRunningCondition, infrav1.ProcessesRunningReason)
+	conditions.MirrorOwnV1Beta2(lc, clusterv1.ReadyCondition, "Ready")
 
 	if f.failure != nil {
 		lc.Status.FailureReason = ptr.To(f.failure.reason)
@@ -80,7 +80,7 @@ func processesRunning(f facts) *clusterv1.Condition {
 	case f.deleting:
 		return notRunning(clusterv1.DeletingReason, clusterv1.ConditionSeverityInfo, "Stopping the cluster's processes and removing their data")
 	case f.failure != nil:
-		return notRunning(infrav1.InvalidConfigurationReason, clusterv1.ConditionSeverityError, capitalize(f.failure.message))
+		return notRunning(infrav1.InvalidConfigurationReason, clusterv1.ConditionSeverityError, conditions.Capitalise(f.failure.message))
 	case f.caError:
 		return notRunning(infrav1.WaitingForCertificateAuthorityReason, clusterv1.ConditionSeverityWarning, "Cannot read or create the cluster's certificate Secrets; see the provider's logs")
 	case f.backendError:
@@ -94,28 +94,4 @@ func processesRunning(f facts) *clusterv1.Condition {
 	default:
 		return notRunning(f.backend.Reason, clusterv1.ConditionSeverityInfo, f.backend.Message)
 	}
-}
-
-// mirrorV1Beta2 copies a v1beta1 condition into status.v1beta2.conditions; a True condition gets
-// trueReason.
-func mirrorV1Beta2(lc *infrav1.LocalCluster, t clusterv1.ConditionType, trueReason string) {
-	c := conditions.Get(lc, t)
-	if c == nil {
-		return
-	}
-	out := metav1.Condition{Type: string(t), Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message}
-	if c.Status == corev1.ConditionTrue {
-		out.Reason = trueReason
-	}
-	if out.Reason == "" {
-		out.Reason = "Unknown"
-	}
-	conditions.SetV1Beta2(lc, out)
-}
-
-func capitalize(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
 }

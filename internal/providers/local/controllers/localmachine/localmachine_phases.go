@@ -16,6 +16,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 )
 
@@ -132,7 +133,7 @@ const bootstrapRetryInterval = 30 * time.Second
 
 // invalidMessage is the condition message of invalid bootstrap data.
 func invalidMessage(err error) string {
-	return capitalize(strings.TrimPrefix(err.Error(), errBootstrapDataInvalid.Error()+": "))
+	return conditions.Capitalise(strings.TrimPrefix(err.Error(), errBootstrapDataInvalid.Error()+": "))
 }
 
 func isControlPlane(m *clusterv1.Machine) bool {

@@ -90,13 +90,13 @@ func setStatus(lm *infrav1.LocalMachine, f facts) {
 	if cp, version := controlPlaneConditions(f); cp != nil {
 		conditions.Set(lm, *cp)
 		conditions.Set(lm, *version)
-		mirrorV1Beta2(lm, infrav1.ControlPlaneRunningCondition, infrav1.ControlPlaneRunningReason)
-		mirrorV1Beta2(lm, infrav1.KubernetesVersionAvailableCondition, infrav1.KubernetesVersionAvailableReason)
+		conditions.MirrorOwnV1Beta2(lm, infrav1.ControlPlaneRunningCondition, infrav1.ControlPlaneRunningReason)
+		conditions.MirrorOwnV1Beta2(lm, infrav1.KubernetesVersionAvailableCondition, infrav1.KubernetesVersionAvailableReason)
 		summary = append(summary, infrav1.ControlPlaneRunningCondition)
 	}
 	conditions.SetSummary(lm, summary...)
-	mirrorV1Beta2(lm, infrav1.NodeRegisteredCondition, infrav1.NodeRegisteredReason)
-	mirrorV1Beta2(lm, clusterv1.ReadyCondition, "Ready")
+	conditions.MirrorOwnV1Beta2(lm, infrav1.NodeRegisteredCondition, infrav1.NodeRegisteredReason)
+	conditions.MirrorOwnV1Beta2(lm, clusterv1.ReadyCondition, "Ready")
 }
 
 // controlPlaneConditions returns the ControlPlaneRunning and KubernetesVersionAvailable conditions of a
@@ -137,7 +137,7 @@ func nodeRegistered(f facts) *clusterv1.Condition {
 	case f.deleting:
 		return notRegistered(clusterv1.DeletingReason, clusterv1.ConditionSeverityInfo, "Deleting the Node")
 	case f.failure != nil:
-		return notRegistered(infrav1.InvalidConfigurationReason, clusterv1.ConditionSeverityError, capitalize(f.failure.message))
+		return notRegistered(infrav1.InvalidConfigurationReason, clusterv1.ConditionSeverityError, conditions.Capitalise(f.failure.message))
 	case f.bootstrapInvalid != "":
 		return notRegistered(infrav1.BootstrapDataInvalidReason, clusterv1.ConditionSeverityError, f.bootstrapInvalid)
 	case f.notLocal:
@@ -154,28 +154,4 @@ func nodeRegistered(f facts) *clusterv1.Condition {
 	default:
 		return nil
 	}
-}
-
-// mirrorV1Beta2 copies a v1beta1 condition into status.v1beta2.conditions; a True condition gets
-// trueReason.
-func mirrorV1Beta2(lm *infrav1.LocalMachine, t clusterv1.ConditionType, trueReason string) {
-	c := conditions.Get(lm, t)
-	if c == nil {
-		return
-	}
-	out := metav1.Condition{Type: string(t), Status: metav1.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message}
-	if c.Status == corev1.ConditionTrue {
-		out.Reason = trueReason
-	}
-	if out.Reason == "" {
-		out.Reason = "Unknown"
-	}
-	conditions.SetV1Beta2(lm, out)
-}
-
-func capitalize(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
 }

@@ -3,11 +3,9 @@ package kubeadmcontrolplane
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"reflect"
 	"strings"
@@ -28,6 +26,7 @@ import (
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/external"
+	"github.com/capstan-dev/capstan/internal/labelformat"
 )
 
 // fieldOwner is the field manager of the provider's writes, upstream's.
@@ -56,18 +55,8 @@ func machineLabels(kcp *controlplanev1.KubeadmControlPlane, clusterName string) 
 	}
 	out[clusterv1.ClusterNameLabel] = clusterName
 	out[clusterv1.MachineControlPlaneLabel] = ""
-	out[clusterv1.MachineControlPlaneNameLabel] = formatLabelValue(kcp.Name)
+	out[clusterv1.MachineControlPlaneNameLabel] = labelformat.Value(kcp.Name)
 	return out
-}
-
-// formatLabelValue returns s when it is a valid label value, else a hash of it, as upstream does.
-func formatLabelValue(s string) string {
-	if len(validation.IsValidLabelValue(s)) == 0 {
-		return s
-	}
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(s))
-	return fmt.Sprintf("hash_%s_z", base64.RawURLEncoding.EncodeToString(h.Sum(nil)))
 }
 
 // machineName generates the name of a new Machine from machineNamingStrategy.template.

@@ -47,27 +47,16 @@ var (
 // control plane Nodes, serves their static Pods as Running and uploads the kubeadm-config ConfigMap.
 // CAPSTAN_TEST_LOGS=1 shows the controllers' logs.
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	envtest.SetupLogging()
-	envs, err := envtest.StartAll(envtest.Options{CRDs: builder.CRDs()}, envtest.Options{})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "Starting the test API servers: %v\n", err)
-		return 1
-	}
-	defer envtest.StopAll(envs)
-	env, workloadEnv = envs[0], envs[1]
-	workloadClient = workloadEnv.Client
-	ctx, cancel := context.WithCancel(ctrl.LoggerInto(context.Background(), ctrl.Log))
-	defer cancel()
-	if err := startManager(ctx, env.Config, workloadEnv.Config); err != nil {
-		fmt.Fprintf(os.Stderr, "Starting the controllers: %v\n", err)
-		return 1
-	}
-	go fakeKubeadm(ctx)
-	return m.Run()
+	os.Exit(envtest.RunAll(m, []envtest.Options{{CRDs: builder.CRDs()}, {}}, func(ctx context.Context, envs []*envtest.Environment) error {
+		env, workloadEnv = envs[0], envs[1]
+		workloadClient = workloadEnv.Client
+		ctx = ctrl.LoggerInto(ctx, ctrl.Log)
+		if err := startManager(ctx, env.Config, workloadEnv.Config); err != nil {
+			return fmt.Errorf("starting the controllers: %w", err)
+		}
+		go fakeKubeadm(ctx)
+		return nil
+	}))
 }
 
 func startManager(ctx context.Context, cfg, workloadCfg *rest.Config) error {

@@ -1,6 +1,8 @@
-// Package manifest converts between multi-document YAML and Kubernetes objects, and knows the few facts
-// about objects that clusterctl's transformations need: which kinds are cluster-scoped and where the
-// images of workloads are.
+// Package manifest converts between multi-document YAML and Kubernetes objects: it is the one decoder of
+// multi-document YAML (clusterctl's library and commands, the release build, the conformance kit, the
+// ClusterResourceSet controller, the local provider's bootstrap data). It also knows the few facts about
+// objects that clusterctl's transformations need: which kinds are cluster-scoped and where the images of
+// workloads are.
 //
 // Output is the canonical form upstream clusterctl prints: each object marshalled as sigs.k8s.io/yaml does
 // (keys sorted), documents separated by "---" lines. Both directions use the YAML library underneath
@@ -56,6 +58,17 @@ func (e *DocumentError) Error() string {
 }
 
 func (e *DocumentError) Unwrap() error { return e.Err }
+
+// Documents splits data into its YAML documents, as Parse does, without decoding them: for readers that
+// decode each document into their own types.
+func Documents(data []byte) [][]byte {
+	docs := split(data)
+	out := make([][]byte, len(docs))
+	for i, d := range docs {
+		out[i] = d.data
+	}
+	return out
+}
 
 type document struct {
 	data []byte

@@ -136,7 +136,7 @@ func TestReformatIsMarshalOfParse(t *testing.T) {
 func testdataYAML(t *testing.T) [][]byte {
 	t.Helper()
 	var files [][]byte
-	root := filepath.Join("..", "..", "cli", "clusterctl", "testdata")
+	root := filepath.Join("..", "cli", "clusterctl", "testdata")
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".yaml") || strings.Contains(path, "clusterctl.yaml") {
 			return err

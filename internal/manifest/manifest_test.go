@@ -131,3 +131,14 @@ data:
 	err = ReplaceImages(objs, func(string) (string, error) { return "", errors.New("boom") })
 	g.Expect(err).To(MatchError(ContainSubstring("Deployment , container init: boom")))
 }
+
+func TestDocuments(t *testing.T) {
+	g := NewWithT(t)
+	docs := Documents([]byte("a: 1\n--- # comment\nb: 2\n---\r\nc: |\n  ---x\n"))
+	var got []string
+	for _, d := range docs {
+		got = append(got, string(d))
+	}
+	g.Expect(got).To(Equal([]string{"a: 1\n", "b: 2\n", "c: |\n  ---x\n"}))
+	g.Expect(Documents(nil)).To(BeEmpty())
+}
