@@ -37,8 +37,21 @@ import (
 
 var env *envtest.Environment
 
+// TestMain starts the API server without envtest.Run, which sets controller-runtime's logger: the tests of
+// this package set it themselves (Options.SetupLogging) and read what the managers log, and controller-runtime
+// takes only the first logger set.
 func TestMain(m *testing.M) {
-	os.Exit(envtest.Run(m, envtest.Options{}, func(e *envtest.Environment) { env = e }))
+	e, err := envtest.Start(envtest.Options{})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "Starting the test API server: %v\n", err)
+		os.Exit(1)
+	}
+	env = e
+	code := m.Run()
+	if err := e.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "Stopping the test API server: %v\n", err)
+	}
+	os.Exit(code)
 }
 
 // TestDiagnosticsEndpoint runs a manager as the core provider's ServiceAccount, with the RBAC of the core's
