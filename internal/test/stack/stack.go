@@ -272,7 +272,9 @@ func newBackend(dataDir string) (*process.Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return process.New(process.Options{DataDir: dataDir, KubeAPIServerPath: apiserver, EtcdPath: etcd, StopTimeout: 5 * time.Second})
+	return process.New(process.Options{DataDir: dataDir, KubeAPIServerPath: apiserver, EtcdPath: etcd, StopTimeout: 5 * time.Second,
+		// As capstan infra-local names it; a failed test's dump shows its lines (envtest.DumpOnFailure).
+		Logger: ctrl.Log.WithName("process-backend")})
 }
 
 // StartWatched starts the stack as Start does, for a TestMain: when the stack stops with an error before ctx

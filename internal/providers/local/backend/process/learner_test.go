@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/types"
 
+	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 	"github.com/capstan-dev/capstan/internal/test/etcdtest"
 	testworkload "github.com/capstan-dev/capstan/internal/test/workload"
@@ -114,4 +115,27 @@ func (s *etcdSampler) stop() etcdSamples {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.res
+}
+
+// TestALearnerThatDoesNotRunSaysWhy: a joining member whose etcd process cannot run never catches up
+// with the leader; the machine says why the process does not run, not that etcd refuses to promote it
+// (which hid, for 6 minutes of a CI run, why a control plane rollout did not progress).
+func TestALearnerThatDoesNotRunSaysWhy(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	b := newBackend(t, t.TempDir())
+	certs := testworkload.NewCertificates(t)
+	key := types.NamespacedName{Namespace: "ns", Name: "c1"}
+	ensureReady(g, b, backend.Cluster{Key: key, ClusterName: "c1", Certificates: certs})
+	ensureMachine(g, b, key, controlPlaneMachine("a"))
+
+	broken := controlPlaneMachine("b")
+	broken.ControlPlane.EtcdArgs = []backend.Arg{{Name: "log-level", Value: "nonsense"}}
+	g.Eventually(func(g Gomega) {
+		status, err := b.EnsureMachine(ctx, key, broken)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(status.ControlPlaneReady).To(BeFalse())
+		g.Expect(status.Reason).To(Equal(infrav1.ProcessesFailedReason), status.Message)
+		g.Expect(status.Message).To(HavePrefix("etcd exited ("))
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
 }

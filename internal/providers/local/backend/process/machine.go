@@ -114,16 +114,22 @@ func (m *machine) ensureControlPlane(ctx context.Context) (string, string, error
 			m.etcd.Stop()
 		}
 		m.etcdArgs = etcdArgs
-		port := st.EtcdClientPort
+		ports := []int{st.EtcdClientPort, st.EtcdPeerPort}
 		m.etcd = m.c.run(m.dir, componentEtcd, m.c.b.opts.EtcdPath, etcdArgs, func(context.Context) error {
-			if !loopback.PortFree(port) {
-				return &portInUseError{port: port}
+			for _, port := range ports {
+				if !loopback.PortFree(port) {
+					return &portInUseError{port: port}
+				}
 			}
 			return nil
 		}, m.log)
 		m.startedAt = metav1.Now()
 	}
 	if st.EtcdLearner {
+		// A member that does not run cannot catch up: why it does not run says more than etcd's refusal.
+		if msg := etcdFailure(m.etcd.State()); msg != "" {
+			return infrav1.ProcessesFailedReason, msg, nil
+		}
 		if reason, msg := m.promoteEtcd(ctx); reason != "" {
 			return reason, msg, nil
 		}
@@ -472,15 +478,15 @@ func (m *machine) controlPlaneStatus() (bool, string, string) {
 	}
 	switch {
 	case portInUse(etcd) != 0:
-		return failed("Port %d of etcd is in use by another process", portInUse(etcd))
+		return failed("%s", etcdFailure(etcd))
 	case portInUse(api) != 0:
 		return failed("Port %d of kube-apiserver is in use by another process", portInUse(api))
 	case !etcd.Running && etcd.Err != nil && etcd.Exits > 0:
-		return failed("etcd exited (%s); restarting it", etcd.Err)
+		return failed("%s", etcdFailure(etcd))
 	case !api.Running && api.Err != nil && api.Exits > 0:
 		return failed("kube-apiserver exited (%s); restarting it", api.Err)
 	case !etcd.Running && etcd.Err != nil:
-		return failed("etcd cannot start: %s", etcd.Err)
+		return failed("%s", etcdFailure(etcd))
 	case etcd.Running && !m.apiReady && m.c.etcdQuorumWait() != "":
 		return false, infrav1.WaitingForEtcdReason, m.c.etcdQuorumWait()
 	case !etcd.Running || !api.Running:
@@ -489,6 +495,20 @@ func (m *machine) controlPlaneStatus() (bool, string, string) {
 		return false, infrav1.ControlPlaneStartingReason, "Waiting for kube-apiserver to be ready"
 	}
 	return true, "", ""
+}
+
+// etcdFailure says why the etcd process of a machine does not run, "" while it runs or starts.
+func etcdFailure(s supervisor.State) string {
+	switch {
+	case portInUse(s) != 0:
+		return fmt.Sprintf("Port %d of etcd is in use by another process", portInUse(s))
+	case s.Running || s.Err == nil:
+		return ""
+	case s.Exits > 0:
+		return fmt.Sprintf("etcd exited (%s); restarting it", s.Err)
+	default:
+		return fmt.Sprintf("etcd cannot start: %s", s.Err)
+	}
 }
 
 // etcdQuorumWait says, while fewer of the cluster's etcd members run than its quorum, which members it
