@@ -71,6 +71,11 @@ const (
 	// ControlPlaneStartingReason: the machine's etcd member or kube-apiserver is starting.
 	ControlPlaneStartingReason = "ControlPlaneStarting"
 
+	// LeftEndpointReason: the machine's Machine is being deleted; its kube-apiserver left the cluster's
+	// endpoint and stopped, so that its clients moved to the other API servers before its etcd member is
+	// removed.
+	LeftEndpointReason = "LeftEndpoint"
+
 	// WaitingForEtcdReason: the machine's etcd member cannot be added to the cluster yet (no healthy
 	// member answers, or another member is joining).
 	WaitingForEtcdReason = "WaitingForEtcd"

@@ -9,6 +9,13 @@ import (
 // LocalMachineFinalizer keeps a LocalMachine until its Node is removed from the workload cluster.
 const LocalMachineFinalizer = "localmachine.infrastructure.cluster.x-k8s.io"
 
+// LeaveEndpointHookAnnotation is the pre-terminate hook the provider puts on the control plane Machines it
+// runs. When such a Machine is deleted, the provider takes its kube-apiserver out of the cluster's
+// endpoint and stops it gracefully, then removes the hook; the kubeadm control plane provider removes the
+// Machine's etcd member after the other pre-terminate hooks are gone, so that no client of the endpoint
+// has a request in flight on an API server whose etcd member is removed.
+const LeaveEndpointHookAnnotation = "pre-terminate.delete.hook.machine.cluster.x-k8s.io/local-leave-endpoint"
+
 // ProviderIDPrefix starts the provider ID of every LocalMachine: local://<namespace>/<cluster>/<machine>.
 const ProviderIDPrefix = "local://"
 

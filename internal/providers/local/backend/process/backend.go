@@ -199,6 +199,15 @@ func (b *Backend) DeleteMachine(ctx context.Context, key types.NamespacedName, n
 	return c.deleteMachine(ctx, name)
 }
 
+// LeaveEndpoint implements backend.Backend.
+func (b *Backend) LeaveEndpoint(_ context.Context, key types.NamespacedName, name string) (bool, error) {
+	c := b.get(key)
+	if c == nil {
+		return true, nil
+	}
+	return c.leaveEndpoint(name), nil
+}
+
 // Shutdown stops the processes of every cluster, keeping their data, and refuses to start new ones.
 func (b *Backend) Shutdown() {
 	b.mu.Lock()

@@ -468,18 +468,54 @@ func (c *cluster) probe(ctx context.Context) bool {
 	return allReady
 }
 
-// updateBackends points the load balancer at the ready API servers. Called with mu held.
+// updateBackends points the load balancer at the ready API servers, but those of leaving machines: their
+// open connections stay until their API servers close them. Called with mu held.
 func (c *cluster) updateBackends() {
-	var ports []int
+	var ports, leaving []int
 	for _, m := range c.machines {
-		if m.spec.ControlPlane != nil && m.apiReady {
+		switch {
+		case m.spec.ControlPlane == nil:
+		case m.leaving:
+			leaving = append(leaving, m.state().APIServerPort)
+		case m.apiReady:
 			ports = append(ports, m.state().APIServerPort)
 		}
 	}
 	sort.Ints(ports)
 	if c.lb != nil {
-		c.lb.setBackends(ports)
+		c.lb.setBackends(ports, leaving...)
 	}
+}
+
+// leaveEndpoint takes a control plane machine's API server out of the endpoint before its Machine's
+// etcd member is removed: no new connection goes to it, and it stops as kube-apiserver does on SIGTERM,
+// finishing the requests in flight and telling its clients to reconnect (HTTP/2 GOAWAY), which the
+// endpoint sends to the other API servers. It reports whether the API server stopped; true when there is
+// nothing to do: not a control plane machine, or no other API server ready to take the clients (the
+// clients of a cluster's only API server have nowhere to go).
+func (c *cluster) leaveEndpoint(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.machines[name]
+	if m == nil || m.spec.ControlPlane == nil || m.apiserver == nil {
+		return true
+	}
+	if !m.leaving {
+		others := 0
+		for n, o := range c.machines {
+			if n != name && o.spec.ControlPlane != nil && o.apiReady && !o.leaving {
+				others++
+			}
+		}
+		if others == 0 {
+			return true
+		}
+		m.log.Info("Taking the machine's kube-apiserver out of the cluster's endpoint and stopping it: its Machine is being deleted")
+		m.leaving = true
+		c.updateBackends()
+		go m.apiserver.Stop()
+	}
+	return !m.apiserver.State().Running
 }
 
 // computeStatus derives the cluster's state. Called with mu held.

@@ -44,13 +44,14 @@ func listenLoadBalancer(port int, log logr.Logger) (*loadBalancer, error) {
 }
 
 // setBackends replaces the API servers connections go to, and closes the connections to the API servers
-// that are no longer among them.
-func (lb *loadBalancer) setBackends(ports []int) {
+// that are no longer among them, but those of the draining ones: a draining API server stops on its own,
+// finishing its requests in flight and closing its connections.
+func (lb *loadBalancer) setBackends(ports []int, draining ...int) {
 	lb.mu.Lock()
 	defer lb.mu.Unlock()
 	lb.backends = ports
 	for conn, port := range lb.upstreams {
-		if !slices.Contains(ports, port) {
+		if !slices.Contains(ports, port) && !slices.Contains(draining, port) {
 			_ = conn.Close()
 			delete(lb.upstreams, conn)
 		}

@@ -50,6 +50,9 @@ type machine struct {
 	probeFailures int
 	// lastStatus is the message of the machine's status last reported, to log each new one once.
 	lastStatus string
+	// leaving: the machine's Machine is being deleted and its API server was taken out of the endpoint
+	// (leaveEndpoint); it is not started again.
+	leaving bool
 	// podStatus remembers the mirror Pods' states last written, by component; guarded by the cluster's
 	// nodeOps (only refreshMirrorPods uses it).
 	podStatus map[string]string
@@ -133,6 +136,9 @@ func (m *machine) ensureControlPlane(ctx context.Context) (string, string, error
 		if reason, msg := m.promoteEtcd(ctx); reason != "" {
 			return reason, msg, nil
 		}
+	}
+	if m.leaving {
+		return infrav1.LeftEndpointReason, "The Machine is being deleted: its kube-apiserver left the cluster's endpoint and stopped", nil
 	}
 	if m.apiserver == nil || certsChanged || !equal(apiArgs, m.apiServerArgs) {
 		if m.apiserver != nil {

@@ -217,7 +217,9 @@ func (c *cluster) deleteMachine(ctx context.Context, name string) error {
 		}
 	}
 	if m != nil {
-		m.apiReady = false
+		// Out of the endpoint, its connections kept: the API server stops as on SIGTERM, finishing the
+		// requests in flight.
+		m.apiReady, m.leaving = false, true
 		c.updateBackends()
 		m.stop()
 		delete(c.machines, name)

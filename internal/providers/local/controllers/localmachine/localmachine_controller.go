@@ -239,10 +239,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		log.V(1).Info("Reconciliation is paused")
 		return ctrl.Result{}, nil
 	}
-	if !lm.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, s)
+	hookResult, err := r.reconcileLeaveEndpoint(ctx, s)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-	return r.reconcileNormal(ctx, s)
+	var res ctrl.Result
+	if !lm.DeletionTimestamp.IsZero() {
+		res, err = r.reconcileDelete(ctx, s)
+	} else {
+		res, err = r.reconcileNormal(ctx, s)
+	}
+	return reconciler.LowestNonZero(res, hookResult), err
 }
 
 // ownerMachine returns the Machine that owns lm, or nil when it has none (or it is gone).

@@ -14,6 +14,8 @@ import (
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/test/cabpk"
 )
 
 // TestLocalMachineMovedAway deletes a LocalMachine the way clusterctl move deletes what it moved, its
@@ -119,4 +121,77 @@ func TestWorkerOfADeletedClusterGoesWithoutAControlPlane(t *testing.T) {
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(lm), &infrav1.LocalMachine{}))
 	}, 60*time.Second, 100*time.Millisecond).Should(BeTrue(), "the worker's LocalMachine is deleted")
+}
+
+// TestDeletedControlPlaneMachineLeavesTheEndpoint: the provider puts its pre-terminate hook on the control
+// plane Machines it runs (not on workers); when such a Machine is deleted, its kube-apiserver leaves the
+// cluster's endpoint and stops before the hook goes, so that the control plane provider, which removes
+// the etcd member once the other hooks are gone, never removes it under an API server that has clients.
+func TestDeletedControlPlaneMachineLeavesTheEndpoint(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	startProvider(t, t.TempDir())
+	cluster, lc := createCluster(t, ns, "c1", true)
+	g.Eventually(func(g Gomega) {
+		get(g, lc)
+		g.Expect(lc.Status.Ready).To(BeTrue())
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	setInfrastructureReady(g, cluster, lc)
+	wc := workloadClient(g, ns, "c1", lc.Spec.ControlPlaneEndpoint)
+	cp0, cp0lm := createMachine(t, cluster, "cp-0", machineOptions{owned: true, controlPlane: true})
+	g.Eventually(func(g Gomega) string { return nodeRegisteredReason(g, cp0lm) }, 90*time.Second, 100*time.Millisecond).
+		Should(Equal(infrav1.NodeRegisteredReason))
+	join := cabpk.CloudConfig(cabpk.Data{Kubeadm: cabpk.JoinConfiguration("127.0.0.1:6443", "cp-1", true, "")})
+	cp1, cp1lm := createMachine(t, cluster, "cp-1", machineOptions{owned: true, controlPlane: true, bootstrap: join})
+	worker, workerlm := createMachine(t, cluster, "m1", machineOptions{owned: true})
+	for _, lm := range []*infrav1.LocalMachine{cp1lm, workerlm} {
+		g.Eventually(func(g Gomega) string { return nodeRegisteredReason(g, lm) }, 90*time.Second, 100*time.Millisecond).
+			Should(Equal(infrav1.NodeRegisteredReason))
+	}
+	g.Eventually(func(g Gomega) {
+		for _, m := range []*clusterv1.Machine{cp0, cp1} {
+			get(g, m)
+			g.Expect(m.Annotations).To(HaveKey(infrav1.LeaveEndpointHookAnnotation), "Machine %s", m.Name)
+		}
+		get(g, cp1lm)
+		g.Expect(conditions.IsTrue(cp1lm, infrav1.ControlPlaneRunningCondition)).To(BeTrue())
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	get(g, worker)
+	g.Expect(worker.Annotations).NotTo(HaveKey(infrav1.LeaveEndpointHookAnnotation), "a worker has no API server")
+
+	t.Log("Machine cp-1 is deleted (held by a finalizer, as the Machine controller holds it until its hooks are gone)")
+	get(g, cp1)
+	cp1.Finalizers = append(cp1.Finalizers, "test.cluster.x-k8s.io/hold")
+	g.Expect(env.Client.Update(ctx, cp1)).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, cp1)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		get(g, cp1)
+		g.Expect(cp1.Annotations).NotTo(HaveKey(infrav1.LeaveEndpointHookAnnotation))
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		get(g, cp1lm)
+		c := conditions.Get(cp1lm, infrav1.ControlPlaneRunningCondition)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Reason).To(Equal(infrav1.LeftEndpointReason))
+	}, 30*time.Second, 200*time.Millisecond).Should(Succeed())
+	_, err := wc.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	g.Expect(err).NotTo(HaveOccurred(), "the endpoint answers through cp-0")
+
+	t.Log("the last control plane Machine has nowhere to send its clients: its hook goes at once")
+	get(g, cp0)
+	cp0.Finalizers = append(cp0.Finalizers, "test.cluster.x-k8s.io/hold")
+	g.Expect(env.Client.Update(ctx, cp0)).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, cp0)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		get(g, cp0)
+		g.Expect(cp0.Annotations).NotTo(HaveKey(infrav1.LeaveEndpointHookAnnotation))
+	}, 30*time.Second, 200*time.Millisecond).Should(Succeed())
+	_, err = wc.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	g.Expect(err).NotTo(HaveOccurred(), "the endpoint still answers through cp-0")
+	for _, m := range []*clusterv1.Machine{cp0, cp1} {
+		get(g, m)
+		m.Finalizers = nil
+		g.Expect(env.Client.Update(ctx, m)).To(Succeed())
+	}
 }
