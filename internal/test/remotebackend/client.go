@@ -142,15 +142,6 @@ func (c *Client) DeleteMachine(ctx context.Context, key types.NamespacedName, na
 	return reply.Err.err()
 }
 
-// LeaveEndpoint implements backend.Backend.
-func (c *Client) LeaveEndpoint(ctx context.Context, key types.NamespacedName, name string) (bool, error) {
-	var reply BoolReply
-	if err := c.call(ctx, "LeaveEndpoint", DeleteMachineArgs{Key: key, Name: name}, &reply); err != nil {
-		return false, err
-	}
-	return reply.Done, reply.Err.err()
-}
-
 // ClusterConfiguration implements backend.Backend.
 func (c *Client) ClusterConfiguration(ctx context.Context, key types.NamespacedName) ([]byte, error) {
 	var reply BytesReply

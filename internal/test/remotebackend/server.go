@@ -109,13 +109,6 @@ func (s *Service) DeleteMachine(args DeleteMachineArgs, reply *ErrReply) error {
 	return nil
 }
 
-// LeaveEndpoint serves backend.Backend.LeaveEndpoint.
-func (s *Service) LeaveEndpoint(args DeleteMachineArgs, reply *BoolReply) error {
-	done, err := s.b.LeaveEndpoint(context.Background(), args.Key, args.Name)
-	reply.Done, reply.Err = done, toWire(err)
-	return nil
-}
-
 // ClusterConfiguration serves backend.Backend.ClusterConfiguration.
 func (s *Service) ClusterConfiguration(args KeyArgs, reply *BytesReply) error {
 	data, err := s.b.ClusterConfiguration(context.Background(), args.Key)

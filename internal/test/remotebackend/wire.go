@@ -42,12 +42,6 @@ type DeleteMachineArgs struct {
 	Name string
 }
 
-// BoolReply is LeaveEndpoint's.
-type BoolReply struct {
-	Done bool
-	Err  WireError
-}
-
 // NamesReply is Machines'.
 type NamesReply struct {
 	Names []string

@@ -182,12 +182,6 @@ type Backend interface {
 	// its Node. It is a no-op for an unknown machine or cluster that has no data. It returns
 	// ErrClusterNotReady while the Node cannot be deleted yet.
 	DeleteMachine(ctx context.Context, key types.NamespacedName, name string) error
-	// LeaveEndpoint takes a control plane machine whose Machine is being deleted out of the cluster's
-	// endpoint before its etcd member is removed: the endpoint sends no new connection to its API server,
-	// which finishes the requests in flight and sends its clients to the other API servers. It reports
-	// whether that is done, true at once when there is nothing to do (a worker, an unknown machine, no other
-	// API server to take the clients).
-	LeaveEndpoint(ctx context.Context, key types.NamespacedName, name string) (bool, error)
 	// ClusterConfiguration returns the kubeadm ClusterConfiguration stored in the workload cluster's
 	// kube-system/kubeadm-config ConfigMap, which kubeadm join --control-plane reads; nil when there is
 	// none. It returns ErrClusterNotReady while no API server is ready.
@@ -195,6 +189,17 @@ type Backend interface {
 	// OnChange registers a function called (from any goroutine) with the key of a cluster whose state
 	// changed, for example when an API server became ready or a process crashed.
 	OnChange(func(types.NamespacedName))
+}
+
+// EndpointLeaver is a backend whose control plane machines' API servers have clients to move before an
+// etcd member is removed (the process backend; the memory backend serves every API from memory).
+type EndpointLeaver interface {
+	// LeaveEndpoint takes a control plane machine whose Machine is being deleted out of the cluster's
+	// endpoint before its etcd member is removed: the endpoint sends no new connection to its API server,
+	// which finishes the requests in flight and sends its clients to the other API servers. It reports
+	// whether that is done, true at once when there is nothing to do (a worker, an unknown machine, no other
+	// API server to take the clients).
+	LeaveEndpoint(ctx context.Context, key types.NamespacedName, name string) (bool, error)
 }
 
 // RetryInterval is how soon a controller retries when a backend reports a cluster as not ready, in case

@@ -192,11 +192,6 @@ func (b *Backend) Machines(_ context.Context, key types.NamespacedName) ([]strin
 	return c.machineNames(), nil
 }
 
-// LeaveEndpoint implements backend.Backend: the memory backend's endpoint has no connections to move.
-func (b *Backend) LeaveEndpoint(context.Context, types.NamespacedName, string) (bool, error) {
-	return true, nil
-}
-
 // DeleteMachine implements backend.Backend.
 func (b *Backend) DeleteMachine(_ context.Context, key types.NamespacedName, name string) error {
 	c := b.get(key)

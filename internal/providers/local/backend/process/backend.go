@@ -72,7 +72,10 @@ type Backend struct {
 	closed   bool
 }
 
-var _ backend.Backend = &Backend{}
+var (
+	_ backend.Backend        = &Backend{}
+	_ backend.EndpointLeaver = &Backend{}
+)
 
 // New returns a process backend. It starts nothing until clusters are ensured; call Shutdown (or run it as
 // a manager Runnable with Start) to stop every process when the provider stops.
@@ -199,7 +202,7 @@ func (b *Backend) DeleteMachine(ctx context.Context, key types.NamespacedName, n
 	return c.deleteMachine(ctx, name)
 }
 
-// LeaveEndpoint implements backend.Backend.
+// LeaveEndpoint implements backend.EndpointLeaver.
 func (b *Backend) LeaveEndpoint(_ context.Context, key types.NamespacedName, name string) (bool, error) {
 	c := b.get(key)
 	if c == nil {

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 )
 
 // leaveEndpointRetry is how soon a deleted control plane Machine's hook is looked at again while its
@@ -17,10 +18,12 @@ const leaveEndpointRetry = time.Second
 // reconcileLeaveEndpoint keeps the LeaveEndpointHookAnnotation pre-terminate hook on a control plane
 // Machine while it lives, and once it is deleted takes its API server out of the cluster's endpoint
 // (Backend.LeaveEndpoint) before removing the hook, which lets the control plane provider remove its etcd
-// member. Workers and Machines of other kinds are left alone.
+// member. Workers, and every Machine of a backend without API servers to leave (the memory backend), are
+// left alone.
 func (r *Reconciler) reconcileLeaveEndpoint(ctx context.Context, s *scope) (ctrl.Result, error) {
 	m := s.machine
-	if m == nil || !isControlPlane(m) {
+	leaver, ok := r.Backend.(backend.EndpointLeaver)
+	if !ok || m == nil || !isControlPlane(m) {
 		return ctrl.Result{}, nil
 	}
 	_, hooked := m.Annotations[infrav1.LeaveEndpointHookAnnotation]
@@ -35,7 +38,7 @@ func (r *Reconciler) reconcileLeaveEndpoint(ctx context.Context, s *scope) (ctrl
 	}
 	if s.cluster != nil && s.localMachine.DeletionTimestamp.IsZero() {
 		if key, ok := localClusterKey(s.cluster); ok {
-			done, err := r.Backend.LeaveEndpoint(ctx, key, m.Name)
+			done, err := leaver.LeaveEndpoint(ctx, key, m.Name)
 			if err != nil {
 				return ctrl.Result{}, err
 			}
