@@ -22,10 +22,10 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
-	"github.com/capstan-dev/capstan/internal/image"
+	"github.com/capstan-dev/capstan/internal/release/image"
 	"github.com/capstan-dev/capstan/internal/release"
 	"github.com/capstan-dev/capstan/internal/release/dist"
-	"github.com/capstan-dev/capstan/internal/signature"
+	"github.com/capstan-dev/capstan/internal/release/signature"
 )
 
 const usage = "usage: release image|directory|verify [flags]; see docs/release.md"

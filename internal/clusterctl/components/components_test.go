@@ -8,7 +8,7 @@ import (
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
-	"github.com/capstan-dev/capstan/internal/clusterctl/golden"
+	"github.com/capstan-dev/capstan/internal/test/golden"
 )
 
 var docker = config.Provider{Name: "docker", Type: clusterctlv1.InfrastructureProviderType,

@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/utils/ptr"
 
-	"github.com/capstan-dev/capstan/internal/clusterctl/golden"
+	"github.com/capstan-dev/capstan/internal/test/golden"
 )
 
 // degraded returns a provisioned cluster of 4 machines where one is not ready, with a multi-line message,

@@ -22,10 +22,10 @@ import (
 	. "github.com/onsi/gomega"
 	"golang.org/x/mod/modfile"
 
-	"github.com/capstan-dev/capstan/internal/image"
+	"github.com/capstan-dev/capstan/internal/release/image"
 	"github.com/capstan-dev/capstan/internal/release/dist"
-	"github.com/capstan-dev/capstan/internal/sbom"
-	"github.com/capstan-dev/capstan/internal/signature"
+	"github.com/capstan-dev/capstan/internal/release/sbom"
+	"github.com/capstan-dev/capstan/internal/release/signature"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 )
 

@@ -14,10 +14,10 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
-	"github.com/capstan-dev/capstan/internal/image"
+	"github.com/capstan-dev/capstan/internal/release/image"
 	"github.com/capstan-dev/capstan/internal/release"
-	"github.com/capstan-dev/capstan/internal/sbom"
-	"github.com/capstan-dev/capstan/internal/signature"
+	"github.com/capstan-dev/capstan/internal/release/sbom"
+	"github.com/capstan-dev/capstan/internal/release/signature"
 )
 
 // SBOMFile is the name of the image's SBOM beside the layout and in the GitHub release.

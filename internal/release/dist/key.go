@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/capstan-dev/capstan/internal/signature"
+	"github.com/capstan-dev/capstan/internal/release/signature"
 )
 
 // KeyOptions say where the signing key of a build is and how it may be had.

@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/capstan-dev/capstan/internal/release/dist"
-	"github.com/capstan-dev/capstan/internal/signature"
+	"github.com/capstan-dev/capstan/internal/release/signature"
 )
 
 func TestSigningKey(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
-	"github.com/capstan-dev/capstan/internal/clusterctl/golden"
+	"github.com/capstan-dev/capstan/internal/test/golden"
 	"github.com/capstan-dev/capstan/internal/manifest"
 )
 

@@ -16,7 +16,7 @@ import (
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
-	"github.com/capstan-dev/capstan/internal/clusterctl/golden"
+	"github.com/capstan-dev/capstan/internal/test/golden"
 )
 
 // TestInit runs init against an empty cluster, then again and again: each step starts from the state

@@ -13,7 +13,7 @@ import (
 	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
-	"github.com/capstan-dev/capstan/internal/clusterctl/golden"
+	"github.com/capstan-dev/capstan/internal/test/golden"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository/repositorytest"
 )
 

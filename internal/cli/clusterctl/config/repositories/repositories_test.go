@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
-	"github.com/capstan-dev/capstan/internal/clusterctl/golden"
+	"github.com/capstan-dev/capstan/internal/test/golden"
 )
 
 // config adds a provider, overrides a built-in one, and points one at GitLab, as the book's examples do.

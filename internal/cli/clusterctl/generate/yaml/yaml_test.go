@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
-	"github.com/capstan-dev/capstan/internal/clusterctl/golden"
+	"github.com/capstan-dev/capstan/internal/test/golden"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository/repositorytest"
 )
 

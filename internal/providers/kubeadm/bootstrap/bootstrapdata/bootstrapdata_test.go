@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
-	"github.com/capstan-dev/capstan/internal/clusterctl/golden"
+	"github.com/capstan-dev/capstan/internal/test/golden"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/kubeadmapi"
 )
 

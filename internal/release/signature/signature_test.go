@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	. "github.com/onsi/gomega"
 
-	"github.com/capstan-dev/capstan/internal/signature"
+	"github.com/capstan-dev/capstan/internal/release/signature"
 )
 
 func keys(t *testing.T, password string) (*signature.Signer, *signature.Verifier, []byte) {

@@ -14,7 +14,7 @@ import (
 
 	. "github.com/onsi/gomega"
 
-	"github.com/capstan-dev/capstan/internal/sbom"
+	"github.com/capstan-dev/capstan/internal/release/sbom"
 )
 
 // program builds testdata/semver, a Go program whose one dependency is github.com/blang/semver/v4
@@ -93,8 +93,8 @@ func TestBuildSharesModulesAcrossPlatforms(t *testing.T) {
 	}
 	g.Expect(names).To(ConsistOf(
 		// The binary of each platform, named by its main package.
-		"github.com/capstan-dev/capstan/internal/sbom/testdata/semver@v0.1.0",
-		"github.com/capstan-dev/capstan/internal/sbom/testdata/semver@v0.1.0",
+		"github.com/capstan-dev/capstan/internal/release/sbom/testdata/semver@v0.1.0",
+		"github.com/capstan-dev/capstan/internal/release/sbom/testdata/semver@v0.1.0",
 		"github.com/blang/semver/v4@v4.0.0", "stdlib@"+strings.TrimPrefix(runtime.Version(), "go")))
 }
 

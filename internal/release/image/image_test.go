@@ -20,7 +20,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/random"
 	. "github.com/onsi/gomega"
 
-	"github.com/capstan-dev/capstan/internal/image"
+	"github.com/capstan-dev/capstan/internal/release/image"
 )
 
 var (
