@@ -132,8 +132,8 @@ FUZZ_TARGETS := ./internal/clusterctl/yamlprocessor:FuzzSubstitution ./internal/
 	./internal/clusterctl/repository:FuzzParseMetadata ./internal/clusterctl/components:FuzzNew \
 	./internal/clusterctl/move:FuzzDirectory \
 	./internal/topology/variables:FuzzVariables ./internal/topology:FuzzRender ./internal/topology:FuzzPatches \
-	./internal/providers/kubeadm/bootstrap/bootstrapdata:FuzzRender \
-	./internal/providers/local/bootstrapdata:FuzzParse ./internal/providers/local/bootstrapdata:FuzzParseClusterConfiguration \
+	./internal/providers/kubeadm/bootstrap/userdata:FuzzRender \
+	./internal/providers/local/nodeboot:FuzzParse ./internal/providers/local/nodeboot:FuzzParseClusterConfiguration \
 	./internal/operator/source:FuzzReleaseFromConfigMap ./internal/operator/source:FuzzOCIRelease
 
 .PHONY: fuzz

@@ -15,7 +15,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/capstan-dev/capstan/internal/clusterctl/topologyplan"
-	"github.com/capstan-dev/capstan/internal/providers/local/bootstrapdata"
+	"github.com/capstan-dev/capstan/internal/providers/local/nodeboot"
 	"github.com/capstan-dev/capstan/internal/release"
 )
 
@@ -114,11 +114,11 @@ func TestClusterTemplates(t *testing.T) {
 					// The bootstrap data is what the kubeadm bootstrap provider writes, and the local
 					// provider reads it: kubeadm init for the control plane, kubeadm join for the workers.
 					value, _, _ := unstructured.NestedString(o.Object, "stringData", "value")
-					d, err := bootstrapdata.Parse("cloud-config", []byte(value))
+					d, err := nodeboot.Parse("cloud-config", []byte(value))
 					g.Expect(err).NotTo(HaveOccurred(), o.GetName())
-					want := bootstrapdata.CommandJoin
+					want := nodeboot.CommandJoin
 					if strings.HasSuffix(o.GetName(), "control-plane-bootstrap") {
-						want = bootstrapdata.CommandInit
+						want = nodeboot.CommandInit
 						g.Expect(d.Kubeadm.Cluster.KubernetesVersion).To(Equal("v1.37.1"))
 					}
 					g.Expect(d.Command).To(Equal(want), o.GetName())

@@ -20,7 +20,7 @@ import (
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
-	embeddedruntime "github.com/capstan-dev/capstan/internal/embedded/runtime"
+	"github.com/capstan-dev/capstan/internal/embedded/deployments"
 	"github.com/capstan-dev/capstan/internal/loopback"
 	"github.com/capstan-dev/capstan/internal/manifest"
 	"github.com/capstan-dev/capstan/internal/release"
@@ -117,7 +117,7 @@ func Up(ctx context.Context, o UpOptions) error {
 	return nil
 }
 
-func newRuntime(c *Cluster, o UpOptions) (*embeddedruntime.Runtime, ctrl.Manager, error) {
+func newRuntime(c *Cluster, o UpOptions) (*deployments.Runtime, ctrl.Manager, error) {
 	cfg, err := c.RESTConfig()
 	if err != nil {
 		return nil, nil, err
@@ -134,7 +134,7 @@ func newRuntime(c *Cluster, o UpOptions) (*embeddedruntime.Runtime, ctrl.Manager
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating the local runtime: %w", err)
 	}
-	rt := &embeddedruntime.Runtime{
+	rt := &deployments.Runtime{
 		Client:      mgr.GetClient(),
 		Capstan:     o.Capstan,
 		Images:      []string{release.Image},

@@ -1,7 +1,7 @@
 // Package cabpk makes bootstrap data in the cloud-config format of Cluster API's kubeadm bootstrap provider
 // (CABPK) for tests of what consumes it (the local provider), without running the bootstrap provider:
 // kubeadm configurations written as YAML by hand, rendered by the bootstrap provider's own renderer
-// (package bootstrapdata), in the data Secret CABPK writes.
+// (package userdata), in the data Secret CABPK writes.
 package cabpk
 
 import (
@@ -13,7 +13,7 @@ import (
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/bootstrapdata"
+	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/userdata"
 )
 
 // File is a file of the bootstrap data (KubeadmConfig spec.files).
@@ -33,19 +33,19 @@ type Data struct {
 }
 
 // CloudConfig renders the data as CABPK's cloud-config, with the kubeadm bootstrap provider's own renderer
-// (internal/providers/kubeadm/bootstrap/bootstrapdata). Kubeadm's documents are written as given: for init,
+// (internal/providers/kubeadm/bootstrap/userdata). Kubeadm's documents are written as given: for init,
 // the ClusterConfiguration then the InitConfiguration, separated by "---" (as InitConfiguration returns
 // them).
 func CloudConfig(d Data) []byte {
-	in := &bootstrapdata.Input{Step: bootstrapdata.JoinWorker, JoinConfiguration: d.Kubeadm}
+	in := &userdata.Input{Step: userdata.JoinWorker, JoinConfiguration: d.Kubeadm}
 	if d.Init {
 		cluster, initDoc, _ := strings.Cut(d.Kubeadm, "\n---\n")
-		in = &bootstrapdata.Input{Step: bootstrapdata.Init, ClusterConfiguration: cluster, InitConfiguration: initDoc}
+		in = &userdata.Input{Step: userdata.Init, ClusterConfiguration: cluster, InitConfiguration: initDoc}
 	}
 	for _, f := range d.Files {
 		in.Files = append(in.Files, bootstrapv1.File{Path: f.Path, Owner: "root:root", Permissions: f.Permissions, Content: f.Content})
 	}
-	data, err := bootstrapdata.CloudConfig(in)
+	data, err := userdata.CloudConfig(in)
 	if err != nil {
 		// Only a file or command the encoder cannot write fails: a defect of the calling test.
 		panic(fmt.Sprintf("rendering bootstrap data: %v", err))

@@ -17,7 +17,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clusterctl/yamlprocessor"
 	"github.com/capstan-dev/capstan/internal/manifest"
-	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/bootstrapdata"
+	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/userdata"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/kubeadmapi"
 )
 
@@ -300,5 +300,5 @@ func initData(cluster *clusterv1.Cluster, kubernetesVersion, nodeName string) ([
 	if err != nil {
 		return nil, fmt.Errorf("rendering the control plane's InitConfiguration: %w", err)
 	}
-	return bootstrapdata.CloudConfig(&bootstrapdata.Input{Step: bootstrapdata.Init, ClusterConfiguration: clusterYAML, InitConfiguration: initYAML})
+	return userdata.CloudConfig(&userdata.Input{Step: userdata.Init, ClusterConfiguration: clusterYAML, InitConfiguration: initYAML})
 }

@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/providers/local/bootstrapdata"
+	"github.com/capstan-dev/capstan/internal/providers/local/nodeboot"
 )
 
 // TestInitData checks the control plane Machine's `kubeadm init` data, rendered by the kubeadm bootstrap
@@ -31,9 +31,9 @@ func TestInitData(t *testing.T) {
 		ContainSubstring("serviceSubnet: 10.128.0.0/12"),
 	))
 
-	d, err := bootstrapdata.Parse("cloud-config", data)
+	d, err := nodeboot.Parse("cloud-config", data)
 	g.Expect(err).NotTo(HaveOccurred(), string(data))
-	g.Expect(d.Command).To(Equal(bootstrapdata.CommandInit))
+	g.Expect(d.Command).To(Equal(nodeboot.CommandInit))
 	g.Expect(d.ControlPlane()).To(BeTrue())
 	node, err := d.Node()
 	g.Expect(err).NotTo(HaveOccurred())

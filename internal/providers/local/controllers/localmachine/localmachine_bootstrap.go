@@ -11,14 +11,14 @@ import (
 
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
-	"github.com/capstan-dev/capstan/internal/providers/local/bootstrapdata"
+	"github.com/capstan-dev/capstan/internal/providers/local/nodeboot"
 )
 
 // errBootstrapDataInvalid wraps what makes a Machine's bootstrap data unusable.
 var errBootstrapDataInvalid = errors.New("invalid bootstrap data")
 
 // readBootstrapData reads and parses the Machine's bootstrap data Secret (keys `value` and `format`).
-func (r *Reconciler) readBootstrapData(ctx context.Context, s *scope) (*bootstrapdata.Data, error) {
+func (r *Reconciler) readBootstrapData(ctx context.Context, s *scope) (*nodeboot.Data, error) {
 	name := ptr.Deref(s.machine.Spec.Bootstrap.DataSecretName, "")
 	secret := &corev1.Secret{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.machine.Namespace, Name: name}, secret); err != nil {
@@ -28,7 +28,7 @@ func (r *Reconciler) readBootstrapData(ctx context.Context, s *scope) (*bootstra
 	if !ok {
 		return nil, fmt.Errorf("%w: Secret %s has no value key", errBootstrapDataInvalid, name)
 	}
-	d, err := bootstrapdata.Parse(string(secret.Data["format"]), value)
+	d, err := nodeboot.Parse(string(secret.Data["format"]), value)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errBootstrapDataInvalid, err)
 	}
@@ -40,7 +40,7 @@ func (r *Reconciler) readBootstrapData(ctx context.Context, s *scope) (*bootstra
 // cluster.x-k8s.io/control-plane, or whose data runs kubeadm init or join --control-plane) the API
 // server's and etcd's configuration from the kubeadm ClusterConfiguration: the data's own for kubeadm
 // init, the one kubeadm init uploaded to the workload cluster for kubeadm join.
-func (r *Reconciler) desiredMachine(ctx context.Context, s *scope, d *bootstrapdata.Data, providerID string) (backend.Machine, error) {
+func (r *Reconciler) desiredMachine(ctx context.Context, s *scope, d *nodeboot.Data, providerID string) (backend.Machine, error) {
 	m := s.machine
 	node, err := d.Node()
 	if err != nil {
@@ -62,12 +62,12 @@ func (r *Reconciler) desiredMachine(ctx context.Context, s *scope, d *bootstrapd
 	for _, f := range d.Files {
 		cp.Files = append(cp.Files, backend.File{Path: f.Path, Content: f.Content, Mode: f.Mode})
 	}
-	var cc *bootstrapdata.ClusterConfiguration
+	var cc *nodeboot.ClusterConfiguration
 	switch d.Command {
-	case bootstrapdata.CommandInit:
+	case nodeboot.CommandInit:
 		cc = d.Kubeadm.Cluster
 		cp.ClusterConfiguration = d.ClusterConfigurationDocument()
-	case bootstrapdata.CommandJoin:
+	case nodeboot.CommandJoin:
 		key, _ := localClusterKey(s.cluster)
 		raw, err := r.Backend.ClusterConfiguration(ctx, key)
 		switch {
@@ -80,7 +80,7 @@ func (r *Reconciler) desiredMachine(ctx context.Context, s *scope, d *bootstrapd
 			return backend.Machine{}, err
 		}
 		if raw != nil {
-			if cc, err = bootstrapdata.ParseClusterConfiguration(raw); err != nil {
+			if cc, err = nodeboot.ParseClusterConfiguration(raw); err != nil {
 				return backend.Machine{}, fmt.Errorf("reading the workload cluster's kube-system/kubeadm-config ConfigMap: %w", err)
 			}
 		}

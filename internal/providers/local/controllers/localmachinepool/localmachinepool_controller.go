@@ -41,7 +41,7 @@ import (
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
-	"github.com/capstan-dev/capstan/internal/providers/local/bootstrapdata"
+	"github.com/capstan-dev/capstan/internal/providers/local/nodeboot"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
@@ -239,7 +239,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 	}
 	node, err := r.nodeRegistration(ctx, pool.Namespace, dataSecret)
 	if err != nil {
-		if bootstrapdata.IsInvalid(err) || errors.Is(err, errInvalid) {
+		if nodeboot.IsInvalid(err) || errors.Is(err, errInvalid) {
 			s.facts.bootstrapInvalid = err.Error()
 			return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 		}
@@ -308,25 +308,25 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 var errInvalid = errors.New("invalid bootstrap data")
 
 // nodeRegistration reads the labels and taints the instances' Nodes get from the bootstrap data.
-func (r *Reconciler) nodeRegistration(ctx context.Context, namespace, name string) (bootstrapdata.Node, error) {
+func (r *Reconciler) nodeRegistration(ctx context.Context, namespace, name string) (nodeboot.Node, error) {
 	secret := &corev1.Secret{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, secret); err != nil {
-		return bootstrapdata.Node{}, fmt.Errorf("getting the bootstrap data Secret %s: %w", name, err)
+		return nodeboot.Node{}, fmt.Errorf("getting the bootstrap data Secret %s: %w", name, err)
 	}
 	value, ok := secret.Data["value"]
 	if !ok {
-		return bootstrapdata.Node{}, fmt.Errorf("%w: Secret %s has no value key", errInvalid, name)
+		return nodeboot.Node{}, fmt.Errorf("%w: Secret %s has no value key", errInvalid, name)
 	}
-	d, err := bootstrapdata.Parse(string(secret.Data["format"]), value)
+	d, err := nodeboot.Parse(string(secret.Data["format"]), value)
 	if err != nil {
-		return bootstrapdata.Node{}, fmt.Errorf("%w: %w", errInvalid, err)
+		return nodeboot.Node{}, fmt.Errorf("%w: %w", errInvalid, err)
 	}
 	if d.ControlPlane() {
-		return bootstrapdata.Node{}, fmt.Errorf("%w: the data of a MachinePool must join worker Nodes, not run a control plane", errInvalid)
+		return nodeboot.Node{}, fmt.Errorf("%w: the data of a MachinePool must join worker Nodes, not run a control plane", errInvalid)
 	}
 	node, err := d.Node()
 	if err != nil {
-		return bootstrapdata.Node{}, fmt.Errorf("%w: %w", errInvalid, err)
+		return nodeboot.Node{}, fmt.Errorf("%w: %w", errInvalid, err)
 	}
 	return node, nil
 }

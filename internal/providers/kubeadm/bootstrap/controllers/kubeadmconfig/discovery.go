@@ -7,15 +7,15 @@ import (
 	"sigs.k8s.io/yaml"
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
-	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/bootstrapdata"
+	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/userdata"
 )
 
 // joinStep is the join the owner does: as a control plane Machine or as a worker.
-func joinStep(s *scope) bootstrapdata.Step {
+func joinStep(s *scope) userdata.Step {
 	if s.owner.isControlPlane() {
-		return bootstrapdata.JoinControlPlane
+		return userdata.JoinControlPlane
 	}
-	return bootstrapdata.JoinWorker
+	return userdata.JoinWorker
 }
 
 // discoveryKubeconfig returns the kubeconfig file of a file discovery with spec.joinConfiguration.discovery

@@ -22,7 +22,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
 	"github.com/capstan-dev/capstan/internal/feature"
-	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/bootstrapdata"
+	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/userdata"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/certs"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/kubeadmapi"
 )
@@ -100,9 +100,9 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 	case !controlPlaneInitialized(s.cluster):
 		result, err = r.reconcileInit(ctx, s)
 	case s.owner.isControlPlane():
-		result, err = r.reconcileJoin(ctx, s, bootstrapdata.JoinControlPlane)
+		result, err = r.reconcileJoin(ctx, s, userdata.JoinControlPlane)
 	default:
-		result, err = r.reconcileJoin(ctx, s, bootstrapdata.JoinWorker)
+		result, err = r.reconcileJoin(ctx, s, userdata.JoinWorker)
 	}
 	var cfgErr *configError
 	if errors.As(err, &cfgErr) {
@@ -250,7 +250,7 @@ func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (_ ctrl.Result
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	in := &bootstrapdata.Input{Step: bootstrapdata.Init, ClusterConfiguration: clusterYAML, InitConfiguration: initYAML}
+	in := &userdata.Input{Step: userdata.Init, ClusterConfiguration: clusterYAML, InitConfiguration: initYAML}
 	if err := r.fillInput(ctx, s, in, clusterCerts.Files()); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -258,7 +258,7 @@ func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (_ ctrl.Result
 }
 
 // reconcileJoin renders the `kubeadm join` data of a Machine once the control plane is initialized.
-func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, step bootstrapdata.Step) (ctrl.Result, error) {
+func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, step userdata.Step) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	spec := &s.config.Spec
 	// A join that needs a new bootstrap token needs the workload cluster, which the cluster cache connects
@@ -278,10 +278,10 @@ func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, step bootstrap
 		log.Info("Creating a default JoinConfiguration")
 		spec.JoinConfiguration = &bootstrapv1.JoinConfiguration{}
 	}
-	if step == bootstrapdata.JoinWorker && spec.JoinConfiguration.ControlPlane != nil {
+	if step == userdata.JoinWorker && spec.JoinConfiguration.ControlPlane != nil {
 		return ctrl.Result{}, configErrorf("%s %s joins workers, but spec.joinConfiguration.controlPlane is set", s.owner.kind, s.owner.name())
 	}
-	if step == bootstrapdata.JoinControlPlane && spec.JoinConfiguration.ControlPlane == nil {
+	if step == userdata.JoinControlPlane && spec.JoinConfiguration.ControlPlane == nil {
 		spec.JoinConfiguration.ControlPlane = &bootstrapv1.JoinControlPlane{}
 	}
 	version, err := ownerVersion(s.owner)
@@ -290,7 +290,7 @@ func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, step bootstrap
 	}
 
 	clusterCerts := certs.ForWorker(spec.JoinConfiguration.CACertPath)
-	if step == bootstrapdata.JoinControlPlane {
+	if step == userdata.JoinControlPlane {
 		clusterCerts = certs.ForControlPlane(spec.ClusterConfiguration)
 	}
 	if err := clusterCerts.Lookup(ctx, r.Client, client.ObjectKeyFromObject(s.cluster)); err != nil {
@@ -307,11 +307,11 @@ func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, step bootstrap
 		return res, err
 	}
 
-	log.Info("Rendering the bootstrap data of a joining Machine", "controlPlane", step == bootstrapdata.JoinControlPlane)
+	log.Info("Rendering the bootstrap data of a joining Machine", "controlPlane", step == userdata.JoinControlPlane)
 	join := defaultedJoin(spec.JoinConfiguration)
 	var files []bootstrapv1.File
 	var clusterConfiguration *bootstrapv1.ClusterConfiguration
-	if step == bootstrapdata.JoinWorker {
+	if step == userdata.JoinWorker {
 		// The Machine controller removes this taint once it has synced the Node's labels; it is not
 		// written to the KubeadmConfig.
 		if !hasTaint(join.NodeRegistration.Taints, clusterv1.NodeUninitializedTaintKey) {
@@ -325,7 +325,7 @@ func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope, step bootstrap
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	in := &bootstrapdata.Input{Step: step, JoinConfiguration: joinYAML,
+	in := &userdata.Input{Step: step, JoinConfiguration: joinYAML,
 		UseExperimentalRetryJoin: spec.UseExperimentalRetryJoin} //nolint:staticcheck // deprecated upstream, still served and honoured
 	if err := r.fillInput(ctx, s, in, files); err != nil {
 		return ctrl.Result{}, err
@@ -408,7 +408,7 @@ func fillClusterConfiguration(cc *bootstrapv1.ClusterConfiguration, cluster *clu
 
 // fillInput adds to in what every format and step share: the files (certificates first), the users and
 // the rest of the spec.
-func (r *Reconciler) fillInput(ctx context.Context, s *scope, in *bootstrapdata.Input, certFiles []bootstrapv1.File) error {
+func (r *Reconciler) fillInput(ctx context.Context, s *scope, in *userdata.Input, certFiles []bootstrapv1.File) error {
 	spec := &s.config.Spec
 	files, err := r.resolveFiles(ctx, s.config)
 	if err != nil {
@@ -543,12 +543,12 @@ func (r *Reconciler) reconcileDiscovery(ctx context.Context, s *scope, clusterCe
 }
 
 // render renders and stores the bootstrap data.
-func (r *Reconciler) render(ctx context.Context, s *scope, in *bootstrapdata.Input) error {
+func (r *Reconciler) render(ctx context.Context, s *scope, in *userdata.Input) error {
 	if s.config.Spec.Format == bootstrapv1.Ignition && !r.FeatureGates.Enabled(feature.KubeadmBootstrapFormatIgnition) {
 		return configErrorf("spec.format is ignition, which needs the KubeadmBootstrapFormatIgnition feature gate: start the bootstrap provider with " +
 			"--feature-gates=KubeadmBootstrapFormatIgnition=true (clusterctl init: EXP_KUBEADM_BOOTSTRAP_FORMAT_IGNITION=true), or use cloud-config")
 	}
-	data, warnings, err := bootstrapdata.Render(s.config.Spec.Format, in, s.config.Spec.Ignition)
+	data, warnings, err := userdata.Render(s.config.Spec.Format, in, s.config.Spec.Ignition)
 	if err != nil {
 		// What cannot be rendered is in the spec: an invalid additionalConfig, mount, encoding...
 		return &configError{msg: "Rendering the bootstrap data: " + err.Error()}

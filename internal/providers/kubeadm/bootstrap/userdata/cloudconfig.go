@@ -1,4 +1,4 @@
-package bootstrapdata
+package userdata
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package bootstrapdata
+package userdata
 
 import (
 	"path"
@@ -9,7 +9,7 @@ import (
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/kubeadmapi"
-	localdata "github.com/capstan-dev/capstan/internal/providers/local/bootstrapdata"
+	localdata "github.com/capstan-dev/capstan/internal/providers/local/nodeboot"
 )
 
 // FuzzRender checks that no KubeadmConfig spec (written by whoever can write KubeadmConfigs or

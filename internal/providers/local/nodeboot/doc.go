@@ -1,4 +1,4 @@
-// Package bootstrapdata reads a Machine's bootstrap data the way a node would: the cloud-config or
+// Package nodeboot reads a Machine's bootstrap data the way a node would: the cloud-config or
 // Ignition document that a bootstrap provider writes to the Machine's data Secret, in the format of
 // Cluster API's kubeadm bootstrap provider (CABPK). It returns the files the data writes, the kubeadm
 // command it runs (init or join) and the kubeadm configuration that command reads
@@ -7,4 +7,4 @@
 // a control plane node the extra arguments, volumes and files of kube-apiserver and etcd.
 //
 // Nothing is executed: commands other than kubeadm's are ignored.
-package bootstrapdata
+package nodeboot

@@ -1,4 +1,4 @@
-package bootstrapdata
+package userdata
 
 import (
 	"encoding/base64"

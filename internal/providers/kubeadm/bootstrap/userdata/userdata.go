@@ -1,8 +1,8 @@
-// Package bootstrapdata renders the bootstrap data of a machine, what it runs on its first boot to become a
+// Package userdata renders the bootstrap data of a machine, what it runs on its first boot to become a
 // Kubernetes node, in the formats of upstream's kubeadm bootstrap provider: cloud-init's #cloud-config
 // and Ignition v3. Both write the same files (the kubeadm configuration included) and run the same
 // commands, at the paths upstream uses, so that anything that reads upstream's bootstrap data reads these.
-package bootstrapdata
+package userdata
 
 import (
 	"fmt"
