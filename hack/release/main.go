@@ -22,9 +22,9 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
-	"github.com/capstan-dev/capstan/internal/release/image"
 	"github.com/capstan-dev/capstan/internal/release"
 	"github.com/capstan-dev/capstan/internal/release/dist"
+	"github.com/capstan-dev/capstan/internal/release/image"
 	"github.com/capstan-dev/capstan/internal/release/signature"
 )
 

@@ -22,8 +22,8 @@ import (
 	. "github.com/onsi/gomega"
 	"golang.org/x/mod/modfile"
 
-	"github.com/capstan-dev/capstan/internal/release/image"
 	"github.com/capstan-dev/capstan/internal/release/dist"
+	"github.com/capstan-dev/capstan/internal/release/image"
 	"github.com/capstan-dev/capstan/internal/release/sbom"
 	"github.com/capstan-dev/capstan/internal/release/signature"
 	"github.com/capstan-dev/capstan/internal/test/envtest"

@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
-	"github.com/capstan-dev/capstan/internal/test/golden"
 	"github.com/capstan-dev/capstan/internal/manifest"
+	"github.com/capstan-dev/capstan/internal/test/golden"
 )
 
 // quickStart is the testdata of the topologyplan package: a ClusterClass in the shape of the book's

@@ -25,8 +25,8 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	clusterctlclient "github.com/capstan-dev/capstan/internal/clusterctl/client"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
-	"github.com/capstan-dev/capstan/internal/test/golden"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
+	"github.com/capstan-dev/capstan/internal/test/golden"
 )
 
 var env *envtest.Environment

@@ -18,9 +18,9 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
-	"github.com/capstan-dev/capstan/internal/test/golden"
 	"github.com/capstan-dev/capstan/internal/clusterctl/move/movetest"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
+	"github.com/capstan-dev/capstan/internal/test/golden"
 )
 
 var source, target *envtest.Environment

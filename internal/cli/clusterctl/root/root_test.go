@@ -13,8 +13,8 @@ import (
 	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
-	"github.com/capstan-dev/capstan/internal/test/golden"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository/repositorytest"
+	"github.com/capstan-dev/capstan/internal/test/golden"
 )
 
 // plugins is a PluginHandler with a fixed set of plugins that record how they were run.

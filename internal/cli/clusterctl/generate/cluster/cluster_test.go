@@ -14,8 +14,8 @@ import (
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
-	"github.com/capstan-dev/capstan/internal/test/golden"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository/repositorytest"
+	"github.com/capstan-dev/capstan/internal/test/golden"
 )
 
 // The command of the issue: the upstream v1.10 CAPD development template and metadata in a local

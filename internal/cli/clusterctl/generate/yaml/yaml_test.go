@@ -10,8 +10,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/clusterctltest"
-	"github.com/capstan-dev/capstan/internal/test/golden"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository/repositorytest"
+	"github.com/capstan-dev/capstan/internal/test/golden"
 )
 
 var values = map[string]string{"CLUSTER_NAME": "demo", "PLAIN": "plain-value", "WITH_EQUALS": "from-env"}

@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
-	"github.com/capstan-dev/capstan/internal/test/golden"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/kubeadmapi"
+	"github.com/capstan-dev/capstan/internal/test/golden"
 )
 
 // input returns the bootstrap data input of a machine of each step, with files, users and commands.
