@@ -486,6 +486,7 @@ func runStep(ctx context.Context, t *testing.T, g Gomega, r *run, n int, st step
 	}
 	for _, p := range plan {
 		if wait := time.Until(start.Add(p.at)); wait > 0 {
+			// The plan injects each fault at its time.
 			time.Sleep(wait)
 		}
 		if st.only == nil && succeeds(done) {
@@ -649,6 +650,7 @@ func (r *run) cleanup(ctx context.Context) {
 			if err := h.client.List(ctx, list, client.InNamespace(r.ns)); err == nil && len(list.Items) == 0 {
 				break
 			}
+			// Polled until the namespace is empty.
 			time.Sleep(time.Second)
 		}
 		_ = h.client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.ns}})
@@ -733,6 +735,7 @@ func readEtcdNow(cluster string) func(context.Context, Gomega, *run) {
 			}
 			kcp.Annotations["chaos.capstan.dev/read-etcd"] = time.Now().Format(time.RFC3339Nano)
 		})
+		// The read takes a moment and leaves no trace to poll for.
 		time.Sleep(3 * time.Second)
 	}
 }

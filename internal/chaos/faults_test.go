@@ -97,6 +97,7 @@ var (
 			p.SetDrop(true)
 			detail = fmt.Sprintf("connections dropped and refused for %s", d)
 		}
+		// The fault lasts d.
 		time.Sleep(d)
 		p.SetDelay(0)
 		p.SetDrop(false)
@@ -116,6 +117,7 @@ var faultOutage = fault{name: "management API unreachable for 30 s", inject: fun
 		return "", errors.New("the managers do not go through the stalling proxy")
 	}
 	p.SetDrop(true)
+	// The outage lasts outageFor.
 	time.Sleep(outageFor)
 	p.SetDrop(false)
 	return "connections dropped and refused", nil
@@ -190,6 +192,7 @@ func killWorkloadProcess(r *run, program string) (string, error) {
 		if now, err := procs.ReadPidFile(pidFile); err == nil && now != pid && procs.Alive(now) {
 			return detail, nil
 		}
+		// Polled until the process runs again.
 		time.Sleep(100 * time.Millisecond)
 	}
 	return detail, fmt.Errorf("the %s of machine %s was not restarted within 2 minutes", program, t.machine)

@@ -196,6 +196,7 @@ func waitGone(pids []int, timeout time.Duration) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("processes still running: %s", strings.Join(left, ", "))
 		}
+		// Polled until the deadline.
 		time.Sleep(100 * time.Millisecond)
 	}
 }
@@ -264,6 +265,7 @@ func (h *harness) waitManagerReady(ctx context.Context, m manager, before []int,
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the %s did not run again within %s (processes %v, before %v)", m.name, timeout, now, before)
 		}
+		// Polled until the deadline.
 		time.Sleep(250 * time.Millisecond)
 	}
 }
@@ -279,6 +281,7 @@ func (h *harness) waitAPIServer(before []int, pidsOf func() []int, timeout time.
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the management cluster did not answer again within %s", timeout)
 		}
+		// Polled until the deadline.
 		time.Sleep(250 * time.Millisecond)
 	}
 }

@@ -495,6 +495,7 @@ func (s *sampler) waitUp(timeout time.Duration) bool {
 		if up {
 			return true
 		}
+		// Sampled at sampleInterval.
 		time.Sleep(sampleInterval)
 	}
 	return false

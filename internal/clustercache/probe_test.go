@@ -111,6 +111,7 @@ func BenchmarkHealthProbe(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				if tc.wait > 0 {
+					// The benchmark case's pause between probes.
 					time.Sleep(tc.wait)
 				}
 				if err := probe(ctx, ep.prober, 5*time.Second); err != nil {

@@ -11,15 +11,26 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
 
+// fakeClock makes now return a time the test advances, until the test ends.
+func fakeClock(t *testing.T) func(time.Duration) {
+	t.Helper()
+	at := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	saved := now
+	now = func() metav1.Time { return metav1.NewTime(at) }
+	t.Cleanup(func() { now = saved })
+	return func(d time.Duration) { at = at.Add(d) }
+}
+
 func TestSetKeepsTransitionTimeAndOrder(t *testing.T) {
 	g := NewWithT(t)
+	advance := fakeClock(t)
 	c := &clusterv1.Cluster{}
 	MarkFalse(c, clusterv1.InfrastructureReadyCondition, "WaitingForInfrastructure", clusterv1.ConditionSeverityInfo, "Waiting for %s", "FooCluster")
 	MarkTrue(c, "ControlPlaneInitialized")
 	first := Get(c, clusterv1.InfrastructureReadyCondition).LastTransitionTime
 	g.Expect(Get(c, clusterv1.InfrastructureReadyCondition).Message).To(Equal("Waiting for FooCluster"))
 
-	time.Sleep(1100 * time.Millisecond)
+	advance(time.Minute)
 	MarkFalse(c, clusterv1.InfrastructureReadyCondition, "StillWaiting", clusterv1.ConditionSeverityInfo, "Still waiting")
 	g.Expect(Get(c, clusterv1.InfrastructureReadyCondition).LastTransitionTime).To(Equal(first), "same status keeps the time")
 	g.Expect(Get(c, clusterv1.InfrastructureReadyCondition).Reason).To(Equal("StillWaiting"))

@@ -22,8 +22,8 @@ type Setter interface {
 	SetConditions(clusterv1.Conditions)
 }
 
-// now is the clock of lastTransitionTime; seconds, as the API server stores them.
-func now() metav1.Time { return metav1.NewTime(time.Now().UTC().Truncate(time.Second)) }
+// now is the clock of lastTransitionTime, in seconds as the API server stores them; tests replace it.
+var now = func() metav1.Time { return metav1.NewTime(time.Now().UTC().Truncate(time.Second)) }
 
 // Get returns the condition of a type, or nil.
 func Get(from Getter, t clusterv1.ConditionType) *clusterv1.Condition {

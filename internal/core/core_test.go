@@ -327,10 +327,12 @@ func TestControllersRestoreOwnershipAndSettle(t *testing.T) {
 	var last map[string]string
 	g.Eventually(func(g Gomega) {
 		first := versions(g)
+		// Steady means unchanged over a while: nothing to poll for.
 		time.Sleep(3 * time.Second)
 		g.Expect(versions(g)).To(Equal(first))
 		last = first
 	}, time.Minute, time.Second).Should(Succeed())
+	// The controllers' periodic work (resyncs, requeues) has time to write, which it must not.
 	time.Sleep(15 * time.Second)
 	g.Expect(versions(g)).To(Equal(last), "the controllers keep writing to objects that are steady")
 }

@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "sleep":
 		fmt.Println("sleeping")
+		// The child runs until the test stops it.
 		time.Sleep(time.Hour)
 	case "crash":
 		// Count the runs in a file, then crash.
@@ -43,6 +44,7 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		fmt.Println(p.Pid())
+		// The child runs until the test stops it.
 		time.Sleep(time.Hour)
 	}
 	os.Exit(0)

@@ -65,6 +65,7 @@ func runChild() int {
 				if name == killAt {
 					fmt.Fprintln(os.Stderr, killedMessage+name)
 					_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+					// SIGKILL is on its way: the process never gets further.
 					time.Sleep(time.Minute)
 				}
 			}})

@@ -89,6 +89,7 @@ func fakeManager() {
 		mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 		_ = http.ListenAndServe(addr, mux)
 	}
+	// The child runs until the runtime stops it.
 	time.Sleep(time.Hour)
 }
 

@@ -42,6 +42,7 @@ func TestFindAndAlive(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("Find(sleep, %s) = %v, want [%d]", dir, got, pid)
 		}
+		// Polled until the deadline.
 		time.Sleep(10 * time.Millisecond)
 	}
 	if got := Find("sleep", filepath.Join(dir, "other")); len(got) != 0 {
@@ -68,6 +69,7 @@ func TestFindAndAlive(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("process %d still alive 10s after SIGKILL", pid)
 		}
+		// Polled until the deadline.
 		time.Sleep(20 * time.Millisecond)
 	}
 	if got := Find("sleep", dir); len(got) != 0 {

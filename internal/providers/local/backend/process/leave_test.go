@@ -63,6 +63,7 @@ func TestLeavingTheEndpointDropsNoRequest(t *testing.T) {
 			}
 		}()
 	}
+	// The clients run for a while: some have connections to b's API server.
 	time.Sleep(2 * time.Second)
 
 	t.Log("machine b leaves the endpoint")
@@ -71,12 +72,15 @@ func TestLeavingTheEndpointDropsNoRequest(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		return done
 	}, 60*time.Second, 200*time.Millisecond).Should(BeTrue())
+	// The clients go on through the endpoint a while with b out of it.
 	time.Sleep(time.Second)
 	t.Log("b's etcd member is removed, as the control plane provider does once the pre-terminate hooks are gone")
 	removeMember(g, b, key, "b")
+	// Time for the probe loop to find b's API server unready, as it would once the member is removed.
 	time.Sleep(3 * time.Second)
 	t.Log("machine b is deleted: its processes, its data")
 	g.Eventually(func() error { return b.DeleteMachine(ctx, key, "b") }, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	// The clients go on after the deletion.
 	time.Sleep(2 * time.Second)
 	stop()
 	wg.Wait()

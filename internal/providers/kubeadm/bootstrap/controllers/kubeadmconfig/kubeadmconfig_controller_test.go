@@ -179,8 +179,16 @@ func TestFirstControlPlaneInitsAndWorkersJoinOnceInitialized(t *testing.T) {
 	get(g, worker)
 	worker.Status.NodeRef = &corev1.ObjectReference{Kind: "Node", Name: "worker-0"}
 	g.Expect(env.Client.Status().Update(ctx, worker)).To(Succeed())
-	time.Sleep(time.Second) // let a reconcile that started before see the Node
-	last := tokenExpiration(g, token)
+	// A reconcile that read the Machine before its Node was set may refresh the token once more: the
+	// expiration is taken once it stopped changing.
+	var last time.Time
+	g.Eventually(func(g Gomega) {
+		before := tokenExpiration(g, token)
+		g.Consistently(func(g Gomega) {
+			g.Expect(tokenExpiration(g, token)).To(Equal(before))
+		}, 2*time.Second, 200*time.Millisecond).Should(Succeed())
+		last = before
+	}, timeout).Should(Succeed())
 	g.Consistently(func(g Gomega) {
 		g.Expect(tokenExpiration(g, token)).To(Equal(last))
 	}, testTokenTTL, time.Second).Should(Succeed())
@@ -270,6 +278,8 @@ func TestDataIsRenderedAgainUntilTheMachineIsProvisioned(t *testing.T) {
 	get(g, machine)
 	machine.Status.InfrastructureReady = true
 	g.Expect(env.Client.Status().Update(ctx, machine)).To(Succeed())
+	// No object tells when the controller's cache holds the provisioned Machine; a config change that came
+	// before would be rendered, rightly, from the Machine the controller knew.
 	time.Sleep(time.Second)
 	updateConfig(g, config, func(c *bootstrapv1.KubeadmConfig) { c.Spec.PreKubeadmCommands = []string{"echo three"} })
 	g.Consistently(runcmd, 3*time.Second, 500*time.Millisecond).Should(And(ContainSubstring("echo two"), Not(ContainSubstring("echo three"))))

@@ -190,6 +190,7 @@ func BenchmarkScale(b *testing.B) {
 		changes.start(b)
 		idleBefore, byKeyIdle0, conflictsIdle0, usageIdle0 := requests(mgmtHost), counter.Snapshot(), counter.Conflicts(), procs.usage(b)
 		stopProfile := startProfile(b, "CAPSTAN_BENCH_IDLE_PROFILE")
+		// The benchmark measures what idle clusters cost over this time.
 		time.Sleep(idle)
 		stopProfile()
 		usageIdle := procs.usage(b)
