@@ -3,7 +3,6 @@ package cborclient_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -29,15 +28,10 @@ var cborServer, jsonServer *envtest.Environment
 // TestMain starts two API servers: one with CBORServingAndStorage, as the embedded management cluster's,
 // and one without it, as Kubernetes 1.37's default.
 func TestMain(m *testing.M) {
-	envs, err := envtest.StartAll(envtest.Options{}, envtest.Options{WithoutCBOR: true})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "Starting the test API servers: %v\n", err)
-		os.Exit(1)
-	}
-	cborServer, jsonServer = envs[0], envs[1]
-	code := m.Run()
-	envtest.StopAll(envs)
-	os.Exit(code)
+	os.Exit(envtest.RunAll(m, []envtest.Options{{}, {WithoutCBOR: true}}, func(_ context.Context, envs []*envtest.Environment) error {
+		cborServer, jsonServer = envs[0], envs[1]
+		return nil
+	}))
 }
 
 // client is a dynamic client of env whose responses are counted by media type; acceptJSONOnly makes it ask

@@ -43,68 +43,43 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-// run starts the API server and a manager with the Cluster controller, runs the tests, and stops the
-// manager before the API server.
-func run(m *testing.M) int {
-	envtest.SetupLogging()
-
-	var err error
-	env, err = envtest.Start(envtest.Options{CRDs: builder.CRDs()})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "Starting the test API server: %v\n", err)
-		return 1
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "Stopping the test API server: %v\n", err)
+	os.Exit(envtest.RunAll(m, []envtest.Options{{CRDs: builder.CRDs()}}, func(ctx context.Context, envs []*envtest.Environment) error {
+		env = envs[0]
+		mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+			Scheme:  env.Scheme,
+			Metrics: metricsserver.Options{BindAddress: "0"},
+			// As the capstan manager: Secrets are read from the API server, not cached.
+			Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
+			Controller: config.Controller{UsePriorityQueue: ptr.To(true)},
+		})
+		if err != nil {
+			return fmt.Errorf("creating the manager: %w", err)
 		}
-	}()
-
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:  env.Scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"},
-		// As the capstan manager: Secrets are read from the API server, not cached.
-		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
-		Controller: config.Controller{UsePriorityQueue: ptr.To(true)},
-	})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "Creating the manager: %v\n", err)
-		return 1
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	hookRegistry = registry.New()
-	if err := hookRegistry.WarmUp(nil); err != nil {
-		fmt.Fprintf(os.Stderr, "Warming up the Runtime SDK registry: %v\n", err)
-		cancel()
-		return 1
-	}
-	runtimeClient = &runtimeclient.Client{Registry: hookRegistry, Namespaces: mgr.GetClient()}
-	r := &Reconciler{
-		RuntimeClient:      runtimeClient,
-		Client:             mgr.GetClient(),
-		APIReader:          mgr.GetAPIReader(),
-		Contracts:          &contract.Resolver{Client: mgr.GetClient()},
-		RequeueAfter:       500 * time.Millisecond,
-		DeleteRequeueAfter: 200 * time.Millisecond,
-		// Short, so that the tests see the held-back status of a deleting Cluster soon.
-		DeletingStatusInterval: 2 * time.Second,
-	}
-	if err := r.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 5}); err != nil {
-		fmt.Fprintf(os.Stderr, "Setting up the Cluster controller: %v\n", err)
-		cancel()
-		return 1
-	}
-	done := make(chan error)
-	go func() { done <- mgr.Start(ctx) }()
-	code := m.Run()
-	cancel()
-	if err := <-done; err != nil {
-		fmt.Fprintf(os.Stderr, "Running the manager: %v\n", err)
-	}
-	return code
+		hookRegistry = registry.New()
+		if err := hookRegistry.WarmUp(nil); err != nil {
+			return fmt.Errorf("warming up the Runtime SDK registry: %w", err)
+		}
+		runtimeClient = &runtimeclient.Client{Registry: hookRegistry, Namespaces: mgr.GetClient()}
+		r := &Reconciler{
+			RuntimeClient:      runtimeClient,
+			Client:             mgr.GetClient(),
+			APIReader:          mgr.GetAPIReader(),
+			Contracts:          &contract.Resolver{Client: mgr.GetClient()},
+			RequeueAfter:       500 * time.Millisecond,
+			DeleteRequeueAfter: 200 * time.Millisecond,
+			// Short, so that the tests see the held-back status of a deleting Cluster soon.
+			DeletingStatusInterval: 2 * time.Second,
+		}
+		if err := r.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 5}); err != nil {
+			return fmt.Errorf("setting up the Cluster controller: %w", err)
+		}
+		go func() {
+			if err := mgr.Start(ctx); err != nil {
+				fmt.Fprintf(os.Stderr, "Running the manager: %v\n", err)
+			}
+		}()
+		return nil
+	}))
 }
 
 // create creates objects and fails the test on error.

@@ -47,30 +47,12 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
 	ctrl.SetLogger(klog.Background())
-	envs, err := envtest.StartAll(envtest.Options{CRDs: builder.CRDs()}, envtest.Options{})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "Starting the test API servers: %v\n", err)
-		return 1
-	}
-	defer envtest.StopAll(envs)
-	env, workload = envs[0], envs[1]
-
-	ctx, cancel := context.WithCancel(context.Background())
-	done, err := startManager(ctx)
-	if err != nil {
-		cancel()
-		fmt.Fprintf(os.Stderr, "Starting the manager: %v\n", err)
-		return 1
-	}
-	code := m.Run()
-	cancel()
-	<-done
-	return code
+	os.Exit(envtest.RunAll(m, []envtest.Options{{CRDs: builder.CRDs()}, {}}, func(ctx context.Context, envs []*envtest.Environment) error {
+		env, workload = envs[0], envs[1]
+		_, err := startManager(ctx)
+		return err
+	}))
 }
 
 func startManager(ctx context.Context) (<-chan struct{}, error) {

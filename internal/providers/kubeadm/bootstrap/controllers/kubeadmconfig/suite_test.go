@@ -51,69 +51,47 @@ const testIdleTimeout = 5 * time.Second
 const testTokenTTL = 9 * time.Second
 
 func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	envtest.SetupLogging()
-	envs, err := envtest.StartAll(envtest.Options{}, envtest.Options{})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "Starting the test API servers: %v\n", err)
-		return 1
-	}
-	defer envtest.StopAll(envs)
-	env, workload = envs[0], envs[1]
-
-	ctx, cancel := context.WithCancel(context.Background())
-	// The manager's requests are counted, so that tests can tell which Secrets are read from the API server.
-	cfg := rest.CopyConfig(env.Config)
-	cfg.Wrap(liveRequests.wrap)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 env.Scheme,
-		Metrics:                server.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		// As the provider's manager (controllermanager.New): the Secrets labelled with a cluster name are
-		// read from the cache, other Secrets and ConfigMaps from the API server.
-		Cache:      controllermanager.CacheOptions(cache.Options{}),
-		Client:     controllermanager.ClientOptions(),
-		NewClient:  controllermanager.NewClient,
-		Controller: config.Controller{UsePriorityQueue: ptr.To(true)},
-	})
-	if err != nil {
-		cancel()
-		fmt.Fprintf(os.Stderr, "Creating the manager: %v\n", err)
-		return 1
-	}
-	if err = gates.Set("KubeadmBootstrapFormatIgnition=true"); err != nil {
-		cancel()
-		fmt.Fprintf(os.Stderr, "Setting the feature gates: %v\n", err)
-		return 1
-	}
-	clusterCache, err = clustercache.New(mgr, clustercache.Options{
-		ConnectionRetryInterval: time.Second, IdleTimeout: testIdleTimeout, HealthProbeInterval: 500 * time.Millisecond,
-	})
-	if err == nil {
-		err = (&Reconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), SecretCache: mgr.GetCache(), ClusterCache: clusterCache, TokenTTL: testTokenTTL,
-			WaitInterval: time.Second, ConfigInterval: time.Second, FeatureGates: gates,
-		}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 5})
-	}
-	if err != nil {
-		cancel()
-		fmt.Fprintf(os.Stderr, "Setting up the controller: %v\n", err)
-		return 1
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			fmt.Fprintf(os.Stderr, "Manager: %v\n", err)
+	os.Exit(envtest.RunAll(m, []envtest.Options{{}, {}}, func(ctx context.Context, envs []*envtest.Environment) error {
+		env, workload = envs[0], envs[1]
+		// The manager's requests are counted, so that tests can tell which Secrets are read from the API server.
+		cfg := rest.CopyConfig(env.Config)
+		cfg.Wrap(liveRequests.wrap)
+		mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+			Scheme:                 env.Scheme,
+			Metrics:                server.Options{BindAddress: "0"},
+			HealthProbeBindAddress: "0",
+			// As the provider's manager (controllermanager.New): the Secrets labelled with a cluster name are
+			// read from the cache, other Secrets and ConfigMaps from the API server.
+			Cache:      controllermanager.CacheOptions(cache.Options{}),
+			Client:     controllermanager.ClientOptions(),
+			NewClient:  controllermanager.NewClient,
+			Controller: config.Controller{UsePriorityQueue: ptr.To(true)},
+		})
+		if err != nil {
+			return fmt.Errorf("creating the manager: %w", err)
 		}
-	}()
-	code := m.Run()
-	cancel()
-	<-done
-	return code
+		if err = gates.Set("KubeadmBootstrapFormatIgnition=true"); err != nil {
+			return fmt.Errorf("setting the feature gates: %w", err)
+		}
+		clusterCache, err = clustercache.New(mgr, clustercache.Options{
+			ConnectionRetryInterval: time.Second, IdleTimeout: testIdleTimeout, HealthProbeInterval: 500 * time.Millisecond,
+		})
+		if err == nil {
+			err = (&Reconciler{
+				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), SecretCache: mgr.GetCache(), ClusterCache: clusterCache, TokenTTL: testTokenTTL,
+				WaitInterval: time.Second, ConfigInterval: time.Second, FeatureGates: gates,
+			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 5})
+		}
+		if err != nil {
+			return fmt.Errorf("setting up the controller: %w", err)
+		}
+		go func() {
+			if err := mgr.Start(ctx); err != nil {
+				fmt.Fprintf(os.Stderr, "Manager: %v\n", err)
+			}
+		}()
+		return nil
+	}))
 }
 
 // requestCounter counts the manager's requests to the API server by method and path.
