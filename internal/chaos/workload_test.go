@@ -24,8 +24,8 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/pki"
-	"github.com/capstan-dev/capstan/internal/providers/kubeadm/certs"
 	"github.com/capstan-dev/capstan/internal/test/etcdtest"
 	testworkload "github.com/capstan-dev/capstan/internal/test/workload"
 )
@@ -90,10 +90,10 @@ func connect(ctx context.Context, c client.Client, ns, name string) (*workloadCl
 	w := &workloadCluster{ns: ns, name: name, api: kubernetes.NewForConfigOrDie(cfg), data: map[string]string{}}
 
 	secret := &corev1.Secret{}
-	if err := c.Get(ctx, key(ns, certs.SecretName(name, certs.EtcdCA)), secret); err != nil {
+	if err := c.Get(ctx, key(ns, clustersecret.Name(name, clustersecret.EtcdCA)), secret); err != nil {
 		return nil, err
 	}
-	ca, err := pki.Parse(secret.Data[certs.CertKey], secret.Data[certs.KeyKey])
+	ca, err := pki.Parse(secret.Data[clustersecret.CertKey], secret.Data[clustersecret.KeyKey])
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func connect(ctx context.Context, c client.Client, ns, name string) (*workloadCl
 		return nil, err
 	}
 	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(secret.Data[certs.CertKey])
+	pool.AppendCertsFromPEM(secret.Data[clustersecret.CertKey])
 	w.etcdTLS = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool, Certificates: []tls.Certificate{pair}}
 
 	if err := w.readDataDir(ctx, c); err != nil {

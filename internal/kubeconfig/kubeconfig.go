@@ -16,14 +16,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/pki"
 )
 
 const (
-	// SecretType is the type of the Secrets Cluster API keeps for a Cluster, such as `<cluster>-kubeconfig`
-	// and `<cluster>-ca`.
-	SecretType = clusterv1.ClusterSecretType
-
 	// ValueKey is the key of the kubeconfig in the `<cluster>-kubeconfig` Secret.
 	ValueKey = "value"
 
@@ -36,12 +33,6 @@ const (
 
 // ErrInvalidKubeconfig is returned (wrapped) when a kubeconfig cannot be read.
 var ErrInvalidKubeconfig = errors.New("invalid kubeconfig")
-
-// SecretName returns the name of a Cluster's kubeconfig Secret, `<cluster>-kubeconfig`.
-func SecretName(clusterName string) string { return clusterName + "-kubeconfig" }
-
-// CASecretName returns the name of a Cluster's CA Secret, `<cluster>-ca`.
-func CASecretName(clusterName string) string { return clusterName + "-ca" }
 
 // Server returns the URL of an API server endpoint, https://host:port.
 func Server(endpoint clusterv1.APIEndpoint) string { return "https://" + endpoint.String() }
@@ -78,26 +69,17 @@ func Generate(clusterName, server string, ca *CA, now time.Time) ([]byte, error)
 	return data, nil
 }
 
-// NewSecret returns the `<cluster>-kubeconfig` Secret of a Cluster holding data: type SecretType, the
-// cluster-name label, and the Cluster as controller owner.
+// NewSecret returns the `<cluster>-kubeconfig` Secret of a Cluster holding data (a cluster Secret, see
+// package clustersecret), the Cluster its controller owner.
 func NewSecret(cluster *clusterv1.Cluster, data []byte) *corev1.Secret {
-	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: cluster.Namespace,
-			Name:      SecretName(cluster.Name),
-			Labels:    map[string]string{clusterv1.ClusterNameLabel: cluster.Name},
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion:         clusterv1.GroupVersion.String(),
-				Kind:               "Cluster",
-				Name:               cluster.Name,
-				UID:                cluster.UID,
-				Controller:         ptr.To(true),
-				BlockOwnerDeletion: ptr.To(true),
-			}},
-		},
-		Type: SecretType,
-		Data: map[string][]byte{ValueKey: data},
-	}
+	return clustersecret.New(client.ObjectKeyFromObject(cluster), clustersecret.Kubeconfig, map[string][]byte{ValueKey: data}, &metav1.OwnerReference{
+		APIVersion:         clusterv1.GroupVersion.String(),
+		Kind:               "Cluster",
+		Name:               cluster.Name,
+		UID:                cluster.UID,
+		Controller:         ptr.To(true),
+		BlockOwnerDeletion: ptr.To(true),
+	})
 }
 
 // ClientCertificate returns the client certificate of a kubeconfig's current context.
@@ -153,26 +135,14 @@ func current(data []byte) (*clientcmdapi.Cluster, *x509.Certificate, error) {
 }
 
 // NewCASecret returns a `<cluster>-ca` Secret holding a new self-signed CA (common name "kubernetes", as
-// kubeadm's) under tls.crt and tls.key: type SecretType, the cluster-name label, and owner as owner when
+// kubeadm's) under tls.crt and tls.key (a cluster Secret, see package clustersecret), owned by owner when
 // it is not nil.
 func NewCASecret(cluster client.ObjectKey, owner *metav1.OwnerReference, now time.Time) (*corev1.Secret, error) {
 	certPEM, keyPEM, err := NewCA("kubernetes", now)
 	if err != nil {
 		return nil, err
 	}
-	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: cluster.Namespace,
-			Name:      CASecretName(cluster.Name),
-			Labels:    map[string]string{clusterv1.ClusterNameLabel: cluster.Name},
-		},
-		Type: SecretType,
-		Data: map[string][]byte{corev1.TLSCertKey: certPEM, corev1.TLSPrivateKeyKey: keyPEM},
-	}
-	if owner != nil {
-		s.OwnerReferences = []metav1.OwnerReference{*owner}
-	}
-	return s, nil
+	return clustersecret.NewCertificate(cluster, clustersecret.ClusterCA, certPEM, keyPEM, owner), nil
 }
 
 // CreateCASecret creates the `<cluster>-ca` Secret of a Cluster with a new self-signed CA (see

@@ -190,7 +190,7 @@ func TestSecrets(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(caSecret.Name).To(Equal("c1-ca"))
 	g.Expect(caSecret.Namespace).To(Equal("ns"))
-	g.Expect(caSecret.Type).To(Equal(SecretType))
+	g.Expect(caSecret.Type).To(Equal(clusterv1.ClusterSecretType))
 	g.Expect(caSecret.Labels).To(HaveKeyWithValue(clusterv1.ClusterNameLabel, "c1"))
 	g.Expect(caSecret.OwnerReferences).To(BeEmpty())
 	ca, err := CAFromSecret(caSecret)

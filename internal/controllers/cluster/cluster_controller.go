@@ -27,10 +27,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/external"
-	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
@@ -345,7 +345,7 @@ func clusterOfLabelledObject(_ context.Context, obj client.Object) []reconcile.R
 // clusterOfSecret maps `<cluster>-ca` and `<cluster>-kubeconfig` Secrets to their Cluster by name; the CA
 // Secret may come from a user without any label.
 func clusterOfSecret(_ context.Context, obj client.Object) []reconcile.Request {
-	for _, suffix := range []string{kubeconfig.CASecretName(""), kubeconfig.SecretName("")} {
+	for _, suffix := range []string{clustersecret.Name("", clustersecret.ClusterCA), clustersecret.Name("", clustersecret.Kubeconfig)} {
 		if name, ok := strings.CutSuffix(obj.GetName(), suffix); ok && name != "" {
 			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}}}
 		}

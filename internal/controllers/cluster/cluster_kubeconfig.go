@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 )
 
@@ -33,8 +34,8 @@ func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) (ctrl.Re
 		return ctrl.Result{}, nil
 	}
 	log := ctrl.LoggerFrom(ctx)
-	key := client.ObjectKey{Namespace: cluster.Namespace, Name: kubeconfig.SecretName(cluster.Name)}
-	caKey := client.ObjectKey{Namespace: cluster.Namespace, Name: kubeconfig.CASecretName(cluster.Name)}
+	key := client.ObjectKey{Namespace: cluster.Namespace, Name: clustersecret.Name(cluster.Name, clustersecret.Kubeconfig)}
+	caKey := client.ObjectKey{Namespace: cluster.Namespace, Name: clustersecret.Name(cluster.Name, clustersecret.ClusterCA)}
 	server := kubeconfig.Server(cluster.Spec.ControlPlaneEndpoint)
 	now := time.Now()
 	if r.kubeconfigs.holds(cluster, r.secretVersion(ctx, key), r.secretVersion(ctx, caKey), server, now) {

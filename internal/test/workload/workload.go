@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 )
 
@@ -27,7 +28,7 @@ const Timeout = 5 * time.Second
 // FromKubeconfigSecret returns the rest.Config of the `<cluster>-kubeconfig` Secret in namespace ns.
 func FromKubeconfigSecret(ctx context.Context, c client.Reader, ns, clusterName string) (*rest.Config, error) {
 	secret := &corev1.Secret{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: kubeconfig.SecretName(clusterName)}, secret); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: clustersecret.Name(clusterName, clustersecret.Kubeconfig)}, secret); err != nil {
 		return nil, err
 	}
 	return fromKubeconfig(secret.Data[kubeconfig.ValueKey])
@@ -37,7 +38,7 @@ func FromKubeconfigSecret(ctx context.Context, c client.Reader, ns, clusterName 
 // `<cluster>-ca` Secret in namespace ns, as the core writes `<cluster>-kubeconfig`.
 func FromCA(ctx context.Context, c client.Reader, ns, clusterName string, endpoint clusterv1.APIEndpoint) (*rest.Config, error) {
 	secret := &corev1.Secret{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: kubeconfig.CASecretName(clusterName)}, secret); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: clustersecret.Name(clusterName, clustersecret.ClusterCA)}, secret); err != nil {
 		return nil, err
 	}
 	ca, err := kubeconfig.CAFromSecret(secret)

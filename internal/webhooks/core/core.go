@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/feature"
-	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/webhooks"
 )
 
@@ -55,7 +55,7 @@ func Webhooks(c client.Reader, opts ...Options) webhooks.Set {
 func KubeconfigWorkload(r client.Reader) func(ctx context.Context, cluster client.ObjectKey) (client.Reader, error) {
 	return func(ctx context.Context, cluster client.ObjectKey) (client.Reader, error) {
 		secret := &corev1.Secret{}
-		if err := r.Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: kubeconfig.SecretName(cluster.Name)}, secret); err != nil {
+		if err := r.Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: clustersecret.Name(cluster.Name, clustersecret.Kubeconfig)}, secret); err != nil {
 			return nil, fmt.Errorf("reading the kubeconfig of Cluster %s: %w", cluster.Name, err)
 		}
 		cfg, err := clientcmd.RESTConfigFromKubeConfig(secret.Data["value"])

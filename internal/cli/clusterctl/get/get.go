@@ -18,6 +18,7 @@ import (
 	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 )
 
@@ -91,7 +92,7 @@ func (o *kubeconfigOptions) run(ctx context.Context, out io.Writer, deps *cluste
 // `<name>-kubeconfig` Secret.
 func workloadKubeconfig(ctx context.Context, c client.Reader, namespace, name string) ([]byte, error) {
 	secret := &corev1.Secret{}
-	secretName := kubeconfig.SecretName(name)
+	secretName := clustersecret.Name(name, clustersecret.Kubeconfig)
 	err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretName}, secret)
 	switch {
 	case apierrors.IsNotFound(err):

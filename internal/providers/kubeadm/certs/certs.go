@@ -26,32 +26,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
-	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 )
 
-// Purpose names a cluster certificate; it is the suffix of its Secret's name.
-type Purpose string
-
-// The cluster certificates.
+// Defaults.
 const (
-	// ClusterCA signs the API server's and the kubelets' certificates.
-	ClusterCA Purpose = "ca"
-	// EtcdCA signs etcd's certificates.
-	EtcdCA Purpose = "etcd"
-	// FrontProxyCA signs the front proxy (aggregation layer) client certificates.
-	FrontProxyCA Purpose = "proxy"
-	// ServiceAccount is the key pair that signs service account tokens (tls.crt holds the public key).
-	ServiceAccount Purpose = "sa"
-	// APIServerEtcdClient is the client certificate of the API server for an external etcd.
-	APIServerEtcdClient Purpose = "apiserver-etcd-client"
-)
-
-// Secret keys and defaults.
-const (
-	// CertKey is the Secret key of the certificate (or the service account public key).
-	CertKey = "tls.crt"
-	// KeyKey is the Secret key of the private key.
-	KeyKey = "tls.key"
 	// DefaultCertificatesDir is kubeadm's certificates directory.
 	DefaultCertificatesDir = "/etc/kubernetes/pki"
 	// CAValidity is how long generated CAs are valid, as upstream's.
@@ -61,12 +40,9 @@ const (
 // ErrMissing is returned (wrapped) when a certificate a machine needs does not exist.
 var ErrMissing = errors.New("missing certificate")
 
-// SecretName returns the name of a cluster certificate's Secret, `<cluster>-<purpose>`.
-func SecretName(cluster string, p Purpose) string { return cluster + "-" + string(p) }
-
 // Certificate is one cluster certificate and the files it is written to on a machine.
 type Certificate struct {
-	Purpose Purpose
+	Purpose clustersecret.Purpose
 	// CertFile and KeyFile are where the certificate and key are written on a machine.
 	CertFile, KeyFile string
 	// External certificates are provided by the user (external etcd) and never generated; only their
@@ -89,18 +65,18 @@ func ForControlPlane(cfg *bootstrapv1.ClusterConfiguration) Certificates {
 		dir = cfg.CertificatesDir
 	}
 	out := Certificates{
-		{Purpose: ClusterCA, CertFile: path.Join(dir, "ca.crt"), KeyFile: path.Join(dir, "ca.key")},
-		{Purpose: ServiceAccount, CertFile: path.Join(dir, "sa.pub"), KeyFile: path.Join(dir, "sa.key")},
-		{Purpose: FrontProxyCA, CertFile: path.Join(dir, "front-proxy-ca.crt"), KeyFile: path.Join(dir, "front-proxy-ca.key")},
+		{Purpose: clustersecret.ClusterCA, CertFile: path.Join(dir, "ca.crt"), KeyFile: path.Join(dir, "ca.key")},
+		{Purpose: clustersecret.ServiceAccount, CertFile: path.Join(dir, "sa.pub"), KeyFile: path.Join(dir, "sa.key")},
+		{Purpose: clustersecret.FrontProxyCA, CertFile: path.Join(dir, "front-proxy-ca.crt"), KeyFile: path.Join(dir, "front-proxy-ca.key")},
 	}
 	if cfg != nil && cfg.Etcd.External != nil {
 		ext := cfg.Etcd.External
 		return append(out,
-			&Certificate{Purpose: APIServerEtcdClient, CertFile: ext.CertFile, KeyFile: ext.KeyFile, External: true},
-			&Certificate{Purpose: EtcdCA, CertFile: ext.CAFile, External: true},
+			&Certificate{Purpose: clustersecret.APIServerEtcdClient, CertFile: ext.CertFile, KeyFile: ext.KeyFile, External: true},
+			&Certificate{Purpose: clustersecret.EtcdCA, CertFile: ext.CAFile, External: true},
 		)
 	}
-	return append(out, &Certificate{Purpose: EtcdCA, CertFile: path.Join(dir, "etcd", "ca.crt"), KeyFile: path.Join(dir, "etcd", "ca.key")})
+	return append(out, &Certificate{Purpose: clustersecret.EtcdCA, CertFile: path.Join(dir, "etcd", "ca.crt"), KeyFile: path.Join(dir, "etcd", "ca.key")})
 }
 
 // ForWorker returns the certificates of a worker: the cluster CA's certificate only, at caCertPath
@@ -109,11 +85,11 @@ func ForWorker(caCertPath string) Certificates {
 	if caCertPath == "" {
 		caCertPath = path.Join(DefaultCertificatesDir, "ca.crt")
 	}
-	return Certificates{{Purpose: ClusterCA, CertFile: caCertPath}}
+	return Certificates{{Purpose: clustersecret.ClusterCA, CertFile: caCertPath}}
 }
 
 // Get returns the certificate of a purpose, or nil.
-func (c Certificates) Get(p Purpose) *Certificate {
+func (c Certificates) Get(p clustersecret.Purpose) *Certificate {
 	for _, cert := range c {
 		if cert.Purpose == p {
 			return cert
@@ -127,7 +103,7 @@ func (c Certificates) Get(p Purpose) *Certificate {
 func (c Certificates) Lookup(ctx context.Context, r client.Reader, cluster client.ObjectKey) error {
 	for _, cert := range c {
 		s := &corev1.Secret{}
-		key := client.ObjectKey{Namespace: cluster.Namespace, Name: SecretName(cluster.Name, cert.Purpose)}
+		key := client.ObjectKey{Namespace: cluster.Namespace, Name: clustersecret.Name(cluster.Name, cert.Purpose)}
 		if err := r.Get(ctx, key, s); err != nil {
 			if apierrors.IsNotFound(err) {
 				if cert.External {
@@ -137,10 +113,10 @@ func (c Certificates) Lookup(ctx context.Context, r client.Reader, cluster clien
 			}
 			return fmt.Errorf("getting the Secret %s: %w", key, err)
 		}
-		if len(s.Data[CertKey]) == 0 {
-			return fmt.Errorf("the Secret %s has no %s", key, CertKey)
+		if len(s.Data[clustersecret.CertKey]) == 0 {
+			return fmt.Errorf("the Secret %s has no %s", key, clustersecret.CertKey)
 		}
-		cert.Cert, cert.Key = s.Data[CertKey], s.Data[KeyKey]
+		cert.Cert, cert.Key = s.Data[clustersecret.CertKey], s.Data[clustersecret.KeyKey]
 	}
 	return nil
 }
@@ -171,16 +147,16 @@ func (c Certificates) LookupOrGenerate(ctx context.Context, cl client.Client, cl
 		if err := cert.generate(); err != nil {
 			return err
 		}
-		s := cert.Secret(cluster, &owner)
-		if err := cl.Create(ctx, s); err != nil {
-			if !apierrors.IsAlreadyExists(err) {
-				return fmt.Errorf("creating the Secret %s: %w", client.ObjectKeyFromObject(s), err)
-			}
+		got, created, err := clustersecret.Create(ctx, cl, cl, cert.Secret(cluster, &owner))
+		if err != nil {
+			return err
+		}
+		if !created {
 			// Someone else generated it meanwhile: use theirs.
-			cert.Cert, cert.Key, cert.Generated = nil, nil, false
-			if err := (Certificates{cert}).Lookup(ctx, cl, cluster); err != nil {
-				return err
+			if len(got.Data[clustersecret.CertKey]) == 0 {
+				return fmt.Errorf("the Secret %s has no %s", client.ObjectKeyFromObject(got), clustersecret.CertKey)
 			}
+			cert.Cert, cert.Key, cert.Generated = got.Data[clustersecret.CertKey], got.Data[clustersecret.KeyKey], false
 		}
 	}
 	return nil
@@ -188,26 +164,14 @@ func (c Certificates) LookupOrGenerate(ctx context.Context, cl client.Client, cl
 
 // Secret returns the certificate as the Secret of a Cluster, owned by owner when it is not nil.
 func (c *Certificate) Secret(cluster client.ObjectKey, owner *metav1.OwnerReference) *corev1.Secret {
-	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: cluster.Namespace,
-			Name:      SecretName(cluster.Name, c.Purpose),
-			Labels:    map[string]string{clusterv1.ClusterNameLabel: cluster.Name},
-		},
-		Type: clusterv1.ClusterSecretType,
-		Data: map[string][]byte{CertKey: c.Cert, KeyKey: c.Key},
-	}
-	if owner != nil {
-		s.OwnerReferences = []metav1.OwnerReference{*owner}
-	}
-	return s
+	return clustersecret.NewCertificate(cluster, c.Purpose, c.Cert, c.Key, owner)
 }
 
 // Files returns the certificates as files for a machine, in kubeadm's order: cluster CA, etcd CA, front
 // proxy CA, service account key, external etcd client. Certificates are 0640 and keys 0600, owned by root.
 func (c Certificates) Files() []bootstrapv1.File {
 	var out []bootstrapv1.File
-	for _, p := range []Purpose{ClusterCA, EtcdCA, FrontProxyCA, ServiceAccount, APIServerEtcdClient} {
+	for _, p := range []clustersecret.Purpose{clustersecret.ClusterCA, clustersecret.EtcdCA, clustersecret.FrontProxyCA, clustersecret.ServiceAccount, clustersecret.APIServerEtcdClient} {
 		cert := c.Get(p)
 		if cert == nil {
 			continue
@@ -249,22 +213,21 @@ func (c *Certificate) Hashes() ([]string, error) {
 	return out, nil
 }
 
-// generate creates a CA (or, for ServiceAccount, a key pair): RSA 2048 keys, as upstream's.
+// generate creates a CA (or, for clustersecret.ServiceAccount, a key pair): RSA 2048 keys, as upstream's.
 func (c *Certificate) generate() error {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return fmt.Errorf("generating the %s key: %w", c.Purpose, err)
 	}
-	c.Key = pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-	if c.Purpose == ServiceAccount {
-		pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if c.Purpose == clustersecret.ServiceAccount {
+		c.Cert, c.Key, err = clustersecret.EncodeServiceAccountKey(key)
 		if err != nil {
-			return fmt.Errorf("encoding the service account public key: %w", err)
+			return fmt.Errorf("encoding the service account key: %w", err)
 		}
-		c.Cert = pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub})
 		c.Generated = true
 		return nil
 	}
+	c.Key = pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 )
 
 func newClient(t *testing.T, objs ...client.Object) client.Client {
@@ -34,30 +35,30 @@ func TestLookupOrGenerate(t *testing.T) {
 	owner := metav1.OwnerReference{APIVersion: "bootstrap.cluster.x-k8s.io/v1beta1", Kind: "KubeadmConfig", Name: "cp", UID: "u1"}
 
 	// A CA the user created is adopted as it is; the other certificates are generated.
-	userCA := &Certificate{Purpose: ClusterCA}
+	userCA := &Certificate{Purpose: clustersecret.ClusterCA}
 	g.Expect(userCA.generate()).To(Succeed())
 	c := newClient(t, userCA.Secret(key, nil))
 
 	cp := ForControlPlane(nil)
 	g.Expect(cp.LookupOrGenerate(ctx, c, key, owner)).To(Succeed())
 	g.Expect(cp.EnsureAllExist()).To(Succeed())
-	g.Expect(cp.Get(ClusterCA).Cert).To(Equal(userCA.Cert))
-	g.Expect(cp.Get(ClusterCA).Generated).To(BeFalse())
-	for _, p := range []Purpose{EtcdCA, FrontProxyCA, ServiceAccount} {
+	g.Expect(cp.Get(clustersecret.ClusterCA).Cert).To(Equal(userCA.Cert))
+	g.Expect(cp.Get(clustersecret.ClusterCA).Generated).To(BeFalse())
+	for _, p := range []clustersecret.Purpose{clustersecret.EtcdCA, clustersecret.FrontProxyCA, clustersecret.ServiceAccount} {
 		s := &corev1.Secret{}
 		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "demo-" + string(p)}, s)).To(Succeed())
 		g.Expect(s.Type).To(Equal(clusterv1.ClusterSecretType))
 		g.Expect(s.Labels).To(HaveKeyWithValue(clusterv1.ClusterNameLabel, "demo"))
 		g.Expect(s.OwnerReferences).To(ConsistOf(owner))
-		g.Expect(s.Data).To(HaveKey(CertKey))
-		g.Expect(s.Data).To(HaveKey(KeyKey))
+		g.Expect(s.Data).To(HaveKey(clustersecret.CertKey))
+		g.Expect(s.Data).To(HaveKey(clustersecret.KeyKey))
 	}
-	block, _ := pem.Decode(cp.Get(EtcdCA).Cert)
+	block, _ := pem.Decode(cp.Get(clustersecret.EtcdCA).Cert)
 	cert, err := x509.ParseCertificate(block.Bytes)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(cert.IsCA).To(BeTrue())
 	g.Expect(cert.Subject.CommonName).To(Equal("kubernetes"))
-	block, _ = pem.Decode(cp.Get(ServiceAccount).Cert)
+	block, _ = pem.Decode(cp.Get(clustersecret.ServiceAccount).Cert)
 	g.Expect(block.Type).To(Equal("PUBLIC KEY"))
 
 	// A joining control plane Machine finds the same certificates.
@@ -73,7 +74,7 @@ func TestLookupOrGenerate(t *testing.T) {
 		"/pki/front-proxy-ca.crt 0640", "/pki/front-proxy-ca.key 0600", "/pki/sa.pub 0640", "/pki/sa.key 0600",
 	}))
 
-	hashes, err := join.Get(ClusterCA).Hashes()
+	hashes, err := join.Get(clustersecret.ClusterCA).Hashes()
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(hashes).To(HaveLen(1))
 	g.Expect(hashes[0]).To(MatchRegexp(`^sha256:[0-9a-f]{64}$`))

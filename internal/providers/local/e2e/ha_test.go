@@ -37,6 +37,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/binaries"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/pki"
@@ -56,7 +57,7 @@ func createCertificateSecrets(t *testing.T, ns, clusterName string) *pki.KeyPair
 	secret := func(purpose string, crt, key []byte) {
 		s := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: clusterName + "-" + purpose, Labels: map[string]string{clusterv1.ClusterNameLabel: clusterName}},
-			Type:       kubeconfig.SecretType,
+			Type:       clustersecret.Type,
 			Data:       map[string][]byte{corev1.TLSCertKey: crt, corev1.TLSPrivateKeyKey: key},
 		}
 		if err := env.Client.Create(ctx, s); err != nil {

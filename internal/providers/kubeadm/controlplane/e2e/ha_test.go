@@ -30,9 +30,9 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/binaries"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/pki"
-	"github.com/capstan-dev/capstan/internal/providers/kubeadm/certs"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane/workload"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 	"github.com/capstan-dev/capstan/internal/test/procs"
@@ -319,8 +319,8 @@ func serverVersion(g Gomega, cfg *rest.Config) string {
 // server, a client certificate of the cluster's etcd CA.
 func workloadCluster(ctx context.Context, g Gomega, ns string, cfg *rest.Config) *workload.Cluster {
 	s := &corev1.Secret{}
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: certs.SecretName("ha", certs.EtcdCA)}, s)).To(Succeed())
-	ca, err := pki.Parse(s.Data[certs.CertKey], s.Data[certs.KeyKey])
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: clustersecret.Name("ha", clustersecret.EtcdCA)}, s)).To(Succeed())
+	ca, err := pki.Parse(s.Data[clustersecret.CertKey], s.Data[clustersecret.KeyKey])
 	g.Expect(err).NotTo(HaveOccurred())
 	kp, err := ca.Sign(pki.CertConfig{CommonName: "e2e", Usages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -328,7 +328,7 @@ func workloadCluster(ctx context.Context, g Gomega, ns string, cfg *rest.Config)
 	g.Expect(err).NotTo(HaveOccurred())
 	cert, err := tlsPair(kp)
 	g.Expect(err).NotTo(HaveOccurred())
-	w, err := workload.New(c, cfg, workload.EtcdOptions{CA: s.Data[certs.CertKey], ClientCert: cert, DialTimeout: 5 * time.Second, CallTimeout: 5 * time.Second})
+	w, err := workload.New(c, cfg, workload.EtcdOptions{CA: s.Data[clustersecret.CertKey], ClientCert: cert, DialTimeout: 5 * time.Second, CallTimeout: 5 * time.Second})
 	g.Expect(err).NotTo(HaveOccurred())
 	return w
 }

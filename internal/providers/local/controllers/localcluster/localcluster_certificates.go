@@ -2,11 +2,8 @@ package localcluster
 
 import (
 	"context"
-	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"time"
 
@@ -18,24 +15,15 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/pki"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 )
 
-// The cluster certificate Secrets, named <cluster>-<purpose> and shaped as Cluster API's kubeadm
-// providers create them: tls.crt and tls.key, type cluster.x-k8s.io/secret, the cluster-name label.
-const (
-	purposeCA             = "ca"
-	purposeEtcd           = "etcd"
-	purposeFrontProxy     = "proxy"
-	purposeServiceAccount = "sa"
-)
-
 // caCommonNames are the common names kubeadm gives the CAs it creates.
-var caCommonNames = map[string]string{purposeCA: "kubernetes", purposeEtcd: "etcd-ca", purposeFrontProxy: "front-proxy-ca"}
+var caCommonNames = map[clustersecret.Purpose]string{clustersecret.ClusterCA: "kubernetes", clustersecret.EtcdCA: "etcd-ca", clustersecret.FrontProxyCA: "front-proxy-ca"}
 
 // reconcileCertificates returns the cluster's certificates from its Secrets `<cluster>-ca`, `-etcd`,
 // `-proxy` and `-sa`, creating those that are missing: from the certificates stored in the cluster's data
@@ -49,13 +37,13 @@ func (r *Reconciler) reconcileCertificates(ctx context.Context, s *scope) (backe
 		ctrl.LoggerFrom(ctx).Error(err, "Reading the certificates stored with the cluster's data; creating new ones where missing")
 		stored = backend.Certificates{}
 	}
-	for _, purpose := range []string{purposeCA, purposeEtcd, purposeFrontProxy, purposeServiceAccount} {
+	for _, purpose := range []clustersecret.Purpose{clustersecret.ClusterCA, clustersecret.EtcdCA, clustersecret.FrontProxyCA, clustersecret.ServiceAccount} {
 		secret, err := r.certificateSecret(ctx, s, purpose, stored)
 		if err != nil {
 			return out, err
 		}
-		if purpose == purposeServiceAccount {
-			key, err := pki.ParseKey(secret.Data[corev1.TLSPrivateKeyKey])
+		if purpose == clustersecret.ServiceAccount {
+			key, err := pki.ParseKey(secret.Data[clustersecret.KeyKey])
 			if err != nil {
 				return out, fmt.Errorf("reading the service account key of Secret %s: %w", secret.Name, err)
 			}
@@ -67,11 +55,11 @@ func (r *Reconciler) reconcileCertificates(ctx context.Context, s *scope) (backe
 			return out, fmt.Errorf("reading Secret %s: %w", secret.Name, err)
 		}
 		switch purpose {
-		case purposeCA:
+		case clustersecret.ClusterCA:
 			out.CA = ca
-		case purposeEtcd:
+		case clustersecret.EtcdCA:
 			out.EtcdCA = ca
-		case purposeFrontProxy:
+		case clustersecret.FrontProxyCA:
 			out.FrontProxyCA = ca
 		}
 	}
@@ -79,9 +67,10 @@ func (r *Reconciler) reconcileCertificates(ctx context.Context, s *scope) (backe
 }
 
 // certificateSecret returns the Secret of one purpose, created when missing.
-func (r *Reconciler) certificateSecret(ctx context.Context, s *scope, purpose string, stored backend.Certificates) (*corev1.Secret, error) {
+func (r *Reconciler) certificateSecret(ctx context.Context, s *scope, purpose clustersecret.Purpose, stored backend.Certificates) (*corev1.Secret, error) {
 	log := ctrl.LoggerFrom(ctx)
-	key := client.ObjectKey{Namespace: s.cluster.Namespace, Name: s.cluster.Name + "-" + purpose}
+	cluster := client.ObjectKeyFromObject(s.cluster)
+	key := client.ObjectKey{Namespace: cluster.Namespace, Name: clustersecret.Name(cluster.Name, purpose)}
 	secret := &corev1.Secret{}
 	err := r.Client.Get(ctx, key, secret)
 	if err == nil {
@@ -93,18 +82,18 @@ func (r *Reconciler) certificateSecret(ctx context.Context, s *scope, purpose st
 	var certPEM, keyPEM []byte
 	from := "new"
 	switch purpose {
-	case purposeServiceAccount:
+	case clustersecret.ServiceAccount:
 		signer := stored.ServiceAccountKey
 		if signer != nil {
 			from = "stored"
 		} else if signer, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
 			return nil, err
 		}
-		if certPEM, keyPEM, err = encodeServiceAccountKey(signer); err != nil {
+		if certPEM, keyPEM, err = clustersecret.EncodeServiceAccountKey(signer); err != nil {
 			return nil, err
 		}
 	default:
-		ca := map[string]*kubeconfig.CA{purposeCA: stored.CA, purposeEtcd: stored.EtcdCA, purposeFrontProxy: stored.FrontProxyCA}[purpose]
+		ca := map[clustersecret.Purpose]*kubeconfig.CA{clustersecret.ClusterCA: stored.CA, clustersecret.EtcdCA: stored.EtcdCA, clustersecret.FrontProxyCA: stored.FrontProxyCA}[purpose]
 		if ca != nil {
 			from = "stored"
 		} else if ca, err = pki.NewCAFrom(pki.CertConfig{CommonName: caCommonNames[purpose], Now: time.Now()}); err != nil {
@@ -114,46 +103,16 @@ func (r *Reconciler) certificateSecret(ctx context.Context, s *scope, purpose st
 			return nil, err
 		}
 	}
-	secret = &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: key.Namespace, Name: key.Name,
-			Labels: map[string]string{clusterv1.ClusterNameLabel: s.cluster.Name},
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: infrav1.GroupVersion.String(), Kind: "LocalCluster",
-				Name: s.localCluster.Name, UID: s.localCluster.UID, Controller: ptr.To(true),
-			}},
-		},
-		Type: kubeconfig.SecretType,
-		Data: map[string][]byte{corev1.TLSCertKey: certPEM, corev1.TLSPrivateKeyKey: keyPEM},
-	}
+	secret = clustersecret.NewCertificate(cluster, purpose, certPEM, keyPEM, &metav1.OwnerReference{
+		APIVersion: infrav1.GroupVersion.String(), Kind: "LocalCluster",
+		Name: s.localCluster.Name, UID: s.localCluster.UID, Controller: ptr.To(true),
+	})
 	if from == "stored" {
 		log.Info("Recreating Secret from the certificates stored with the cluster's data", "Secret", klog.KRef(key.Namespace, key.Name))
 	} else {
 		log.Info("Creating Secret with new certificates", "Secret", klog.KRef(key.Namespace, key.Name))
 	}
-	if err := r.Client.Create(ctx, secret); err != nil {
-		if apierrors.IsAlreadyExists(err) {
-			// Created meanwhile by someone else (for example a control plane provider): use theirs.
-			if err := r.APIReader.Get(ctx, key, secret); err != nil {
-				return nil, fmt.Errorf("getting Secret %s: %w", key, err)
-			}
-			return secret, nil
-		}
-		return nil, fmt.Errorf("creating Secret %s: %w", key, err)
-	}
-	return secret, nil
-}
-
-// encodeServiceAccountKey returns the PEM of a service account key pair as upstream's `<cluster>-sa`
-// Secret holds it: the public key under tls.crt, the private key (PKCS#1 for RSA) under tls.key.
-func encodeServiceAccountKey(key crypto.Signer) (pubPEM, keyPEM []byte, err error) {
-	pubPEM, err = pki.EncodePublicKey(key.Public())
-	if err != nil {
-		return nil, nil, err
-	}
-	if k, ok := key.(*rsa.PrivateKey); ok {
-		return pubPEM, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}), nil
-	}
-	keyPEM, err = pki.EncodeKey(key)
-	return pubPEM, keyPEM, err
+	// Created meanwhile by someone else (for example a control plane provider): theirs is used.
+	secret, _, err = clustersecret.Create(ctx, r.Client, r.APIReader, secret)
+	return secret, err
 }

@@ -18,8 +18,8 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/conditions"
-	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
 	"github.com/capstan-dev/capstan/internal/test/procs"
 	"github.com/capstan-dev/capstan/internal/test/workload"
@@ -132,7 +132,7 @@ func TestLocalClusterLifecycle(t *testing.T) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "c1-" + purpose}, secret)).To(Succeed())
 		g.Expect(secret.Labels).To(HaveKeyWithValue(clusterv1.ClusterNameLabel, "c1"))
 		g.Expect(secret.OwnerReferences).To(ContainElement(HaveField("Name", "c1")))
-		g.Expect(secret.Type).To(Equal(kubeconfig.SecretType))
+		g.Expect(secret.Type).To(Equal(clustersecret.Type))
 		g.Expect(secret.Data).To(HaveKey("tls.crt"))
 		g.Expect(secret.Data).To(HaveKey("tls.key"))
 	}

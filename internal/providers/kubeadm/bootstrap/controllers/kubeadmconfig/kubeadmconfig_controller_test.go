@@ -16,6 +16,7 @@ import (
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/certs"
 )
@@ -125,9 +126,9 @@ func TestFirstControlPlaneInitsAndWorkersJoinOnceInitialized(t *testing.T) {
 	g.Expect(files["/run/kubeadm/kubeadm.yaml"]).To(ContainSubstring("podSubnet: 192.168.0.0/16"))
 	g.Expect(files["/run/kubeadm/kubeadm.yaml"]).To(ContainSubstring("value: tier=control"))
 	g.Expect(string(s.Data["value"])).To(ContainSubstring("kubeadm init --config /run/kubeadm/kubeadm.yaml"))
-	for _, p := range []certs.Purpose{certs.ClusterCA, certs.EtcdCA, certs.FrontProxyCA, certs.ServiceAccount} {
+	for _, p := range []clustersecret.Purpose{clustersecret.ClusterCA, clustersecret.EtcdCA, clustersecret.FrontProxyCA, clustersecret.ServiceAccount} {
 		cert := &corev1.Secret{}
-		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: certs.SecretName("demo", p)}, cert)).To(Succeed())
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: clustersecret.Name("demo", p)}, cert)).To(Succeed())
 		g.Expect(metav1.IsControlledBy(cert, cp)).To(BeTrue(), "certificate %s", p)
 	}
 	// The files were resolved into the data, not into the KubeadmConfig.

@@ -21,6 +21,7 @@ import (
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/feature"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap/userdata"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/certs"
@@ -484,7 +485,7 @@ func (r *Reconciler) resolveUsers(ctx context.Context, config *bootstrapv1.Kubea
 func (r *Reconciler) reconcileDiscovery(ctx context.Context, s *scope, clusterCerts certs.Certificates) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	d := &s.config.Spec.JoinConfiguration.Discovery
-	ca := clusterCerts.Get(certs.ClusterCA)
+	ca := clusterCerts.Get(clustersecret.ClusterCA)
 	if d.File != nil {
 		kc := d.File.KubeConfig
 		if kc == nil {

@@ -20,6 +20,7 @@ import (
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/pki"
@@ -51,7 +52,7 @@ func (r *Reconciler) reconcileCertificates(ctx context.Context, s *scope) error 
 			continue
 		}
 		secret := &corev1.Secret{}
-		if err := s.secretClient(r.Client).Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: certs.SecretName(key.Name, c.Purpose)}, secret); err != nil {
+		if err := s.secretClient(r.Client).Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: clustersecret.Name(key.Name, c.Purpose)}, secret); err != nil {
 			s.certificatesErr = err
 			return fmt.Errorf("reading the %s certificate: %w", c.Purpose, err)
 		}
@@ -100,7 +101,7 @@ func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) (ctrl.Re
 	log := ctrl.LoggerFrom(ctx)
 	endpoint := s.cluster.Spec.ControlPlaneEndpoint
 	caSecret := &corev1.Secret{}
-	if err := s.secretClient(r.Client).Get(ctx, client.ObjectKey{Namespace: s.cluster.Namespace, Name: kubeconfig.CASecretName(s.cluster.Name)}, caSecret); err != nil {
+	if err := s.secretClient(r.Client).Get(ctx, client.ObjectKey{Namespace: s.cluster.Namespace, Name: clustersecret.Name(s.cluster.Name, clustersecret.ClusterCA)}, caSecret); err != nil {
 		if apierrors.IsNotFound(err) {
 			return ctrl.Result{RequeueAfter: dependentCertRequeueAfter}, nil
 		}
@@ -112,7 +113,7 @@ func (r *Reconciler) reconcileKubeconfig(ctx context.Context, s *scope) (ctrl.Re
 	}
 	server := kubeconfig.Server(endpoint)
 	existing := &corev1.Secret{}
-	err = s.secretClient(r.Client).Get(ctx, client.ObjectKey{Namespace: s.cluster.Namespace, Name: kubeconfig.SecretName(s.cluster.Name)}, existing)
+	err = s.secretClient(r.Client).Get(ctx, client.ObjectKey{Namespace: s.cluster.Namespace, Name: clustersecret.Name(s.cluster.Name, clustersecret.Kubeconfig)}, existing)
 	switch {
 	case apierrors.IsNotFound(err):
 		data, err := kubeconfig.Generate(s.cluster.Name, server, ca, time.Now())
@@ -216,27 +217,27 @@ func (e *etcdClientCerts) get(caCert, caKey []byte) (tls.Certificate, error) {
 // when its key is there (stacked etcd), else the `<cluster>-apiserver-etcd-client` certificate.
 func (r *Reconciler) etcdTLS(ctx context.Context, s *scope) ([]byte, tls.Certificate, error) {
 	cluster := s.cluster
-	get := func(p certs.Purpose) (*corev1.Secret, error) {
+	get := func(p clustersecret.Purpose) (*corev1.Secret, error) {
 		secret := &corev1.Secret{}
-		err := s.secretClient(r.Client).Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: certs.SecretName(cluster.Name, p)}, secret)
+		err := s.secretClient(r.Client).Get(ctx, client.ObjectKey{Namespace: cluster.Namespace, Name: clustersecret.Name(cluster.Name, p)}, secret)
 		return secret, err
 	}
-	caSecret, err := get(certs.EtcdCA)
+	caSecret, err := get(clustersecret.EtcdCA)
 	if err != nil {
 		return nil, tls.Certificate{}, fmt.Errorf("reading the etcd CA: %w", err)
 	}
-	caCert := caSecret.Data[certs.CertKey]
+	caCert := caSecret.Data[clustersecret.CertKey]
 	if len(caCert) == 0 {
-		return nil, tls.Certificate{}, errors.New("the etcd CA Secret has no " + certs.CertKey)
+		return nil, tls.Certificate{}, errors.New("the etcd CA Secret has no " + clustersecret.CertKey)
 	}
-	if key := caSecret.Data[certs.KeyKey]; len(key) > 0 {
+	if key := caSecret.Data[clustersecret.KeyKey]; len(key) > 0 {
 		c, err := r.etcdCerts.get(caCert, key)
 		return caCert, c, err
 	}
-	client, err := get(certs.APIServerEtcdClient)
+	client, err := get(clustersecret.APIServerEtcdClient)
 	if err != nil {
 		return nil, tls.Certificate{}, fmt.Errorf("reading the API server's etcd client certificate: %w", err)
 	}
-	c, err := tls.X509KeyPair(client.Data[certs.CertKey], client.Data[certs.KeyKey])
+	c, err := tls.X509KeyPair(client.Data[clustersecret.CertKey], client.Data[clustersecret.KeyKey])
 	return caCert, c, err
 }

@@ -17,6 +17,7 @@ import (
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/kubeconfig"
 	"github.com/capstan-dev/capstan/internal/pki"
@@ -42,7 +43,7 @@ func newControlPlane(ctx context.Context, g Gomega, ns, name string, replicas in
 	kc, err := envtest.Kubeconfig(workloadEnv.Config, name)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(env.Client.Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: kubeconfig.SecretName(name), Labels: map[string]string{clusterv1.ClusterNameLabel: name}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: clustersecret.Name(name, clustersecret.Kubeconfig), Labels: map[string]string{clusterv1.ClusterNameLabel: name}},
 		Type:       corev1.SecretTypeOpaque, Data: map[string][]byte{"value": kc},
 	})).To(Succeed())
 	ca, err := kubeconfig.NewCASecret(key, nil, time.Now())
@@ -52,8 +53,8 @@ func newControlPlane(ctx context.Context, g Gomega, ns, name string, replicas in
 	g.Expect(err).NotTo(HaveOccurred())
 	etcdClient, err := etcdCA.Sign(pki.CertConfig{CommonName: "kube-apiserver-etcd-client", Usages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(env.Client.Create(ctx, (&certs.Certificate{Purpose: certs.EtcdCA, Cert: etcdCA.CertPEM()}).Secret(key, nil))).To(Succeed())
-	g.Expect(env.Client.Create(ctx, (&certs.Certificate{Purpose: certs.APIServerEtcdClient, Cert: etcdClient.CertPEM(), Key: etcdClient.KeyPEM()}).Secret(key, nil))).To(Succeed())
+	g.Expect(env.Client.Create(ctx, (&certs.Certificate{Purpose: clustersecret.EtcdCA, Cert: etcdCA.CertPEM()}).Secret(key, nil))).To(Succeed())
+	g.Expect(env.Client.Create(ctx, (&certs.Certificate{Purpose: clustersecret.APIServerEtcdClient, Cert: etcdClient.CertPEM(), Key: etcdClient.KeyPEM()}).Secret(key, nil))).To(Succeed())
 
 	p := builder.V1Beta1
 	infra := p.InfraCluster(ns, name)
@@ -152,14 +153,14 @@ func TestControlPlaneLifecycle(t *testing.T) {
 	infra.SetKind(first.Spec.InfrastructureRef.Kind)
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: first.Spec.InfrastructureRef.Name}, infra)).To(Succeed())
 	g.Expect(infra.GetAnnotations()).To(HaveKeyWithValue(clusterv1.TemplateClonedFromNameAnnotation, kcp.Spec.MachineTemplate.InfrastructureRef.Name))
-	for _, p := range []certs.Purpose{certs.ClusterCA, certs.FrontProxyCA, certs.ServiceAccount} {
+	for _, p := range []clustersecret.Purpose{clustersecret.ClusterCA, clustersecret.FrontProxyCA, clustersecret.ServiceAccount} {
 		s := &corev1.Secret{}
-		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: certs.SecretName(cluster.Name, p)}, s)).To(Succeed())
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: clustersecret.Name(cluster.Name, p)}, s)).To(Succeed())
 		g.Expect(metav1.GetControllerOf(s)).NotTo(BeNil(), "Secret %s", s.Name)
 		g.Expect(metav1.GetControllerOf(s).Kind).To(Equal("KubeadmControlPlane"))
 	}
 	userKubeconfig := &corev1.Secret{}
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: kubeconfig.SecretName(cluster.Name)}, userKubeconfig)).To(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: clustersecret.Name(cluster.Name, clustersecret.Kubeconfig)}, userKubeconfig)).To(Succeed())
 	g.Expect(userKubeconfig.OwnerReferences).To(BeEmpty(), "an Opaque kubeconfig is the user's, left alone")
 	g.Eventually(func(g Gomega) {
 		c := &clusterv1.Cluster{}

@@ -22,9 +22,9 @@ import (
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/clustersecret"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/pki"
-	"github.com/capstan-dev/capstan/internal/providers/kubeadm/certs"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane/workload"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend/memory"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
@@ -182,15 +182,15 @@ func kcpMachineNames(ctx context.Context, g Gomega, ns string) []string {
 // etcdOf reaches the workload cluster's etcd as the control plane provider does.
 func etcdOf(ctx context.Context, g Gomega, ns string, cfg *rest.Config) *workload.Cluster {
 	s := &corev1.Secret{}
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: certs.SecretName("mem", certs.EtcdCA)}, s)).To(Succeed())
-	ca, err := pki.Parse(s.Data[certs.CertKey], s.Data[certs.KeyKey])
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: clustersecret.Name("mem", clustersecret.EtcdCA)}, s)).To(Succeed())
+	ca, err := pki.Parse(s.Data[clustersecret.CertKey], s.Data[clustersecret.KeyKey])
 	g.Expect(err).NotTo(HaveOccurred())
 	kp, err := ca.Sign(pki.CertConfig{CommonName: "e2e", Usages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
 	g.Expect(err).NotTo(HaveOccurred())
 	c, err := client.New(cfg, client.Options{})
 	g.Expect(err).NotTo(HaveOccurred())
 	cert := tls.Certificate{Certificate: [][]byte{kp.Cert.Raw}, PrivateKey: kp.Key, Leaf: kp.Cert}
-	w, err := workload.New(c, cfg, workload.EtcdOptions{CA: s.Data[certs.CertKey], ClientCert: cert, DialTimeout: 5 * time.Second, CallTimeout: 5 * time.Second})
+	w, err := workload.New(c, cfg, workload.EtcdOptions{CA: s.Data[clustersecret.CertKey], ClientCert: cert, DialTimeout: 5 * time.Second, CallTimeout: 5 * time.Second})
 	g.Expect(err).NotTo(HaveOccurred())
 	return w
 }
