@@ -24,11 +24,7 @@ import (
 func TestJoiningMemberKeepsQuorum(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	b := newBackend(t, t.TempDir())
-	certs := testworkload.NewCertificates(t)
-	key := types.NamespacedName{Namespace: "ns", Name: "c1"}
-	ensureReady(g, b, backend.Cluster{Key: key, ClusterName: "c1", Certificates: certs})
-	ensureMachine(g, b, key, controlPlaneMachine("a"))
+	b, key, _, _ := clusterOfOne(t, g)
 
 	t.Log("sampling etcd every 50 ms while machine b joins")
 	s := sampleEtcd(ctx, b, key)
@@ -123,11 +119,7 @@ func (s *etcdSampler) stop() etcdSamples {
 func TestALearnerThatDoesNotRunSaysWhy(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	b := newBackend(t, t.TempDir())
-	certs := testworkload.NewCertificates(t)
-	key := types.NamespacedName{Namespace: "ns", Name: "c1"}
-	ensureReady(g, b, backend.Cluster{Key: key, ClusterName: "c1", Certificates: certs})
-	ensureMachine(g, b, key, controlPlaneMachine("a"))
+	b, key, _, _ := clusterOfOne(t, g)
 
 	broken := controlPlaneMachine("b")
 	broken.ControlPlane.EtcdArgs = []backend.Arg{{Name: "log-level", Value: "nonsense"}}
@@ -138,4 +130,15 @@ func TestALearnerThatDoesNotRunSaysWhy(t *testing.T) {
 		g.Expect(status.Reason).To(Equal(infrav1.ProcessesFailedReason), status.Message)
 		g.Expect(status.Message).To(HavePrefix("etcd exited ("))
 	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+}
+
+// clusterOfOne runs cluster ns/c1 with one control plane machine, "a", on a backend of its own.
+func clusterOfOne(t *testing.T, g Gomega) (*Backend, types.NamespacedName, backend.Certificates, backend.ClusterStatus) {
+	t.Helper()
+	b := newBackend(t, t.TempDir())
+	key := types.NamespacedName{Namespace: "ns", Name: "c1"}
+	certs := testworkload.NewCertificates(t)
+	status := ensureReady(g, b, backend.Cluster{Key: key, ClusterName: "c1", Certificates: certs})
+	ensureMachine(g, b, key, controlPlaneMachine("a"))
+	return b, key, certs, status
 }

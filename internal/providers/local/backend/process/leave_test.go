@@ -11,9 +11,6 @@ import (
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/capstan-dev/capstan/internal/providers/local/backend"
-	testworkload "github.com/capstan-dev/capstan/internal/test/workload"
 )
 
 // TestLeavingTheEndpointDropsNoRequest: a control plane machine whose Machine is deleted first leaves the
@@ -25,17 +22,14 @@ import (
 func TestLeavingTheEndpointDropsNoRequest(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	b := newBackend(t, t.TempDir())
-	certs := testworkload.NewCertificates(t)
-	key := types.NamespacedName{Namespace: "ns", Name: "c1"}
-	status := ensureReady(g, b, backend.Cluster{Key: key, ClusterName: "c1", Certificates: certs})
-	ensureMachine(g, b, key, controlPlaneMachine("a"))
+	b, key, certs, status := clusterOfOne(t, g)
 	ensureMachine(g, b, key, controlPlaneMachine("b"))
-	g.Eventually(func(g Gomega) {
-		st, err := b.EnsureCluster(ctx, backend.Cluster{Key: key, ClusterName: "c1", Certificates: certs})
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(st.APIServers).To(Equal(2))
-	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	g.Eventually(func() int {
+		c := b.get(key)
+		c.statusMu.Lock()
+		defer c.statusMu.Unlock()
+		return c.status.APIServers
+	}, 60*time.Second, 200*time.Millisecond).Should(Equal(2))
 
 	// Clients that keep their connections, as controllers do: some are on b's API server.
 	cctx, stop := context.WithCancel(ctx)

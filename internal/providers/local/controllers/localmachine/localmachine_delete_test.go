@@ -25,18 +25,8 @@ import (
 func TestLocalMachineMovedAway(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	ns := env.NewNamespace(t)
-	startProvider(t, t.TempDir())
-	cluster, lc := createCluster(t, ns, "c1", true)
-	g.Eventually(func(g Gomega) {
-		get(g, lc)
-		g.Expect(lc.Status.Ready).To(BeTrue())
-	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
-	setInfrastructureReady(g, cluster, lc)
+	ns, cluster, lc, _, _ := clusterWithControlPlane(t, g)
 	wc := workloadClient(g, ns, "c1", lc.Spec.ControlPlaneEndpoint)
-	_, cp := createMachine(t, cluster, "cp-0", machineOptions{owned: true, controlPlane: true})
-	g.Eventually(func(g Gomega) string { return nodeRegisteredReason(g, cp) }, 90*time.Second, 100*time.Millisecond).
-		Should(Equal(infrav1.NodeRegisteredReason))
 	m, lm := createMachine(t, cluster, "m1", machineOptions{owned: true})
 	g.Eventually(func(g Gomega) string { return nodeRegisteredReason(g, lm) }, 30*time.Second, 100*time.Millisecond).
 		Should(Equal(infrav1.NodeRegisteredReason))
@@ -83,17 +73,7 @@ func TestLocalMachineMovedAway(t *testing.T) {
 func TestWorkerOfADeletedClusterGoesWithoutAControlPlane(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	ns := env.NewNamespace(t)
-	startProvider(t, t.TempDir())
-	cluster, lc := createCluster(t, ns, "c1", true)
-	g.Eventually(func(g Gomega) {
-		get(g, lc)
-		g.Expect(lc.Status.Ready).To(BeTrue())
-	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
-	setInfrastructureReady(g, cluster, lc)
-	_, cp := createMachine(t, cluster, "cp-0", machineOptions{owned: true, controlPlane: true})
-	g.Eventually(func(g Gomega) string { return nodeRegisteredReason(g, cp) }, 90*time.Second, 100*time.Millisecond).
-		Should(Equal(infrav1.NodeRegisteredReason))
+	_, cluster, _, _, cp := clusterWithControlPlane(t, g)
 	_, lm := createMachine(t, cluster, "m1", machineOptions{owned: true})
 	g.Eventually(func(g Gomega) string { return nodeRegisteredReason(g, lm) }, 30*time.Second, 100*time.Millisecond).
 		Should(Equal(infrav1.NodeRegisteredReason))
@@ -130,18 +110,8 @@ func TestWorkerOfADeletedClusterGoesWithoutAControlPlane(t *testing.T) {
 func TestDeletedControlPlaneMachineLeavesTheEndpoint(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	ns := env.NewNamespace(t)
-	startProvider(t, t.TempDir())
-	cluster, lc := createCluster(t, ns, "c1", true)
-	g.Eventually(func(g Gomega) {
-		get(g, lc)
-		g.Expect(lc.Status.Ready).To(BeTrue())
-	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
-	setInfrastructureReady(g, cluster, lc)
+	ns, cluster, lc, cp0, _ := clusterWithControlPlane(t, g)
 	wc := workloadClient(g, ns, "c1", lc.Spec.ControlPlaneEndpoint)
-	cp0, cp0lm := createMachine(t, cluster, "cp-0", machineOptions{owned: true, controlPlane: true})
-	g.Eventually(func(g Gomega) string { return nodeRegisteredReason(g, cp0lm) }, 90*time.Second, 100*time.Millisecond).
-		Should(Equal(infrav1.NodeRegisteredReason))
 	join := cabpk.CloudConfig(cabpk.Data{Kubeadm: cabpk.JoinConfiguration("127.0.0.1:6443", "cp-1", true, "")})
 	cp1, cp1lm := createMachine(t, cluster, "cp-1", machineOptions{owned: true, controlPlane: true, bootstrap: join})
 	worker, workerlm := createMachine(t, cluster, "m1", machineOptions{owned: true})
@@ -194,4 +164,22 @@ func TestDeletedControlPlaneMachineLeavesTheEndpoint(t *testing.T) {
 		m.Finalizers = nil
 		g.Expect(env.Client.Update(ctx, m)).To(Succeed())
 	}
+}
+
+// clusterWithControlPlane runs the provider and a Cluster c1 of a new namespace, its infrastructure ready and
+// its control plane Machine cp-0 registered.
+func clusterWithControlPlane(t *testing.T, g Gomega) (string, *clusterv1.Cluster, *infrav1.LocalCluster, *clusterv1.Machine, *infrav1.LocalMachine) {
+	t.Helper()
+	ns := env.NewNamespace(t)
+	startProvider(t, t.TempDir())
+	cluster, lc := createCluster(t, ns, "c1", true)
+	g.Eventually(func(g Gomega) {
+		get(g, lc)
+		g.Expect(lc.Status.Ready).To(BeTrue())
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	setInfrastructureReady(g, cluster, lc)
+	cp, cplm := createMachine(t, cluster, "cp-0", machineOptions{owned: true, controlPlane: true})
+	g.Eventually(func(g Gomega) string { return nodeRegisteredReason(g, cplm) }, 90*time.Second, 100*time.Millisecond).
+		Should(Equal(infrav1.NodeRegisteredReason))
+	return ns, cluster, lc, cp, cplm
 }
