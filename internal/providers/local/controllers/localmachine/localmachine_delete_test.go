@@ -131,14 +131,7 @@ func TestDeletedControlPlaneMachineLeavesTheEndpoint(t *testing.T) {
 	g.Expect(worker.Annotations).NotTo(HaveKey(infrav1.LeaveEndpointHookAnnotation), "a worker has no API server")
 
 	t.Log("Machine cp-1 is deleted (held by a finalizer, as the Machine controller holds it until its hooks are gone)")
-	get(g, cp1)
-	cp1.Finalizers = append(cp1.Finalizers, "test.cluster.x-k8s.io/hold")
-	g.Expect(env.Client.Update(ctx, cp1)).To(Succeed())
-	g.Expect(env.Client.Delete(ctx, cp1)).To(Succeed())
-	g.Eventually(func(g Gomega) {
-		get(g, cp1)
-		g.Expect(cp1.Annotations).NotTo(HaveKey(infrav1.LeaveEndpointHookAnnotation))
-	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+	deleteHeldUntilUnhooked(g, cp1)
 	g.Eventually(func(g Gomega) {
 		get(g, cp1lm)
 		c := conditions.Get(cp1lm, infrav1.ControlPlaneRunningCondition)
@@ -149,14 +142,7 @@ func TestDeletedControlPlaneMachineLeavesTheEndpoint(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred(), "the endpoint answers through cp-0")
 
 	t.Log("the last control plane Machine has nowhere to send its clients: its hook goes at once")
-	get(g, cp0)
-	cp0.Finalizers = append(cp0.Finalizers, "test.cluster.x-k8s.io/hold")
-	g.Expect(env.Client.Update(ctx, cp0)).To(Succeed())
-	g.Expect(env.Client.Delete(ctx, cp0)).To(Succeed())
-	g.Eventually(func(g Gomega) {
-		get(g, cp0)
-		g.Expect(cp0.Annotations).NotTo(HaveKey(infrav1.LeaveEndpointHookAnnotation))
-	}, 30*time.Second, 200*time.Millisecond).Should(Succeed())
+	deleteHeldUntilUnhooked(g, cp0)
 	_, err = wc.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	g.Expect(err).NotTo(HaveOccurred(), "the endpoint still answers through cp-0")
 	for _, m := range []*clusterv1.Machine{cp0, cp1} {
@@ -164,6 +150,20 @@ func TestDeletedControlPlaneMachineLeavesTheEndpoint(t *testing.T) {
 		m.Finalizers = nil
 		g.Expect(env.Client.Update(ctx, m)).To(Succeed())
 	}
+}
+
+// deleteHeldUntilUnhooked deletes a Machine held by a finalizer of the test (as the Machine controller
+// holds one until its hooks are gone) and waits for the provider to remove its pre-terminate hook.
+func deleteHeldUntilUnhooked(g Gomega, m *clusterv1.Machine) {
+	ctx := context.Background()
+	get(g, m)
+	m.Finalizers = append(m.Finalizers, "test.cluster.x-k8s.io/hold")
+	g.Expect(env.Client.Update(ctx, m)).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, m)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		get(g, m)
+		g.Expect(m.Annotations).NotTo(HaveKey(infrav1.LeaveEndpointHookAnnotation))
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
 }
 
 // clusterWithControlPlane runs the provider and a Cluster c1 of a new namespace, its infrastructure ready and
