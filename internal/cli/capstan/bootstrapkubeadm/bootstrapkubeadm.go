@@ -5,7 +5,6 @@ package bootstrapkubeadm
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -50,27 +49,10 @@ the control plane is initialized, with bootstrap tokens created in the workload 
 
 // Run starts the provider and blocks until ctx is done.
 func (o *Options) Run(ctx context.Context) error {
-	cfg, err := o.Manager.RESTConfig()
-	if err != nil {
-		return err
-	}
-	scheme, err := bootstrap.NewScheme()
-	if err != nil {
-		return err
-	}
-	mgr, err := o.Manager.New(cfg, scheme)
-	if err != nil {
-		return err
-	}
 	opts := o.Provider
 	opts.WatchFilter = o.Manager.WatchFilter
 	opts.FeatureGates = o.Manager.FeatureGates
-	if err := bootstrap.Setup(ctx, mgr, opts); err != nil {
-		return err
-	}
-	ctrl.Log.WithName("setup").Info("Starting the kubeadm bootstrap provider", "bootstrapTokenTTL", opts.TokenTTL.String())
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running the controller manager: %w", err)
-	}
-	return nil
+	return o.Manager.Run(ctx, "kubeadm bootstrap provider", bootstrap.NewScheme, func(mgr ctrl.Manager) error {
+		return bootstrap.Setup(ctx, mgr, opts)
+	}, "bootstrapTokenTTL", opts.TokenTTL.String())
 }

@@ -5,7 +5,6 @@ package controlplanekubeadm
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -52,26 +51,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := o.Provider.Validate(); err != nil {
 		return err
 	}
-	cfg, err := o.Manager.RESTConfig()
-	if err != nil {
-		return err
-	}
-	scheme, err := controlplane.NewScheme()
-	if err != nil {
-		return err
-	}
-	mgr, err := o.Manager.New(cfg, scheme)
-	if err != nil {
-		return err
-	}
 	p := o.Provider
 	p.WatchFilter = o.Manager.WatchFilter
-	if err := controlplane.Setup(ctx, mgr, p); err != nil {
-		return err
-	}
-	ctrl.Log.WithName("setup").Info("Starting the kubeadm control plane provider")
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running the controller manager: %w", err)
-	}
-	return nil
+	return o.Manager.Run(ctx, "kubeadm control plane provider", controlplane.NewScheme, func(mgr ctrl.Manager) error {
+		return controlplane.Setup(ctx, mgr, p)
+	})
 }

@@ -92,38 +92,21 @@ func preflightChecks(names []string) ([]clusterv1.MachineSetPreflightCheck, erro
 
 // Run starts the manager and blocks until ctx is done.
 func (o *Options) Run(ctx context.Context) error {
-	cfg, err := o.Manager.RESTConfig()
-	if err != nil {
-		return err
-	}
-	scheme, err := core.NewScheme()
-	if err != nil {
-		return err
-	}
-	mgr, err := o.Manager.New(cfg, scheme)
-	if err != nil {
-		return err
-	}
 	checks, err := preflightChecks(o.PreflightChecks)
 	if err != nil {
 		return err
 	}
-	if err := core.Setup(ctx, mgr, core.Options{
-		WatchFilter: o.Manager.WatchFilter, Concurrency: o.Concurrency,
-		FeatureGates: o.Manager.FeatureGates, MachineSetPreflightChecks: checks,
-		RuntimeExtensionClientCertFile: o.RuntimeExtensionClientCertFile, RuntimeExtensionClientKeyFile: o.RuntimeExtensionClientKeyFile,
-		RuntimeExtensionLimits: o.RuntimeExtensionLimits,
-	}); err != nil {
-		return err
-	}
-	hooks := corewebhooks.Webhooks(mgr.GetClient(), corewebhooks.Options{FeatureGates: o.Manager.FeatureGates,
-		Workload: corewebhooks.KubeconfigWorkload(mgr.GetAPIReader())})
-	if err := o.Manager.SetupWebhooks(mgr, hooks, o.Webhooks); err != nil {
-		return err
-	}
-	ctrl.Log.WithName("setup").Info("Starting the core controller manager")
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running the controller manager: %w", err)
-	}
-	return nil
+	return o.Manager.Run(ctx, "core controller manager", core.NewScheme, func(mgr ctrl.Manager) error {
+		if err := core.Setup(ctx, mgr, core.Options{
+			WatchFilter: o.Manager.WatchFilter, Concurrency: o.Concurrency,
+			FeatureGates: o.Manager.FeatureGates, MachineSetPreflightChecks: checks,
+			RuntimeExtensionClientCertFile: o.RuntimeExtensionClientCertFile, RuntimeExtensionClientKeyFile: o.RuntimeExtensionClientKeyFile,
+			RuntimeExtensionLimits: o.RuntimeExtensionLimits,
+		}); err != nil {
+			return err
+		}
+		hooks := corewebhooks.Webhooks(mgr.GetClient(), corewebhooks.Options{FeatureGates: o.Manager.FeatureGates,
+			Workload: corewebhooks.KubeconfigWorkload(mgr.GetAPIReader())})
+		return o.Manager.SetupWebhooks(mgr, hooks, o.Webhooks)
+	})
 }

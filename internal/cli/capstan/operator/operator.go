@@ -74,30 +74,13 @@ func (o *Options) Run(ctx context.Context) error {
 		return fmt.Errorf("--fetch-connect-timeout (%s), --fetch-timeout (%s) and --fetch-max-size (%d bytes) must be positive: a release server that stalls would hold a worker forever",
 			o.Fetch.ConnectTimeout, o.Fetch.Timeout, o.Fetch.MaxResponseBytes)
 	}
-	cfg, err := o.Manager.RESTConfig()
-	if err != nil {
-		return err
-	}
-	scheme, err := operator.NewScheme()
-	if err != nil {
-		return err
-	}
-	mgr, err := o.Manager.New(cfg, scheme)
-	if err != nil {
-		return err
-	}
-	if err := operator.Setup(mgr, operator.Options{Concurrency: o.Concurrency, HTTP: o.Fetch, Validation: o.validation(), CheckManagerArgs: CheckManagerArgs}); err != nil {
-		return err
-	}
-	// Deletions are rare: the check reads the API server, so the operator caches no Clusters or provider objects for it.
-	if err := o.Manager.SetupWebhooks(mgr, operatorwebhooks.Webhooks(mgr.GetAPIReader(), o.validation()), o.Webhooks); err != nil {
-		return err
-	}
-	ctrl.Log.WithName("setup").Info("Starting the provider operator")
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("running the controller manager: %w", err)
-	}
-	return nil
+	return o.Manager.Run(ctx, "provider operator", operator.NewScheme, func(mgr ctrl.Manager) error {
+		if err := operator.Setup(mgr, operator.Options{Concurrency: o.Concurrency, HTTP: o.Fetch, Validation: o.validation(), CheckManagerArgs: CheckManagerArgs}); err != nil {
+			return err
+		}
+		// Deletions are rare: the check reads the API server, so the operator caches no Clusters or provider objects for it.
+		return o.Manager.SetupWebhooks(mgr, operatorwebhooks.Webhooks(mgr.GetAPIReader(), o.validation()), o.Webhooks)
+	})
 }
 
 func (o *Options) validation() validation.Options {
