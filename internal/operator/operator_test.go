@@ -403,7 +403,7 @@ func TestOperator(t *testing.T) {
 
 		// Deleted, it is fetched again, and the change applied.
 		g.Expect(env.Client.Delete(ctx, cached)).To(Succeed())
-		nudge(t, localProvider)
+		operatortest.Nudge(t, env.Client, localProvider)
 		g.Eventually(func(g Gomega) {
 			g.Expect(deployment(g, "capl-system", "capl-controller-manager").Spec.Template.Spec.Containers[0].Args).To(ContainElement("--sync-period=4m"))
 			g.Expect(condition(g, localProvider, operatorv1.ProviderInstalledCondition).Status).To(Equal(metav1.ConditionTrue))
@@ -468,7 +468,7 @@ data: {kept: "until it is no longer rendered"}
 			secret.Data["TEAM"] = []byte("green")
 			return env.Client.Update(ctx, secret)
 		}, timeout, poll).Should(Succeed())
-		nudge(t, localProvider)
+		operatortest.Nudge(t, env.Client, localProvider)
 		g.Eventually(func(g Gomega) {
 			g.Expect(extra(g, "extra-a").Data).To(HaveKeyWithValue("team", "green"))
 			c := condition(g, localProvider, operatorv1.ProviderUpgradedCondition)
@@ -483,7 +483,7 @@ data: {kept: "until it is no longer rendered"}
 			extras.Data["manifests"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra-a, namespace: capl-system}\ndata: {team: \"${TEAM}\"}\n"
 			return env.Client.Update(ctx, extras)
 		}, timeout, poll).Should(Succeed())
-		nudge(t, localProvider)
+		operatortest.Nudge(t, env.Client, localProvider)
 		g.Eventually(func(g Gomega) {
 			err := env.Client.Get(ctx, client.ObjectKey{Namespace: "capl-system", Name: "extra-b"}, &corev1.ConfigMap{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the object no longer rendered is deleted")
