@@ -196,6 +196,16 @@ func Start(t testing.TB, cfg *rest.Config, o operator.Options) {
 	})
 }
 
+// AdditionalManifests returns additional manifests for a provider of namespace ns: a ConfigMap extra-a
+// whose data "team" is the variable TEAM and, withB, a ConfigMap extra-b.
+func AdditionalManifests(ns string, withB bool) string {
+	out := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra-a, namespace: %s}\ndata: {team: \"${TEAM}\"}\n", ns)
+	if withB {
+		out += fmt.Sprintf("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra-b, namespace: %s}\ndata: {kept: \"until it is no longer rendered\"}\n", ns)
+	}
+	return out
+}
+
 // Nudge makes the operator reconcile p now, as any change of it does: the operator picks up a change of
 // the content of a provider's configSecret or additional manifests when it next reconciles the provider.
 func Nudge(t testing.TB, c client.Client, p operatorv1.GenericProvider) {
