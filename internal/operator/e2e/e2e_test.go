@@ -41,6 +41,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/operator"
 	"github.com/capstan-dev/capstan/internal/operator/operatortest"
 	"github.com/capstan-dev/capstan/internal/release"
+	"github.com/capstan-dev/capstan/internal/test/procs"
 	"github.com/capstan-dev/capstan/internal/test/workload"
 )
 
@@ -135,30 +136,12 @@ func notRunnable(g Gomega, d *appsv1.Deployment) {
 // processArgs returns the arguments of the capstan process that the local runtime runs for the Deployment
 // ns/name, found by the kubeconfig the runtime gives it; an error unless exactly one runs.
 func processArgs(state embedded.State, ns, name string) ([]string, error) {
-	want := "KUBECONFIG=" + filepath.Join(state.RuntimeDir(), ns, name, "kubeconfig")
-	environs, err := filepath.Glob("/proc/[0-9]*/environ")
-	if err != nil {
-		return nil, err
+	pids := procs.FindWithEnv("capstan", "KUBECONFIG="+filepath.Join(state.RuntimeDir(), ns, name, "kubeconfig"))
+	if len(pids) != 1 {
+		return nil, fmt.Errorf("%d capstan processes run for Deployment %s/%s: %v", len(pids), ns, name, pids)
 	}
-	var found [][]string
-	for _, environ := range environs {
-		env, err := os.ReadFile(environ)
-		if err != nil || !slices.Contains(strings.Split(string(env), "\x00"), want) {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join(filepath.Dir(environ), "cmdline"))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-		if filepath.Base(args[0]) == "capstan" {
-			found = append(found, args[1:])
-		}
-	}
-	if len(found) != 1 {
-		return nil, fmt.Errorf("%d capstan processes run for Deployment %s/%s: %q", len(found), ns, name, found)
-	}
-	return found[0], nil
+	// The flags' values hold no spaces.
+	return strings.Fields(procs.Cmdline(pids[0]))[1:], nil
 }
 
 // flag returns the value of --name=value in args.
