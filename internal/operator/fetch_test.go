@@ -159,7 +159,7 @@ data:
 		secret.Data["GITHUB_TOKEN"] = []byte("s3cr3t")
 		return env.Client.Update(ctx, secret)
 	}, timeout, poll).Should(Succeed())
-	nudge(t, aws)
+	operatortest.Nudge(t, env.Client, aws)
 	waitInstalled(t, aws, "v2.8.0", "v1beta1")
 	g.Expect(get(g, aws).GetProviderSpec().Version).To(Equal("v2.8.0"), "the latest release of the core's contract is written to spec.version")
 	settingsCM := &corev1.ConfigMap{}
@@ -167,22 +167,4 @@ data:
 	g.Expect(settingsCM.Data).To(Equal(map[string]string{"region": "eu-west-1", "profile": "operations"}),
 		"AWS_REGION from the configSecret wins over the operator's environment; AWS_PROFILE comes from the environment")
 	g.Expect(deployment(g, ns, "capa-controller-manager").Spec.Template.Spec.Containers[0].Image).To(HaveSuffix(":v2.8.0"))
-}
-
-// nudge makes the operator reconcile p now, as any change of it does.
-func nudge(t *testing.T, p operatorv1.GenericProvider) {
-	t.Helper()
-	g := NewWithT(t)
-	g.Eventually(func() error {
-		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(p), p); err != nil {
-			return err
-		}
-		a := p.GetAnnotations()
-		if a == nil {
-			a = map[string]string{}
-		}
-		a["test.capstan.dev/nudge"] = time.Now().Format(time.RFC3339Nano)
-		p.SetAnnotations(a)
-		return env.Client.Update(context.Background(), p)
-	}, timeout, poll).Should(Succeed())
 }

@@ -403,7 +403,7 @@ func TestOperator(t *testing.T) {
 
 		// Deleted, it is fetched again, and the change applied.
 		g.Expect(env.Client.Delete(ctx, cached)).To(Succeed())
-		nudge(t, localProvider)
+		operatortest.Nudge(t, env.Client, localProvider)
 		g.Eventually(func(g Gomega) {
 			g.Expect(deployment(g, "capl-system", "capl-controller-manager").Spec.Template.Spec.Containers[0].Args).To(ContainElement("--sync-period=4m"))
 			g.Expect(condition(g, localProvider, operatorv1.ProviderInstalledCondition).Status).To(Equal(metav1.ConditionTrue))
@@ -436,16 +436,7 @@ func TestOperator(t *testing.T) {
 	t.Run("changes of the configSecret and the additional manifests are applied as upgrades; what is no longer rendered is deleted", func(t *testing.T) {
 		g := NewWithT(t)
 		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "capl-system", Name: "local-variables"}, StringData: map[string]string{"TEAM": "blue"}}
-		extras := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "capl-system", Name: "local-extras"}, Data: map[string]string{"manifests": `apiVersion: v1
-kind: ConfigMap
-metadata: {name: extra-a, namespace: capl-system}
-data: {team: "${TEAM}"}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: extra-b, namespace: capl-system}
-data: {kept: "until it is no longer rendered"}
-`}}
+		extras := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "capl-system", Name: "local-extras"}, Data: map[string]string{"manifests": operatortest.AdditionalManifests("capl-system", true)}}
 		create(t, secret, extras)
 		update(t, localProvider, func(s *operatorv1.ProviderSpec) {
 			s.ConfigSecret = &operatorv1.SecretReference{Name: secret.Name}
@@ -468,7 +459,7 @@ data: {kept: "until it is no longer rendered"}
 			secret.Data["TEAM"] = []byte("green")
 			return env.Client.Update(ctx, secret)
 		}, timeout, poll).Should(Succeed())
-		nudge(t, localProvider)
+		operatortest.Nudge(t, env.Client, localProvider)
 		g.Eventually(func(g Gomega) {
 			g.Expect(extra(g, "extra-a").Data).To(HaveKeyWithValue("team", "green"))
 			c := condition(g, localProvider, operatorv1.ProviderUpgradedCondition)
@@ -480,10 +471,10 @@ data: {kept: "until it is no longer rendered"}
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(extras), extras); err != nil {
 				return err
 			}
-			extras.Data["manifests"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra-a, namespace: capl-system}\ndata: {team: \"${TEAM}\"}\n"
+			extras.Data["manifests"] = operatortest.AdditionalManifests("capl-system", false)
 			return env.Client.Update(ctx, extras)
 		}, timeout, poll).Should(Succeed())
-		nudge(t, localProvider)
+		operatortest.Nudge(t, env.Client, localProvider)
 		g.Eventually(func(g Gomega) {
 			err := env.Client.Get(ctx, client.ObjectKey{Namespace: "capl-system", Name: "extra-b"}, &corev1.ConfigMap{})
 			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the object no longer rendered is deleted")

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
+	gomegatypes "github.com/onsi/gomega/types"
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -27,6 +31,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	managementv1 "github.com/capstan-dev/capstan/api/management/v1alpha1"
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
@@ -36,6 +41,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/operator"
 	"github.com/capstan-dev/capstan/internal/operator/operatortest"
 	"github.com/capstan-dev/capstan/internal/release"
+	"github.com/capstan-dev/capstan/internal/test/procs"
 	"github.com/capstan-dev/capstan/internal/test/workload"
 )
 
@@ -98,13 +104,54 @@ func waitProvider(t *testing.T, c client.Client, p operatorv1.GenericProvider, v
 // update changes p's spec, retrying on conflicts.
 func update(t *testing.T, c client.Client, p operatorv1.GenericProvider, change func(*operatorv1.ProviderSpec)) {
 	t.Helper()
+	edit(t, c, p, func() { change(p.GetProviderSpec()) })
+}
+
+// edit changes obj, retrying on conflicts.
+func edit(t *testing.T, c client.Client, obj client.Object, change func()) {
+	t.Helper()
 	NewWithT(t).Eventually(func() error {
-		if err := c.Get(context.Background(), client.ObjectKeyFromObject(p), p); err != nil {
+		if err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
 			return err
 		}
-		change(p.GetProviderSpec())
-		return c.Update(context.Background(), p)
+		change()
+		return c.Update(context.Background(), obj)
 	}, time.Minute, time.Second).Should(Succeed())
+}
+
+// condition returns p's condition of type t, read afresh.
+func condition(g Gomega, c client.Client, p operatorv1.GenericProvider, t string) *metav1.Condition {
+	g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(p), p)).To(Succeed())
+	cond := meta.FindStatusCondition(p.GetProviderStatus().Conditions, t)
+	g.Expect(cond).NotTo(BeNil(), "no %s condition: %v", t, p.GetProviderStatus().Conditions)
+	return cond
+}
+
+// notRunnable: a Deployment the local runtime does not run, as its image is not capstan's, says so.
+func notRunnable(g Gomega, d *appsv1.Deployment) {
+	g.Expect(d.Status.Conditions).To(ContainElement(And(HaveField("Type", appsv1.DeploymentAvailable),
+		HaveField("Status", corev1.ConditionFalse), HaveField("Reason", "ImageNotRunnableLocally"))))
+}
+
+// processArgs returns the arguments of the capstan process that the local runtime runs for the Deployment
+// ns/name, found by the kubeconfig the runtime gives it; an error unless exactly one runs.
+func processArgs(state embedded.State, ns, name string) ([]string, error) {
+	pids := procs.FindWithEnv("capstan", "KUBECONFIG="+filepath.Join(state.RuntimeDir(), ns, name, "kubeconfig"))
+	if len(pids) != 1 {
+		return nil, fmt.Errorf("%d capstan processes run for Deployment %s/%s: %v", len(pids), ns, name, pids)
+	}
+	// The flags' values hold no spaces.
+	return strings.Fields(procs.Cmdline(pids[0]))[1:], nil
+}
+
+// flag returns the value of --name=value in args.
+func flag(args []string, name string) string {
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // runs says whether the local runtime runs d's processes as d says: every replica of its current template
@@ -402,6 +449,95 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 		return
 	}
 
+	if !t.Run("changes are upgrades: the configSecret's and the additional manifests' content and fetchConfig, each reported; what is no longer rendered is deleted; a downgrade across minors is refused", func(t *testing.T) {
+		gate(t)
+		g := NewWithT(t)
+		start := time.Now()
+		running := func(g Gomega) {
+			d := deployment(g, providers[1])
+			g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(HaveSuffix(":" + newContract))
+			g.Expect(runs(d)).To(Succeed())
+		}
+		// upgraded waits until the change is applied (check) and ProviderUpgraded says it as reason and message.
+		upgraded := func(reason string, message gomegatypes.GomegaMatcher, check func(g Gomega)) {
+			t.Helper()
+			g.Eventually(func(g Gomega) {
+				check(g)
+				cond := condition(g, c, local, operatorv1.ProviderUpgradedCondition)
+				g.Expect(cond.Reason).To(Equal(reason), "condition: %v", cond)
+				g.Expect(cond.Message).To(message)
+				g.Expect(local.Status.ObservedGeneration).To(Equal(local.Generation))
+			}, 2*time.Minute, time.Second).Should(Succeed())
+			waitProvider(t, c, local, newContract, true)
+			running(g)
+		}
+
+		// Back to the previous minor: refused, and the provider stays as it is.
+		update(t, c, local, func(s *operatorv1.ProviderSpec) { s.Version = release.Version() })
+		g.Eventually(func(g Gomega) {
+			cond := condition(g, c, local, operatorv1.PreflightCheckCondition)
+			g.Expect(cond.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(cond.Reason).To(Equal(operatorv1.UnsupportedProviderDowngradeReason))
+			g.Expect(cond.Message).To(Equal("Downgrading from " + newContract + " to " + release.Version() + " is not supported: a provider goes back to an older patch release of its minor version only; set spec.version to v0.3.x or later"))
+		}, 2*time.Minute, time.Second).Should(Succeed())
+		g.Consistently(func(g Gomega) {
+			running(g)
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(local), local)).To(Succeed())
+			g.Expect(local.Status.InstalledVersion).To(HaveValue(Equal(newContract)))
+		}, 5*time.Second, time.Second).Should(Succeed())
+		update(t, c, local, func(s *operatorv1.ProviderSpec) { s.Version = newContract })
+		g.Eventually(func(g Gomega) {
+			g.Expect(condition(g, c, local, operatorv1.PreflightCheckCondition).Status).To(Equal(metav1.ConditionTrue))
+		}, 2*time.Minute, time.Second).Should(Succeed())
+
+		// Variables from a configSecret, in additional manifests.
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "capl-system", Name: "local-variables"}, StringData: map[string]string{"TEAM": "blue"}}
+		extras := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "capl-system", Name: "local-extras"}, Data: map[string]string{"manifests": operatortest.AdditionalManifests("capl-system", true)}}
+		g.Expect(c.Create(ctx, secret)).To(Succeed())
+		g.Expect(c.Create(ctx, extras)).To(Succeed())
+		update(t, c, local, func(s *operatorv1.ProviderSpec) {
+			s.ConfigSecret = &operatorv1.SecretReference{Name: secret.Name}
+			s.AdditionalManifestsRef = &operatorv1.ConfigmapReference{Name: extras.Name}
+		})
+		extra := func(g Gomega, name string) *corev1.ConfigMap {
+			cm := &corev1.ConfigMap{}
+			g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "capl-system", Name: name}, cm)).To(Succeed())
+			return cm
+		}
+		upgraded(operatorv1.SpecChangedReason, And(HavePrefix("Applied "+newContract+" again as an upgrade: "), ContainSubstring("the spec changed")), func(g Gomega) {
+			g.Expect(extra(g, "extra-a").Data).To(HaveKeyWithValue("team", "blue"))
+			g.Expect(extra(g, "extra-b").Labels).To(HaveKeyWithValue(clusterv1.ProviderNameLabel, "infrastructure-local"))
+		})
+
+		// The Secret's content changes: picked up at the provider's next reconcile, as an upgrade.
+		edit(t, c, secret, func() { secret.Data["TEAM"] = []byte("green") })
+		operatortest.Nudge(t, c, local)
+		upgraded(operatorv1.ConfigSecretChangedReason, Equal("Applied "+newContract+" again as an upgrade: the content of the configSecret capl-system/local-variables changed"), func(g Gomega) {
+			g.Expect(extra(g, "extra-a").Data).To(HaveKeyWithValue("team", "green"))
+		})
+
+		// The additional manifests no longer have extra-b: it is deleted.
+		edit(t, c, extras, func() {
+			extras.Data["manifests"] = operatortest.AdditionalManifests("capl-system", false)
+		})
+		operatortest.Nudge(t, c, local)
+		upgraded(operatorv1.SpecChangedReason, Equal("Applied "+newContract+" again as an upgrade: the additional manifests changed; deleted what it no longer has: ConfigMap capl-system/extra-b"), func(g Gomega) {
+			err := c.Get(ctx, client.ObjectKey{Namespace: "capl-system", Name: "extra-b"}, &corev1.ConfigMap{})
+			g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the object no longer rendered is deleted, got %v", err)
+		})
+		g.Expect(extra(g, "extra-a").Data).To(HaveKeyWithValue("team", "green"))
+
+		// Another fetchConfig (here, the same ConfigMaps selected another way).
+		update(t, c, local, func(s *operatorv1.ProviderSpec) {
+			s.FetchConfig = &operatorv1.FetchConfiguration{Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "provider-components", Operator: metav1.LabelSelectorOpIn, Values: []string{"infrastructure-local"}}}}}
+		})
+		upgraded(operatorv1.FetchConfigChangedReason, Equal("Applied "+newContract+" again as an upgrade: spec.fetchConfig changed"), func(Gomega) {})
+		t.Logf("the downgrade refused and the changes applied as upgrades in %s", time.Since(start).Round(time.Second))
+	}) {
+		return
+	}
+
 	if !t.Run("each capstan provider with every field of spec.manager and spec.deployment runs", func(t *testing.T) {
 		gate(t)
 		g := NewWithT(t)
@@ -426,6 +562,7 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 				g.Expect(args).To(ContainElements("--max-concurrent-reconciles=4", "--leader-election-id="+p.ns+"/every-field-lease",
 					"--graceful-shutdown-timeout=20s", "--v=5", "--profiler-address=localhost:6060", "--namespace="+p.ns,
 					"--sync-period=420s", "--kube-api-qps=50", "--kube-api-burst=80"))
+				g.Expect(args).NotTo(ContainElement("--namespace=ignored"), "the namespace key of spec.deployment.containers[].args is ignored")
 				if cp.Webhooks {
 					g.Expect(args).To(ContainElement("--webhook-host=127.0.0.1"))
 				}
@@ -443,30 +580,138 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 		return
 	}
 
-	t.Run("each complete provider object of the proposal, applied server-side, installs its provider from an emulated GitHub", func(t *testing.T) {
+	if !t.Run("debug mode: each manager runs at verbosity 5 with its profiler, and nothing else changes meanwhile; image overrides by parts; the namespace args key ignored", func(t *testing.T) {
+		gate(t)
+		g := NewWithT(t)
+		start := time.Now()
+		// The processes the local runtime runs: their arguments, their profiler, their logs.
+		for _, p := range providers {
+			g.Eventually(func(g Gomega) {
+				args, err := processArgs(state, p.ns, p.deployment)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(args).To(ContainElement("--v=5"))
+				// The runtime gives the profiler a free loopback port of its own (the Deployment says localhost:6060).
+				profiler := flag(args, "--profiler-address")
+				g.Expect(profiler).To(HavePrefix("127.0.0.1:"))
+				resp, err := (&http.Client{Timeout: 5 * time.Second}).Get("http://" + profiler + "/debug/pprof/")
+				g.Expect(err).NotTo(HaveOccurred())
+				_ = resp.Body.Close()
+				g.Expect(resp.StatusCode).To(Equal(http.StatusOK), "the profiler answers")
+				// Client-go logs the renewals of the Lease at level 5 only.
+				logs, err := filepath.Glob(filepath.Join(state.RuntimeDir(), p.ns, p.deployment, "*.log"))
+				g.Expect(err).NotTo(HaveOccurred())
+				var all []byte
+				for _, l := range logs {
+					b, err := os.ReadFile(l)
+					g.Expect(err).NotTo(HaveOccurred())
+					all = append(all, b...)
+				}
+				g.Expect(string(all)).To(ContainSubstring("Successfully renewed lease"), "the manager logs at level 5")
+			}, 2*time.Minute, time.Second).Should(Succeed(), "%s", p.label)
+		}
+
+		// While debug mode is on, nothing else may change; it is turned on alone. The operator's webhook
+		// refuses the changes (asked as dry runs: the webhook fails open while the operator does not answer).
+		refused := func(change func(*operatorv1.ProviderSpec), message string) {
+			t.Helper()
+			g.Eventually(func(g Gomega) {
+				p := &operatorv1.InfrastructureProvider{}
+				g.Expect(c.Get(ctx, client.ObjectKeyFromObject(local), p)).To(Succeed())
+				change(p.GetProviderSpec())
+				err := c.Update(ctx, p, client.DryRunAll)
+				g.Expect(err).To(HaveOccurred())
+				g.Expect(err.Error()).To(ContainSubstring(message))
+			}, time.Minute, time.Second).Should(Succeed())
+		}
+		refused(func(s *operatorv1.ProviderSpec) { s.Manager.Verbosity = 3 },
+			"the provider is in debug mode (spec.manager.debug: true): no other field may change while it is; set spec.manager.debug to false first, alone")
+		update(t, c, local, func(s *operatorv1.ProviderSpec) { s.Manager.Debug = false })
+		refused(func(s *operatorv1.ProviderSpec) { s.Manager.Debug, s.Manager.Verbosity = true, 3 },
+			"debug mode (spec.manager.debug: true) is turned on alone: no other field may change with it; make the other changes first, then set spec.manager.debug to true alone")
+		g.Eventually(func(g Gomega) {
+			args, err := processArgs(state, "capl-system", "capl-controller-manager")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(args).To(ContainElement("--v=2"), "debug mode off, the manager runs at spec.manager.verbosity again")
+		}, 2*time.Minute, time.Second).Should(Succeed())
+		t.Logf("debug mode checked on the four providers' processes and turned off on the local provider in %s", time.Since(start).Round(time.Second))
+
+		// Every part of the image replaced: the local runtime runs capstan's images only, and stops the
+		// process; the provider is installed, not Ready, and says why.
+		update(t, c, local, func(s *operatorv1.ProviderSpec) {
+			s.Deployment.Containers[0].Image = &operatorv1.ImageMeta{Repository: "registry.example/mirror", Name: "capl-manager", Tag: "v0.3.0-custom"}
+		})
+		g.Eventually(func(g Gomega) {
+			d := deployment(g, providers[1])
+			g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal("registry.example/mirror/capl-manager:v0.3.0-custom"))
+			notRunnable(g, d)
+			g.Expect(d.Status.Replicas).To(BeZero(), "no process runs")
+			cond := condition(g, c, local, operatorv1.ReadyCondition)
+			g.Expect(cond.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(cond.Reason).To(Equal(operatorv1.DeploymentUnavailableReason))
+			g.Expect(cond.Message).To(Equal("Deployment capl-controller-manager is not available (ImageNotRunnableLocally: container manager uses image registry.example/mirror/capl-manager:v0.3.0-custom: " +
+				"the local runtime of the embedded management cluster only runs capstan's own images (" + release.Image + "))"))
+		}, 2*time.Minute, time.Second).Should(Succeed())
+		_, err := processArgs(state, "capl-system", "capl-controller-manager")
+		g.Expect(err).To(MatchError(ContainSubstring("0 capstan processes run")))
+
+		// The tag alone: capstan's image, which the runtime runs (with the capstan executable of capstan
+		// up, whatever the tag). The namespace key of the container's args is ignored: with no
+		// spec.manager.cacheNamespace, the manager has no --namespace and watches every namespace.
+		update(t, c, local, func(s *operatorv1.ProviderSpec) {
+			s.Deployment.Containers[0].Image = &operatorv1.ImageMeta{Tag: "v0.3.0-custom"}
+			s.Manager.CacheNamespace = ""
+			s.Deployment.Containers[0].Args["--namespace"] = "capl-elsewhere"
+		})
+		g.Eventually(func(g Gomega) {
+			d := deployment(g, providers[1])
+			g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(release.Image + ":v0.3.0-custom"))
+			g.Expect(d.Spec.Template.Spec.Containers[0].Args).NotTo(ContainElement(HavePrefix("--namespace")))
+			g.Expect(runs(d)).To(Succeed())
+			args, err := processArgs(state, "capl-system", "capl-controller-manager")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(args).NotTo(ContainElement(HavePrefix("--namespace")))
+		}, 2*time.Minute, time.Second).Should(Succeed())
+		waitProvider(t, c, local, newContract, true)
+		t.Logf("debug mode and the image overrides checked in %s", time.Since(start).Round(time.Second))
+	}) {
+		return
+	}
+
+	// GitHub, emulated on loopback; the operator's process reaches it through a proxy.
+	gh := repositorytest.NewServer(t)
+	proxy := newGitHubProxy(t, gh.Client().Transport)
+	// operatorEnvironment are variables of the operator's environment; the components use them, unless
+	// a provider's configSecret has them too.
+	operatorEnvironment := map[string]string{"GCP_REGION": "us-central1", "GCP_PROJECT": "project-of-the-operator"}
+	if !t.Run("the operator's process reaches the emulated GitHub through a proxy, with variables in its environment", func(t *testing.T) {
+		gate(t)
+		g := NewWithT(t)
+		start := time.Now()
+		op := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "capi-operator-system", Name: "capi-operator-controller-manager"}}
+		edit(t, c, op, func() {
+			env := []corev1.EnvVar{{Name: "HTTPS_PROXY", Value: proxy.URL}, {Name: "SSL_CERT_FILE", Value: proxy.CAFile}}
+			for _, k := range slices.Sorted(maps.Keys(operatorEnvironment)) {
+				env = append(env, corev1.EnvVar{Name: k, Value: operatorEnvironment[k]})
+			}
+			op.Spec.Template.Spec.Containers[0].Env = append(op.Spec.Template.Spec.Containers[0].Env, env...)
+		})
+		g.Eventually(func(g Gomega) {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(op), op)).To(Succeed())
+			g.Expect(runs(op)).To(Succeed())
+		}, 2*time.Minute, time.Second).Should(Succeed())
+		t.Logf("the operator runs again with its new environment after %s", time.Since(start).Round(time.Second))
+	}) {
+		return
+	}
+
+	if !t.Run("each complete provider object of the proposal, applied server-side, installs its provider from an emulated GitHub", func(t *testing.T) {
 		gate(t)
 		g := NewWithT(t)
 		start := time.Now()
 		examples := operatortest.ProposalExamples(t)
 		g.Expect(examples).To(HaveLen(6), "the proposal has six complete provider objects")
 
-		// GitHub, emulated on loopback; the operator's process reaches it through a proxy.
-		gh := repositorytest.NewServer(t)
 		operatortest.PublishProposalReleases(t, gh, "v1beta2")
-		proxy := newGitHubProxy(t, gh.Client().Transport)
-		op := &appsv1.Deployment{}
-		g.Eventually(func() error {
-			if err := c.Get(ctx, types.NamespacedName{Namespace: "capi-operator-system", Name: "capi-operator-controller-manager"}, op); err != nil {
-				return err
-			}
-			op.Spec.Template.Spec.Containers[0].Env = append(op.Spec.Template.Spec.Containers[0].Env,
-				corev1.EnvVar{Name: "HTTPS_PROXY", Value: proxy.URL}, corev1.EnvVar{Name: "SSL_CERT_FILE", Value: proxy.CAFile})
-			return c.Update(ctx, op)
-		}, time.Minute, time.Second).Should(Succeed())
-		g.Eventually(func(g Gomega) {
-			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(op), op)).To(Succeed())
-			g.Expect(runs(op)).To(Succeed())
-		}, 2*time.Minute, time.Second).Should(Succeed())
 
 		// The e2e's kubeadm control plane provider makes way for the proposal's (the deletion webhook
 		// answers once the operator runs again).
@@ -486,11 +731,6 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 			d := &appsv1.Deployment{}
 			g.Expect(c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, d)).To(Succeed())
 			return d
-		}
-		// notRunnable: a provider that is not capstan's is installed, but the local runtime does not run its image.
-		notRunnable := func(g Gomega, d *appsv1.Deployment) {
-			g.Expect(d.Status.Conditions).To(ContainElement(And(HaveField("Type", appsv1.DeploymentAvailable),
-				HaveField("Status", corev1.ConditionFalse), HaveField("Reason", "ImageNotRunnableLocally"))))
 		}
 		checks := []struct {
 			runnable bool
@@ -559,5 +799,48 @@ func TestOperatorInTheEmbeddedCluster(t *testing.T) {
 			t.Logf("example %d (%s %s/%s) installed after %s", i+1, kind, ns, name, time.Since(start).Round(time.Second))
 		}
 		g.Expect(gh.Count("")).To(BeNumerically(">", 0), "the releases came from the emulated GitHub")
+	}) {
+		return
+	}
+
+	t.Run("a provider with no fetchConfig from its built-in source, a private GitHub repository, with the token and variables of its configSecret and of the operator's environment, the Secret winning", func(t *testing.T) {
+		gate(t)
+		g := NewWithT(t)
+		start := time.Now()
+		// clusterctl's built-in gcp provider, whose repository is private here: only the token opens it.
+		const version, token = "v1.10.0", "token-of-the-gcp-repository"
+		settings := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: capg-settings, namespace: capg-system}\ndata: {region: \"${GCP_REGION}\", project: \"${GCP_PROJECT}\"}"
+		image := "registry.k8s.io/cluster-api-gcp/cluster-api-gcp-controller:" + version
+		rel := operatortest.FakeRelease(t, "gcp", clusterctlv1.InfrastructureProviderType, version, "v1beta2", operatortest.FakeComponents("capg-system", "capg", image, settings))
+		gh.AddRelease("kubernetes-sigs", "cluster-api-provider-gcp", version, rel.Files)
+		gh.SetPrivate("kubernetes-sigs", "cluster-api-provider-gcp")
+		gh.SetToken(token)
+
+		g.Expect(client.IgnoreAlreadyExists(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "capg-system"}}))).To(Succeed())
+		g.Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "capg-system", Name: "gcp-variables"},
+			StringData: map[string]string{"GITHUB_TOKEN": token, "GCP_REGION": "europe-west4"}})).To(Succeed())
+		gcp := &operatorv1.InfrastructureProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "capg-system", Name: "gcp"}}
+		gcp.Spec.Version = version
+		gcp.Spec.ConfigSecret = &operatorv1.SecretReference{Name: "gcp-variables"}
+		g.Expect(c.Create(ctx, gcp)).To(Succeed())
+
+		waitProvider(t, c, gcp, version, false)
+		cm := &corev1.ConfigMap{}
+		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "capg-system", Name: "capg-settings"}, cm)).To(Succeed())
+		g.Expect(cm.Data).To(Equal(map[string]string{"region": "europe-west4", "project": operatorEnvironment["GCP_PROJECT"]}),
+			"GCP_REGION from the configSecret wins over the operator's environment; GCP_PROJECT comes from the environment")
+		// Installed, but the local runtime does not run gcp's image: the provider says so.
+		g.Eventually(func(g Gomega) {
+			d := &appsv1.Deployment{}
+			g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "capg-system", Name: "capg-controller-manager"}, d)).To(Succeed())
+			g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(image))
+			notRunnable(g, d)
+			cond := condition(g, c, gcp, operatorv1.ReadyCondition)
+			g.Expect(cond.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(cond.Reason).To(Equal(operatorv1.DeploymentUnavailableReason))
+			g.Expect(cond.Message).To(HavePrefix("Deployment capg-controller-manager is not available (ImageNotRunnableLocally: "))
+		}, 2*time.Minute, time.Second).Should(Succeed())
+		g.Expect(gh.Count("api.github.com/repos/kubernetes-sigs/cluster-api-provider-gcp/")).To(BeNumerically(">", 0), "the release came from the emulated GitHub's API, with the token")
+		t.Logf("the gcp provider installed from its private built-in repository in %s", time.Since(start).Round(time.Second))
 	})
 }

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -193,6 +194,37 @@ func Start(t testing.TB, cfg *rest.Config, o operator.Options) {
 			t.Errorf("the operator stopped: %v", err)
 		}
 	})
+}
+
+// AdditionalManifests returns additional manifests for a provider of namespace ns: a ConfigMap extra-a
+// whose data "team" is the variable TEAM and, withB, a ConfigMap extra-b.
+func AdditionalManifests(ns string, withB bool) string {
+	out := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra-a, namespace: %s}\ndata: {team: \"${TEAM}\"}\n", ns)
+	if withB {
+		out += fmt.Sprintf("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra-b, namespace: %s}\ndata: {kept: \"until it is no longer rendered\"}\n", ns)
+	}
+	return out
+}
+
+// Nudge makes the operator reconcile p now, as any change of it does: the operator picks up a change of
+// the content of a provider's configSecret or additional manifests when it next reconciles the provider.
+func Nudge(t testing.TB, c client.Client, p operatorv1.GenericProvider) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := c.Get(context.Background(), client.ObjectKeyFromObject(p), p); err != nil {
+			return err
+		}
+		a := p.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		a["test.capstan.dev/nudge"] = time.Now().Format(time.RFC3339Nano)
+		p.SetAnnotations(a)
+		return c.Update(context.Background(), p)
+	})
+	if err != nil {
+		t.Fatalf("nudging %s %s/%s: %v", p.GetObjectKind().GroupVersionKind().Kind, p.GetNamespace(), p.GetName(), err)
+	}
 }
 
 // CacheName is the name of the ConfigMap in which the operator caches a fetched release.

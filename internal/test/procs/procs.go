@@ -1,6 +1,6 @@
 // Package procs lets tests look at the processes of this machine through /proc (Linux): whether a pid
-// runs, which processes of a program work below a directory, the pid a pid file names, and the TCP
-// sockets processes listen on.
+// runs, which processes of a program work below a directory or have a variable in their environment, the
+// pid a pid file names, and the TCP sockets processes listen on.
 package procs
 
 import (
@@ -32,12 +32,12 @@ func Alive(pid int) bool {
 // ...) and whose command line holds a path below dir.
 func Find(program, dir string) []int {
 	below := dir + string(filepath.Separator)
-	return find(program, func(cmdline string, _ []string) bool { return strings.Contains(cmdline, below) })
+	return find(program, func(_ string, cmdline string, _ []string) bool { return strings.Contains(cmdline, below) })
 }
 
 // find returns the pids of the live processes whose executable is named program and whose command line
-// (whole, and split into its arguments after the executable) matches.
-func find(program string, matches func(cmdline string, args []string) bool) []int {
+// (whole, and split into its arguments after the executable) matches; dir is the process's /proc directory.
+func find(program string, matches func(dir, cmdline string, args []string) bool) []int {
 	entries, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range entries {
@@ -50,7 +50,7 @@ func find(program string, matches func(cmdline string, args []string) bool) []in
 			continue
 		}
 		args := strings.Split(string(cmdline), "\x00")
-		if filepath.Base(args[0]) == program && matches(string(cmdline), args[1:]) && Alive(pid) {
+		if filepath.Base(args[0]) == program && matches(filepath.Join("/proc", e.Name()), string(cmdline), args[1:]) && Alive(pid) {
 			pids = append(pids, pid)
 		}
 	}
@@ -113,5 +113,15 @@ func Cmdline(pid int) string {
 // FindWithArg returns the pids of the live processes whose executable is named program and one of whose
 // arguments is arg exactly (for example "--data-dir=/tmp/k8s_test_framework_1234").
 func FindWithArg(program, arg string) []int {
-	return find(program, func(_ string, args []string) bool { return slices.Contains(args, arg) })
+	return find(program, func(_, _ string, args []string) bool { return slices.Contains(args, arg) })
+}
+
+// FindWithEnv returns the pids of the live processes whose executable is named program and whose
+// environment holds variable exactly (for example "KUBECONFIG=/tmp/state/runtime/ns/name/kubeconfig").
+// Only the processes of this user show their environment.
+func FindWithEnv(program, variable string) []int {
+	return find(program, func(dir, _ string, _ []string) bool {
+		env, err := os.ReadFile(filepath.Join(dir, "environ"))
+		return err == nil && slices.Contains(strings.Split(string(env), "\x00"), variable)
+	})
 }

@@ -27,6 +27,7 @@ func TestFindAndAlive(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(link, "30")
+	cmd.Env = append(os.Environ(), "PROCS_TEST_DIR="+dir)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +45,12 @@ func TestFindAndAlive(t *testing.T) {
 		}
 		// Polled until the deadline.
 		time.Sleep(10 * time.Millisecond)
+	}
+	if got := FindWithEnv("sleep", "PROCS_TEST_DIR="+dir); len(got) != 1 || got[0] != pid {
+		t.Fatalf("FindWithEnv(sleep, PROCS_TEST_DIR=%s) = %v, want [%d]", dir, got, pid)
+	}
+	if got := FindWithEnv("sleep", "PROCS_TEST_DIR="+dir+"/other"); len(got) != 0 {
+		t.Fatalf("FindWithEnv with another value = %v, want none", got)
 	}
 	if got := Find("sleep", filepath.Join(dir, "other")); len(got) != 0 {
 		t.Fatalf("Find below another directory = %v, want none", got)
