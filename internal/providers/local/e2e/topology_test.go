@@ -242,15 +242,22 @@ func topologyOperations(ctx context.Context, t *testing.T, g Gomega, clusterKey 
 	patchCluster(ctx, g, clusterKey, func(c *clusterv1.Cluster) { c.Spec.Topology.Version = "v1.37.2" })
 	var overlaps []string
 	g.Eventually(func(g Gomega) {
+		// Both MachineDeployments are read before their Machines: a MachineDeployment that started its upgrade
+		// was started after the other's last old Machine went, so that Machine is not in the list read after.
+		// (Read the other way round, a Machine that went between the two reads made a false overlap.)
+		mds := map[string]*clusterv1.MachineDeployment{"md-0": mdOf(g, "md-0"), "md-1": mdOf(g, "md-1")}
+		machines := &clusterv1.MachineList{}
+		g.Expect(env.Client.List(ctx, machines, client.InNamespace(ns))).To(Succeed())
 		var rolling []string
 		for _, name := range []string{"md-0", "md-1"} {
-			md := mdOf(g, name)
+			md := mds[name]
 			if v := md.Spec.Template.Spec.Version; v == nil || *v != "v1.37.2" {
 				continue
 			}
-			machines := &clusterv1.MachineList{}
-			g.Expect(env.Client.List(ctx, machines, client.InNamespace(ns), client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: md.Name})).To(Succeed())
 			for _, m := range machines.Items {
+				if m.Labels[clusterv1.MachineDeploymentNameLabel] != md.Name {
+					continue
+				}
 				if ptr.Deref(m.Spec.Version, "") != "v1.37.2" || m.Status.Phase != string(clusterv1.MachinePhaseRunning) || !m.DeletionTimestamp.IsZero() {
 					rolling = append(rolling, name)
 					break
