@@ -176,15 +176,17 @@ test-stress: test-tools ## Run tests with every CPU kept busy by other processes
 	hack/test-stress.sh
 
 # The chaos suite (docs/reliability.md): CHAOS_SEED replays a run, CHAOS_ROUNDS repeats each scenario,
-# CHAOS_RUN picks scenarios (a regular expression of their names), CHAOS_REPORT writes the figures as JSON.
+# CHAOS_RUN picks scenarios (a regular expression of their names), CHAOS_REPORT writes the figures as JSON,
+# CHAOS_FAULTS is the most faults a step plans (5 by default).
 CHAOS_SEED ?=
 CHAOS_ROUNDS ?=
+CHAOS_FAULTS ?=
 CHAOS_RUN ?=
 CHAOS_REPORT ?=
-CHAOS_ENV = CAPSTAN_CHAOS_SEED=$(CHAOS_SEED) CAPSTAN_CHAOS_ROUNDS=$(CHAOS_ROUNDS) CAPSTAN_CHAOS_REPORT=$(CHAOS_REPORT)
+CHAOS_ENV = CAPSTAN_CHAOS_SEED=$(CHAOS_SEED) CAPSTAN_CHAOS_ROUNDS=$(CHAOS_ROUNDS) CAPSTAN_CHAOS_FAULTS=$(CHAOS_FAULTS) CAPSTAN_CHAOS_REPORT=$(CHAOS_REPORT)
 
 .PHONY: chaos
-chaos: test-tools ## Run the chaos suite: every scenario, faults at random points from a printed seed (CHAOS_SEED, CHAOS_ROUNDS, CHAOS_RUN, CHAOS_REPORT; docs/reliability.md)
+chaos: test-tools ## Run the chaos suite: every scenario, faults at random points from a printed seed (CHAOS_SEED, CHAOS_ROUNDS, CHAOS_FAULTS, CHAOS_RUN, CHAOS_REPORT; docs/reliability.md)
 	CAPSTAN_CHAOS=full $(CHAOS_ENV) go test -count=1 -v -timeout 0 $(if $(CHAOS_RUN),-run 'TestChaos/($(CHAOS_RUN))$$') ./internal/chaos/
 
 .PHONY: chaos-smoke

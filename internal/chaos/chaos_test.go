@@ -37,8 +37,10 @@ var (
 	mode   string // "smoke", "full", or "" (the tests skip)
 	seed   uint64
 	rounds = 1
-	mgmt   *harness
-	report = &figures{}
+	// maxFaults is the most faults a step of the full run plans (it plans 2 to maxFaults).
+	maxFaults = 5
+	mgmt      *harness
+	report    = &figures{}
 )
 
 func TestMain(m *testing.M) {
@@ -75,7 +77,15 @@ func runSuite(m *testing.M) int {
 		}
 		rounds = v
 	}
-	fmt.Printf("chaos: %s run, seed %d, %d round(s)\n%s\n", mode, seed, rounds, replayHint(""))
+	if s := os.Getenv("CAPSTAN_CHAOS_FAULTS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 2 {
+			fmt.Fprintf(os.Stderr, "CAPSTAN_CHAOS_FAULTS=%q: give the most faults a step plans, 2 or more (5 by default)\n", s)
+			return 2
+		}
+		maxFaults = v
+	}
+	fmt.Printf("chaos: %s run, seed %d, %d round(s), up to %d faults a step\n%s\n", mode, seed, rounds, maxFaults, replayHint(""))
 
 	// Not under /tmp: the local provider's Deployment mounts a volume there, so the local runtime would
 	// read the paths of its arguments below /tmp (the managers' --kubeconfig) in that volume.
@@ -150,8 +160,8 @@ func replayHint(scenario string) string {
 	if scenario != "" {
 		run = fmt.Sprintf(" -run 'TestChaos/%s$'", scenario)
 	}
-	return fmt.Sprintf("chaos: replay with CAPSTAN_CHAOS=%s CAPSTAN_CHAOS_SEED=%d CAPSTAN_CHAOS_ROUNDS=%d go test -count=1 -v -timeout 0 ./internal/chaos/%s",
-		mode, seed, rounds, run)
+	return fmt.Sprintf("chaos: replay with CAPSTAN_CHAOS=%s CAPSTAN_CHAOS_SEED=%d CAPSTAN_CHAOS_ROUNDS=%d CAPSTAN_CHAOS_FAULTS=%d go test -count=1 -v -timeout 0 ./internal/chaos/%s",
+		mode, seed, rounds, maxFaults, run)
 }
 
 // clusterSpec is a workload cluster a scenario creates.
@@ -568,7 +578,7 @@ func (r *run) plan(st step) []planned {
 	}
 	n := 1
 	if mode == "full" {
-		n = 2 + r.rng.IntN(4)
+		n = 2 + r.rng.IntN(maxFaults-1)
 	}
 	out := make([]planned, 0, n)
 	for range n {
