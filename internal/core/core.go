@@ -40,6 +40,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/feature"
 	"github.com/capstan-dev/capstan/internal/httpclient"
 	"github.com/capstan-dev/capstan/internal/localnet"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
 	"github.com/capstan-dev/capstan/internal/runtime/lifecycle"
 	"github.com/capstan-dev/capstan/internal/runtime/mutation"
@@ -190,7 +191,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 			}
 			if topologyHooks == nil {
 				topologyHooks = &lifecycle.Hooks{Runtime: runtimeClient,
-					Recorder: mgr.GetEventRecorderFor("topology/cluster")} //nolint:staticcheck // The core/v1 recorder, as upstream's controllers record with.
+					Recorder: reconciler.EventRecorder(mgr, "topology/cluster")}
 			}
 		}
 		steps = append(steps, step{"ClusterClass", func() error {

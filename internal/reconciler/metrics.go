@@ -44,7 +44,7 @@ func resultsOf(controller string) *prometheus.CounterVec {
 
 // controllerName returns the last element of the package path of r's type ("machine" for
 // *machine.Reconciler), or the type's name when it has no package.
-func controllerName(r reconcile.Reconciler) string {
+func controllerName(r any) string {
 	t := reflect.TypeOf(r)
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()

@@ -1,5 +1,6 @@
-// Package reconciler holds what every capstan controller does the same way around its Reconcile: quiet
-// requeues on conflicts, the count of reconcile results by reason (capstan_reconcile_results_total), the
+// Package reconciler holds what every capstan controller does the same way around its Reconcile: the read
+// of its object with the guard against copies older than its last write (Guarded), quiet requeues on
+// conflicts, the count of reconcile results by reason (capstan_reconcile_results_total), the
 // pause rules, deletions by clusterctl move, and the --watch-filter and --namespace event filters.
 package reconciler
 
@@ -8,8 +9,10 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -22,7 +25,11 @@ import (
 // conflicts included, counts in the ResultsMetric counter under the controller's name, which is the name
 // of r's package (one package per controller: "machine" for *machine.Reconciler).
 func RequeueOnConflict(r reconcile.Reconciler) reconcile.Reconciler {
-	counter := resultsOf(controllerName(r))
+	return requeueOnConflict(controllerName(r), r)
+}
+
+func requeueOnConflict(controller string, r reconcile.Reconciler) reconcile.Reconciler {
+	counter := resultsOf(controller)
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		res, err := r.Reconcile(ctx, req)
 		result, reason := classify(res, err)
@@ -71,14 +78,28 @@ func HasWatchLabel(value string) predicate.Predicate {
 // changes of the Cluster's spec.paused: the Cluster events that the MachineDeployment and MachineSet
 // controllers act on.
 func ClusterCreatedOrPauseChanged() predicate.Predicate {
+	return ClusterUpdates(func(old, updated *clusterv1.Cluster) bool { return old.Spec.Paused != updated.Spec.Paused })
+}
+
+// ClusterUpdates passes the Cluster events a controller of the Cluster's objects acts on: creations (an
+// object may wait for its Cluster to exist) and the updates for which changed(old, updated) is true. A
+// deletion is not passed: the objects of a Cluster are deleted with it, each by its own event.
+func ClusterUpdates(changed func(old, updated *clusterv1.Cluster) bool) predicate.Predicate {
 	return predicate.Funcs{
 		CreateFunc: func(event.CreateEvent) bool { return true },
 		UpdateFunc: func(e event.UpdateEvent) bool {
-			oldC, okOld := e.ObjectOld.(*clusterv1.Cluster)
-			newC, okNew := e.ObjectNew.(*clusterv1.Cluster)
-			return okOld && okNew && oldC.Spec.Paused != newC.Spec.Paused
+			old, okOld := e.ObjectOld.(*clusterv1.Cluster)
+			updated, okNew := e.ObjectNew.(*clusterv1.Cluster)
+			return okOld && okNew && changed(old, updated)
 		},
 		DeleteFunc:  func(event.DeleteEvent) bool { return false },
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
+}
+
+// EventRecorder returns the manager's recorder of core/v1 Events for a controller: the recorder
+// (Eventf(object, type, reason, message)) that upstream Cluster API records with, whose events kubectl get
+// events shows.
+func EventRecorder(mgr manager.Manager, name string) record.EventRecorder {
+	return mgr.GetEventRecorderFor(name) //nolint:staticcheck // The core/v1 recorder, as upstream's controllers record with.
 }

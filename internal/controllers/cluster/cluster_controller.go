@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -113,7 +112,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	r.externalReader = mgr.GetCache()
 	r.secretMetadata = mgr.GetCache()
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorderFor("cluster-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
+		r.Recorder = reconciler.EventRecorder(mgr, "cluster-controller")
 	}
 	// The descendants of a Cluster are listed from the cache by their cluster-name label on every reconcile:
 	// a label selector alone makes the cache scan every object of the namespace, so with a thousand Clusters
@@ -133,7 +132,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
 		Named("cluster").
-		Build(reconciler.RequeueOnConflict(r))
+		Build(reconciler.Guarded(r.Client, &r.writes, r))
 	if err != nil {
 		return fmt.Errorf("building the Cluster controller: %w", err)
 	}
@@ -219,27 +218,21 @@ type descendants struct {
 	machinePoolMachines []clusterv1.Machine
 }
 
+// Release forgets what the controller remembered of a Cluster that is gone.
+func (r *Reconciler) Release(_ context.Context, key types.NamespacedName) error {
+	r.kubeconfigs.forget(key)
+	r.deletingStatus.forget(key)
+	return nil
+}
+
 // Reconcile brings a Cluster's status, its provider objects' ownership and its kubeconfig up to date, or
 // deletes its descendants when the Cluster is being deleted.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, reterr error) {
-	cluster := &clusterv1.Cluster{}
-	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.kubeconfigs.forget(req.NamespacedName)
-			r.deletingStatus.forget(req.NamespacedName)
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("getting Cluster %s: %w", req.NamespacedName, err)
-	}
+func (r *Reconciler) Reconcile(ctx context.Context, cluster *clusterv1.Cluster) (res ctrl.Result, reterr error) {
 	// Events of provider objects, Secrets and descendants may name a Cluster outside the watch filter.
 	if r.WatchFilter != "" && cluster.Labels[clusterv1.WatchLabel] != r.WatchFilter {
 		return ctrl.Result{}, nil
 	}
-	if r.writes.Stale(cluster) {
-		// Reconciling this copy would redo the last write; its event brings the Cluster back.
-		ctrl.LoggerFrom(ctx).V(5).Info("Waiting for the cache to show the last write of the Cluster")
-		return ctrl.Result{}, nil
-	}
+	key := client.ObjectKeyFromObject(cluster)
 
 	helper := patch.NewHelper(cluster, r.Client, patch.WithWrites(&r.writes))
 
@@ -270,7 +263,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		// deletingStatusInterval; a new step of the deletion, at once (see holdBackDeletingStatus).
 		now, writesStatus := time.Now(), false
 		if deletingBefore != nil && !equality.Semantic.DeepEqual(*deletingBefore, cluster.Status) {
-			wait := holdBackDeletingStatus(deletingBefore, &cluster.Status, r.deletingStatus.last(req.NamespacedName), now, r.deletingStatusInterval())
+			wait := holdBackDeletingStatus(deletingBefore, &cluster.Status, r.deletingStatus.last(key), now, r.deletingStatusInterval())
 			if wait > 0 {
 				cluster.Status = *deletingBefore
 				if res.RequeueAfter == 0 || wait < res.RequeueAfter {
@@ -282,7 +275,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.
 		if err := helper.Patch(ctx, cluster); err != nil {
 			reterr = errors.Join(reterr, err)
 		} else if writesStatus {
-			r.deletingStatus.wrote(req.NamespacedName, now)
+			r.deletingStatus.wrote(key, now)
 		}
 	}()
 

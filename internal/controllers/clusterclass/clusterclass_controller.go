@@ -59,16 +59,12 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	}
 	return b.WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
-		Complete(reconciler.RequeueOnConflict(r))
+		Complete(reconciler.Guarded(r.Client, &r.writes, r))
 }
 
 // Reconcile checks one ClusterClass.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
-	class := &clusterv1.ClusterClass{}
-	if err := r.Client.Get(ctx, req.NamespacedName, class); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if r.writes.Stale(class) || !class.DeletionTimestamp.IsZero() {
+func (r *Reconciler) Reconcile(ctx context.Context, class *clusterv1.ClusterClass) (_ ctrl.Result, reterr error) {
+	if !class.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
 	helper := patch.NewHelper(class, r.Client, patch.WithWrites(&r.writes))

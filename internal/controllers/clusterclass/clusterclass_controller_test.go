@@ -13,6 +13,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/contract"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 )
@@ -82,7 +83,7 @@ func TestReconcileClusterClass(t *testing.T) {
 			objs = append(objs, class)
 			c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).WithStatusSubresource(class).Build()
 			r := &Reconciler{Client: c, Contracts: &contract.Resolver{Client: c}}
-			res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(class)})
+			res, err := reconciler.Guarded(c, &r.writes, r).Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(class)})
 			g.Expect(err).NotTo(HaveOccurred())
 			// A class waiting for its templates is looked at again: nothing else wakes the controller.
 			g.Expect(res.RequeueAfter > 0).To(Equal(tt.wantRefs == metav1.ConditionFalse))

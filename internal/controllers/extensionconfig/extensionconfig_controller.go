@@ -63,7 +63,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 		return errors.New("the ExtensionConfig controller needs a Client, an APIReader, a Runtime SDK client and a registry")
 	}
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorderFor("extensionconfig-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
+		r.Recorder = reconciler.EventRecorder(mgr, "extensionconfig-controller")
 	}
 	secret := &metav1.PartialObjectMetadata{}
 	secret.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))

@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -143,13 +142,13 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		Watches(&ipamv1.IPAddressClaim{}, claimHandler(mgr)).
 		WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
-		Build(reconciler.RequeueOnConflict(r))
+		Build(reconciler.Guarded(r.Client, &r.writes, r))
 	if err != nil {
 		return fmt.Errorf("creating the Machine controller: %w", err)
 	}
 	r.controller = c
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorderFor("machine-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
+		r.Recorder = reconciler.EventRecorder(mgr, "machine-controller")
 	}
 	r.providerReader = mgr.GetCache()
 	r.tracker = &external.Tracker{
@@ -168,20 +167,12 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 // clusterChangesForMachines lets through the Cluster events a Machine reacts to: creation, pause and
 // resume, infrastructure and control plane readiness, and the start of deletion.
 func clusterChangesForMachines() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			old, okOld := e.ObjectOld.(*clusterv1.Cluster)
-			updated, okNew := e.ObjectNew.(*clusterv1.Cluster)
-			if !okOld || !okNew {
-				return false
-			}
-			return old.Spec.Paused != updated.Spec.Paused ||
-				old.Status.InfrastructureReady != updated.Status.InfrastructureReady ||
-				controlPlaneInitialized(old) != controlPlaneInitialized(updated) ||
-				old.DeletionTimestamp.IsZero() != updated.DeletionTimestamp.IsZero()
-		},
-		DeleteFunc: func(event.DeleteEvent) bool { return false },
-	}
+	return reconciler.ClusterUpdates(func(old, updated *clusterv1.Cluster) bool {
+		return old.Spec.Paused != updated.Spec.Paused ||
+			old.Status.InfrastructureReady != updated.Status.InfrastructureReady ||
+			controlPlaneInitialized(old) != controlPlaneInitialized(updated) ||
+			old.DeletionTimestamp.IsZero() != updated.DeletionTimestamp.IsZero()
+	})
 }
 
 // clusterToMachines maps a Cluster to its Machines, by the cluster-name label, from the cache.
@@ -268,21 +259,8 @@ type providerFacts struct {
 }
 
 // Reconcile drives one Machine.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (retres ctrl.Result, reterr error) {
-	log := ctrl.LoggerFrom(ctx)
-	m := &clusterv1.Machine{}
-	if err := r.Client.Get(ctx, req.NamespacedName, m); err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("getting Machine %s: %w", req.NamespacedName, err)
-	}
-	if r.writes.Stale(m) {
-		// Reconciling this copy would redo the last write; its event brings the Machine back.
-		log.V(5).Info("Waiting for the cache to show the last write of the Machine")
-		return ctrl.Result{}, nil
-	}
-	log = log.WithValues("Cluster", klog.KRef(m.Namespace, m.Spec.ClusterName))
+func (r *Reconciler) Reconcile(ctx context.Context, m *clusterv1.Machine) (retres ctrl.Result, reterr error) {
+	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(m.Namespace, m.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)
 
 	cluster := &clusterv1.Cluster{}

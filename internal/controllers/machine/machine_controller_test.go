@@ -29,6 +29,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/clustercache"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/contract"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 	"github.com/capstan-dev/capstan/internal/test/builder"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 )
@@ -496,9 +497,10 @@ func TestUnreachableWorkloadClusterDoesNotDelayOthers(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 
 	// Reconciles of both Machines return while A's connection attempt is in progress: none waits for it.
+	reconcileMachine := reconciler.Guarded(machines.Client, &machines.writes, machines)
 	for range 20 {
 		for _, m := range []*clusterv1.Machine{a.machine, b.machine} {
-			res, err := machines.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(m)})
+			res, err := reconcileMachine.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(m)})
 			if err != nil && !apierrors.IsConflict(err) {
 				t.Fatalf("reconciling %s: %v", m.Name, err)
 			}

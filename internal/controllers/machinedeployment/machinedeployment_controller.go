@@ -88,7 +88,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		return err
 	}
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorderFor("machinedeployment-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
+		r.Recorder = reconciler.EventRecorder(mgr, "machinedeployment-controller")
 	}
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.MachineSet{}, MachineSetControllerIndex, reconciler.ControllerUID); err != nil {
 		return fmt.Errorf("indexing MachineSets by controller: %w", err)
@@ -104,7 +104,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 			builder.WithPredicates(reconciler.ClusterCreatedOrPauseChanged())).
 		WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
-		Complete(reconciler.RequeueOnConflict(r))
+		Complete(reconciler.Guarded(r.Client, &r.writes, r))
 	if err != nil {
 		return fmt.Errorf("creating the MachineDeployment controller: %w", err)
 	}
@@ -112,16 +112,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 }
 
 // Reconcile brings one MachineDeployment closer to its spec.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
-	md := &clusterv1.MachineDeployment{}
-	if err := r.Client.Get(ctx, req.NamespacedName, md); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if r.writes.Stale(md) {
-		// Reconciling this copy would redo the last write; its event brings the MachineDeployment back.
-		ctrl.LoggerFrom(ctx).V(5).Info("Waiting for the cache to show the last write of the MachineDeployment")
-		return ctrl.Result{}, nil
-	}
+func (r *Reconciler) Reconcile(ctx context.Context, md *clusterv1.MachineDeployment) (res ctrl.Result, retErr error) {
 	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(md.Namespace, md.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)
 

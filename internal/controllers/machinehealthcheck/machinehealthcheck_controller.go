@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -86,7 +85,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	}
 	r.indexed = true
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorderFor("machinehealthcheck-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
+		r.Recorder = reconciler.EventRecorder(mgr, "machinehealthcheck-controller")
 	}
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("machinehealthcheck").
@@ -98,7 +97,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		WatchesRawSource(r.ClusterCache.ClusterSource(r.clusterToMachineHealthChecks)).
 		WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
-		Build(reconciler.RequeueOnConflict(r))
+		Build(reconciler.Guarded(r.Client, &r.writes, r))
 	if err != nil {
 		return fmt.Errorf("creating the MachineHealthCheck controller: %w", err)
 	}
@@ -109,29 +108,15 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 // clusterChanges lets through the Cluster events that change what a health check decides: pause and
 // resume, infrastructure and control plane readiness.
 func clusterChanges() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, okOld := e.ObjectOld.(*clusterv1.Cluster)
-			n, okNew := e.ObjectNew.(*clusterv1.Cluster)
-			return okOld && okNew && (o.Spec.Paused != n.Spec.Paused ||
-				infrastructureReady(o) != infrastructureReady(n) || controlPlaneInitialized(o) != controlPlaneInitialized(n))
-		},
-		DeleteFunc: func(event.DeleteEvent) bool { return false },
-	}
+	return reconciler.ClusterUpdates(func(o, n *clusterv1.Cluster) bool {
+		return o.Spec.Paused != n.Spec.Paused ||
+			infrastructureReady(o) != infrastructureReady(n) || controlPlaneInitialized(o) != controlPlaneInitialized(n)
+	})
 }
 
 // Reconcile checks the Machines of one MachineHealthCheck.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
-	log := ctrl.LoggerFrom(ctx)
-	mhc := &clusterv1.MachineHealthCheck{}
-	if err := r.Client.Get(ctx, req.NamespacedName, mhc); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if r.writes.Stale(mhc) {
-		log.V(5).Info("Waiting for the cache to show the last write of the MachineHealthCheck")
-		return ctrl.Result{}, nil
-	}
-	log = log.WithValues("Cluster", klog.KRef(mhc.Namespace, mhc.Spec.ClusterName))
+func (r *Reconciler) Reconcile(ctx context.Context, mhc *clusterv1.MachineHealthCheck) (_ ctrl.Result, reterr error) {
+	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(mhc.Namespace, mhc.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)
 
 	cluster := &clusterv1.Cluster{}

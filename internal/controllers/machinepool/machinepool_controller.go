@@ -15,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -129,13 +128,13 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		WatchesRawSource(r.ClusterCache.ClusterSource(r.clusterToMachinePools)).
 		WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
-		Build(reconciler.RequeueOnConflict(r))
+		Build(reconciler.Guarded(r.Client, &r.writes, r))
 	if err != nil {
 		return fmt.Errorf("creating the MachinePool controller: %w", err)
 	}
 	r.controller = c
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorderFor("machinepool-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
+		r.Recorder = reconciler.EventRecorder(mgr, "machinepool-controller")
 	}
 	r.providerReader = mgr.GetCache()
 	r.tracker = &external.Tracker{
@@ -160,23 +159,13 @@ func indexProviderIDs(obj client.Object) []string {
 // clusterChangesForMachinePools lets through the Cluster events a MachinePool reacts to: creation, pause
 // and resume, infrastructure and control plane readiness, and the start of deletion.
 func clusterChangesForMachinePools() predicate.Predicate {
-	return predicate.Funcs{
-		CreateFunc: func(event.CreateEvent) bool { return true },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			old, okOld := e.ObjectOld.(*clusterv1.Cluster)
-			updated, okNew := e.ObjectNew.(*clusterv1.Cluster)
-			if !okOld || !okNew {
-				return false
-			}
-			return old.Spec.Paused != updated.Spec.Paused ||
-				old.Status.InfrastructureReady != updated.Status.InfrastructureReady ||
-				old.Status.ControlPlaneReady != updated.Status.ControlPlaneReady ||
-				conditions.IsTrue(old, clusterv1.ControlPlaneInitializedCondition) != conditions.IsTrue(updated, clusterv1.ControlPlaneInitializedCondition) ||
-				old.DeletionTimestamp.IsZero() != updated.DeletionTimestamp.IsZero()
-		},
-		DeleteFunc:  func(event.DeleteEvent) bool { return false },
-		GenericFunc: func(event.GenericEvent) bool { return false },
-	}
+	return reconciler.ClusterUpdates(func(old, updated *clusterv1.Cluster) bool {
+		return old.Spec.Paused != updated.Spec.Paused ||
+			old.Status.InfrastructureReady != updated.Status.InfrastructureReady ||
+			old.Status.ControlPlaneReady != updated.Status.ControlPlaneReady ||
+			conditions.IsTrue(old, clusterv1.ControlPlaneInitializedCondition) != conditions.IsTrue(updated, clusterv1.ControlPlaneInitializedCondition) ||
+			old.DeletionTimestamp.IsZero() != updated.DeletionTimestamp.IsZero()
+	})
 }
 
 // clusterToMachinePools maps a Cluster to its MachinePools. It matches spec.clusterName rather than the
@@ -242,18 +231,8 @@ func (r *Reconciler) infraMachineToMachinePool(ctx context.Context, obj client.O
 }
 
 // Reconcile drives one MachinePool.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
-	log := ctrl.LoggerFrom(ctx)
-	mp := &clusterv1.MachinePool{}
-	if err := r.Client.Get(ctx, req.NamespacedName, mp); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if r.writes.Stale(mp) {
-		// Reconciling this copy would redo the last write; its event brings the MachinePool back.
-		log.V(5).Info("Waiting for the cache to show the last write of the MachinePool")
-		return ctrl.Result{}, nil
-	}
-	log = log.WithValues("Cluster", klog.KRef(mp.Namespace, mp.Spec.ClusterName))
+func (r *Reconciler) Reconcile(ctx context.Context, mp *clusterv1.MachinePool) (_ ctrl.Result, reterr error) {
+	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(mp.Namespace, mp.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)
 
 	cluster := &clusterv1.Cluster{}

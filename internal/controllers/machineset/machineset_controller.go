@@ -66,8 +66,10 @@ type Reconciler struct {
 
 	// now returns the current time; time.Now when nil. Tests replace it.
 	now func() time.Time
-	// writes are the controller's writes of MachineSets the cache may not show yet; machineWrites those of
-	// Machines.
+	// writes are the controller's writes of MachineSets the cache may not show yet (reconciler.Guarded
+	// checks each MachineSet read against them). machineWrites are its writes of Machines (their UpToDate
+	// condition, labels and annotations, in-place spec): the same guard, applied by syncMachines to the
+	// Machines it writes, which the wrapper does not read.
 	writes, machineWrites patch.Writes
 }
 
@@ -86,7 +88,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		return err
 	}
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorderFor("machineset-controller") //nolint:staticcheck // The core/v1 recorder (Eventf(object, type, reason, message)) is the one upstream Cluster API records with; kubectl get events shows its events.
+		r.Recorder = reconciler.EventRecorder(mgr, "machineset-controller")
 	}
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &clusterv1.Machine{}, MachineControllerIndex, reconciler.ControllerUID); err != nil {
 		return fmt.Errorf("indexing Machines by controller: %w", err)
@@ -104,7 +106,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 			builder.WithPredicates(reconciler.ClusterCreatedOrPauseChanged())).
 		WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
-		Complete(reconciler.RequeueOnConflict(r))
+		Complete(reconciler.Guarded(r.Client, &r.writes, r))
 	if err != nil {
 		return fmt.Errorf("creating the MachineSet controller: %w", err)
 	}
@@ -128,16 +130,7 @@ func (r *Reconciler) recorder() record.EventRecorder {
 }
 
 // Reconcile brings one MachineSet closer to its spec.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
-	ms := &clusterv1.MachineSet{}
-	if err := r.Client.Get(ctx, req.NamespacedName, ms); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if r.writes.Stale(ms) {
-		// Reconciling this copy would redo the last write; its event brings the MachineSet back.
-		ctrl.LoggerFrom(ctx).V(5).Info("Waiting for the cache to show the last write of the MachineSet")
-		return ctrl.Result{}, nil
-	}
+func (r *Reconciler) Reconcile(ctx context.Context, ms *clusterv1.MachineSet) (res ctrl.Result, retErr error) {
 	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(ms.Namespace, ms.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)
 

@@ -30,7 +30,12 @@ const (
 // does: a reconcile that would send the same desired state for the same version of an object skips the
 // dry-run apply (a PATCH to the API server) until the object or the desired state changes. The topology
 // controller is reconciled at every change of its Cluster, control plane and MachineDeployments' status, so
-// without it every reconcile dry-runs each of the cluster's objects again.
+// without it every reconcile dry-runs each of the cluster's objects again. It remembers the server's
+// answers to dry runs, which the wrapper's guard (reconciler.Guarded, about copies older than the
+// controller's own writes) does not know. What it saves (docs/dev/scale-history.md): the core's writes
+// per Machine of a ClusterClass cluster went from 68 to 41.5 (N=2) with keys; with applied, the
+// applies and dry runs per Cluster from 4.5 / 4.1 / 3.4 to 2.1 / 2.1 / 2.0 (MachineHealthChecks, machine
+// templates, MachineDeployment) and all 150 Clusters were Available in 183 s instead of 258 s.
 type noDiffCache struct {
 	keys *utilcache.LRUExpireCache
 	// applied maps an object's UID to the hash of the desired state last applied to it, by an apply or

@@ -111,7 +111,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 			}), machineChangeIsRelevant())).
 		WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
-		Build(reconciler.RequeueOnConflict(r))
+		Build(reconciler.Guarded(r.Client, &r.writes, r))
 	if err != nil {
 		return fmt.Errorf("creating the topology controller: %w", err)
 	}
@@ -174,18 +174,9 @@ func (r *Reconciler) watch(ctx context.Context, gvk schema.GroupVersionKind) err
 }
 
 // Reconcile reconciles the topology of one Cluster.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
-	cluster := &clusterv1.Cluster{}
-	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
+func (r *Reconciler) Reconcile(ctx context.Context, cluster *clusterv1.Cluster) (_ ctrl.Result, reterr error) {
 	if cluster.Spec.Topology == nil {
 		return ctrl.Result{}, nil
-	}
-	if retry, behind := r.writes.Behind(cluster); behind {
-		// The cache has not caught up with this controller's last write of the Cluster: the event of the
-		// newer version brings it back (let through even when it changes the status only).
-		return retry, nil
 	}
 	if !cluster.DeletionTimestamp.IsZero() {
 		// The Cluster controller deletes the Cluster's descendants.
@@ -203,7 +194,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err != nil {
 		s.err = err
 	}
-	if perr := r.patchTopologyReconciled(ctx, req.NamespacedName, s); perr != nil {
+	if perr := r.patchTopologyReconciled(ctx, client.ObjectKeyFromObject(cluster), s); perr != nil {
 		return ctrl.Result{}, errors.Join(err, perr)
 	}
 	if s.requeueAfter > 0 {

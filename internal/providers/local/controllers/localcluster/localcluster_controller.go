@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -71,7 +70,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 		// A Machine deleted by force may leave its machine running: see reconcileOrphanedMachines.
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.machineToLocalCluster), builder.WithPredicates(watchFilter, machineDeleted())).
 		WatchesRawSource(source.Channel(changes, &handler.EnqueueRequestForObject{})).
-		Complete(reconciler.RequeueOnConflict(r))
+		Complete(reconciler.Guarded(r.Client, &r.writes, r))
 }
 
 // clusterSpecChanged lets through the Cluster changes a LocalCluster depends on: its spec (paused, the
@@ -118,28 +117,19 @@ func notExternallyManaged() predicate.Predicate {
 	return predicate.NewPredicateFuncs(func(o client.Object) bool { return !isExternallyManaged(o) })
 }
 
+// Release stops the processes of a LocalCluster gone without this provider's finalizer: clusterctl move
+// removes the finalizers of what it moved away before deleting it (and a user may force a deletion).
+// Nothing is torn down: the cluster's data stays for the provider that runs the LocalCluster now.
+func (r *Reconciler) Release(ctx context.Context, key types.NamespacedName) error {
+	return r.Backend.ReleaseCluster(ctx, key)
+}
+
 // Reconcile reconciles one LocalCluster.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, lc *infrav1.LocalCluster) (_ ctrl.Result, reterr error) {
 	log := ctrl.LoggerFrom(ctx)
-	lc := &infrav1.LocalCluster{}
-	if err := r.Client.Get(ctx, req.NamespacedName, lc); err != nil {
-		if apierrors.IsNotFound(err) {
-			// Gone without this provider's finalizer: clusterctl move removes the finalizers of what it
-			// moved away before deleting it (and a user may force a deletion). Nothing is torn down: the
-			// cluster's processes stop, its data stays for the provider that runs the LocalCluster now.
-			return ctrl.Result{}, r.Backend.ReleaseCluster(ctx, req.NamespacedName)
-		}
-		return ctrl.Result{}, err
-	}
 	if isExternallyManaged(lc) {
 		log.V(1).Info("The LocalCluster is externally managed, skipping it")
 		return ctrl.Result{}, nil
-	}
-	if retry, behind := r.writes.Behind(lc); behind {
-		// Reconciling this copy would redo the last write, and a change of its conditions would conflict:
-		// the event of the newer version brings the object back.
-		log.V(5).Info("Waiting for the cache to show the last write of the LocalCluster")
-		return retry, nil
 	}
 	cluster, err := r.ownerCluster(ctx, lc)
 	if err != nil {

@@ -81,7 +81,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToLocalMachines), builder.WithPredicates(watchFilter, clusterChanged())).
 		Watches(&infrav1.LocalCluster{}, handler.EnqueueRequestsFromMapFunc(r.localClusterToLocalMachines), builder.WithPredicates(watchFilter)).
 		WatchesRawSource(source.Channel(changes, handler.EnqueueRequestsFromMapFunc(r.changedLocalClusterToLocalMachines))).
-		Complete(reconciler.RequeueOnConflict(r))
+		Complete(reconciler.Guarded(r.Client, &r.writes, r))
 }
 
 // ownerChanged lets through the Machine changes a LocalMachine depends on: its spec (the bootstrap data
@@ -97,11 +97,9 @@ func ownerChanged() predicate.Predicate {
 // clusterChanged lets through the Cluster changes a LocalMachine depends on: those of ownerChanged and
 // status.infrastructureReady.
 func clusterChanged() predicate.Predicate {
-	return predicate.Or(ownerChanged(), predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		old, okOld := e.ObjectOld.(*clusterv1.Cluster)
-		updated, okNew := e.ObjectNew.(*clusterv1.Cluster)
-		return !okOld || !okNew || old.Status.InfrastructureReady != updated.Status.InfrastructureReady
-	}})
+	return predicate.Or(ownerChanged(), reconciler.ClusterUpdates(func(old, updated *clusterv1.Cluster) bool {
+		return old.Status.InfrastructureReady != updated.Status.InfrastructureReady
+	}))
 }
 
 // machineToLocalMachine maps a Machine to the LocalMachine its spec.infrastructureRef names.
@@ -176,24 +174,11 @@ func notExternallyManaged() predicate.Predicate {
 }
 
 // Reconcile reconciles one LocalMachine.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, lm *infrav1.LocalMachine) (_ ctrl.Result, reterr error) {
 	log := ctrl.LoggerFrom(ctx)
-	lm := &infrav1.LocalMachine{}
-	if err := r.Client.Get(ctx, req.NamespacedName, lm); err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, err
-	}
 	if isExternallyManaged(lm) {
 		log.V(1).Info("The LocalMachine is externally managed, skipping it")
 		return ctrl.Result{}, nil
-	}
-	if retry, behind := r.writes.Behind(lm); behind {
-		// Reconciling this copy would redo the last write, and a change of its conditions would conflict:
-		// the event of the newer version brings the object back.
-		log.V(5).Info("Waiting for the cache to show the last write of the LocalMachine")
-		return retry, nil
 	}
 	machine, err := r.ownerMachine(ctx, lm)
 	if err != nil {

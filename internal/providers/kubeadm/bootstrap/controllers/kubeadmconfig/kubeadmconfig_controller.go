@@ -108,7 +108,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		WatchesRawSource(r.ClusterCache.ClusterSource(r.clusterToConfigs)).
 		WithOptions(options).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
-		Build(reconciler.RequeueOnConflict(r))
+		Build(reconciler.Guarded(r.Client, &r.writes, r))
 	if err != nil {
 		return fmt.Errorf("creating the KubeadmConfig controller: %w", err)
 	}
@@ -169,20 +169,12 @@ func (r *Reconciler) clusterToConfigs(ctx context.Context, obj client.Object) []
 // clusterChangesForConfigs lets through the Cluster events a KubeadmConfig reacts to: creation, pause and
 // resume, infrastructure readiness, control plane initialization and the control plane endpoint.
 func clusterChangesForConfigs() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			old, okOld := e.ObjectOld.(*clusterv1.Cluster)
-			updated, okNew := e.ObjectNew.(*clusterv1.Cluster)
-			if !okOld || !okNew {
-				return false
-			}
-			return old.Spec.Paused != updated.Spec.Paused ||
-				old.Status.InfrastructureReady != updated.Status.InfrastructureReady ||
-				controlPlaneInitialized(old) != controlPlaneInitialized(updated) ||
-				old.Spec.ControlPlaneEndpoint != updated.Spec.ControlPlaneEndpoint
-		},
-		DeleteFunc: func(event.DeleteEvent) bool { return false },
-	}
+	return reconciler.ClusterUpdates(func(old, updated *clusterv1.Cluster) bool {
+		return old.Spec.Paused != updated.Spec.Paused ||
+			old.Status.InfrastructureReady != updated.Status.InfrastructureReady ||
+			controlPlaneInitialized(old) != controlPlaneInitialized(updated) ||
+			old.Spec.ControlPlaneEndpoint != updated.Spec.ControlPlaneEndpoint
+	})
 }
 
 // ownerChangesForConfigs lets through the Machine and MachinePool changes a KubeadmConfig reads: the spec
@@ -214,21 +206,8 @@ func controlPlaneInitialized(c *clusterv1.Cluster) bool {
 }
 
 // Reconcile renders a KubeadmConfig's bootstrap data once its Machine and Cluster allow it.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, config *bootstrapv1.KubeadmConfig) (_ ctrl.Result, reterr error) {
 	log := ctrl.LoggerFrom(ctx)
-	config := &bootstrapv1.KubeadmConfig{}
-	if err := r.Client.Get(ctx, req.NamespacedName, config); err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, err
-	}
-	if retry, behind := r.writes.Behind(config); behind {
-		// Reconciling this copy would redo the last write, and a change of its conditions would conflict:
-		// the event of the newer version brings the object back.
-		log.V(5).Info("Waiting for the cache to show the last write of the KubeadmConfig")
-		return retry, nil
-	}
 	owner, err := getOwner(ctx, r.Client, config)
 	if err != nil {
 		return ctrl.Result{}, err

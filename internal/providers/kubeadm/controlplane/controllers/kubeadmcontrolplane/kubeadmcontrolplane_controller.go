@@ -124,7 +124,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		// failures in a row, as the control plane is looked at again that often while it is not ready.
 		options.RateLimiter = reconciler.ErrorBackoff(notReadyRequeueAfter)
 	}
-	r.recorder = mgr.GetEventRecorderFor("kubeadmcontrolplane-controller") //nolint:staticcheck // The events API recorder is what the other capstan controllers use too.
+	r.recorder = reconciler.EventRecorder(mgr, "kubeadmcontrolplane-controller")
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		Named("kubeadmcontrolplane").
 		WithOptions(options).
@@ -133,7 +133,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.workerToDeletingKubeadmControlPlane), builder.WithPredicates(workerMachineGone())).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToKubeadmControlPlane), builder.WithPredicates(clusterChangesForKubeadmControlPlane())).
 		WithEventFilter(reconciler.HasWatchLabel(r.WatchFilter)).
-		Build(reconciler.RequeueOnConflict(r))
+		Build(reconciler.Guarded(r.Client, &r.writes, r))
 	if err != nil {
 		return err
 	}
@@ -146,16 +146,11 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 // plane's, so each change of the KubeadmControlPlane changes the Cluster) are not.
 func clusterChangesForKubeadmControlPlane() predicate.Predicate {
 	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{},
-		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-			old, okOld := e.ObjectOld.(*clusterv1.Cluster)
-			updated, okNew := e.ObjectNew.(*clusterv1.Cluster)
-			if !okOld || !okNew {
-				return true
-			}
+		reconciler.ClusterUpdates(func(old, updated *clusterv1.Cluster) bool {
 			return !old.DeletionTimestamp.Equal(updated.DeletionTimestamp) ||
 				old.Status.InfrastructureReady != updated.Status.InfrastructureReady ||
 				!equality.Semantic.DeepEqual(old.Status.FailureDomains, updated.Status.FailureDomains)
-		}})
+		}))
 }
 
 // workerMachineGone lets through the deletion of a Machine that is not a control plane Machine: a deleting
@@ -216,23 +211,15 @@ func (r *Reconciler) clusterToKubeadmControlPlane(ctx context.Context, o client.
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: ref.Name}}}
 }
 
+// Release forgets the Machine writes remembered for a KubeadmControlPlane that is gone.
+func (r *Reconciler) Release(_ context.Context, key types.NamespacedName) error {
+	r.machineWrites.forget(key)
+	return nil
+}
+
 // Reconcile reconciles one KubeadmControlPlane.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, reterr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, kcp *controlplanev1.KubeadmControlPlane) (res ctrl.Result, reterr error) {
 	log := ctrl.LoggerFrom(ctx)
-	kcp := &controlplanev1.KubeadmControlPlane{}
-	if err := r.Client.Get(ctx, req.NamespacedName, kcp); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.machineWrites.forget(req.NamespacedName)
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, err
-	}
-	if retry, behind := r.writes.Behind(kcp); behind {
-		// Reconciling this copy would redo the last write, and a change of its conditions would conflict:
-		// the event of the newer version brings the object back.
-		log.V(5).Info("Waiting for the cache to show the last write of the KubeadmControlPlane")
-		return retry, nil
-	}
 	cluster := &clusterv1.Cluster{}
 	found, err := reconciler.GetOwner(ctx, r.Client, kcp, "Cluster", cluster)
 	if err != nil {

@@ -23,7 +23,11 @@ const DefaultEtcdHealthReuse = 15 * time.Second
 // healthy: the state it read, through which Nodes, and when. A read is reused only for the same Nodes
 // (a Machine added, deleted or given its Node reads again) and while it is recent; one that found a
 // problem is never reused. Entries of a cluster go when its KubeadmControlPlane is deleted, or when they
-// are too old to be reused.
+// are too old to be reused. It caches reads of the workload cluster's etcd, which the wrapper's guard
+// (reconciler.Guarded, about the management cluster's objects) has nothing to do with. What it saves, at
+// N=200 (docs/dev/scale-history.md, runs 5 and 6): the control plane provider's idle CPU went from 1.18 s
+// to 0.25 s, its port-forwards' from 1.8 s to 0.25 s, idle requests from 12.8/s to 2.2/s, and the
+// managers' CPU while creating from 180 s to 157 s.
 type etcdReads struct {
 	mu    sync.Mutex
 	reads map[types.NamespacedName]etcdRead
