@@ -25,3 +25,14 @@ func NotOwnStatus() predicate.Predicate {
 			!reflect.DeepEqual(o.GetFinalizers(), n.GetFinalizers())
 	}}
 }
+
+// SpecOrMetadataChanged lets through the updates of an object that change its spec (its generation), its
+// labels or annotations, or its deletion timestamp, those that one of also lets through, and every create,
+// delete and generic event. The status changes of an object that other controllers write many times while
+// it is created are not a reason to reconcile the objects that watch it.
+func SpecOrMetadataChanged(also ...predicate.Predicate) predicate.Predicate {
+	return predicate.Or(append([]predicate.Predicate{predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{},
+		predicate.AnnotationChangedPredicate{}, predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+			return !e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp())
+		}}}, also...)...)
+}

@@ -25,3 +25,13 @@ func PausedCondition(cluster *clusterv1.Cluster, obj client.Object, kind string,
 	return metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionTrue, Reason: clusterv1.PausedV1Beta2Reason,
 		Message: strings.Join(why, ", ")}
 }
+
+// ProviderPausedCondition returns the v1beta2 Paused condition of an object of the local and kubeadm
+// bootstrap providers, which do not say which of the two pauses it.
+func ProviderPausedCondition(paused bool) metav1.Condition {
+	if !paused {
+		return metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionFalse, Reason: clusterv1.NotPausedV1Beta2Reason}
+	}
+	return metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionTrue, Reason: clusterv1.PausedV1Beta2Reason,
+		Message: "Reconciliation is paused by the Cluster's spec.paused or the cluster.x-k8s.io/paused annotation"}
+}

@@ -13,11 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
@@ -49,16 +47,6 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	if r.RetryInterval == 0 {
 		r.RetryInterval = backend.RetryInterval
 	}
-	// The backend reports state changes from its own goroutines; a full buffer drops a notification,
-	// which RetryInterval makes up for.
-	changes := make(chan event.GenericEvent, 1024)
-	r.Backend.OnChange(func(key types.NamespacedName) {
-		obj := &infrav1.LocalCluster{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
-		select {
-		case changes <- event.GenericEvent{Object: obj}:
-		default:
-		}
-	})
 	// The watch filter applies to the objects of each watch rather than as a controller-wide event filter,
 	// because the backend's notifications carry only a key (and only name clusters that passed the filter).
 	watchFilter := reconciler.HasWatchLabel(r.WatchFilter)
@@ -69,7 +57,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToLocalCluster), builder.WithPredicates(watchFilter, clusterSpecChanged())).
 		// A Machine deleted by force may leave its machine running: see reconcileOrphanedMachines.
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.machineToLocalCluster), builder.WithPredicates(watchFilter, machineDeleted())).
-		WatchesRawSource(source.Channel(changes, &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(backend.Changes(r.Backend, &handler.EnqueueRequestForObject{})).
 		Complete(reconciler.Guarded(r.Client, &r.writes, r))
 }
 
@@ -78,10 +66,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 // deletion. The Cluster's status changes many times while it is created; none of them is a reason to
 // look at the LocalCluster again.
 func clusterSpecChanged() predicate.Predicate {
-	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{},
-		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-			return !e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp())
-		}})
+	return reconciler.SpecOrMetadataChanged()
 }
 
 // clusterToLocalCluster maps a Cluster to the LocalCluster its spec.infrastructureRef names.

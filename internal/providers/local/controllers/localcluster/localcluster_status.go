@@ -2,13 +2,13 @@ package localcluster
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // facts are what a reconcile found; setStatus derives the status from them.
@@ -36,12 +36,7 @@ type failure struct {
 // setStatus computes the LocalCluster's status from the facts of a reconcile: the Paused condition always;
 // the rest only when not paused. status.ready and status.initialization.provisioned, once true, stay true.
 func setStatus(lc *infrav1.LocalCluster, f facts) {
-	paused := metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionFalse, Reason: clusterv1.NotPausedV1Beta2Reason}
-	if f.paused {
-		paused.Status, paused.Reason = metav1.ConditionTrue, clusterv1.PausedV1Beta2Reason
-		paused.Message = "Reconciliation is paused by the Cluster's spec.paused or the cluster.x-k8s.io/paused annotation"
-	}
-	conditions.SetV1Beta2(lc, paused)
+	conditions.SetV1Beta2(lc, reconciler.ProviderPausedCondition(f.paused))
 	if f.paused {
 		return
 	}

@@ -15,11 +15,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
@@ -60,16 +58,6 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	if r.Now == nil {
 		r.Now = time.Now
 	}
-	// The backend reports state changes of a cluster (an API server became ready, a process crashed) from
-	// its own goroutines; a full buffer drops a notification, which RetryInterval makes up for.
-	changes := make(chan event.GenericEvent, 1024)
-	r.Backend.OnChange(func(key types.NamespacedName) {
-		obj := &infrav1.LocalCluster{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
-		select {
-		case changes <- event.GenericEvent{Object: obj}:
-		default:
-		}
-	})
 	// The watch filter applies to the objects of each watch rather than as a controller-wide event filter,
 	// because the backend's notifications carry only a key (and only name clusters that passed the filter).
 	watchFilter := reconciler.HasWatchLabel(r.WatchFilter)
@@ -80,7 +68,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToLocalMachine), builder.WithPredicates(watchFilter, ownerChanged())).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToLocalMachines), builder.WithPredicates(watchFilter, clusterChanged())).
 		Watches(&infrav1.LocalCluster{}, handler.EnqueueRequestsFromMapFunc(r.localClusterToLocalMachines), builder.WithPredicates(watchFilter)).
-		WatchesRawSource(source.Channel(changes, handler.EnqueueRequestsFromMapFunc(r.changedLocalClusterToLocalMachines))).
+		WatchesRawSource(backend.Changes(r.Backend, handler.EnqueueRequestsFromMapFunc(r.changedLocalClusterToLocalMachines))).
 		Complete(reconciler.Guarded(r.Client, &r.writes, r))
 }
 
@@ -88,10 +76,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 // Secret, the version, the failure domain), labels and annotations, deletion. The Machine's status, which
 // the core and the control plane provider write many times while it is created, is not read.
 func ownerChanged() predicate.Predicate {
-	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{},
-		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-			return !e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp())
-		}})
+	return reconciler.SpecOrMetadataChanged()
 }
 
 // clusterChanged lets through the Cluster changes a LocalMachine depends on: those of ownerChanged and

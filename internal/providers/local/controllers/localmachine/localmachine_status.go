@@ -9,6 +9,7 @@ import (
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // facts are what a reconcile found; setStatus derives the status from them.
@@ -56,12 +57,7 @@ var waitingMessages = map[string]string{
 // setStatus computes the LocalMachine's status from the facts of a reconcile: the Paused condition always;
 // the rest only when not paused. status.ready and status.initialization.provisioned, once true, stay true.
 func setStatus(lm *infrav1.LocalMachine, f facts) {
-	paused := metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionFalse, Reason: clusterv1.NotPausedV1Beta2Reason}
-	if f.paused {
-		paused.Status, paused.Reason = metav1.ConditionTrue, clusterv1.PausedV1Beta2Reason
-		paused.Message = "Reconciliation is paused by the Cluster's spec.paused or the cluster.x-k8s.io/paused annotation"
-	}
-	conditions.SetV1Beta2(lm, paused)
+	conditions.SetV1Beta2(lm, reconciler.ProviderPausedCondition(f.paused))
 	if f.paused {
 		return
 	}

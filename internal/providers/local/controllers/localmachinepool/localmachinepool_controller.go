@@ -22,7 +22,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
@@ -32,10 +31,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
@@ -67,14 +64,6 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	if r.RetryInterval == 0 {
 		r.RetryInterval = backend.RetryInterval
 	}
-	changes := make(chan event.GenericEvent, 1024)
-	r.Backend.OnChange(func(key types.NamespacedName) {
-		obj := &infrav1.LocalCluster{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
-		select {
-		case changes <- event.GenericEvent{Object: obj}:
-		default:
-		}
-	})
 	watchFilter := reconciler.HasWatchLabel(r.WatchFilter)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("localmachinepool").
@@ -82,7 +71,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		For(&infrav1.LocalMachinePool{}, builder.WithPredicates(watchFilter)).
 		Watches(&clusterv1.MachinePool{}, handler.EnqueueRequestsFromMapFunc(machinePoolToLocalMachinePool), builder.WithPredicates(watchFilter)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToPools), builder.WithPredicates(watchFilter)).
-		WatchesRawSource(source.Channel(changes, handler.EnqueueRequestsFromMapFunc(r.localClusterToPools))).
+		WatchesRawSource(backend.Changes(r.Backend, handler.EnqueueRequestsFromMapFunc(r.localClusterToPools))).
 		Complete(reconciler.RequeueOnConflict(r))
 }
 

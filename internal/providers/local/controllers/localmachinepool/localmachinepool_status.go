@@ -10,6 +10,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // facts are what a reconcile observed, from which the status is computed.
@@ -32,12 +33,7 @@ type facts struct {
 
 // setStatus computes the status of a LocalMachinePool.
 func setStatus(pool *infrav1.LocalMachinePool, f facts) {
-	paused := metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionFalse, Reason: clusterv1.NotPausedV1Beta2Reason}
-	if f.paused {
-		paused.Status, paused.Reason = metav1.ConditionTrue, clusterv1.PausedV1Beta2Reason
-		paused.Message = "Reconciliation is paused by the Cluster's spec.paused or the cluster.x-k8s.io/paused annotation"
-	}
-	conditions.SetV1Beta2(pool, paused)
+	conditions.SetV1Beta2(pool, reconciler.ProviderPausedCondition(f.paused))
 	if f.paused {
 		return
 	}

@@ -182,11 +182,8 @@ func clusterChangesForConfigs() predicate.Predicate {
 // and the Nodes that joined. The other status changes, which the core and the control plane provider
 // write many times while a Machine is created, are not.
 func ownerChangesForConfigs() predicate.Predicate {
-	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{},
+	return reconciler.SpecOrMetadataChanged(
 		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-			if !e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp()) {
-				return true
-			}
 			switch old := e.ObjectOld.(type) {
 			case *clusterv1.Machine:
 				updated, ok := e.ObjectNew.(*clusterv1.Machine)

@@ -10,6 +10,7 @@ import (
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
 // dataState is what a reconcile found about the bootstrap data.
@@ -53,12 +54,7 @@ type facts struct {
 // setStatus computes the KubeadmConfig's status from the facts of a reconcile, as upstream's: the Paused
 // condition always; DataSecretAvailable and CertificatesAvailable when looked at; Ready summarising both.
 func setStatus(c *bootstrapv1.KubeadmConfig, f facts) {
-	paused := metav1.Condition{Type: clusterv1.PausedV1Beta2Condition, Status: metav1.ConditionFalse, Reason: clusterv1.NotPausedV1Beta2Reason}
-	if f.paused {
-		paused.Status, paused.Reason = metav1.ConditionTrue, clusterv1.PausedV1Beta2Reason
-		paused.Message = "Reconciliation is paused by the Cluster's spec.paused or the cluster.x-k8s.io/paused annotation"
-	}
-	conditions.SetV1Beta2(c, paused)
+	conditions.SetV1Beta2(c, reconciler.ProviderPausedCondition(f.paused))
 	if f.paused {
 		return
 	}

@@ -145,12 +145,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 // and status.failureDomains. The Cluster's other status changes (its conditions mirror the control
 // plane's, so each change of the KubeadmControlPlane changes the Cluster) are not.
 func clusterChangesForKubeadmControlPlane() predicate.Predicate {
-	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{},
-		reconciler.ClusterUpdates(func(old, updated *clusterv1.Cluster) bool {
-			return !old.DeletionTimestamp.Equal(updated.DeletionTimestamp) ||
-				old.Status.InfrastructureReady != updated.Status.InfrastructureReady ||
-				!equality.Semantic.DeepEqual(old.Status.FailureDomains, updated.Status.FailureDomains)
-		}))
+	return reconciler.SpecOrMetadataChanged(reconciler.ClusterUpdates(func(old, updated *clusterv1.Cluster) bool {
+		return old.Status.InfrastructureReady != updated.Status.InfrastructureReady ||
+			!equality.Semantic.DeepEqual(old.Status.FailureDomains, updated.Status.FailureDomains)
+	}))
 }
 
 // workerMachineGone lets through the deletion of a Machine that is not a control plane Machine: a deleting
