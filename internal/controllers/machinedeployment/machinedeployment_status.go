@@ -266,21 +266,7 @@ func setScalingUpCondition(s *scope) {
 		ref := md.Spec.Template.Spec.InfrastructureRef
 		blockers = append(blockers, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name))
 	}
-	if have >= desired {
-		msg := ""
-		if len(blockers) > 0 {
-			msg = "Scaling up would be blocked because:\n" + conditions.Bullets(blockers)
-		}
-		conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentScalingUpV1Beta2Condition, Status: metav1.ConditionFalse,
-			Reason: clusterv1.MachineDeploymentNotScalingUpV1Beta2Reason, Message: msg})
-		return
-	}
-	msg := fmt.Sprintf("Scaling up from %d to %d replicas", have, desired)
-	if len(blockers) > 0 {
-		msg += " is blocked because:\n" + conditions.Bullets(blockers)
-	}
-	conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentScalingUpV1Beta2Condition, Status: metav1.ConditionTrue,
-		Reason: clusterv1.MachineDeploymentScalingUpV1Beta2Reason, Message: msg})
+	conditions.SetV1Beta2(md, conditions.ScalingUp(have, desired, blockers))
 }
 
 // setScalingDownCondition is True while there are more Machines than wanted.
@@ -295,13 +281,7 @@ func setScalingDownCondition(s *scope) {
 	if !md.DeletionTimestamp.IsZero() {
 		desired = 0
 	}
-	if have := md.Status.Replicas; have > desired {
-		conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentScalingDownV1Beta2Condition, Status: metav1.ConditionTrue,
-			Reason: clusterv1.MachineDeploymentScalingDownV1Beta2Reason, Message: fmt.Sprintf("Scaling down from %d to %d replicas", have, desired)})
-		return
-	}
-	conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentScalingDownV1Beta2Condition, Status: metav1.ConditionFalse,
-		Reason: clusterv1.MachineDeploymentNotScalingDownV1Beta2Reason})
+	conditions.SetV1Beta2(md, conditions.ScalingDown(md.Status.Replicas, desired, ""))
 }
 
 // setDeletingCondition is True while the MachineDeployment is being deleted and says what is left.

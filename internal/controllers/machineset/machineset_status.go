@@ -240,22 +240,7 @@ func setScalingUpCondition(s *scope) {
 		want = 0
 	}
 	have := int32(len(s.machines))
-	blockers := scaleUpBlockers(s)
-	if have >= want {
-		msg := ""
-		if len(blockers) > 0 {
-			msg = "Scaling up would be blocked because:\n" + conditions.Bullets(blockers)
-		}
-		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetScalingUpV1Beta2Condition, Status: metav1.ConditionFalse,
-			Reason: clusterv1.MachineSetNotScalingUpV1Beta2Reason, Message: msg})
-		return
-	}
-	msg := fmt.Sprintf("Scaling up from %d to %d replicas", have, want)
-	if len(blockers) > 0 {
-		msg += " is blocked because:\n" + conditions.Bullets(blockers)
-	}
-	conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetScalingUpV1Beta2Condition, Status: metav1.ConditionTrue,
-		Reason: clusterv1.MachineSetScalingUpV1Beta2Reason, Message: msg})
+	conditions.SetV1Beta2(ms, conditions.ScalingUp(have, want, scaleUpBlockers(s)))
 }
 
 func scaleUpBlockers(s *scope) []string {
@@ -293,18 +278,7 @@ func setScalingDownCondition(s *scope) {
 	if !ms.DeletionTimestamp.IsZero() {
 		want = 0
 	}
-	have := int32(len(s.machines))
-	if have <= want {
-		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetScalingDownV1Beta2Condition, Status: metav1.ConditionFalse,
-			Reason: clusterv1.MachineSetNotScalingDownV1Beta2Reason})
-		return
-	}
-	msg := fmt.Sprintf("Scaling down from %d to %d replicas", have, want)
-	if stuck := stuckDeletionMessage(s.machines, s.now); stuck != "" {
-		msg += "\n" + stuck
-	}
-	conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetScalingDownV1Beta2Condition, Status: metav1.ConditionTrue,
-		Reason: clusterv1.MachineSetScalingDownV1Beta2Reason, Message: msg})
+	conditions.SetV1Beta2(ms, conditions.ScalingDown(int32(len(s.machines)), want, stuckDeletionMessage(s.machines, s.now)))
 }
 
 // stuckDeletionMessage names the Machines deleting for longer than stuckDeletionAfter.
