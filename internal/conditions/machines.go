@@ -1,6 +1,7 @@
 package conditions
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -51,10 +52,10 @@ func MachinesCondition(machines []*clusterv1.Machine, in MachinesConditionInput)
 			messages[m.Name] = fmt.Sprintf("Condition %s not yet reported", in.ConditionType)
 		case c.Status == metav1.ConditionFalse:
 			falseMachines = append(falseMachines, m)
-			messages[m.Name] = firstNonEmpty(c.Message, c.Reason, fmt.Sprintf("Condition %s is False", in.ConditionType))
+			messages[m.Name] = cmp.Or(c.Message, c.Reason, fmt.Sprintf("Condition %s is False", in.ConditionType))
 		case c.Status != metav1.ConditionTrue:
 			unknownMachines = append(unknownMachines, m)
-			messages[m.Name] = firstNonEmpty(c.Message, c.Reason, fmt.Sprintf("Condition %s is Unknown", in.ConditionType))
+			messages[m.Name] = cmp.Or(c.Message, c.Reason, fmt.Sprintf("Condition %s is Unknown", in.ConditionType))
 		}
 	}
 	switch {
@@ -144,15 +145,6 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // Bullets renders items as a Markdown-like list, one per line, as condition messages list things; an

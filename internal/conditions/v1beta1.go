@@ -138,7 +138,8 @@ func containsType(types []clusterv1.ConditionType, t clusterv1.ConditionType) bo
 	return false
 }
 
-func severityRank(s clusterv1.ConditionSeverity) int {
+// SeverityRank orders the severities of v1beta1 conditions: Error above Warning above Info above none.
+func SeverityRank(s clusterv1.ConditionSeverity) int {
 	switch s {
 	case clusterv1.ConditionSeverityError:
 		return 3
@@ -164,7 +165,7 @@ func summary(considered []clusterv1.Condition, order []clusterv1.ConditionType) 
 		if c.Status != corev1.ConditionFalse {
 			continue
 		}
-		if worst == nil || severityRank(c.Severity) > severityRank(worst.Severity) {
+		if worst == nil || SeverityRank(c.Severity) > SeverityRank(worst.Severity) {
 			worst = c
 		}
 	}

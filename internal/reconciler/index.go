@@ -4,9 +4,15 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
@@ -59,4 +65,26 @@ func IndexField(ctx context.Context, indexer client.FieldIndexer, obj client.Obj
 		return fmt.Errorf("indexing %T by %s: %w", obj, name, err)
 	}
 	return nil
+}
+
+// ObjectsOfCluster maps a Cluster to the objects of list's kind in its namespace whose spec.clusterName
+// (clusterName) names it, as the watches of Clusters by the controllers of their objects do. It matches
+// spec.clusterName rather than the cluster-name label, which an object created before its Cluster does not
+// have yet; the Cluster events mapped (creation, pause) are rare. A list that fails is logged and maps to
+// nothing.
+func ObjectsOfCluster(ctx context.Context, c client.Reader, list client.ObjectList, cluster client.Object,
+	clusterName func(client.Object) string) []reconcile.Request {
+	if err := c.List(ctx, list, client.InNamespace(cluster.GetNamespace())); err != nil {
+		kinds := strings.TrimSuffix(reflect.TypeOf(list).Elem().Name(), "List") + "s"
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the "+kinds+" of a Cluster", "Cluster", klog.KObj(cluster))
+		return nil
+	}
+	var reqs []reconcile.Request
+	_ = apimeta.EachListItem(list, func(o runtime.Object) error {
+		if obj, ok := o.(client.Object); ok && clusterName(obj) == cluster.GetName() {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+		}
+		return nil
+	})
+	return reqs
 }

@@ -205,18 +205,7 @@ func orphanMachineSetToMachineDeployment(_ context.Context, obj client.Object) [
 // than the cluster-name label, which a MachineDeployment created before its Cluster does not have yet; the
 // events it maps (creation, pause) are rare.
 func (r *Reconciler) clusterToMachineDeployments(ctx context.Context, obj client.Object) []reconcile.Request {
-	list := &clusterv1.MachineDeploymentList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "Listing the MachineDeployments of a Cluster", "Cluster", klog.KObj(obj))
-		return nil
-	}
-	var reqs []reconcile.Request
-	for i := range list.Items {
-		if list.Items[i].Spec.ClusterName == obj.GetName() {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
-	}
-	return reqs
+	return reconciler.ObjectsOfCluster(ctx, r.Client, &clusterv1.MachineDeploymentList{}, obj, func(o client.Object) string { return o.(*clusterv1.MachineDeployment).Spec.ClusterName })
 }
 
 func (r *Reconciler) clock() time.Time { return reconciler.Clock(r.now) }

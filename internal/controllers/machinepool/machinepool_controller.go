@@ -171,18 +171,7 @@ func clusterChangesForMachinePools() predicate.Predicate {
 // clusterToMachinePools maps a Cluster to its MachinePools. It matches spec.clusterName rather than the
 // cluster-name label, which a MachinePool created before its Cluster does not have yet.
 func (r *Reconciler) clusterToMachinePools(ctx context.Context, obj client.Object) []reconcile.Request {
-	list := &clusterv1.MachinePoolList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "Listing the MachinePools of a Cluster", "Cluster", klog.KObj(obj))
-		return nil
-	}
-	var out []reconcile.Request
-	for i := range list.Items {
-		if list.Items[i].Spec.ClusterName == obj.GetName() {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
-	}
-	return out
+	return reconciler.ObjectsOfCluster(ctx, r.Client, &clusterv1.MachinePoolList{}, obj, func(o client.Object) string { return o.(*clusterv1.MachinePool).Spec.ClusterName })
 }
 
 // nodeToMachinePool maps a Node of a Cluster's workload cluster to the MachinePool whose

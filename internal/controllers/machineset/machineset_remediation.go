@@ -1,6 +1,7 @@
 package machineset
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -205,7 +206,7 @@ func setRemediatingCondition(s *scope) {
 			continue
 		}
 		remediating = append(remediating, m)
-		messages[m.Name] = firstNonEmpty(c.Message, c.Reason)
+		messages[m.Name] = cmp.Or(c.Message, c.Reason)
 	}
 	if len(remediating) == 0 {
 		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetRemediatingV1Beta2Condition, Status: metav1.ConditionFalse,

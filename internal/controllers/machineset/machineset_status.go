@@ -193,7 +193,7 @@ func setMachinesReadyV1Beta1Condition(ms *clusterv1.MachineSet, machines []*clus
 			continue
 		}
 		notReady++
-		if worst == nil || severityRank(c.Severity) > severityRank(worst.Severity) {
+		if worst == nil || conditions.SeverityRank(c.Severity) > conditions.SeverityRank(worst.Severity) {
 			worst, worstMachine = c, m.Name
 		}
 	}
@@ -212,18 +212,6 @@ func setMachinesReadyV1Beta1Condition(ms *clusterv1.MachineSet, machines []*clus
 			Message: fmt.Sprintf("%d of %d Machines are not ready; Machine %s: %s", notReady, reported, worstMachine, msg),
 		})
 	}
-}
-
-func severityRank(s clusterv1.ConditionSeverity) int {
-	switch s {
-	case clusterv1.ConditionSeverityError:
-		return 3
-	case clusterv1.ConditionSeverityWarning:
-		return 2
-	case clusterv1.ConditionSeverityInfo:
-		return 1
-	}
-	return 0
 }
 
 // setScalingUpCondition is True while there are fewer Machines than wanted; its message says what blocks
@@ -357,13 +345,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -183,7 +183,7 @@ func setMachinesReadyV1Beta1(s *scope) {
 				unknown = m.Name
 			}
 		case c.Status == corev1.ConditionFalse:
-			if worst == nil || rank(c.Severity) > rank(worst.Severity) {
+			if worst == nil || conditions.SeverityRank(c.Severity) > conditions.SeverityRank(worst.Severity) {
 				worst, worstMachine = c, m.Name
 			}
 		}
@@ -200,17 +200,6 @@ func setMachinesReadyV1Beta1(s *scope) {
 	}
 }
 
-func rank(s clusterv1.ConditionSeverity) int {
-	switch s {
-	case clusterv1.ConditionSeverityError:
-		return 3
-	case clusterv1.ConditionSeverityWarning:
-		return 2
-	case clusterv1.ConditionSeverityInfo:
-		return 1
-	}
-	return 0
-}
 
 // aggregateV1Beta1 sets a KubeadmControlPlane condition from the Machines' component conditions and the
 // problems found outside the Machines, as upstream words it.
