@@ -8,8 +8,33 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
 
+// internalErrorMessage is the message of a condition whose facts could not be read, as upstream's.
+const internalErrorMessage = "Please check controller logs for errors"
+
 // The ScalingUp and ScalingDown conditions of the MachineSet and MachineDeployment, as upstream writes them:
 // the two kinds share the conditions' types and reasons.
+
+// ScalingUnknown returns the ScalingUp and ScalingDown conditions of an object whose Machines could not
+// be read.
+func ScalingUnknown() (up, down metav1.Condition) {
+	return metav1.Condition{Type: clusterv1.MachineSetScalingUpV1Beta2Condition, Status: metav1.ConditionUnknown,
+			Reason: clusterv1.MachineSetScalingUpInternalErrorV1Beta2Reason, Message: internalErrorMessage},
+		metav1.Condition{Type: clusterv1.MachineSetScalingDownV1Beta2Condition, Status: metav1.ConditionUnknown,
+			Reason: clusterv1.MachineSetScalingDownInternalErrorV1Beta2Reason, Message: internalErrorMessage}
+}
+
+// MissingTemplates are the scale-up blockers of a Machine template whose bootstrap config template or
+// infrastructure template does not exist.
+func MissingTemplates(spec *clusterv1.MachineSpec, bootstrap, infrastructure bool) []string {
+	var out []string
+	if ref := spec.Bootstrap.ConfigRef; bootstrap && ref != nil {
+		out = append(out, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name))
+	}
+	if ref := spec.InfrastructureRef; infrastructure {
+		out = append(out, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name))
+	}
+	return out
+}
 
 // ScalingUp returns the v1beta2 ScalingUp condition of an object that has `have` Machines and wants `want`:
 // True while it has fewer. Its message names what blocks scaling up, and, when not scaling up, what would

@@ -52,8 +52,7 @@ func setStatus(s *scope) {
 		},
 	})
 	setRollingOutCondition(s)
-	setScalingUpCondition(s)
-	setScalingDownCondition(s)
+	setScalingConditions(s)
 	setDeletingCondition(s)
 }
 
@@ -240,48 +239,24 @@ func setRollingOutCondition(s *scope) {
 		Reason: clusterv1.MachineDeploymentRollingOutV1Beta2Reason, Message: msg})
 }
 
-// setScalingUpCondition is True while there are fewer Machines than wanted; its message says what blocks
-// scaling up, even when not scaling up.
-func setScalingUpCondition(s *scope) {
+// setScalingConditions sets ScalingUp, True while there are fewer Machines than wanted (its message says
+// what blocks scaling up, even when not scaling up), and ScalingDown, True while there are more.
+func setScalingConditions(s *scope) {
 	md := s.md
-	if !s.getMachineSetsSucceeded {
-		conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentScalingUpV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineDeploymentScalingUpInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
-		return
+	up, down := conditions.ScalingUnknown()
+	if s.getMachineSetsSucceeded {
+		desired := s.replicas()
+		if !md.DeletionTimestamp.IsZero() {
+			desired = 0
+		}
+		blockers := conditions.MissingTemplates(&md.Spec.Template.Spec, s.bootstrapTemplateNotFound, s.infrastructureTemplateNotFound)
+		if s.invalidConfiguration != "" {
+			blockers = append([]string{s.invalidConfiguration}, blockers...)
+		}
+		up, down = conditions.ScalingUp(md.Status.Replicas, desired, blockers), conditions.ScalingDown(md.Status.Replicas, desired, "")
 	}
-	desired := s.replicas()
-	if !md.DeletionTimestamp.IsZero() {
-		desired = 0
-	}
-	have := md.Status.Replicas
-	var blockers []string
-	if s.invalidConfiguration != "" {
-		blockers = append(blockers, s.invalidConfiguration)
-	}
-	if s.bootstrapTemplateNotFound {
-		ref := md.Spec.Template.Spec.Bootstrap.ConfigRef
-		blockers = append(blockers, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name))
-	}
-	if s.infrastructureTemplateNotFound {
-		ref := md.Spec.Template.Spec.InfrastructureRef
-		blockers = append(blockers, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name))
-	}
-	conditions.SetV1Beta2(md, conditions.ScalingUp(have, desired, blockers))
-}
-
-// setScalingDownCondition is True while there are more Machines than wanted.
-func setScalingDownCondition(s *scope) {
-	md := s.md
-	if !s.getMachineSetsSucceeded {
-		conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentScalingDownV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineDeploymentScalingDownInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
-		return
-	}
-	desired := s.replicas()
-	if !md.DeletionTimestamp.IsZero() {
-		desired = 0
-	}
-	conditions.SetV1Beta2(md, conditions.ScalingDown(md.Status.Replicas, desired, ""))
+	conditions.SetV1Beta2(md, up)
+	conditions.SetV1Beta2(md, down)
 }
 
 // setDeletingCondition is True while the MachineDeployment is being deleted and says what is left.

@@ -42,8 +42,7 @@ func setStatus(s *scope) {
 	}
 	setV1Beta1Conditions(s)
 	conditions.SetV1Beta2(ms, reconciler.PausedCondition(s.cluster, ms, "MachineSet", false))
-	setScalingUpCondition(s)
-	setScalingDownCondition(s)
+	setScalingConditions(s)
 	setMachinesReadyCondition(s)
 	setMachinesUpToDateCondition(s)
 	setRemediatingCondition(s)
@@ -214,21 +213,22 @@ func setMachinesReadyV1Beta1Condition(ms *clusterv1.MachineSet, machines []*clus
 	}
 }
 
-// setScalingUpCondition is True while there are fewer Machines than wanted; its message says what blocks
-// scaling up, even when not scaling up, so that users see the problem before it bites.
-func setScalingUpCondition(s *scope) {
+// setScalingConditions sets ScalingUp, True while there are fewer Machines than wanted (its message says
+// what blocks scaling up, even when not scaling up, so that users see the problem before it bites), and
+// ScalingDown, True while there are more (its message points out Machines whose deletion takes long).
+func setScalingConditions(s *scope) {
 	ms := s.ms
-	if !s.getMachinesSucceeded {
-		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetScalingUpV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineSetScalingUpInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
-		return
+	up, down := conditions.ScalingUnknown()
+	if s.getMachinesSucceeded {
+		want := ptr.Deref(ms.Spec.Replicas, 1)
+		if !ms.DeletionTimestamp.IsZero() {
+			want = 0
+		}
+		have := int32(len(s.machines))
+		up, down = conditions.ScalingUp(have, want, scaleUpBlockers(s)), conditions.ScalingDown(have, want, stuckDeletionMessage(s.machines, s.now))
 	}
-	want := ptr.Deref(ms.Spec.Replicas, 1)
-	if !ms.DeletionTimestamp.IsZero() {
-		want = 0
-	}
-	have := int32(len(s.machines))
-	conditions.SetV1Beta2(ms, conditions.ScalingUp(have, want, scaleUpBlockers(s)))
+	conditions.SetV1Beta2(ms, up)
+	conditions.SetV1Beta2(ms, down)
 }
 
 func scaleUpBlockers(s *scope) []string {
@@ -237,12 +237,7 @@ func scaleUpBlockers(s *scope) []string {
 	if s.invalidConfiguration != "" {
 		out = append(out, s.invalidConfiguration)
 	}
-	if s.bootstrapTemplateNotFound {
-		out = append(out, fmt.Sprintf("%s %s does not exist", ms.Spec.Template.Spec.Bootstrap.ConfigRef.Kind, ms.Spec.Template.Spec.Bootstrap.ConfigRef.Name))
-	}
-	if s.infrastructureTemplateNotFound {
-		out = append(out, fmt.Sprintf("%s %s does not exist", ms.Spec.Template.Spec.InfrastructureRef.Kind, ms.Spec.Template.Spec.InfrastructureRef.Name))
-	}
+	out = append(out, conditions.MissingTemplates(&ms.Spec.Template.Spec, s.bootstrapTemplateNotFound, s.infrastructureTemplateNotFound)...)
 	if _, ok := ms.Annotations[clusterv1.DisableMachineCreateAnnotation]; ok {
 		out = append(out, fmt.Sprintf("The MachineSet has the %s annotation", clusterv1.DisableMachineCreateAnnotation))
 	}
@@ -251,22 +246,6 @@ func scaleUpBlockers(s *scope) []string {
 	}
 	out = append(out, s.preflightProblems...)
 	return out
-}
-
-// setScalingDownCondition is True while there are more Machines than wanted; its message points out
-// Machines whose deletion takes long.
-func setScalingDownCondition(s *scope) {
-	ms := s.ms
-	if !s.getMachinesSucceeded {
-		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetScalingDownV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineSetScalingDownInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
-		return
-	}
-	want := ptr.Deref(ms.Spec.Replicas, 1)
-	if !ms.DeletionTimestamp.IsZero() {
-		want = 0
-	}
-	conditions.SetV1Beta2(ms, conditions.ScalingDown(int32(len(s.machines)), want, stuckDeletionMessage(s.machines, s.now)))
 }
 
 // stuckDeletionMessage names the Machines deleting for longer than stuckDeletionAfter.

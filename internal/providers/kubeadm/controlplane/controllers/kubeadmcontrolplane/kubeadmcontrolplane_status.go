@@ -200,7 +200,6 @@ func setMachinesReadyV1Beta1(s *scope) {
 	}
 }
 
-
 // aggregateV1Beta1 sets a KubeadmControlPlane condition from the Machines' component conditions and the
 // problems found outside the Machines, as upstream words it.
 func aggregateV1Beta1(s *scope, types []clusterv1.ConditionType, kcpErrors []string, t clusterv1.ConditionType, unhealthyReason, unknownReason, note string) {
