@@ -68,7 +68,7 @@ func (r *Reconciler) desiredMachine(ctx context.Context, s *scope, d *nodeboot.D
 		cc = d.Kubeadm.Cluster
 		cp.ClusterConfiguration = d.ClusterConfigurationDocument()
 	case nodeboot.CommandJoin:
-		key, _ := localClusterKey(s.cluster)
+		key, _ := backend.ClusterOf(s.cluster)
 		raw, err := r.Backend.ClusterConfiguration(ctx, key)
 		switch {
 		case errors.Is(err, backend.ErrClusterNotReady):

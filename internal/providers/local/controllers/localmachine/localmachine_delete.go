@@ -31,7 +31,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
 	}
 	if s.machine != nil && s.cluster != nil {
-		if key, ok := localClusterKey(s.cluster); ok {
+		if key, ok := backend.ClusterOf(s.cluster); ok {
 			lc := &infrav1.LocalCluster{}
 			err := r.Client.Get(ctx, key, lc)
 			switch {

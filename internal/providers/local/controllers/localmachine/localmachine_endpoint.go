@@ -37,7 +37,7 @@ func (r *Reconciler) reconcileLeaveEndpoint(ctx context.Context, s *scope) (ctrl
 		return ctrl.Result{}, nil
 	}
 	if s.cluster != nil && s.localMachine.DeletionTimestamp.IsZero() {
-		if key, ok := localClusterKey(s.cluster); ok {
+		if key, ok := backend.ClusterOf(s.cluster); ok {
 			done, err := leaver.LeaveEndpoint(ctx, key, m.Name)
 			if err != nil {
 				return ctrl.Result{}, err

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -56,7 +54,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 		s.facts.waiting = infrav1.WaitingForBootstrapDataReason
 		return ctrl.Result{}, nil
 	}
-	key, ok := localClusterKey(cluster)
+	key, ok := backend.ClusterOf(cluster)
 	if !ok {
 		s.facts.notLocal = true
 		return ctrl.Result{}, nil
@@ -139,17 +137,4 @@ func invalidMessage(err error) string {
 func isControlPlane(m *clusterv1.Machine) bool {
 	_, ok := m.Labels[clusterv1.MachineControlPlaneLabel]
 	return ok
-}
-
-// localClusterKey returns the LocalCluster of a Cluster, from its spec.infrastructureRef.
-func localClusterKey(cluster *clusterv1.Cluster) (types.NamespacedName, bool) {
-	ref := cluster.Spec.InfrastructureRef
-	if ref == nil {
-		return types.NamespacedName{}, false
-	}
-	gv, err := schema.ParseGroupVersion(ref.APIVersion)
-	if err != nil || gv.Group != infrav1.GroupVersion.Group || ref.Kind != "LocalCluster" {
-		return types.NamespacedName{}, false
-	}
-	return types.NamespacedName{Namespace: cluster.Namespace, Name: ref.Name}, true
 }

@@ -143,26 +143,3 @@ func TestProviderID(t *testing.T) {
 	id := ProviderID("ns", "c1", "m-1")
 	g.Expect(id).To(Equal("local://ns/c1/m-1"))
 }
-
-func TestLocalClusterKey(t *testing.T) {
-	tests := []struct {
-		name string
-		ref  *corev1.ObjectReference
-		ok   bool
-	}{
-		{name: "LocalCluster", ref: &corev1.ObjectReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1alpha1", Kind: "LocalCluster", Name: "lc"}, ok: true},
-		{name: "other kind", ref: &corev1.ObjectReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta1", Kind: "DockerCluster", Name: "lc"}},
-		{name: "other group", ref: &corev1.ObjectReference{APIVersion: "example.com/v1", Kind: "LocalCluster", Name: "lc"}},
-		{name: "none"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			key, ok := localClusterKey(&clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns"}, Spec: clusterv1.ClusterSpec{InfrastructureRef: tt.ref}})
-			g.Expect(ok).To(Equal(tt.ok))
-			if ok {
-				g.Expect(key.String()).To(Equal("ns/lc"))
-			}
-		})
-	}
-}

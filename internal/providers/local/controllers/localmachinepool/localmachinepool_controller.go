@@ -221,7 +221,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (ctrl.Result
 		s.facts.waiting = infrav1.WaitingForBootstrapDataReason
 		return ctrl.Result{}, nil
 	}
-	key, ok := localClusterKey(cluster)
+	key, ok := backend.ClusterOf(cluster)
 	if !ok {
 		s.facts.notLocal = true
 		return ctrl.Result{}, nil
@@ -328,7 +328,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, nil
 	}
 	if s.cluster != nil {
-		if key, ok := localClusterKey(s.cluster); ok {
+		if key, ok := backend.ClusterOf(s.cluster); ok {
 			lc := &infrav1.LocalCluster{}
 			err := r.Client.Get(ctx, key, lc)
 			switch {
@@ -356,17 +356,4 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	}
 	controllerutil.RemoveFinalizer(pool, infrav1.LocalMachinePoolFinalizer)
 	return ctrl.Result{}, nil
-}
-
-// localClusterKey returns the LocalCluster of a Cluster, from its spec.infrastructureRef.
-func localClusterKey(cluster *clusterv1.Cluster) (types.NamespacedName, bool) {
-	ref := cluster.Spec.InfrastructureRef
-	if ref == nil {
-		return types.NamespacedName{}, false
-	}
-	gv, err := schema.ParseGroupVersion(ref.APIVersion)
-	if err != nil || gv.Group != infrav1.GroupVersion.Group || ref.Kind != "LocalCluster" {
-		return types.NamespacedName{}, false
-	}
-	return types.NamespacedName{Namespace: cluster.Namespace, Name: ref.Name}, true
 }

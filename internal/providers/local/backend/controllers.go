@@ -1,12 +1,17 @@
 package backend
 
+// What the local provider's controllers share about the backend: its notifications as a source of events,
+// and which backend cluster a Cluster names.
+
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	infrav1 "github.com/capstan-dev/capstan/api/infrastructure/local/v1alpha1"
 )
 
@@ -27,4 +32,18 @@ func Changes(b Backend, h handler.EventHandler) source.Source {
 		}
 	})
 	return source.Channel(changes, h)
+}
+
+// ClusterOf returns the key of a Cluster's LocalCluster, which names the backend's cluster, from the
+// Cluster's spec.infrastructureRef; false when that is not a LocalCluster.
+func ClusterOf(cluster *clusterv1.Cluster) (types.NamespacedName, bool) {
+	ref := cluster.Spec.InfrastructureRef
+	if ref == nil {
+		return types.NamespacedName{}, false
+	}
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil || gv.Group != infrav1.GroupVersion.Group || ref.Kind != "LocalCluster" {
+		return types.NamespacedName{}, false
+	}
+	return types.NamespacedName{Namespace: cluster.Namespace, Name: ref.Name}, true
 }
