@@ -1,6 +1,7 @@
 // Package conformance is the `capstan conformance` command: it checks an infrastructure provider's release
 // against the Cluster API provider contract with the conformance kit (internal/conformance), the
-// provider installed by clusterctl in an embedded management cluster with capstan's core.
+// provider installed by clusterctl in an embedded management cluster with capstan's core
+// (internal/conformance/releasecheck). The command parses and checks its flags and prints the report.
 package conformance
 
 import (
@@ -8,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -16,50 +16,27 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap/zapcore"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/conformance"
-	"github.com/capstan-dev/capstan/internal/embedded"
+	"github.com/capstan-dev/capstan/internal/conformance/releasecheck"
 )
 
-// Options are the flags of `capstan conformance`.
+// Options are the flags of `capstan conformance`: those of the check, and how it is shown.
 type Options struct {
-	// Source is the provider's release: a directory or a clusterctl repository URL.
-	Source       string
-	ProviderName string
-	Version      string
-	Flavor       string
-	// InfraCluster and InfraMachine are YAML files of the objects the kit creates copies of.
-	InfraCluster, InfraMachine string
-	KubernetesVersion          string
-	Output                     string
+	releasecheck.Options
+
 	// Executables are IMAGE=PATH pairs: the local runtime runs PATH for containers of IMAGE.
 	Executables []string
-	Timeout     time.Duration
-	Quiet       time.Duration
-	Binaries    embedded.Binaries
+	Output      string
 	Verbosity   int
-
-	// Capstan is the capstan executable the local runtime runs for capstan's images; the running
-	// executable when empty (tests set it: a test binary is not capstan).
-	Capstan string
-	// HTTPClient fetches repository URLs; a client bounded by repository.DefaultHTTPLimits when nil.
-	HTTPClient *http.Client
-
-	// cluster, when set, is a running management cluster to install the provider in instead of starting
-	// one (the tests share one between runs; its runtime's executables are its own then).
-	cluster *managementCluster
 }
 
 // NewCommand returns `capstan conformance`.
 func NewCommand(streams iostreams.Streams) *cobra.Command {
-	o := &Options{Output: "text", KubernetesVersion: "v1.37.1", Timeout: 3 * time.Minute, Quiet: 3 * time.Second}
+	o := &Options{Output: "text", Options: releasecheck.Options{KubernetesVersion: "v1.37.1", Timeout: 3 * time.Minute, Quiet: 3 * time.Second}}
 	cmd := &cobra.Command{
 		Use:   "conformance SOURCE",
 		Short: "Check an infrastructure provider's release against the Cluster API provider contract",
@@ -130,71 +107,22 @@ func (o *Options) Run(ctx context.Context, streams iostreams.Streams) error {
 	}
 	ctrl.SetLogger(log)
 	start := time.Now()
-	progress := func(format string, args ...any) {
+	check := o.Options
+	check.ImageExecutables, check.Log = executables, log
+	check.Printf = func(format string, args ...any) { fmt.Fprintf(streams.ErrOut, format+"\n", args...) }
+	check.Logf = func(format string, args ...any) {
 		if o.Verbosity >= 1 {
 			fmt.Fprintf(streams.ErrOut, "[%3.0fs] "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
 		}
 	}
-
-	work, err := os.MkdirTemp("", "capstan-conformance-")
+	result, err := releasecheck.Run(ctx, check)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = os.RemoveAll(work) }()
-	rel, err := loadRelease(ctx, o.Source, o.ProviderName, o.Version, work, o.HTTPClient)
-	if err != nil {
+	if err := printReport(streams.Out, o.Output, result.Release, result.Report); err != nil {
 		return err
 	}
-	protos, err := loadPrototypes(rel, o)
-	if err != nil {
-		return err
-	}
-	crds, err := providerCRDs(rel)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(streams.ErrOut, "Checking %s %s from %s\n", rel.label(), rel.Version, o.Source)
-
-	cl := o.cluster
-	if cl == nil {
-		progress("Starting an embedded management cluster")
-		if cl, err = startCluster(ctx, work, o, executables, log); err != nil {
-			return err
-		}
-		defer cl.stop()
-	}
-	fmt.Fprintf(streams.ErrOut, "Installing capstan's core and %s with clusterctl init\n", rel.label())
-	if err := cl.install(ctx, rel, o.Timeout, log); err != nil {
-		return err
-	}
-	deployment, err := newProviderDeployment(ctx, cl.cfg, rel, o.Timeout)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(streams.ErrOut, "Running the conformance kit")
-	progress("The core and the provider run")
-	report := conformance.Check(ctx, conformance.Provider{
-		Name:       rel.Name,
-		CRDs:       crds,
-		Repository: os.DirFS(rel.Dir),
-		NewInfraCluster: func(namespace, name string) *unstructured.Unstructured {
-			return newObject(protos.infraCluster, namespace, name)
-		},
-		NewInfraMachine: func(namespace, name string) *unstructured.Unstructured {
-			return newObject(protos.infraMachine, namespace, name)
-		},
-		InfraMachinePool: machinePoolKind(crds, protos.infraCluster.GroupVersionKind().Group),
-		Start:            deployment.start,
-		StartScoped:      deployment.startScoped,
-		InfrastructureReady: func(ctx context.Context, c client.Client, cluster *clusterv1.Cluster) error {
-			return protos.controlPlane(ctx, c, cluster)
-		},
-	}, conformance.Options{Config: rest.CopyConfig(cl.cfg), Timeout: o.Timeout, Quiet: o.Quiet, Logf: progress})
-
-	if err := printReport(streams.Out, o.Output, rel, report); err != nil {
-		return err
-	}
-	if failed := report.Failed(); len(failed) > 0 {
+	if failed := result.Report.Failed(); len(failed) > 0 {
 		names := make([]string, 0, len(failed))
 		for _, f := range failed {
 			names = append(names, f.Rule)
@@ -221,9 +149,9 @@ type jsonResult struct {
 }
 
 // printReport writes the report as a table or as JSON.
-func printReport(out io.Writer, format string, rel release, report conformance.Report) error {
+func printReport(out io.Writer, format string, rel releasecheck.Release, report conformance.Report) error {
 	if format == "json" {
-		doc := jsonReport{Provider: rel.label(), Version: rel.Version, Passed: report.Passed(), Results: []jsonResult{}}
+		doc := jsonReport{Provider: rel.Label(), Version: rel.Version, Passed: report.Passed(), Results: []jsonResult{}}
 		for _, r := range report {
 			doc.Results = append(doc.Results, jsonResult{Rule: r.Rule, Source: r.Source, Mandatory: r.Mandatory, Status: string(r.Status), Message: r.Message})
 		}
@@ -235,7 +163,7 @@ func printReport(out io.Writer, format string, rel release, report conformance.R
 	for _, r := range report {
 		counts[r.Status]++
 	}
-	_, err := fmt.Fprintf(out, "%s\n%s %s: %d passed, %d failed, %d warnings, %d skipped\n", report.String(), rel.label(), rel.Version,
+	_, err := fmt.Fprintf(out, "%s\n%s %s: %d passed, %d failed, %d warnings, %d skipped\n", report.String(), rel.Label(), rel.Version,
 		counts[conformance.Pass], counts[conformance.Fail], counts[conformance.Warn], counts[conformance.Skip])
 	return err
 }

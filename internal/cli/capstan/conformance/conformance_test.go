@@ -2,239 +2,79 @@ package conformance
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
-	clusterctlclient "github.com/capstan-dev/capstan/internal/clusterctl/client"
-	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
-	"github.com/capstan-dev/capstan/internal/clusterctl/config"
 	"github.com/capstan-dev/capstan/internal/conformance"
-	"github.com/capstan-dev/capstan/internal/manifest"
-	capstanrelease "github.com/capstan-dev/capstan/internal/release"
+	"github.com/capstan-dev/capstan/internal/conformance/releasecheck"
 )
 
-// binariesDir is the directory binaries built into, "" until it is called.
-var binariesDir string
-
-// binaries builds, once, the capstan executable the embedded cluster's local runtime runs and the broken
-// manager; it returns their directory.
-var binaries = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "capstan-conformance-bin-")
-	if err != nil {
-		return "", err
-	}
-	binariesDir = dir
-	cmd := exec.Command("go", "build", "-o", dir+"/", "github.com/capstan-dev/capstan/cmd/capstan",
-		"github.com/capstan-dev/capstan/internal/cli/capstan/conformance/testdata/ignorepause")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building capstan: %w\n%s", err, out)
-	}
-	return dir, nil
-})
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	stopShared()
-	if sharedWorkDir != "" {
-		_ = os.RemoveAll(sharedWorkDir)
-	}
-	if binariesDir != "" { // built by a test that ran
-		_ = os.RemoveAll(binariesDir)
-	}
-	os.Exit(code)
-}
-
-// localProviderRepository writes the local provider's release in the layout of a clusterctl local repository.
-func localProviderRepository(t *testing.T) string {
-	t.Helper()
-	p, err := capstanrelease.Local()
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo := t.TempDir()
-	if err := capstanrelease.WriteRepository(repo, capstanrelease.DefaultVersion, p); err != nil {
-		t.Fatal(err)
-	}
-	return repo
-}
-
-// brokenImage is the image of the broken release's manager, which the shared cluster runs as ignorepause.
-const brokenImage = "example.com/conformance/ignore-pause"
-
-// sharedCluster starts, once, the embedded management cluster the tests install providers in; it stops
-// when the tests end.
-var (
-	sharedOnce    sync.Once
-	shared        *managementCluster
-	sharedErr     error
-	stopShared    = func() {}
-	sharedWorkDir string
-)
-
-func sharedCluster(t *testing.T) *managementCluster {
-	t.Helper()
-	sharedOnce.Do(func() {
-		bin, err := binaries()
-		if err != nil {
-			sharedErr = err
-			return
-		}
-		if sharedWorkDir, err = os.MkdirTemp("", "capstan-conformance-cluster-"); err != nil {
-			sharedErr = err
-			return
-		}
-		o := &Options{Capstan: filepath.Join(bin, "capstan")}
-		shared, sharedErr = startCluster(context.Background(), sharedWorkDir, o,
-			map[string]string{brokenImage: filepath.Join(bin, "ignorepause")}, logr.Discard())
-		if sharedErr == nil {
-			stopShared = shared.stop
-		}
-	})
-	if sharedErr != nil {
-		t.Fatal(sharedErr)
-	}
-	return shared
-}
-
-// uninstall deletes the provider of a run from the shared cluster (keeping its CRDs, which the next run's
-// release brings again), as `clusterctl delete --infrastructure <name>` would.
-func uninstall(t *testing.T, cl *managementCluster, name string) {
-	t.Helper()
-	cfg, err := config.New(nil, os.LookupEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc := clusterctlclient.New(clusterctlclient.Options{Config: cfg, Cluster: cluster.New(cluster.Kubeconfig{Path: cl.state.Kubeconfig()})})
-	if err := cc.Delete(t.Context(), clusterctlclient.DeleteOptions{Providers: clusterctlclient.Providers{InfrastructureProviders: []string{name}}}); err != nil {
-		t.Fatal(err)
+// TestBadInput checks the errors on sources and flags the command cannot use.
+func TestBadInput(t *testing.T) {
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"missing directory", Options{Options: releasecheck.Options{Source: filepath.Join(empty, "nope")}}, "give a release directory or a clusterctl repository URL"},
+		{"not a release", Options{Options: releasecheck.Options{Source: empty}}, "neither a clusterctl local repository"},
+		{"unknown output", Options{Options: releasecheck.Options{Source: empty}, Output: "yaml"}, `invalid --output "yaml": use text or json`},
+		{"bad executable", Options{Options: releasecheck.Options{Source: empty}, Executables: []string{"example.com/img"}}, `invalid --executable "example.com/img": use IMAGE=PATH`},
+		{"missing executable", Options{Options: releasecheck.Options{Source: empty}, Executables: []string{"example.com/img=" + filepath.Join(empty, "manager")}}, "--executable example.com/img: stat " + filepath.Join(empty, "manager")},
+		{"GitHub URL without name", Options{Options: releasecheck.Options{Source: "https://github.com/o/r/releases/latest/infrastructure-components.yaml"}}, "give it with --provider-name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			if tc.o.Output == "" {
+				tc.o.Output = "text"
+			}
+			var out bytes.Buffer
+			err := tc.o.Run(t.Context(), iostreams.Streams{Out: &out, ErrOut: &out})
+			g.Expect(err).To(MatchError(ContainSubstring(tc.want)))
+		})
 	}
 }
 
-// run runs `capstan conformance` with o in the shared cluster, returning its output and error; the
-// provider is deleted afterwards.
-func run(t *testing.T, o *Options) (string, string, error) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	bin, err := binaries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.Capstan = filepath.Join(bin, "capstan")
-	o.cluster = sharedCluster(t)
-	defer uninstall(t, o.cluster, "local")
-	if o.Output == "" {
-		o.Output = "text"
-	}
-	if o.KubernetesVersion == "" {
-		o.KubernetesVersion = "v1.37.1"
-	}
-	o.Timeout, o.Quiet, o.Verbosity = 3*time.Minute, 3*time.Second, 1
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
-	defer cancel()
-	err = o.Run(ctx, iostreams.Streams{Out: &out, ErrOut: &errOut})
-	t.Logf("stderr:\n%s", errOut.String())
-	return out.String(), errOut.String(), err
-}
-
-// TestLocalProviderConforms runs `capstan conformance --output json` on the local provider's release, with
-// an InfraCluster of the author's (--infra-cluster: the template's has no failure domains) and the
-// InfraMachine of the cluster template: the JSON parses, lists every rule of the kit, and every rule
-// passes, none skipped.
-func TestLocalProviderConforms(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts an embedded management cluster")
-	}
+// TestTextReport: the table lists every rule with its status and message, and a summary.
+func TestTextReport(t *testing.T) {
 	g := NewWithT(t)
-	infraCluster := filepath.Join(t.TempDir(), "localcluster.yaml")
-	g.Expect(os.WriteFile(infraCluster, []byte(`apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1
-kind: LocalCluster
-metadata:
-  name: any
-spec:
-  failureDomains:
-    fd-a:
-      controlPlane: true
-    fd-b:
-      attributes:
-        rack: b
-`), 0o600)).To(Succeed())
-	out, _, err := run(t, &Options{Source: localProviderRepository(t), Output: "json", InfraCluster: infraCluster})
-	t.Logf("report:\n%s", out)
-	g.Expect(err).NotTo(HaveOccurred())
-	var doc jsonReport
-	g.Expect(json.Unmarshal([]byte(out), &doc)).To(Succeed())
-	g.Expect(doc.Provider).To(Equal("infrastructure-local"))
-	g.Expect(doc.Passed).To(BeTrue())
-	var rules []string
-	for _, r := range doc.Results {
-		rules = append(rules, r.Rule)
-		// Multi tenancy included: the provider's Deployment is run with --namespace and --watch-filter.
-		g.Expect(r.Status).To(Equal(string(conformance.Pass)), r.Rule+": "+r.Message)
+	report := conformance.Report{
+		{Rule: conformance.RuleScope, Status: conformance.Pass, Message: "namespaced"},
+		{Rule: conformance.RuleController, Status: conformance.Fail, Message: "no container named manager"},
+		{Rule: conformance.RuleMultiTenancy, Status: conformance.Skip, Message: "not checked"},
 	}
-	var want []string
-	for _, r := range conformance.Rules() {
-		want = append(want, r.Name)
-	}
-	g.Expect(rules).To(ConsistOf(want))
+	var out bytes.Buffer
+	g.Expect(printReport(&out, "text", releasecheck.Release{Name: "foo", Version: "v1.0.0"}, report)).To(Succeed())
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	g.Expect(lines).To(HaveLen(6))
+	g.Expect(lines[2]).To(MatchRegexp(`^Fail +Clusterctl support: components YAML controller +no container named manager$`))
+	g.Expect(lines[5]).To(Equal("infrastructure-foo v1.0.0: 1 passed, 1 failed, 0 warnings, 1 skipped"))
+	g.Expect(slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Skip") && strings.HasSuffix(l, "not checked") })).To(BeTrue())
 }
 
-// TestBrokenReleaseFails runs `capstan conformance` on a copy of the local provider's release whose
-// Deployment names its container "controller" instead of "manager" and runs a manager that reconciles
-// paused LocalClusters: it fails, naming both rules.
-func TestBrokenReleaseFails(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts an embedded management cluster")
-	}
+// TestJSONReport: --output json is a document with the provider, the version, whether no rule failed, and every rule with its source, status and message.
+func TestJSONReport(t *testing.T) {
 	g := NewWithT(t)
-	repo := localProviderRepository(t)
-	comps := filepath.Join(repo, "infrastructure-local", capstanrelease.DefaultVersion, componentsFile)
-	data, err := os.ReadFile(comps)
-	g.Expect(err).NotTo(HaveOccurred())
-	objs, err := manifest.Parse(data)
-	g.Expect(err).NotTo(HaveOccurred())
-	image := brokenImage
-	var broken []byte
-	edited := false
-	for _, obj := range objs {
-		if obj.GetKind() == "Deployment" {
-			containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
-			g.Expect(containers).To(HaveLen(1))
-			c := containers[0].(map[string]any)
-			g.Expect(c["name"]).To(Equal("manager"))
-			c["name"], c["image"] = "controller", image+":v0.0.1"
-			g.Expect(unstructured.SetNestedSlice(obj.Object, containers, "spec", "template", "spec", "containers")).To(Succeed())
-			edited = true
-		}
-		doc, err := yaml.Marshal(obj.Object)
-		g.Expect(err).NotTo(HaveOccurred())
-		broken = append(append(broken, "---\n"...), doc...)
+	report := conformance.Report{
+		{Rule: conformance.RuleScope, Source: "InfraCluster contract", Mandatory: true, Status: conformance.Pass, Message: "namespaced"},
+		{Rule: conformance.RuleController, Source: "clusterctl provider contract", Mandatory: true, Status: conformance.Fail, Message: "no container named manager"},
 	}
-	g.Expect(edited).To(BeTrue())
-	g.Expect(os.WriteFile(comps, broken, 0o600)).To(Succeed())
+	var out bytes.Buffer
+	g.Expect(printReport(&out, "json", releasecheck.Release{Name: "foo", Version: "v1.0.0"}, report)).To(Succeed())
+	g.Expect(out.String()).To(MatchJSON(`{
+		"provider": "infrastructure-foo", "version": "v1.0.0", "passed": false,
+		"results": [
+			{"rule": "` + conformance.RuleScope + `", "source": "InfraCluster contract", "mandatory": true, "status": "Pass", "message": "namespaced"},
+			{"rule": "` + conformance.RuleController + `", "source": "clusterctl provider contract", "mandatory": true, "status": "Fail", "message": "no container named manager"}
+		]}`))
 
-	out, _, err := run(t, &Options{Source: repo})
-	t.Logf("report:\n%s", out)
-	g.Expect(err).To(HaveOccurred())
-	g.Expect(err.Error()).To(And(ContainSubstring(conformance.RuleController), ContainSubstring(conformance.RuleInfraClusterPausing)))
-	for _, rule := range []string{conformance.RuleController, conformance.RuleInfraClusterPausing} {
-		g.Expect(out).To(MatchRegexp(`(?m)^Fail +` + regexpQuote(rule) + ` `))
-	}
-}
-
-func regexpQuote(s string) string {
-	return strings.NewReplacer(".", `\.`, "(", `\(`, ")", `\)`, "+", `\+`, "*", `\*`, "?", `\?`).Replace(s)
+	out.Reset()
+	g.Expect(printReport(&out, "json", releasecheck.Release{Name: "foo", Version: "v1.0.0"}, report[:1])).To(Succeed())
+	g.Expect(out.String()).To(ContainSubstring(`"passed": true`))
 }

@@ -1,4 +1,4 @@
-// Command ignorepause is a deliberately broken local provider for the tests of `capstan conformance`: it
+// Command ignorepause is a deliberately broken local provider for the tests of package releasecheck: it
 // runs `capstan` (its arguments are those of the local provider's Deployment: infra-local ...) and, beside
 // it, reconciles LocalClusters whose Cluster is paused or that carry the paused annotation, which the
 // contract forbids: it marks them with an annotation.

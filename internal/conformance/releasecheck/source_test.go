@@ -1,25 +1,20 @@
-package conformance
+package releasecheck
 
 import (
-	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
 
-	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository/repositorytest"
-	"github.com/capstan-dev/capstan/internal/conformance"
 	capstanrelease "github.com/capstan-dev/capstan/internal/release"
 )
 
 // releaseFiles lists the files of a loaded release.
-func releaseFiles(t *testing.T, r release) []string {
+func releaseFiles(t *testing.T, r Release) []string {
 	t.Helper()
 	entries, err := os.ReadDir(r.versionDir())
 	if err != nil {
@@ -38,18 +33,11 @@ var wantFiles = []string{
 	"cluster-template-machinepool.yaml", "cluster-template-topology.yaml", "clusterclass-local.yaml",
 }
 
-// TestLoadRelease loads the local provider's release from each kind of source the command takes: a
+// TestLoadRelease loads the local provider's release from each kind of source `capstan conformance` takes: a
 // clusterctl local repository, the GitHub release directory `make release` writes, a GitHub release URL
 // and an http folder URL (both served on loopback), and a file:// URL.
 func TestLoadRelease(t *testing.T) {
-	local, err := capstanrelease.Local()
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo := t.TempDir()
-	if err := capstanrelease.WriteRepository(repo, capstanrelease.DefaultVersion, local); err != nil {
-		t.Fatal(err)
-	}
+	repo := localProviderRepository(t)
 	providers, err := capstanrelease.Providers()
 	if err != nil {
 		t.Fatal(err)
@@ -102,47 +90,4 @@ func TestLoadRelease(t *testing.T) {
 			g.Expect(protos.kubernetesVersion).To(Equal("v1.37.1"))
 		})
 	}
-}
-
-// TestBadInput checks the errors on sources and flags the command cannot use.
-func TestBadInput(t *testing.T) {
-	empty := t.TempDir()
-	for _, tc := range []struct {
-		name string
-		o    Options
-		want string
-	}{
-		{"missing directory", Options{Source: filepath.Join(empty, "nope")}, "give a release directory or a clusterctl repository URL"},
-		{"not a release", Options{Source: empty}, "neither a clusterctl local repository"},
-		{"unknown output", Options{Source: empty, Output: "yaml"}, `invalid --output "yaml": use text or json`},
-		{"bad executable", Options{Source: empty, Executables: []string{"example.com/img"}}, `invalid --executable "example.com/img": use IMAGE=PATH`},
-		{"GitHub URL without name", Options{Source: "https://github.com/o/r/releases/latest/infrastructure-components.yaml"}, "give it with --provider-name"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			g := NewWithT(t)
-			if tc.o.Output == "" {
-				tc.o.Output = "text"
-			}
-			var out bytes.Buffer
-			err := tc.o.Run(t.Context(), iostreams.Streams{Out: &out, ErrOut: &out})
-			g.Expect(err).To(MatchError(ContainSubstring(tc.want)))
-		})
-	}
-}
-
-// TestTextReport: the table lists every rule with its status and message, and a summary.
-func TestTextReport(t *testing.T) {
-	g := NewWithT(t)
-	report := conformance.Report{
-		{Rule: conformance.RuleScope, Status: conformance.Pass, Message: "namespaced"},
-		{Rule: conformance.RuleController, Status: conformance.Fail, Message: "no container named manager"},
-		{Rule: conformance.RuleMultiTenancy, Status: conformance.Skip, Message: "not checked"},
-	}
-	var out bytes.Buffer
-	g.Expect(printReport(&out, "text", release{Name: "foo", Version: "v1.0.0"}, report)).To(Succeed())
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	g.Expect(lines).To(HaveLen(6))
-	g.Expect(lines[2]).To(MatchRegexp(`^Fail +Clusterctl support: components YAML controller +no container named manager$`))
-	g.Expect(lines[5]).To(Equal("infrastructure-foo v1.0.0: 1 passed, 1 failed, 0 warnings, 1 skipped"))
-	g.Expect(slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Skip") && strings.HasSuffix(l, "not checked") })).To(BeTrue())
 }

@@ -1,4 +1,4 @@
-package conformance
+package releasecheck
 
 import (
 	"context"
@@ -33,7 +33,7 @@ type providerDeployment struct {
 
 // newProviderDeployment finds the Deployment of the provider's components (label
 // cluster.x-k8s.io/provider=infrastructure-<name>).
-func newProviderDeployment(ctx context.Context, cfg *rest.Config, rel release, timeout time.Duration) (*providerDeployment, error) {
+func newProviderDeployment(ctx context.Context, cfg *rest.Config, rel Release, timeout time.Duration) (*providerDeployment, error) {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return nil, err
@@ -43,11 +43,11 @@ func newProviderDeployment(ctx context.Context, cfg *rest.Config, rel release, t
 		return nil, err
 	}
 	list := &appsv1.DeploymentList{}
-	if err := c.List(ctx, list, client.MatchingLabels{clusterv1.ProviderNameLabel: rel.label()}); err != nil {
+	if err := c.List(ctx, list, client.MatchingLabels{clusterv1.ProviderNameLabel: rel.Label()}); err != nil {
 		return nil, err
 	}
 	if len(list.Items) != 1 {
-		return nil, fmt.Errorf("expected one Deployment labelled %s=%s, found %d", clusterv1.ProviderNameLabel, rel.label(), len(list.Items))
+		return nil, fmt.Errorf("expected one Deployment labelled %s=%s, found %d", clusterv1.ProviderNameLabel, rel.Label(), len(list.Items))
 	}
 	d := &list.Items[0]
 	return &providerDeployment{c: c, key: client.ObjectKeyFromObject(d), timeout: timeout, original: d.DeepCopy()}, nil

@@ -1,4 +1,4 @@
-package conformance
+package releasecheck
 
 import (
 	"context"
@@ -42,8 +42,8 @@ type managementCluster struct {
 }
 
 // startCluster starts an embedded management cluster with its state under work and returns once it and
-// its local runtime run.
-func startCluster(ctx context.Context, work string, o *Options, executables map[string]string, log logr.Logger) (*managementCluster, error) {
+// its local runtime (running o.ImageExecutables for their images) run.
+func startCluster(ctx context.Context, work string, o *Options) (*managementCluster, error) {
 	name := "conformance-" + rand.String(6)
 	state := embedded.State{Dir: filepath.Join(work, "cluster")}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -51,8 +51,8 @@ func startCluster(ctx context.Context, work string, o *Options, executables map[
 	done := make(chan error, 1)
 	go func() {
 		done <- embedded.Up(ctx, embedded.UpOptions{
-			Name: name, State: state, Binaries: o.Binaries, Capstan: o.Capstan, Out: io.Discard, Log: log,
-			EtcdUnsafeNoFsync: true, Executables: executables,
+			Name: name, State: state, Binaries: o.Binaries, Capstan: o.Capstan, Out: io.Discard, Log: o.Log,
+			EtcdUnsafeNoFsync: true, Executables: o.ImageExecutables,
 			Ready: func(cfg *rest.Config) { ready <- cfg },
 		})
 	}()
@@ -60,7 +60,7 @@ func startCluster(ctx context.Context, work string, o *Options, executables map[
 	stop := func() {
 		cancel()
 		if err := <-done; err != nil {
-			log.V(1).Info("The embedded management cluster stopped", "error", err.Error())
+			o.Log.V(1).Info("The embedded management cluster stopped", "error", err.Error())
 		}
 	}
 	select {
@@ -76,7 +76,7 @@ func startCluster(ctx context.Context, work string, o *Options, executables map[
 // their Deployments. The core's controllers are then restricted to the core's own namespace
 // (--namespace): the kit plays the core in the namespace of its scenario, where no core controller may
 // act; the core's webhooks still serve every namespace.
-func (m *managementCluster) install(ctx context.Context, rel release, timeout time.Duration, log logr.Logger) error {
+func (m *managementCluster) install(ctx context.Context, rel Release, timeout time.Duration, log logr.Logger) error {
 	core, err := capstanrelease.Core()
 	if err != nil {
 		return err
@@ -157,7 +157,7 @@ func (m *managementCluster) restrictCore(ctx context.Context, timeout time.Durat
 }
 
 // providerCRDs returns the CRDs of the provider's components.
-func providerCRDs(rel release) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+func providerCRDs(rel Release) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	data, err := os.ReadFile(rel.components())
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package conformance
+package releasecheck
 
 import (
 	"context"
@@ -54,7 +54,7 @@ func newObject(proto *unstructured.Unstructured, namespace, name string) *unstru
 
 // loadPrototypes reads the objects from the files the author gives, and the rest from the cluster template
 // of a flavor.
-func loadPrototypes(r release, o *Options) (*prototypes, error) {
+func loadPrototypes(r Release, o *Options) (*prototypes, error) {
 	p := &prototypes{kubernetesVersion: o.KubernetesVersion}
 	var err error
 	if o.InfraCluster != "" {
@@ -270,7 +270,7 @@ func (p *prototypes) controlPlane(ctx context.Context, c client.Client, cluster 
 // as the kubeadm bootstrap provider renders a KubeadmConfig with no configuration of its own: the
 // ClusterConfiguration filled from the Cluster (name, endpoint, networks) and the Kubernetes version, the
 // InitConfiguration naming the Node, in the kubeadm API version of that Kubernetes version, as cloud-config.
-// No certificates are written: the providers the command checks read only the kubeadm configuration.
+// No certificates are written: the providers `capstan conformance` checks read only the kubeadm configuration.
 func initData(cluster *clusterv1.Cluster, kubernetesVersion, nodeName string) ([]byte, error) {
 	version, err := kubeadmapi.ParseVersion(kubernetesVersion)
 	if err != nil {

@@ -1,4 +1,4 @@
-package conformance
+package releasecheck
 
 import (
 	"context"
@@ -26,24 +26,24 @@ import (
 // componentsFile is the name of an infrastructure provider's components YAML.
 const componentsFile = "infrastructure-components.yaml"
 
-// release is a provider's release in the layout of a clusterctl local repository:
+// Release is a provider's release in the layout of a clusterctl local repository:
 // <Dir>/infrastructure-<Name>/<Version>/{metadata.yaml, infrastructure-components.yaml, cluster-template*.yaml, ...}.
-type release struct {
+type Release struct {
 	Dir     string
 	Name    string
 	Version string
 }
 
-// label is the provider's manifest label, infrastructure-<name>.
-func (r release) label() string {
+// Label is the provider's manifest label, infrastructure-<name>.
+func (r Release) Label() string {
 	return clusterctlv1.ManifestLabel(r.Name, clusterctlv1.InfrastructureProviderType)
 }
 
 // versionDir is the folder of the release's files.
-func (r release) versionDir() string { return filepath.Join(r.Dir, r.label(), r.Version) }
+func (r Release) versionDir() string { return filepath.Join(r.Dir, r.Label(), r.Version) }
 
 // components is the path of the components YAML, the URL clusterctl installs it from.
-func (r release) components() string { return filepath.Join(r.versionDir(), componentsFile) }
+func (r Release) components() string { return filepath.Join(r.versionDir(), componentsFile) }
 
 // releaseFile says whether a file of a release directory is one the kit reads.
 var releaseFile = regexp.MustCompile(`^(metadata\.yaml|infrastructure-components\.yaml|cluster-template(-[a-z0-9.-]+)?\.yaml|clusterclass-[a-z0-9.-]+\.yaml)$`)
@@ -52,16 +52,16 @@ var releaseFile = regexp.MustCompile(`^(metadata\.yaml|infrastructure-components
 // infrastructure-<name>/<version>/), a GitHub release directory (the flat assets `make release` writes,
 // with infrastructure-components.yaml), or a clusterctl repository URL (GitHub release, GitLab, http(s)
 // folder, file://). Anything but a local repository is copied into one under work.
-func loadRelease(ctx context.Context, source, name, version, work string, client *http.Client) (release, error) {
+func loadRelease(ctx context.Context, source, name, version, work string, client *http.Client) (Release, error) {
 	if u, err := url.Parse(source); err == nil && (u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "file") {
 		return fetchRelease(ctx, source, name, version, work, client)
 	}
 	info, err := os.Stat(source)
 	if err != nil {
-		return release{}, fmt.Errorf("reading the provider's release: %w (give a release directory or a clusterctl repository URL)", err)
+		return Release{}, fmt.Errorf("reading the provider's release: %w (give a release directory or a clusterctl repository URL)", err)
 	}
 	if !info.IsDir() {
-		return release{}, fmt.Errorf("%s is not a directory: give a clusterctl local repository, a release directory or a repository URL", source)
+		return Release{}, fmt.Errorf("%s is not a directory: give a clusterctl local repository, a release directory or a repository URL", source)
 	}
 	if _, err := os.Stat(filepath.Join(source, componentsFile)); err == nil {
 		return copyGitHubRelease(source, name, version, work)
@@ -71,10 +71,10 @@ func loadRelease(ctx context.Context, source, name, version, work string, client
 
 // localRepository uses a clusterctl local repository in place: its infrastructure-<name> folder (the only
 // one, or the one of name) and its newest version (or version).
-func localRepository(dir, name, version string) (release, error) {
+func localRepository(dir, name, version string) (Release, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return release{}, err
+		return Release{}, err
 	}
 	var names []string
 	for _, e := range entries {
@@ -84,19 +84,19 @@ func localRepository(dir, name, version string) (release, error) {
 	}
 	switch {
 	case name != "" && !slices.Contains(names, name):
-		return release{}, fmt.Errorf("%s has no infrastructure-%s folder (it has %v)", dir, name, names)
+		return Release{}, fmt.Errorf("%s has no infrastructure-%s folder (it has %v)", dir, name, names)
 	case name == "" && len(names) == 0:
-		return release{}, fmt.Errorf("%s is neither a clusterctl local repository (no infrastructure-<name> folder) nor a release directory (no %s)", dir, componentsFile)
+		return Release{}, fmt.Errorf("%s is neither a clusterctl local repository (no infrastructure-<name> folder) nor a release directory (no %s)", dir, componentsFile)
 	case name == "" && len(names) > 1:
-		return release{}, fmt.Errorf("%s holds several infrastructure providers (%v): choose one with --provider-name", dir, names)
+		return Release{}, fmt.Errorf("%s holds several infrastructure providers (%v): choose one with --provider-name", dir, names)
 	case name == "":
 		name = names[0]
 	}
-	r := release{Dir: dir, Name: name, Version: version}
+	r := Release{Dir: dir, Name: name, Version: version}
 	if version == "" {
-		versions, err := os.ReadDir(filepath.Join(dir, r.label()))
+		versions, err := os.ReadDir(filepath.Join(dir, r.Label()))
 		if err != nil {
-			return release{}, err
+			return Release{}, err
 		}
 		found := false
 		var newest semver.Version
@@ -110,22 +110,22 @@ func localRepository(dir, name, version string) (release, error) {
 			}
 		}
 		if !found {
-			return release{}, fmt.Errorf("%s has no version folder (v1.2.3)", filepath.Join(dir, r.label()))
+			return Release{}, fmt.Errorf("%s has no version folder (v1.2.3)", filepath.Join(dir, r.Label()))
 		}
 	}
 	if _, err := os.Stat(r.components()); err != nil {
-		return release{}, fmt.Errorf("the release has no components YAML: %w", err)
+		return Release{}, fmt.Errorf("the release has no components YAML: %w", err)
 	}
 	return r, nil
 }
 
 // copyGitHubRelease copies the assets of a GitHub release directory that belong to the infrastructure
 // provider into a local repository under work.
-func copyGitHubRelease(dir, name, version, work string) (release, error) {
+func copyGitHubRelease(dir, name, version, work string) (Release, error) {
 	files := map[string][]byte{}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return release{}, err
+		return Release{}, err
 	}
 	for _, e := range entries {
 		if e.IsDir() || !releaseFile.MatchString(e.Name()) {
@@ -133,7 +133,7 @@ func copyGitHubRelease(dir, name, version, work string) (release, error) {
 		}
 		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
-			return release{}, err
+			return Release{}, err
 		}
 		files[e.Name()] = data
 	}
@@ -141,16 +141,16 @@ func copyGitHubRelease(dir, name, version, work string) (release, error) {
 }
 
 // fetchRelease downloads a release from a clusterctl repository URL into a local repository under work.
-func fetchRelease(ctx context.Context, rawURL, name, version, work string, client *http.Client) (release, error) {
+func fetchRelease(ctx context.Context, rawURL, name, version, work string, client *http.Client) (Release, error) {
 	if name == "" {
 		name = nameFromURL(rawURL)
 	}
 	if name == "" {
-		return release{}, fmt.Errorf("cannot tell the provider's name from %s: give it with --provider-name", rawURL)
+		return Release{}, fmt.Errorf("cannot tell the provider's name from %s: give it with --provider-name", rawURL)
 	}
 	cfg, err := config.New(nil, os.LookupEnv)
 	if err != nil {
-		return release{}, err
+		return Release{}, err
 	}
 	var opts []repository.Option
 	if client != nil {
@@ -160,18 +160,18 @@ func fetchRelease(ctx context.Context, rawURL, name, version, work string, clien
 		Name: name, Type: clusterctlv1.InfrastructureProviderType, URL: rawURL,
 	})
 	if err != nil {
-		return release{}, err
+		return Release{}, err
 	}
 	if version == "" {
 		if version, err = repo.DefaultVersion(ctx); err != nil {
-			return release{}, fmt.Errorf("finding the release of %s: %w", rawURL, err)
+			return Release{}, fmt.Errorf("finding the release of %s: %w", rawURL, err)
 		}
 	}
 	files := map[string][]byte{}
 	for _, f := range []string{"metadata.yaml", repo.ComponentsPath()} {
 		data, err := repo.File(ctx, version, f)
 		if err != nil {
-			return release{}, fmt.Errorf("fetching %s: %w", f, err)
+			return Release{}, fmt.Errorf("fetching %s: %w", f, err)
 		}
 		files[path.Base(f)] = data
 	}
@@ -192,7 +192,7 @@ func fetchRelease(ctx context.Context, rawURL, name, version, work string, clien
 			continue
 		}
 		if err != nil {
-			return release{}, fmt.Errorf("fetching %s: %w", f, err)
+			return Release{}, fmt.Errorf("fetching %s: %w", f, err)
 		}
 		files[f] = data
 	}
@@ -216,30 +216,30 @@ func nameFromURL(rawURL string) string {
 // writeRelease writes a release's files into a local repository under work. The name comes from the
 // components' cluster.x-k8s.io/provider label when not given; the version from metadata.yaml's newest
 // release series (v<major>.<minor>.0) when not given.
-func writeRelease(files map[string][]byte, name, version, work string) (release, error) {
+func writeRelease(files map[string][]byte, name, version, work string) (Release, error) {
 	comps, ok := files[componentsFile]
 	if !ok {
-		return release{}, fmt.Errorf("the release has no %s", componentsFile)
+		return Release{}, fmt.Errorf("the release has no %s", componentsFile)
 	}
 	if name == "" {
 		var err error
 		if name, err = nameFromComponents(comps); err != nil {
-			return release{}, err
+			return Release{}, err
 		}
 	}
 	if version == "" {
 		var err error
 		if version, err = versionFromMetadata(files["metadata.yaml"]); err != nil {
-			return release{}, err
+			return Release{}, err
 		}
 	}
-	r := release{Dir: filepath.Join(work, "repository"), Name: name, Version: version}
+	r := Release{Dir: filepath.Join(work, "repository"), Name: name, Version: version}
 	if err := os.MkdirAll(r.versionDir(), 0o700); err != nil {
-		return release{}, err
+		return Release{}, err
 	}
 	for f, data := range files {
 		if err := os.WriteFile(filepath.Join(r.versionDir(), f), data, 0o600); err != nil {
-			return release{}, err
+			return Release{}, err
 		}
 	}
 	return r, nil
