@@ -606,26 +606,30 @@ func checkMoveStatus(in *input) verdict {
 }
 
 func checkInfraClusterOwner(in *input) verdict {
-	if in.run == nil || in.run.orphan == nil || in.run.orphan.after == nil {
-		return in.notReached("watching the InfraCluster without a Cluster owner")
-	}
-	if changed := changes(in.run.orphan.before, in.run.orphan.after, true); len(changed) > 0 {
-		return fail("The provider reconciled an InfraCluster with no Cluster owner reference: %s", strings.Join(changed, ", "))
-	}
-	return pass("An InfraCluster with no Cluster owner reference was not reconciled")
+	return checkNotOwned(in, func(r *run) *watched { return r.orphan }, "InfraCluster", "Cluster")
 }
 
 func checkInfraMachineOwner(in *input) verdict {
 	if v, ok := in.noMachine(); ok {
 		return v
 	}
-	if in.run == nil || in.run.orphanMachine == nil || in.run.orphanMachine.after == nil {
-		return in.notReached("watching the InfraMachine without a Machine owner")
+	return checkNotOwned(in, func(r *run) *watched { return r.orphanMachine }, "InfraMachine", "Machine")
+}
+
+// checkNotOwned checks that the provider left alone the object of kind the kit created without an owner
+// reference to its owner kind, as watched (the orphan of the run).
+func checkNotOwned(in *input, orphan func(*run) *watched, kind, owner string) verdict {
+	var w *watched
+	if in.run != nil {
+		w = orphan(in.run)
 	}
-	if changed := changes(in.run.orphanMachine.before, in.run.orphanMachine.after, true); len(changed) > 0 {
-		return fail("The provider reconciled an InfraMachine with no Machine owner reference: %s", strings.Join(changed, ", "))
+	if w == nil || w.after == nil {
+		return in.notReached(fmt.Sprintf("watching the %s without a %s owner", kind, owner))
 	}
-	return pass("An InfraMachine with no Machine owner reference was not reconciled")
+	if changed := changes(w.before, w.after, true); len(changed) > 0 {
+		return fail("The provider reconciled an %s with no %s owner reference: %s", kind, owner, strings.Join(changed, ", "))
+	}
+	return pass("An %s with no %s owner reference was not reconciled", kind, owner)
 }
 
 func checkInfraClusterPausing(in *input) verdict {

@@ -393,3 +393,41 @@ func TestReadyDeletionVerdict(t *testing.T) {
 		})
 	}
 }
+
+// TestOwnerVerdicts: an InfraCluster (InfraMachine) without its Cluster (Machine) owner reference must be
+// left alone; what changed is named, and a watch the scenario did not get to is a skip, never a pass.
+func TestOwnerVerdicts(t *testing.T) {
+	before := obj(map[string]any{"metadata": map[string]any{"name": "orphan"}, "spec": map[string]any{}})
+	changed := obj(map[string]any{"metadata": map[string]any{"name": "orphan"}, "spec": map[string]any{"ready": true}})
+	machines := Provider{InfraMachine: fixtureMachineGVK, NewInfraMachine: func(string, string) *unstructured.Unstructured { return nil }}
+	tests := []struct {
+		name    string
+		in      *input
+		check   func(*input) verdict
+		want    outcome
+		message string
+	}{
+		{name: "InfraCluster left alone", in: &input{run: &run{orphan: &watched{before: before, after: before}}}, check: checkInfraClusterOwner,
+			want: met, message: "An InfraCluster with no Cluster owner reference was not reconciled"},
+		{name: "InfraCluster reconciled", in: &input{run: &run{orphan: &watched{before: before, after: changed}}}, check: checkInfraClusterOwner,
+			want: broken, message: "The provider reconciled an InfraCluster with no Cluster owner reference: .spec.ready"},
+		{name: "InfraCluster not watched", in: &input{run: &run{orphan: &watched{before: before}}}, check: checkInfraClusterOwner,
+			want: unchecked, message: "did not get to watching the InfraCluster without a Cluster owner"},
+		{name: "InfraMachine left alone", in: &input{p: machines, run: &run{orphanMachine: &watched{before: before, after: before}}}, check: checkInfraMachineOwner,
+			want: met, message: "An InfraMachine with no Machine owner reference was not reconciled"},
+		{name: "InfraMachine reconciled", in: &input{p: machines, run: &run{orphanMachine: &watched{before: before, after: changed}}}, check: checkInfraMachineOwner,
+			want: broken, message: "The provider reconciled an InfraMachine with no Machine owner reference: .spec.ready"},
+		{name: "InfraMachine not watched", in: &input{p: machines, run: &run{}}, check: checkInfraMachineOwner,
+			want: unchecked, message: "did not get to watching the InfraMachine without a Machine owner"},
+		{name: "no InfraMachine kind", in: &input{run: &run{}}, check: checkInfraMachineOwner,
+			want: unchecked, message: "the provider has no InfraMachine kind"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			v := tt.check(tt.in)
+			g.Expect(v.outcome).To(Equal(tt.want), v.message)
+			g.Expect(v.message).To(ContainSubstring(tt.message))
+		})
+	}
+}
