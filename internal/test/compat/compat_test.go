@@ -149,6 +149,7 @@ func TestCompareReportsDifferences(t *testing.T) {
 func TestTestdataIsCurrent(t *testing.T) {
 	for copyDir, original := range map[string]string{
 		"testdata/upstream-v1.10": "../../../../shared/compat/upstream-v1.10",
+		"testdata/upstream-v1.14": "../../../../shared/compat/upstream-v1.14",
 		"testdata/seeds":          "../../../../shared/seeds",
 	} {
 		if _, err := os.Stat(original); err != nil {
