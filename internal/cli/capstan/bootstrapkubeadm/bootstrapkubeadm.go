@@ -26,7 +26,7 @@ type Options struct {
 // NewCommand returns `capstan bootstrap-kubeadm`.
 func NewCommand(streams iostreams.Streams) *cobra.Command {
 	o := &Options{Manager: controllermanager.DefaultOptions(ManagerName), Provider: bootstrap.DefaultOptions()}
-	cmd := &cobra.Command{
+	cmd := o.Manager.Command(&cobra.Command{
 		Use:   "bootstrap-kubeadm",
 		Short: "Run the kubeadm bootstrap provider (KubeadmConfig): bootstrap data for kubeadm init and join",
 		Long: `Run the controllers of capstan's kubeadm bootstrap provider, bootstrap-kubeadm.
@@ -35,15 +35,8 @@ For each Machine whose bootstrap configRef is a KubeadmConfig, it renders the ma
 cloud-init #cloud-config or Ignition v3, into the Secret named by the KubeadmConfig's
 status.dataSecretName: ` + "`kubeadm init`" + ` for the first control plane Machine, ` + "`kubeadm join`" + ` for the others once
 the control plane is initialized, with bootstrap tokens created in the workload cluster.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Manager.SetupLogging(streams.ErrOut)
-			return o.Run(ctrl.SetupSignalHandler())
-		},
-	}
-	fs := cmd.Flags()
-	o.Manager.AddFlags(fs)
-	o.Provider.AddFlags(fs)
+	}, streams.ErrOut, o.Run)
+	o.Provider.AddFlags(cmd.Flags())
 	return cmd
 }
 

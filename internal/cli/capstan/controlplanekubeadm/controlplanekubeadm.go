@@ -26,7 +26,7 @@ type Options struct {
 // NewCommand returns `capstan controlplane-kubeadm`.
 func NewCommand(streams iostreams.Streams) *cobra.Command {
 	o := &Options{Manager: controllermanager.DefaultOptions(ManagerName), Provider: controlplane.DefaultOptions()}
-	cmd := &cobra.Command{
+	cmd := o.Manager.Command(&cobra.Command{
 		Use:   "controlplane-kubeadm",
 		Short: "Run the kubeadm control plane provider (KubeadmControlPlane)",
 		Long: `Run the controller of capstan's kubeadm control plane provider, control-plane-kubeadm.
@@ -34,15 +34,8 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 It manages the control plane Machines of KubeadmControlPlanes: their certificates and kubeconfig, one
 KubeadmConfig and InfraMachine per Machine, scaling and rollouts one Machine at a time, and the etcd
 members of the workload cluster, which it reaches through port-forwards of the workload API server.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Manager.SetupLogging(streams.ErrOut)
-			return o.Run(ctrl.SetupSignalHandler())
-		},
-	}
-	fs := cmd.Flags()
-	o.Manager.AddFlags(fs)
-	o.Provider.AddFlags(fs)
+	}, streams.ErrOut, o.Run)
+	o.Provider.AddFlags(cmd.Flags())
 	return cmd
 }
 

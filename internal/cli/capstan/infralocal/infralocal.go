@@ -52,7 +52,7 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 		Backend:     "process",
 		Webhooks:    webhooks.DefaultOptions(),
 	}
-	cmd := &cobra.Command{
+	cmd := o.Manager.Command(&cobra.Command{
 		Use:   "infra-local",
 		Short: "Run the local infrastructure provider (LocalCluster, LocalMachine): workload control planes as local processes",
 		Long: `Run the controllers of capstan's local infrastructure provider, infrastructure-local.
@@ -62,14 +62,8 @@ data under --data-dir; each LocalMachine becomes a simulated Node (no kubelet, n
 API server. kube-apiserver and etcd are found with --kube-apiserver-path and --etcd-path, else next to
 this binary, else in a bin/ directory of the working directory or a parent, else in PATH (run
 ` + "`make tools`" + ` in the capstan repository to build them into bin/).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Manager.SetupLogging(streams.ErrOut)
-			return o.Run(ctrl.SetupSignalHandler())
-		},
-	}
+	}, streams.ErrOut, o.Run)
 	fs := cmd.Flags()
-	o.Manager.AddFlags(fs)
 	o.Concurrency.AddFlags(fs)
 	o.Webhooks.AddFlags(fs)
 	fs.StringVar(&o.DataDir, "data-dir", "", "Directory of the workload clusters' data (one <namespace>/<localcluster> directory each); $HOME/.capstan/infra-local when empty, or capstan-infra-local in the temporary directory when there is no home directory.")

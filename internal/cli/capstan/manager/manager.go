@@ -43,17 +43,11 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 		Webhooks:               webhooks.DefaultOptions(),
 		RuntimeExtensionLimits: runtimeclient.DefaultLimits,
 	}
-	cmd := &cobra.Command{
+	cmd := o.Manager.Command(&cobra.Command{
 		Use:   "manager",
 		Short: "Run the Cluster API core controllers (Cluster, Machine, MachineSet, MachineDeployment, MachineHealthCheck)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Manager.SetupLogging(streams.ErrOut)
-			return o.Run(ctrl.SetupSignalHandler())
-		},
-	}
+	}, streams.ErrOut, o.Run)
 	fs := cmd.Flags()
-	o.Manager.AddFlags(fs)
 	o.Concurrency.AddFlags(fs)
 	o.Webhooks.AddFlags(fs)
 	fs.StringSliceVar(&o.PreflightChecks, "machineset-preflight-checks", []string{string(clusterv1.MachineSetPreflightCheckAll)},

@@ -39,7 +39,7 @@ type Options struct {
 // NewCommand returns `capstan operator`.
 func NewCommand(streams iostreams.Streams) *cobra.Command {
 	o := &Options{Manager: controllermanager.DefaultOptions(ManagerName), Concurrency: 1, Webhooks: webhooks.DefaultOptions(), Fetch: source.DefaultHTTPLimits}
-	cmd := &cobra.Command{
+	cmd := o.Manager.Command(&cobra.Command{
 		Use:   "operator",
 		Short: "Run the declarative provider operator (CoreProvider, InfrastructureProvider, ...)",
 		Long: `Run the controllers of the declarative provider operator: each CoreProvider, BootstrapProvider,
@@ -48,14 +48,8 @@ ControlPlaneProvider, InfrastructureProvider, AddonProvider, IPAMProvider and Ru
 provider, as clusterctl would, and records it in clusterctl's inventory. Its validating webhook refuses
 to delete a provider that Clusters still use (and the core while other providers exist), with
 certificates it creates and rotates itself.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Manager.SetupLogging(streams.ErrOut)
-			return o.Run(ctrl.SetupSignalHandler())
-		},
-	}
+	}, streams.ErrOut, o.Run)
 	fs := cmd.Flags()
-	o.Manager.AddFlags(fs)
 	o.Webhooks.AddFlags(fs)
 	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "Number of providers of each kind reconciled at once.")
 	fs.DurationVar(&o.Fetch.ConnectTimeout, "fetch-connect-timeout", o.Fetch.ConnectTimeout,
