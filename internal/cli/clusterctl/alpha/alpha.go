@@ -19,12 +19,7 @@ func NewCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Comm
 }
 
 func newCommand(streams iostreams.Streams, deps *clusterctlcli.Deps, now func() time.Time) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "alpha",
-		Short: "Commands for features in alpha.",
-		Long:  "These commands correspond to alpha features in clusterctl.",
-		Args:  cobra.NoArgs,
-	}
-	cmd.AddCommand(newRolloutCommand(streams, deps, now), newTopologyCommand(streams, deps))
-	return cmd
+	return clusterctlcli.GroupCommand("alpha", "Commands for features in alpha.",
+		"These commands correspond to alpha features in clusterctl.",
+		newRolloutCommand(streams, deps, now), newTopologyCommand(streams, deps))
 }

@@ -12,12 +12,7 @@ import (
 
 // NewCommand returns the `config` command.
 func NewCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "config",
-		Short: "Display clusterctl configuration",
-		Long:  "Display clusterctl configuration.",
-		Args:  cobra.NoArgs,
-	}
-	cmd.AddCommand(repositories.NewCommand(streams, deps))
-	return cmd
+	return clusterctlcli.GroupCommand("config", "Display clusterctl configuration",
+		"Display clusterctl configuration.",
+		repositories.NewCommand(streams, deps))
 }

@@ -26,14 +26,9 @@ func NewCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Comm
 }
 
 func newCommand(streams iostreams.Streams, deps *clusterctlcli.Deps, now func() time.Time) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "describe",
-		Short: "Describe workload clusters",
-		Long:  "Describe the status of workload clusters.",
-		Args:  cobra.NoArgs,
-	}
-	cmd.AddCommand(newClusterCommand(streams, deps, now))
-	return cmd
+	return clusterctlcli.GroupCommand("describe", "Describe workload clusters",
+		"Describe the status of workload clusters.",
+		newClusterCommand(streams, deps, now))
 }
 
 // clusterOptions are the flags of `describe cluster`.

@@ -14,12 +14,7 @@ import (
 
 // NewCommand returns the `generate` command.
 func NewCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "generate",
-		Short: "Generate yaml using clusterctl yaml processor",
-		Long:  "Generate yaml using clusterctl yaml processor: workload cluster templates, provider components, or any yaml with clusterctl variables.",
-		Args:  cobra.NoArgs,
-	}
-	cmd.AddCommand(cluster.NewCommand(streams, deps), provider.NewCommand(streams, deps), yaml.NewCommand(streams, deps))
-	return cmd
+	return clusterctlcli.GroupCommand("generate", "Generate yaml using clusterctl yaml processor",
+		"Generate yaml using clusterctl yaml processor: workload cluster templates, provider components, or any yaml with clusterctl variables.",
+		cluster.NewCommand(streams, deps), provider.NewCommand(streams, deps), yaml.NewCommand(streams, deps))
 }

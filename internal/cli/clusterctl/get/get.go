@@ -24,14 +24,9 @@ import (
 
 // NewCommand returns the `get` command and its subcommand `get kubeconfig`.
 func NewCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "get",
-		Short: "Get info from a management or a workload cluster",
-		Long:  "Get info from a management or a workload cluster",
-		Args:  cobra.NoArgs,
-	}
-	cmd.AddCommand(newKubeconfigCommand(streams, deps))
-	return cmd
+	return clusterctlcli.GroupCommand("get", "Get info from a management or a workload cluster",
+		"Get info from a management or a workload cluster",
+		newKubeconfigCommand(streams, deps))
 }
 
 // kubeconfigOptions are the flags of `get kubeconfig`.

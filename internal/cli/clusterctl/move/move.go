@@ -25,15 +25,14 @@ import (
 
 // options are move's flags.
 type options struct {
-	fromKubeconfig        string
-	fromKubeconfigContext string
-	toKubeconfig          string
-	toKubeconfigContext   string
-	namespace             string
-	dryRun                bool
-	toDirectory           string
-	fromDirectory         string
-	hideAPIWarnings       string
+	// from and to are the source and destination management clusters (--kubeconfig, --kubeconfig-context,
+	// --to-kubeconfig, --to-kubeconfig-context).
+	from, to        cluster.Kubeconfig
+	namespace       string
+	dryRun          bool
+	toDirectory     string
+	fromDirectory   string
+	hideAPIWarnings string
 }
 
 // NewCommand returns the `move` command.
@@ -66,10 +65,10 @@ before anything was deleted from the source, it is undone.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.fromKubeconfig, "kubeconfig", "", "Path to the kubeconfig file for the source management cluster. If unspecified, default discovery rules apply.")
-	f.StringVar(&o.toKubeconfig, "to-kubeconfig", "", "Path to the kubeconfig file to use for the destination management cluster.")
-	f.StringVar(&o.fromKubeconfigContext, "kubeconfig-context", "", "Context to be used within the kubeconfig file for the source management cluster. If empty, current context will be used.")
-	f.StringVar(&o.toKubeconfigContext, "to-kubeconfig-context", "", "Context to be used within the kubeconfig file for the destination management cluster. If empty, current context will be used.")
+	f.StringVar(&o.from.Path, "kubeconfig", "", "Path to the kubeconfig file for the source management cluster. If unspecified, default discovery rules apply.")
+	f.StringVar(&o.to.Path, "to-kubeconfig", "", "Path to the kubeconfig file to use for the destination management cluster.")
+	f.StringVar(&o.from.Context, "kubeconfig-context", "", "Context to be used within the kubeconfig file for the source management cluster. If empty, current context will be used.")
+	f.StringVar(&o.to.Context, "to-kubeconfig-context", "", "Context to be used within the kubeconfig file for the destination management cluster. If empty, current context will be used.")
 	f.StringVarP(&o.namespace, "namespace", "n", "", "The namespace where the workload cluster is hosted. If unspecified, the current context's namespace is used.")
 	f.BoolVar(&o.dryRun, "dry-run", false, "Enable dry run, don't really perform the move actions")
 	f.StringVar(&o.toDirectory, "to-directory", "", "Write Cluster API objects and all dependencies from a management cluster to directory.")
@@ -82,7 +81,7 @@ before anything was deleted from the source, it is undone.`,
 }
 
 func (o *options) run(ctx context.Context, streams iostreams.Streams, deps *clusterctlcli.Deps) error {
-	if o.toDirectory == "" && o.fromDirectory == "" && o.toKubeconfig == "" && !o.dryRun {
+	if o.toDirectory == "" && o.fromDirectory == "" && o.to.Path == "" && !o.dryRun {
 		return errors.New("please specify a target cluster using the --to-kubeconfig flag when not using --dry-run, --to-directory or --from-directory")
 	}
 	switch o.hideAPIWarnings {
@@ -112,7 +111,7 @@ func (o *options) run(ctx context.Context, streams iostreams.Streams, deps *clus
 	var res *move.Result
 	switch {
 	case o.fromDirectory != "":
-		to, err := connect(cluster.Kubeconfig{Path: o.toKubeconfig, Context: o.toKubeconfigContext}, "destination", warnings)
+		to, err := connect(o.to, "destination", warnings)
 		if err != nil {
 			return err
 		}
@@ -124,20 +123,19 @@ func (o *options) run(ctx context.Context, streams iostreams.Streams, deps *clus
 		return nil
 	}
 
-	fromKubeconfig := cluster.Kubeconfig{Path: o.fromKubeconfig, Context: o.fromKubeconfigContext}
-	from, err := connect(fromKubeconfig, "source", warnings)
+	from, err := connect(o.from, "source", warnings)
 	if err != nil {
 		return err
 	}
 	opts := move.Options{Namespace: o.namespace}
 	if opts.Namespace == "" {
-		if opts.Namespace, err = cluster.New(fromKubeconfig).CurrentNamespace(); err != nil {
+		if opts.Namespace, err = cluster.New(o.from).CurrentNamespace(); err != nil {
 			return err
 		}
 	}
 	var to *move.Cluster
-	if o.toKubeconfig != "" {
-		if to, err = connect(cluster.Kubeconfig{Path: o.toKubeconfig, Context: o.toKubeconfigContext}, "destination", warnings); err != nil {
+	if o.to.Path != "" {
+		if to, err = connect(o.to, "destination", warnings); err != nil {
 			return err
 		}
 	}

@@ -11,13 +11,7 @@ import (
 
 // NewCommand returns the `upgrade` command and its subcommands.
 func NewCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "upgrade",
-		Short: "Upgrade core and provider components in a management cluster",
-		Long:  `Upgrades Cluster API core and providers components in a management cluster.`,
-		Args:  cobra.NoArgs,
-	}
-	cmd.AddCommand(newPlanCommand(streams, deps))
-	cmd.AddCommand(newApplyCommand(streams, deps))
-	return cmd
+	return clusterctlcli.GroupCommand("upgrade", "Upgrade core and provider components in a management cluster",
+		"Upgrades Cluster API core and providers components in a management cluster.",
+		newPlanCommand(streams, deps), newApplyCommand(streams, deps))
 }
