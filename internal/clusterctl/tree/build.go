@@ -114,7 +114,7 @@ func Build(objs *Objects, opts Options) *Tree {
 	slices.SortFunc(sets, func(a, b clusterv1.MachineSet) int { return cmp.Compare(a.Name, b.Name) })
 	for i := range mds {
 		md := &mds[i]
-		mdNode := machineDeploymentNode(md)
+		mdNode := replicasNode("MachineDeployment", md, availableCondition)
 		mdNode.groupChildren = opts.Grouping && !opts.ShowMachineSets
 		b.add(workers, mdNode, false)
 		if opts.ShowTemplates {
@@ -134,7 +134,7 @@ func Build(objs *Objects, opts Options) *Tree {
 			}
 			parent := mdNode
 			if opts.ShowMachineSets {
-				parent = machineSetNode(ms)
+				parent = replicasNode("MachineSet", ms, "")
 				parent.groupChildren = opts.Grouping
 				b.add(mdNode, parent, false)
 			}
@@ -154,7 +154,7 @@ func Build(objs *Objects, opts Options) *Tree {
 	slices.SortFunc(pools, func(a, b clusterv1.MachinePool) int { return cmp.Compare(a.Name, b.Name) })
 	for i := range pools {
 		mp := &pools[i]
-		mpNode := machinePoolNode(mp)
+		mpNode := replicasNode("MachinePool", mp, availableCondition)
 		mpNode.groupChildren = opts.Grouping
 		if b.add(workers, mpNode, false) {
 			if config := objs.MachinePoolBootstrap[mp.Name]; config != nil {

@@ -9,8 +9,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/contract"
@@ -129,39 +131,14 @@ func clusterNode(c *clusterv1.Cluster) *Node {
 	return n
 }
 
-func machineDeploymentNode(md *clusterv1.MachineDeployment) *Node {
-	n := objectNode("MachineDeployment", md.Name, md.DeletionTimestamp, md)
-	n.summary = availableCondition
-	if md.Spec.Replicas != nil {
-		n.replicas = fmt.Sprintf("%d/%d", md.Status.Replicas, *md.Spec.Replicas)
-	}
-	if s := md.Status.V1Beta2; s != nil {
-		n.available, n.ready, n.upToDate = counter(s.AvailableReplicas), counter(s.ReadyReplicas), counter(s.UpToDateReplicas)
-	}
-	return n
-}
-
-// machinePoolNode is the row of a MachinePool: counters and its Available condition.
-func machinePoolNode(mp *clusterv1.MachinePool) *Node {
-	n := objectNode("MachinePool", mp.Name, mp.DeletionTimestamp, mp)
-	n.summary = availableCondition
-	if mp.Spec.Replicas != nil {
-		n.replicas = fmt.Sprintf("%d/%d", mp.Status.Replicas, *mp.Spec.Replicas)
-	}
-	if s := mp.Status.V1Beta2; s != nil {
-		n.available, n.ready, n.upToDate = counter(s.AvailableReplicas), counter(s.ReadyReplicas), counter(s.UpToDateReplicas)
-	}
-	return n
-}
-
-// machineSetNode is the row of a MachineSet: counters, and no condition unless all are listed.
-func machineSetNode(ms *clusterv1.MachineSet) *Node {
-	n := objectNode("MachineSet", ms.Name, ms.DeletionTimestamp, ms)
-	if ms.Spec.Replicas != nil {
-		n.replicas = fmt.Sprintf("%d/%d", ms.Status.Replicas, *ms.Spec.Replicas)
-	}
-	if s := ms.Status.V1Beta2; s != nil {
-		n.available, n.ready, n.upToDate = counter(s.AvailableReplicas), counter(s.ReadyReplicas), counter(s.UpToDateReplicas)
+// replicasNode is the row of an object that owns Machines (MachineDeployment, MachineSet, MachinePool):
+// its replicas and the v1beta2 counters it reports under status.v1beta2. summary is the condition the row
+// shows: Available for MachineDeployments and MachinePools, none for MachineSets (unless all are listed).
+func replicasNode(kind string, obj client.Object, summary string) *Node {
+	n := objectNode(kind, obj.GetName(), obj.GetDeletionTimestamp(), obj)
+	n.summary = summary
+	if u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err == nil {
+		n.setReplicaCounters(u, "status", "v1beta2")
 	}
 	return n
 }
@@ -198,8 +175,16 @@ func controlPlaneNode(u *unstructured.Unstructured, c contract.Version) *Node {
 		// v1beta1 control planes report the v1beta2 counters under status.v1beta2.
 		counters = []string{"status", "v1beta2"}
 	}
+	n.setReplicaCounters(u.Object, counters...)
+	return n
+}
+
+// setReplicaCounters sets the counters of an object with replicas from its fields: "current/desired"
+// from status.replicas and spec.replicas when it has both, and the available, ready and up-to-date
+// replicas under the path counters.
+func (n *Node) setReplicaCounters(obj map[string]any, counters ...string) {
 	field := func(path ...string) *int32 {
-		v, found, err := unstructured.NestedInt64(u.Object, path...)
+		v, found, err := unstructured.NestedInt64(obj, path...)
 		if err != nil || !found {
 			return nil
 		}
@@ -212,7 +197,6 @@ func controlPlaneNode(u *unstructured.Unstructured, c contract.Version) *Node {
 	n.available = counter(field(append(slices.Clone(counters), "availableReplicas")...))
 	n.ready = counter(field(append(slices.Clone(counters), "readyReplicas")...))
 	n.upToDate = counter(field(append(slices.Clone(counters), "upToDateReplicas")...))
-	return n
 }
 
 // groupNode returns the node that stands for two sibling objects in the same state. Like upstream, its
