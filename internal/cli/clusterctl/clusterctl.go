@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
 
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/clusterctl/client"
@@ -131,6 +132,18 @@ func (d *Deps) NewClient(ctx context.Context, streams iostreams.Streams, o Clien
 	}
 	repos := repository.NewFactory(cfg, repository.WithHTTPClient(d.Client()), repository.WithRetry(d.Retry))
 	return ctx, client.New(client.Options{Config: cfg, Repositories: repos, Cluster: mc, Stdin: streams.In}), nil
+}
+
+// RunE returns the run of a command that works on the management cluster k with the library client: it
+// builds the client as NewClient does, then runs run.
+func (d *Deps) RunE(streams iostreams.Streams, k *cluster.Kubeconfig, run func(context.Context, *client.Client) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		ctx, c, err := d.NewClient(cmd.Context(), streams, ClientOptions{Kubeconfig: k})
+		if err != nil {
+			return err
+		}
+		return run(ctx, c)
+	}
 }
 
 // WriteOutput writes data, followed by a newline, to the file path, or to out when path is empty.

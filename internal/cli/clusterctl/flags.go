@@ -1,6 +1,9 @@
 package clusterctl
 
 import (
+	"strconv"
+	"time"
+
 	"github.com/spf13/pflag"
 
 	"github.com/capstan-dev/capstan/internal/clusterctl/client"
@@ -38,3 +41,34 @@ func AddProviderFlags(fs *pflag.FlagSet, p *client.Providers, u ProviderUsages) 
 	fs.StringSliceVar(&p.RuntimeExtensionProviders, "runtime-extension", nil, u.RuntimeExtension)
 	fs.StringSliceVar(&p.AddonProviders, "addon", nil, u.Addon)
 }
+
+// AddWaitFlags registers --wait-providers and --wait-provider-timeout, which fill wait and timeout (5
+// minutes unless given; the flag is in seconds, as upstream's). done says what the command does to the
+// providers ("installed", "upgraded"), doing names it ("installation", "upgrade").
+func AddWaitFlags(fs *pflag.FlagSet, wait *bool, timeout *time.Duration, done, doing string) {
+	fs.BoolVar(wait, "wait-providers", false, "Wait for providers to be "+done+".")
+	*timeout = 5 * time.Minute
+	fs.Var(secondsValue{timeout}, "wait-provider-timeout", "Wait timeout per provider "+doing+" in seconds. This value is ignored if --wait-providers is false")
+}
+
+// secondsValue is a duration flag given as a whole number of seconds; it reads, prints and reports its
+// type as an int flag does.
+type secondsValue struct{ d *time.Duration }
+
+func (s secondsValue) String() string {
+	if s.d == nil {
+		return "0"
+	}
+	return strconv.FormatInt(int64(*s.d/time.Second), 10)
+}
+
+func (s secondsValue) Set(v string) error {
+	n, err := strconv.ParseInt(v, 0, 64)
+	if err != nil {
+		return err
+	}
+	*s.d = time.Duration(n) * time.Second
+	return nil
+}
+
+func (s secondsValue) Type() string { return "int" }

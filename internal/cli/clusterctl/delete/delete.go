@@ -2,6 +2,8 @@
 package delete
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
@@ -12,20 +14,8 @@ import (
 
 // options are delete's flags.
 type options struct {
-	kubeconfig       cluster.Kubeconfig
-	providers        client.Providers
-	all              bool
-	includeCRDs      bool
-	includeNamespace bool
-}
-
-func (o *options) deleteOptions() client.DeleteOptions {
-	return client.DeleteOptions{
-		Providers:        o.providers,
-		All:              o.all,
-		IncludeCRDs:      o.includeCRDs,
-		IncludeNamespace: o.includeNamespace,
-	}
+	kubeconfig cluster.Kubeconfig
+	client.DeleteOptions
 }
 
 // NewCommand returns the `delete` command.
@@ -67,21 +57,15 @@ such objects exist, naming them, because nothing would be left to clean up what 
   # are "orphaned" and thus there may be ongoing costs incurred as a result of this.
   clusterctl delete --all --include-crd  --include-namespace`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, c, err := deps.NewClient(cmd.Context(), streams, clusterctlcli.ClientOptions{
-				Kubeconfig: &o.kubeconfig,
-			})
-			if err != nil {
-				return err
-			}
-			return c.Delete(ctx, o.deleteOptions())
-		},
+		RunE: deps.RunE(streams, &o.kubeconfig, func(ctx context.Context, c *client.Client) error {
+			return c.Delete(ctx, o.DeleteOptions)
+		}),
 	}
 	f := cmd.Flags()
 	clusterctlcli.AddKubeconfigFlags(f, &o.kubeconfig, "")
-	f.BoolVar(&o.includeNamespace, "include-namespace", false, "Forces the deletion of the namespace where the providers are hosted (and of all the contained objects)")
-	f.BoolVar(&o.includeCRDs, "include-crd", false, "Forces the deletion of the provider's CRDs (and of all the related objects)")
-	clusterctlcli.AddProviderFlags(f, &o.providers, clusterctlcli.ProviderUsages{
+	f.BoolVar(&o.IncludeNamespace, "include-namespace", false, "Forces the deletion of the namespace where the providers are hosted (and of all the contained objects)")
+	f.BoolVar(&o.IncludeCRDs, "include-crd", false, "Forces the deletion of the provider's CRDs (and of all the related objects)")
+	clusterctlcli.AddProviderFlags(f, &o.Providers, clusterctlcli.ProviderUsages{
 		Core:             "Core provider version (e.g. cluster-api:v1.1.5) to delete from the management cluster",
 		Infrastructure:   "Infrastructure providers and versions (e.g. aws:v0.5.0) to delete from the management cluster",
 		Bootstrap:        "Bootstrap providers and versions (e.g. kubeadm:v1.1.5) to delete from the management cluster",
@@ -90,6 +74,6 @@ such objects exist, naming them, because nothing would be left to clean up what 
 		RuntimeExtension: "Runtime extension providers and versions (e.g. my-extension:v0.0.1) to delete from the management cluster",
 		Addon:            "Add-on providers and versions (e.g. helm:v0.1.0) to delete from the management cluster",
 	})
-	f.BoolVar(&o.all, "all", false, "Force deletion of all the providers")
+	f.BoolVar(&o.All, "all", false, "Force deletion of all the providers")
 	return cmd
 }

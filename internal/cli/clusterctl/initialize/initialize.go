@@ -5,6 +5,7 @@
 package initialize
 
 import (
+	"context"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,8 +22,8 @@ type options struct {
 	providers       client.Providers
 	targetNamespace string
 	waitProviders   bool
-	// waitProviderTimeout is in seconds, as upstream's flag.
-	waitProviderTimeout int
+	// waitProviderTimeout is given in seconds, as upstream's flag.
+	waitProviderTimeout time.Duration
 	validate            bool
 	operator            bool
 }
@@ -32,7 +33,7 @@ func (o *options) initOptions() client.InitOptions {
 		Providers:           o.providers,
 		TargetNamespace:     o.targetNamespace,
 		WaitProviders:       o.waitProviders,
-		WaitProviderTimeout: time.Duration(o.waitProviderTimeout) * time.Second,
+		WaitProviderTimeout: o.waitProviderTimeout,
 		SkipValidation:      !o.validate,
 		Operator:            o.operator,
 	}
@@ -79,14 +80,10 @@ nothing; a provider installed at another version is an error that points at 'clu
   # List the images this would install.
   clusterctl init list-images --infrastructure aws`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, c, err := deps.NewClient(cmd.Context(), streams, clusterctlcli.ClientOptions{Kubeconfig: &o.kubeconfig})
-			if err != nil {
-				return err
-			}
-			_, err = c.Init(ctx, o.initOptions())
+		RunE: deps.RunE(streams, &o.kubeconfig, func(ctx context.Context, c *client.Client) error {
+			_, err := c.Init(ctx, o.initOptions())
 			return err
-		},
+		}),
 	}
 	pf := cmd.PersistentFlags()
 	clusterctlcli.AddKubeconfigFlags(pf, &o.kubeconfig, "Path to the kubeconfig for the management cluster. If unspecified, default discovery rules apply.")
@@ -101,8 +98,7 @@ nothing; a provider installed at another version is an error that points at 'clu
 	})
 	f := cmd.Flags()
 	f.StringVarP(&o.targetNamespace, "target-namespace", "n", "", "The target namespace where the providers should be deployed. If unspecified, the provider components' default namespace is used.")
-	f.BoolVar(&o.waitProviders, "wait-providers", false, "Wait for providers to be installed.")
-	f.IntVar(&o.waitProviderTimeout, "wait-provider-timeout", 5*60, "Wait timeout per provider installation in seconds. This value is ignored if --wait-providers is false")
+	clusterctlcli.AddWaitFlags(f, &o.waitProviders, &o.waitProviderTimeout, "installed", "installation")
 	f.BoolVar(&o.validate, "validate", true, "If true, clusterctl will validate that the deployments will succeed on the management cluster.")
 	f.BoolVar(&o.operator, "operator", false, "Hand the providers to the provider operator instead of installing them: install the operator when the cluster has none (from the core provider's release), then create a provider object for each (CoreProvider, InfrastructureProvider, ...) with a Secret of the variables this configuration gives its components; take over providers clusterctl installed, at their version.")
 

@@ -1,7 +1,7 @@
 package upgrade
 
 import (
-	"time"
+	"context"
 
 	"github.com/spf13/cobra"
 
@@ -13,21 +13,8 @@ import (
 
 // applyOptions are upgrade apply's flags.
 type applyOptions struct {
-	kubeconfig    cluster.Kubeconfig
-	providers     client.Providers
-	contract      string
-	waitProviders bool
-	// waitProviderTimeout is in seconds, as upstream's flag.
-	waitProviderTimeout int
-}
-
-func (o *applyOptions) applyUpgradeOptions() client.ApplyUpgradeOptions {
-	return client.ApplyUpgradeOptions{
-		Providers:           o.providers,
-		Contract:            o.contract,
-		WaitProviders:       o.waitProviders,
-		WaitProviderTimeout: time.Duration(o.waitProviderTimeout) * time.Second,
-	}
+	kubeconfig cluster.Kubeconfig
+	client.ApplyUpgradeOptions
 }
 
 func newApplyCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Command {
@@ -50,18 +37,14 @@ finishes it.`,
   # Upgrades only the aws provider to the v2.0.1 version.
   clusterctl upgrade apply --infrastructure aws:v2.0.1`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, c, err := deps.NewClient(cmd.Context(), streams, clusterctlcli.ClientOptions{Kubeconfig: &o.kubeconfig})
-			if err != nil {
-				return err
-			}
-			return c.ApplyUpgrade(ctx, o.applyUpgradeOptions())
-		},
+		RunE: deps.RunE(streams, &o.kubeconfig, func(ctx context.Context, c *client.Client) error {
+			return c.ApplyUpgrade(ctx, o.ApplyUpgradeOptions)
+		}),
 	}
 	f := cmd.Flags()
 	clusterctlcli.AddKubeconfigFlags(f, &o.kubeconfig, "")
-	f.StringVar(&o.contract, "contract", "", "The API Version of Cluster API (contract, e.g. v1beta1) the management cluster should upgrade to")
-	clusterctlcli.AddProviderFlags(f, &o.providers, clusterctlcli.ProviderUsages{
+	f.StringVar(&o.Contract, "contract", "", "The API Version of Cluster API (contract, e.g. v1beta1) the management cluster should upgrade to")
+	clusterctlcli.AddProviderFlags(f, &o.Providers, clusterctlcli.ProviderUsages{
 		Core:             "Core provider instance version (e.g. cluster-api:v1.1.5) to upgrade to. This flag can be used as alternative to --contract.",
 		Infrastructure:   "Infrastructure providers instance and versions (e.g. aws:v2.0.1) to upgrade to. This flag can be used as alternative to --contract.",
 		Bootstrap:        "Bootstrap providers instance and versions (e.g. kubeadm:v1.1.5) to upgrade to. This flag can be used as alternative to --contract.",
@@ -70,7 +53,6 @@ finishes it.`,
 		RuntimeExtension: "Runtime extension providers and versions (e.g. my-extension:v0.0.1) to upgrade to. This flag can be used as alternative to --contract.",
 		Addon:            "Add-on providers and versions (e.g. helm:v0.1.0) to upgrade to. This flag can be used as alternative to --contract.",
 	})
-	f.BoolVar(&o.waitProviders, "wait-providers", false, "Wait for providers to be upgraded.")
-	f.IntVar(&o.waitProviderTimeout, "wait-provider-timeout", 5*60, "Wait timeout per provider upgrade in seconds. This value is ignored if --wait-providers is false")
+	clusterctlcli.AddWaitFlags(f, &o.WaitProviders, &o.WaitProviderTimeout, "upgraded", "upgrade")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -30,11 +31,7 @@ Then, for each provider, the following upgrade options are provided:
 		Example: `  # Gets the recommended target versions for upgrading Cluster API providers.
   clusterctl upgrade plan`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, c, err := deps.NewClient(cmd.Context(), streams, clusterctlcli.ClientOptions{Kubeconfig: k})
-			if err != nil {
-				return err
-			}
+		RunE: deps.RunE(streams, k, func(ctx context.Context, c *client.Client) error {
 			certManager, err := c.PlanCertManagerUpgrade(ctx)
 			if err != nil {
 				return err
@@ -45,7 +42,7 @@ Then, for each provider, the following upgrade options are provided:
 			}
 			_, err = fmt.Fprint(streams.Out, formatPlan(certManager, plans))
 			return err
-		},
+		}),
 	}
 	clusterctlcli.AddKubeconfigFlags(cmd.Flags(), k, "")
 	return cmd
