@@ -140,34 +140,22 @@ func (c *Client) waitCRDsEstablished(ctx context.Context, names []string) error 
 	if err != nil {
 		return err
 	}
-	pending := slices.Clone(names)
-	reasons := map[string]string{}
+	pending := newPendingSet(names)
 	err = c.pollUntil(ctx, crdEstablishTimeout, func(ctx context.Context) (bool, error) {
-		var still []string
-		for _, name := range pending {
+		return pending.check(func(name string) (bool, string, error) {
 			crd := &apiextensionsv1.CustomResourceDefinition{}
 			if err := cl.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
 				if apierrors.IsNotFound(err) {
-					reasons[name] = "not found"
-					still = append(still, name)
-					continue
+					return false, "not found", nil
 				}
-				return false, fmt.Errorf("reading CRD %s: %w", name, err)
+				return false, "", fmt.Errorf("reading CRD %s: %w", name, err)
 			}
-			if ok, reason := crdEstablished(crd); !ok {
-				reasons[name] = reason
-				still = append(still, name)
-			}
-		}
-		pending = still
-		return len(pending) == 0, nil
+			ok, reason := crdEstablished(crd)
+			return ok, reason, nil
+		})
 	})
 	if errors.Is(err, errTimeout) {
-		parts := make([]string, 0, len(pending))
-		for _, name := range pending {
-			parts = append(parts, fmt.Sprintf("%s (%s)", name, reasons[name]))
-		}
-		return fmt.Errorf("CRDs not established after %s: %s", crdEstablishTimeout, strings.Join(parts, ", "))
+		return fmt.Errorf("CRDs not established after %s: %s", crdEstablishTimeout, pending.describe(", "))
 	}
 	return err
 }

@@ -42,24 +42,14 @@ func (c *Client) ProviderDeployments(ctx context.Context, label, namespace strin
 // ScaleDownDeployments scales a provider's Deployments to zero replicas, recording the replicas they had
 // (once: scaling down again keeps the first record).
 func (c *Client) ScaleDownDeployments(ctx context.Context, label, namespace string) error {
-	cl, err := c.connect()
-	if err != nil {
-		return err
-	}
-	deployments, err := c.ProviderDeployments(ctx, label, namespace)
-	if err != nil {
-		return err
-	}
-	for i := range deployments {
-		d := &deployments[i]
+	return c.patchProviderDeployments(ctx, label, namespace, "scaling down Deployment %s/%s: %w", func(d *appsv1.Deployment) bool {
 		replicas := int32(1)
 		if d.Spec.Replicas != nil {
 			replicas = *d.Spec.Replicas
 		}
 		if replicas == 0 {
-			continue
+			return false
 		}
-		before := d.DeepCopy()
 		if d.Annotations == nil {
 			d.Annotations = map[string]string{}
 		}
@@ -68,15 +58,32 @@ func (c *Client) ScaleDownDeployments(ctx context.Context, label, namespace stri
 		}
 		zero := int32(0)
 		d.Spec.Replicas = &zero
-		if err := cl.Patch(ctx, d, client.MergeFrom(before)); err != nil {
-			return fmt.Errorf("scaling down Deployment %s/%s: %w", d.Namespace, d.Name, err)
-		}
-	}
-	return nil
+		return true
+	})
 }
 
 // RestoreDeployments gives a provider's Deployments back the replicas ScaleDownDeployments recorded.
 func (c *Client) RestoreDeployments(ctx context.Context, label, namespace string) error {
+	return c.patchProviderDeployments(ctx, label, namespace, "scaling Deployment %s/%s back up: %w", func(d *appsv1.Deployment) bool {
+		recorded, ok := d.Annotations[ReplicasBeforeUpgradeAnnotation]
+		if !ok {
+			return false
+		}
+		n, err := strconv.Atoi(recorded)
+		if err != nil || n < 0 {
+			n = 1
+		}
+		delete(d.Annotations, ReplicasBeforeUpgradeAnnotation)
+		replicas := int32(n) //nolint:gosec // A replica count recorded from an int32.
+		d.Spec.Replicas = &replicas
+		return true
+	})
+}
+
+// patchProviderDeployments patches each of a provider's Deployments that change changes (it returns false
+// to leave one as it is). failed is the format of the error of a failed patch, given the Deployment's
+// namespace, name and the error.
+func (c *Client) patchProviderDeployments(ctx context.Context, label, namespace, failed string, change func(*appsv1.Deployment) bool) error {
 	cl, err := c.connect()
 	if err != nil {
 		return err
@@ -87,20 +94,12 @@ func (c *Client) RestoreDeployments(ctx context.Context, label, namespace string
 	}
 	for i := range deployments {
 		d := &deployments[i]
-		recorded, ok := d.Annotations[ReplicasBeforeUpgradeAnnotation]
-		if !ok {
+		before := d.DeepCopy()
+		if !change(d) {
 			continue
 		}
-		n, err := strconv.Atoi(recorded)
-		if err != nil || n < 0 {
-			n = 1
-		}
-		before := d.DeepCopy()
-		delete(d.Annotations, ReplicasBeforeUpgradeAnnotation)
-		replicas := int32(n) //nolint:gosec // A replica count recorded from an int32.
-		d.Spec.Replicas = &replicas
 		if err := cl.Patch(ctx, d, client.MergeFrom(before)); err != nil {
-			return fmt.Errorf("scaling Deployment %s/%s back up: %w", d.Namespace, d.Name, err)
+			return fmt.Errorf(failed, d.Namespace, d.Name, err)
 		}
 	}
 	return nil
@@ -115,47 +114,69 @@ func (c *Client) WaitDeploymentsAvailable(ctx context.Context, keys []client.Obj
 		return err
 	}
 	log := logr.FromContextOrDiscard(ctx)
-	pending := slices.Clone(keys)
-	reasons := map[client.ObjectKey]string{}
+	pending := newPendingSet(keys)
 	lastReport := time.Now()
 	err = c.pollUntil(ctx, timeout, func(ctx context.Context) (bool, error) {
-		if time.Since(lastReport) >= progressInterval && len(pending) > 0 {
+		if time.Since(lastReport) >= progressInterval && len(pending.keys) > 0 {
 			lastReport = time.Now()
-			parts := make([]string, 0, len(pending))
-			for _, key := range pending {
-				parts = append(parts, fmt.Sprintf("%s (%s)", key, reasons[key]))
-			}
-			log.Info("Still waiting", "deployments", strings.Join(parts, ", "))
+			log.Info("Still waiting", "deployments", pending.describe(", "))
 		}
-		var still []client.ObjectKey
-		for _, key := range pending {
+		return pending.check(func(key client.ObjectKey) (bool, string, error) {
 			d := &appsv1.Deployment{}
 			if err := cl.Get(ctx, key, d); err != nil {
 				if apierrors.IsNotFound(err) {
-					reasons[key] = "not found"
-					still = append(still, key)
-					continue
+					return false, "not found", nil
 				}
-				return false, fmt.Errorf("reading Deployment %s: %w", key, err)
+				return false, "", fmt.Errorf("reading Deployment %s: %w", key, err)
 			}
-			if ok, reason := deploymentAvailable(d); !ok {
-				reasons[key] = reason
-				still = append(still, key)
-				continue
+			ok, reason := deploymentAvailable(d)
+			if ok {
+				log.V(1).Info("Deployment is available", "deployment", key.String())
 			}
-			log.V(1).Info("Deployment is available", "deployment", key.String())
-		}
-		pending = still
-		return len(pending) == 0, nil
+			return ok, reason, nil
+		})
 	})
 	if errors.Is(err, errTimeout) {
-		parts := make([]string, 0, len(pending))
-		for _, key := range pending {
-			parts = append(parts, fmt.Sprintf("%s (%s)", key, reasons[key]))
-		}
-		return fmt.Errorf("not available after %s: Deployment %s: look at their Pods with kubectl describe", timeout, strings.Join(parts, ", Deployment "))
+		return fmt.Errorf("not available after %s: Deployment %s: look at their Pods with kubectl describe", timeout, pending.describe(", Deployment "))
 	}
 	return err
+}
+
+// pendingSet is what a wait still waits for, and why.
+type pendingSet[K comparable] struct {
+	keys    []K
+	reasons map[K]string
+}
+
+func newPendingSet[K comparable](keys []K) *pendingSet[K] {
+	return &pendingSet[K]{keys: slices.Clone(keys), reasons: map[K]string{}}
+}
+
+// check keeps the keys that ready reports not ready, with the reason it gives, and reports whether none is
+// left.
+func (p *pendingSet[K]) check(ready func(K) (bool, string, error)) (bool, error) {
+	var still []K
+	for _, key := range p.keys {
+		ok, reason, err := ready(key)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			p.reasons[key] = reason
+			still = append(still, key)
+		}
+	}
+	p.keys = still
+	return len(p.keys) == 0, nil
+}
+
+// describe lists the pending keys with their reasons, "key (reason)", joined by sep.
+func (p *pendingSet[K]) describe(sep string) string {
+	parts := make([]string, 0, len(p.keys))
+	for _, key := range p.keys {
+		parts = append(parts, fmt.Sprintf("%v (%s)", key, p.reasons[key]))
+	}
+	return strings.Join(parts, sep)
 }
 
 // deploymentAvailable reports whether a Deployment is Available for its current generation, and why not.
