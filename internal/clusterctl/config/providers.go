@@ -49,26 +49,17 @@ func (p Provider) Less(o Provider) bool {
 // BuiltinProviders returns clusterctl's predefined providers: upstream's list, where the core provider,
 // the kubeadm bootstrap and control plane providers and the local infrastructure provider are capstan's.
 func BuiltinProviders() []Provider {
-	infra := func(name, repo string) Provider {
-		return Provider{Name: name, Type: clusterctlv1.InfrastructureProviderType,
-			URL: "https://github.com/" + repo + "/releases/latest/infrastructure-components.yaml"}
+	// released returns the providers of a type whose components file is the latest release's on GitHub.
+	released := func(t clusterctlv1.ProviderType, file string) func(name, repo string) Provider {
+		return func(name, repo string) Provider {
+			return Provider{Name: name, Type: t, URL: "https://github.com/" + repo + "/releases/latest/" + file}
+		}
 	}
-	bootstrap := func(name, repo string) Provider {
-		return Provider{Name: name, Type: clusterctlv1.BootstrapProviderType,
-			URL: "https://github.com/" + repo + "/releases/latest/bootstrap-components.yaml"}
-	}
-	controlPlane := func(name, repo string) Provider {
-		return Provider{Name: name, Type: clusterctlv1.ControlPlaneProviderType,
-			URL: "https://github.com/" + repo + "/releases/latest/control-plane-components.yaml"}
-	}
-	ipam := func(name, repo string) Provider {
-		return Provider{Name: name, Type: clusterctlv1.IPAMProviderType,
-			URL: "https://github.com/" + repo + "/releases/latest/ipam-components.yaml"}
-	}
-	addon := func(name, repo string) Provider {
-		return Provider{Name: name, Type: clusterctlv1.AddonProviderType,
-			URL: "https://github.com/" + repo + "/releases/latest/addon-components.yaml"}
-	}
+	infra := released(clusterctlv1.InfrastructureProviderType, "infrastructure-components.yaml")
+	bootstrap := released(clusterctlv1.BootstrapProviderType, "bootstrap-components.yaml")
+	controlPlane := released(clusterctlv1.ControlPlaneProviderType, "control-plane-components.yaml")
+	ipam := released(clusterctlv1.IPAMProviderType, "ipam-components.yaml")
+	addon := released(clusterctlv1.AddonProviderType, "addon-components.yaml")
 	return []Provider{
 		// capstan's own providers.
 		{Name: CoreProviderName, Type: clusterctlv1.CoreProviderType, URL: capstanReleases + "core-components.yaml"},

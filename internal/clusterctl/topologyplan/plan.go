@@ -11,6 +11,7 @@ package topologyplan
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -306,12 +307,7 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster, cluster 
 			plan.Changes = append(plan.Changes, *change)
 		}
 	}
-	names := make([]string, 0, len(desired.MachineDeployments))
-	for n := range desired.MachineDeployments {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(desired.MachineDeployments)) {
 		md := desired.MachineDeployments[n]
 		if md.Held && cur.MachineDeployments[n] != nil {
 			held("MachineDeployment", md.Object.Name)
@@ -326,12 +322,7 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster, cluster 
 		}
 		healthCheck(md.MachineHealthCheck, curMHC)
 	}
-	poolNames := make([]string, 0, len(desired.MachinePools))
-	for n := range desired.MachinePools {
-		poolNames = append(poolNames, n)
-	}
-	slices.Sort(poolNames)
-	for _, n := range poolNames {
+	for _, n := range slices.Sorted(maps.Keys(desired.MachinePools)) {
 		mp := desired.MachinePools[n]
 		if mp.Held && cur.MachinePools[n] != nil {
 			held("MachinePool", mp.Object.Name)
