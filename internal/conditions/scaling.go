@@ -8,8 +8,8 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
 
-// internalErrorMessage is the message of a condition whose facts could not be read, as upstream's.
-const internalErrorMessage = "Please check controller logs for errors"
+// InternalErrorMessage is the message of a condition whose facts could not be read, as upstream's.
+const InternalErrorMessage = "Please check controller logs for errors"
 
 // The ScalingUp and ScalingDown conditions of the MachineSet and MachineDeployment, as upstream writes them:
 // the two kinds share the conditions' types and reasons.
@@ -18,9 +18,9 @@ const internalErrorMessage = "Please check controller logs for errors"
 // be read.
 func ScalingUnknown() (up, down metav1.Condition) {
 	return metav1.Condition{Type: clusterv1.MachineSetScalingUpV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineSetScalingUpInternalErrorV1Beta2Reason, Message: internalErrorMessage},
+			Reason: clusterv1.MachineSetScalingUpInternalErrorV1Beta2Reason, Message: InternalErrorMessage},
 		metav1.Condition{Type: clusterv1.MachineSetScalingDownV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineSetScalingDownInternalErrorV1Beta2Reason, Message: internalErrorMessage}
+			Reason: clusterv1.MachineSetScalingDownInternalErrorV1Beta2Reason, Message: InternalErrorMessage}
 }
 
 // MissingTemplates are the scale-up blockers of a Machine template whose bootstrap config template or

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/conditions"
 )
 
 // deletionStep is what a deleting Cluster does next: the objects to delete now, and the reason and
@@ -99,7 +100,7 @@ func planDeletion(c *clusterv1.Cluster, d descendants, cp, infra externalObject)
 			return step
 		case !cp.notFound:
 			// Whether it still exists is unknown: never go on to the InfraCluster before it is gone.
-			return deletionStep{reason: clusterv1.ClusterDeletingInternalErrorV1Beta2Reason, message: internalErrorMessage}
+			return deletionStep{reason: clusterv1.ClusterDeletingInternalErrorV1Beta2Reason, message: conditions.InternalErrorMessage}
 		}
 	}
 
@@ -110,7 +111,7 @@ func planDeletion(c *clusterv1.Cluster, d descendants, cp, infra externalObject)
 			step.deleteIfNotDeleting(ref.Kind, infra.obj)
 			return step
 		case !infra.notFound:
-			return deletionStep{reason: clusterv1.ClusterDeletingInternalErrorV1Beta2Reason, message: internalErrorMessage}
+			return deletionStep{reason: clusterv1.ClusterDeletingInternalErrorV1Beta2Reason, message: conditions.InternalErrorMessage}
 		}
 	}
 	return deletionStep{reason: clusterv1.ClusterDeletingDeletionCompletedV1Beta2Reason, message: "Deletion completed", done: true}
@@ -160,7 +161,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	log := ctrl.LoggerFrom(ctx)
 	if !s.descendantsRead {
 		// getDescendants has returned the error.
-		s.deletingReason, s.deletingMessage = clusterv1.ClusterDeletingInternalErrorV1Beta2Reason, internalErrorMessage
+		s.deletingReason, s.deletingMessage = clusterv1.ClusterDeletingInternalErrorV1Beta2Reason, conditions.InternalErrorMessage
 		return ctrl.Result{}, nil
 	}
 

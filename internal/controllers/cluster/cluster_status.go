@@ -15,8 +15,7 @@ import (
 )
 
 const (
-	internalErrorMessage = "Please check controller logs for errors"
-	noReasonReported     = "NoReasonReported"
+	noReasonReported = "NoReasonReported"
 	// maxNames is how many object names (or groups of them) a message lists before it only counts the others.
 	maxNames = 5
 )
@@ -379,7 +378,7 @@ func setProviderV1Beta2Condition(c *clusterv1.Cluster, t string, ref *corev1.Obj
 	case o.problem != "":
 		setV1Beta2(c, t, metav1.ConditionUnknown, r.internalError, o.problem)
 	case !o.notFound:
-		setV1Beta2(c, t, metav1.ConditionUnknown, r.internalError, internalErrorMessage)
+		setV1Beta2(c, t, metav1.ConditionUnknown, r.internalError, conditions.InternalErrorMessage)
 	default:
 		setV1Beta2Missing(c, t, ref, ready, r.deleted, r.doesNotExist)
 	}
@@ -421,7 +420,7 @@ func setControlPlaneInitializedCondition(c *clusterv1.Cluster, cp externalObject
 	case ref != nil && cp.notFound:
 		setV1Beta2(c, t, metav1.ConditionFalse, clusterv1.ClusterControlPlaneDoesNotExistV1Beta2Reason, fmt.Sprintf("%s does not exist", ref.Kind))
 	case ref != nil || !descendantsRead:
-		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterControlPlaneInitializedInternalErrorV1Beta2Reason, internalErrorMessage)
+		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterControlPlaneInitializedInternalErrorV1Beta2Reason, conditions.InternalErrorMessage)
 	case anyHasNode(d.controlPlaneMachines):
 		setV1Beta2(c, t, metav1.ConditionTrue, clusterv1.ClusterControlPlaneInitializedV1Beta2Reason, "")
 	default:
@@ -434,7 +433,7 @@ func setControlPlaneInitializedCondition(c *clusterv1.Cluster, cp externalObject
 func setWorkersAvailableCondition(c *clusterv1.Cluster, d descendants, descendantsRead bool) {
 	const t = clusterv1.ClusterWorkersAvailableV1Beta2Condition
 	if !descendantsRead {
-		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterWorkersAvailableInternalErrorV1Beta2Reason, internalErrorMessage)
+		setV1Beta2(c, t, metav1.ConditionUnknown, clusterv1.ClusterWorkersAvailableInternalErrorV1Beta2Reason, conditions.InternalErrorMessage)
 		return
 	}
 	if len(d.machineDeployments) == 0 {
@@ -472,7 +471,7 @@ func setDeletingCondition(c *clusterv1.Cluster, reason, message string) {
 		return
 	}
 	if reason == "" {
-		reason, message = clusterv1.ClusterDeletingInternalErrorV1Beta2Reason, internalErrorMessage
+		reason, message = clusterv1.ClusterDeletingInternalErrorV1Beta2Reason, conditions.InternalErrorMessage
 	}
 	setV1Beta2(c, t, metav1.ConditionTrue, reason, message)
 }

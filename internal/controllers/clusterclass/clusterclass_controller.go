@@ -253,7 +253,7 @@ func setStatus(class *clusterv1.ClusterClass, f facts) {
 		refCond.Message = "Templates cannot be used:\n* " + strings.Join(f.refErrs, "\n* ")
 	case f.internalErr != nil:
 		refCond.Status, refCond.Reason = metav1.ConditionUnknown, clusterv1.ClusterClassRefVersionsUpToDateInternalErrorV1Beta2Reason
-		refCond.Message = "Please check controller logs for errors"
+		refCond.Message = conditions.InternalErrorMessage
 	}
 	conditions.SetV1Beta2(class, refCond)
 	if len(f.refErrs) == 0 && f.internalErr == nil {

@@ -79,7 +79,7 @@ func setBootstrapConditions(m *clusterv1.Machine, f providerFacts) {
 		conditions.MarkFalse(m, clusterv1.BootstrapReadyCondition, clusterv1.WaitingForDataSecretFallbackReason, clusterv1.ConditionSeverityWarning, "%s", f.problem)
 		setV1Beta2(m, t, metav1.ConditionUnknown, clusterv1.MachineBootstrapConfigInternalErrorV1Beta2Reason, f.problem)
 	case f.getErr:
-		setV1Beta2(m, t, metav1.ConditionUnknown, clusterv1.MachineBootstrapConfigInternalErrorV1Beta2Reason, "Please check controller logs for errors")
+		setV1Beta2(m, t, metav1.ConditionUnknown, clusterv1.MachineBootstrapConfigInternalErrorV1Beta2Reason, conditions.InternalErrorMessage)
 	case f.notFound:
 		if conditions.Get(m, clusterv1.BootstrapReadyCondition) == nil && !deleting {
 			conditions.MarkFalse(m, clusterv1.BootstrapReadyCondition, clusterv1.WaitingForDataSecretFallbackReason, clusterv1.ConditionSeverityInfo, "")
@@ -116,7 +116,7 @@ func setInfrastructureConditions(m *clusterv1.Machine, f providerFacts) {
 		conditions.MarkFalse(m, clusterv1.InfrastructureReadyCondition, clusterv1.WaitingForInfrastructureFallbackReason, clusterv1.ConditionSeverityWarning, "%s", f.problem)
 		setV1Beta2(m, t, metav1.ConditionUnknown, clusterv1.MachineInfrastructureInternalErrorV1Beta2Reason, f.problem)
 	case f.getErr:
-		setV1Beta2(m, t, metav1.ConditionUnknown, clusterv1.MachineInfrastructureInternalErrorV1Beta2Reason, "Please check controller logs for errors")
+		setV1Beta2(m, t, metav1.ConditionUnknown, clusterv1.MachineInfrastructureInternalErrorV1Beta2Reason, conditions.InternalErrorMessage)
 	case f.notFound:
 		switch {
 		case deleting && m.Status.InfrastructureReady:
@@ -198,9 +198,9 @@ func setNodeConditions(s *scope, now time.Time, remoteGracePeriod time.Duration)
 		return
 	}
 	if s.nodeGetErr != nil {
-		v1beta2(metav1.ConditionUnknown, clusterv1.MachineNodeInternalErrorV1Beta2Reason, "Please check controller logs for errors")
+		v1beta2(metav1.ConditionUnknown, clusterv1.MachineNodeInternalErrorV1Beta2Reason, conditions.InternalErrorMessage)
 		if conditions.Get(m, clusterv1.MachineNodeHealthyCondition) == nil {
-			conditions.MarkUnknown(m, clusterv1.MachineNodeHealthyCondition, clusterv1.NodeInspectionFailedReason, "Please check controller logs for errors")
+			conditions.MarkUnknown(m, clusterv1.MachineNodeHealthyCondition, clusterv1.NodeInspectionFailedReason, conditions.InternalErrorMessage)
 		}
 		return
 	}
@@ -449,7 +449,7 @@ func setAvailableCondition(m *clusterv1.Machine) {
 	ready := conditions.GetV1Beta2(m, clusterv1.MachineReadyV1Beta2Condition)
 	switch {
 	case ready == nil:
-		setV1Beta2(m, clusterv1.MachineAvailableV1Beta2Condition, metav1.ConditionUnknown, clusterv1.MachineAvailableInternalErrorV1Beta2Reason, "Please check controller logs for errors")
+		setV1Beta2(m, clusterv1.MachineAvailableV1Beta2Condition, metav1.ConditionUnknown, clusterv1.MachineAvailableInternalErrorV1Beta2Reason, conditions.InternalErrorMessage)
 	case ready.Status != metav1.ConditionTrue:
 		setV1Beta2(m, clusterv1.MachineAvailableV1Beta2Condition, metav1.ConditionFalse, clusterv1.MachineNotReadyV1Beta2Reason, "")
 	default:

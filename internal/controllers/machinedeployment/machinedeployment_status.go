@@ -167,7 +167,7 @@ func setAvailableCondition(s *scope) {
 		c.Status, c.Reason = metav1.ConditionFalse, clusterv1.MachineDeploymentAvailableDeletingV1Beta2Reason
 	case !s.getMachineSetsSucceeded:
 		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, clusterv1.MachineDeploymentAvailableInternalErrorV1Beta2Reason,
-			"Please check controller logs for errors"
+			conditions.InternalErrorMessage
 	default:
 		desired := s.replicas()
 		need := desired - s.strategy.maxUnavailable
@@ -190,7 +190,7 @@ func setAvailableCondition(s *scope) {
 func setMachinesCondition(s *scope, in conditions.MachinesConditionInput) {
 	if !s.getMachinesSucceeded {
 		conditions.SetV1Beta2(s.md, metav1.Condition{Type: in.TargetType, Status: metav1.ConditionUnknown,
-			Reason: "InternalError", Message: "Please check controller logs for errors"})
+			Reason: "InternalError", Message: conditions.InternalErrorMessage})
 		return
 	}
 	conditions.SetV1Beta2(s.md, conditions.MachinesCondition(s.machines, in))
@@ -201,7 +201,7 @@ func setRollingOutCondition(s *scope) {
 	md := s.md
 	if !s.getMachineSetsSucceeded {
 		conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentRollingOutV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineDeploymentRollingOutInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
+			Reason: clusterv1.MachineDeploymentRollingOutInternalErrorV1Beta2Reason, Message: conditions.InternalErrorMessage})
 		return
 	}
 	var outdated int32
@@ -268,7 +268,7 @@ func setDeletingCondition(s *scope) {
 		c.Status, c.Reason = metav1.ConditionFalse, clusterv1.MachineDeploymentNotDeletingV1Beta2Reason
 	case !s.getMachineSetsSucceeded || !s.getMachinesSucceeded:
 		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, clusterv1.MachineDeploymentDeletingInternalErrorV1Beta2Reason,
-			"Please check controller logs for errors"
+			conditions.InternalErrorMessage
 	default:
 		c.Status, c.Reason = metav1.ConditionTrue, clusterv1.MachineDeploymentDeletingV1Beta2Reason
 		var parts []string

@@ -88,7 +88,7 @@ func (r *Reconciler) requestExternalRemediation(ctx context.Context, mhc *cluste
 		conditions.MarkFalse(mhc, clusterv1.ExternalRemediationRequestAvailableCondition, clusterv1.ExternalRemediationRequestCreationFailedReason,
 			clusterv1.ConditionSeverityError, "%s", conditions.Capitalise(err.Error()))
 		conditions.SetV1Beta2(m, metav1.Condition{Type: clusterv1.MachineExternallyRemediatedV1Beta2Condition, Status: metav1.ConditionFalse,
-			Reason: clusterv1.MachineExternallyRemediatedRemediationRequestCreationFailedV1Beta2Reason, Message: "Please check controller logs for errors"})
+			Reason: clusterv1.MachineExternallyRemediatedRemediationRequestCreationFailedV1Beta2Reason, Message: conditions.InternalErrorMessage})
 		return false, fmt.Errorf("creating the remediation request %s %s: %w", request.GetKind(), request.GetName(), err)
 	}
 	conditions.MarkTrue(mhc, clusterv1.ExternalRemediationRequestAvailableCondition)

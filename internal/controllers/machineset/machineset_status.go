@@ -266,7 +266,7 @@ func stuckDeletionMessage(machines []*clusterv1.Machine, now time.Time) string {
 func setMachinesReadyCondition(s *scope) {
 	if !s.getMachinesSucceeded {
 		conditions.SetV1Beta2(s.ms, metav1.Condition{Type: clusterv1.MachineSetMachinesReadyV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineSetMachinesReadyInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
+			Reason: clusterv1.MachineSetMachinesReadyInternalErrorV1Beta2Reason, Message: conditions.InternalErrorMessage})
 		return
 	}
 	c := conditions.MachinesCondition(s.machines, conditions.MachinesConditionInput{
@@ -281,7 +281,7 @@ func setMachinesReadyCondition(s *scope) {
 func setMachinesUpToDateCondition(s *scope) {
 	if !s.getMachinesSucceeded {
 		conditions.SetV1Beta2(s.ms, metav1.Condition{Type: clusterv1.MachineSetMachinesUpToDateV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineSetMachinesUpToDateInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
+			Reason: clusterv1.MachineSetMachinesUpToDateInternalErrorV1Beta2Reason, Message: conditions.InternalErrorMessage})
 		return
 	}
 	c := conditions.MachinesCondition(s.machines, conditions.MachinesConditionInput{
@@ -305,7 +305,7 @@ func setDeletingCondition(s *scope) {
 	}
 	if !s.getMachinesSucceeded {
 		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetDeletingV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineSetDeletingInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
+			Reason: clusterv1.MachineSetDeletingInternalErrorV1Beta2Reason, Message: conditions.InternalErrorMessage})
 		return
 	}
 	msg := ""

@@ -99,7 +99,7 @@ func setStatus(c *bootstrapv1.KubeadmConfig, f facts) {
 		}
 		conditions.MarkFalse(c, bootstrapv1.CertificatesAvailableCondition, reason, severity, "%s", f.certsMessage)
 		conditions.SetV1Beta2(c, metav1.Condition{Type: bootstrapv1.KubeadmConfigCertificatesAvailableV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: bootstrapv1.KubeadmConfigCertificatesAvailableInternalErrorV1Beta2Reason, Message: "Please check controller logs for errors"})
+			Reason: bootstrapv1.KubeadmConfigCertificatesAvailableInternalErrorV1Beta2Reason, Message: conditions.InternalErrorMessage})
 	}
 
 	conditions.SetSummary(c, bootstrapv1.DataSecretAvailableCondition, bootstrapv1.CertificatesAvailableCondition)

@@ -202,7 +202,7 @@ func (r *Reconciler) podHealth(ctx context.Context, s *scope, node *corev1.Node,
 			return unhealthy(controlplanev1.PodMissingReason, clusterv1.ConditionSeverityError, controlplanev1.KubeadmControlPlaneMachinePodDoesNotExistV1Beta2Reason, "Pod does not exist")
 		}
 		ctrl.LoggerFrom(ctx).Error(err, "Failed to get Pod", "Pod", key.String())
-		return unknownHealth(controlplanev1.PodInspectionFailedReason, controlplanev1.KubeadmControlPlaneMachinePodInspectionFailedV1Beta2Reason, "Please check controller logs for errors")
+		return unknownHealth(controlplanev1.PodInspectionFailedReason, controlplanev1.KubeadmControlPlaneMachinePodInspectionFailedV1Beta2Reason, conditions.InternalErrorMessage)
 	}
 	return podState(pod)
 }

@@ -194,14 +194,14 @@ func (r *Reconciler) remediate(ctx context.Context, s *scope, m *clusterv1.Machi
 				return false, nil
 			}
 			if err := r.forwardLeadership(ctx, s, m, candidate); err != nil {
-				markOwnerRemediated(m, remediationFailedReason, clusterv1.ConditionSeverityError, controlplanev1.KubeadmControlPlaneMachineRemediationInternalErrorV1Beta2Reason, "Please check controller logs for errors")
+				markOwnerRemediated(m, remediationFailedReason, clusterv1.ConditionSeverityError, controlplanev1.KubeadmControlPlaneMachineRemediationInternalErrorV1Beta2Reason, conditions.InternalErrorMessage)
 				return false, err
 			}
 		}
 	}
 
 	if err := r.Client.Delete(ctx, m); err != nil {
-		markOwnerRemediated(m, remediationFailedReason, clusterv1.ConditionSeverityError, controlplanev1.KubeadmControlPlaneMachineRemediationInternalErrorV1Beta2Reason, "Please check controller logs for errors")
+		markOwnerRemediated(m, remediationFailedReason, clusterv1.ConditionSeverityError, controlplanev1.KubeadmControlPlaneMachineRemediationInternalErrorV1Beta2Reason, conditions.InternalErrorMessage)
 		return false, fmt.Errorf("deleting unhealthy Machine %s: %w", m.Name, err)
 	}
 	r.machineWrites.deleted(client.ObjectKeyFromObject(s.kcp), m.Name)

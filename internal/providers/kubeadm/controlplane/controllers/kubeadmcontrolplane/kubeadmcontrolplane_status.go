@@ -290,7 +290,7 @@ func setV1Beta2Conditions(s *scope) {
 	}
 	switch {
 	case s.certificatesErr != nil:
-		set(controlplanev1.KubeadmControlPlaneCertificatesAvailableV1Beta2Condition, metav1.ConditionUnknown, controlplanev1.KubeadmControlPlaneCertificatesInternalErrorV1Beta2Reason, "Please check controller logs for errors")
+		set(controlplanev1.KubeadmControlPlaneCertificatesAvailableV1Beta2Condition, metav1.ConditionUnknown, controlplanev1.KubeadmControlPlaneCertificatesInternalErrorV1Beta2Reason, conditions.InternalErrorMessage)
 	case s.cluster.Status.InfrastructureReady:
 		set(controlplanev1.KubeadmControlPlaneCertificatesAvailableV1Beta2Condition, metav1.ConditionTrue, controlplanev1.KubeadmControlPlaneCertificatesAvailableV1Beta2Reason, "")
 	}
