@@ -29,10 +29,12 @@ type scenarioFigures struct {
 	Bounds      map[string]float64   `json:"boundSeconds"`
 	APISamples  int                  `json:"apiSamples"`
 	APIFailures int                  `json:"apiFailures"`
-	EtcdSamples int                  `json:"etcdSamples"`
-	EtcdLosses  int                  `json:"etcdQuorumLosses"`
-	Violations  int                  `json:"violations"`
-	DataLost    int                  `json:"dataLost"`
+	// SlowestAPI is the longest a successful read of the workload API took, in seconds.
+	SlowestAPI  float64 `json:"slowestAPISeconds"`
+	EtcdSamples int     `json:"etcdSamples"`
+	EtcdLosses  int     `json:"etcdQuorumLosses"`
+	Violations  int     `json:"violations"`
+	DataLost    int     `json:"dataLost"`
 
 	injectedThisRun int
 	dataLost        int
@@ -65,6 +67,7 @@ func (s *scenarioFigures) converged(step string, took, bound time.Duration) {
 func (s *scenarioFigures) addSamples(r samples) {
 	s.APISamples += r.api
 	s.APIFailures += r.apiFailures
+	s.SlowestAPI = max(s.SlowestAPI, r.slowestAPI.Seconds())
 	s.EtcdSamples += r.etcd
 	s.EtcdLosses += r.etcdLosses
 	s.Violations += len(r.violations)
@@ -87,8 +90,8 @@ func (f *figures) print(w io.Writer, mode string, seed uint64, took time.Duratio
 		s.Survived, s.DataLost = s.survived, s.dataLost
 		faults += s.total()
 		survived += s.Survived
-		fmt.Fprintf(w, "  %s: %d faults injected, %d survived; %d API samples (%d failed), %d etcd samples (%d without quorum), %d violations, %d data lost\n",
-			s.Name, s.total(), s.Survived, s.APISamples, s.APIFailures, s.EtcdSamples, s.EtcdLosses, s.Violations, s.DataLost)
+		fmt.Fprintf(w, "  %s: %d faults injected, %d survived; %d API samples (%d failed, the slowest answered in %.1f s), %d etcd samples (%d without quorum), %d violations, %d data lost\n",
+			s.Name, s.total(), s.Survived, s.APISamples, s.APIFailures, s.SlowestAPI, s.EtcdSamples, s.EtcdLosses, s.Violations, s.DataLost)
 		kinds := make([]string, 0, len(s.Faults))
 		for k := range s.Faults {
 			kinds = append(kinds, k)

@@ -85,8 +85,9 @@ func connect(ctx context.Context, c client.Client, ns, name string) (*workloadCl
 	if err != nil {
 		return nil, err
 	}
-	// A sample every 200 ms, each retried by client-go on a connection reset: not throttled.
-	cfg.Timeout, cfg.QPS, cfg.Burst = 5*time.Second, 100, 200
+	// A sample every 200 ms, each retried by client-go on a connection reset: not throttled. A read must
+	// be answered within apiReadTimeout.
+	cfg.Timeout, cfg.QPS, cfg.Burst = apiReadTimeout, 100, 200
 	w := &workloadCluster{ns: ns, name: name, api: kubernetes.NewForConfigOrDie(cfg), data: map[string]string{}}
 
 	secret := &corev1.Secret{}
@@ -226,6 +227,7 @@ type sampler struct {
 
 	mu                      sync.Mutex
 	apiSamples, apiFailures int
+	slowestAPI              time.Duration
 	etcdSamples, etcdLosses int
 	excusedFaults           int
 	stepExcused             bool
@@ -247,6 +249,10 @@ type sampler struct {
 }
 
 const (
+	// apiReadTimeout is how long a read of the workload API may take, client-go's retries included: an
+	// API server that hangs (its etcd member stopped) leaves the endpoint within 5.2 s, then client-go
+	// retries on another after 1 s.
+	apiReadTimeout = 10 * time.Second
 	sampleInterval = 200 * time.Millisecond
 	// maxOutstanding bounds the samples waiting for an answer at once (a sample is started every 200 ms
 	// whether or not the last one answered).
@@ -314,6 +320,7 @@ func (s *sampler) sampleAPI(ctx context.Context) {
 	s.apiSamples++
 	if err == nil {
 		s.lastAPIOK = started
+		s.slowestAPI = max(s.slowestAPI, at.Sub(started))
 		s.maybeUp()
 		return
 	}
@@ -513,13 +520,14 @@ func (s *sampler) stop() samples {
 	s.wg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return samples{api: s.apiSamples, apiFailures: s.apiFailures, etcd: s.etcdSamples, etcdLosses: s.etcdLosses, violations: s.violations,
+	return samples{api: s.apiSamples, apiFailures: s.apiFailures, slowestAPI: s.slowestAPI, etcd: s.etcdSamples, etcdLosses: s.etcdLosses, violations: s.violations,
 		minHealthy: s.minHealthy, votingAtMin: s.votingAtMin}
 }
 
 // samples is what a sampler saw.
 type samples struct {
 	api, apiFailures, etcd, etcdLosses int
+	slowestAPI                         time.Duration
 	minHealthy, votingAtMin            int
 	violations                         []string
 }

@@ -30,9 +30,13 @@ type Options struct {
 	HeartbeatInterval time.Duration
 	// NodeStatusInterval is how often the nodes' Ready heartbeat time is refreshed (default 1m).
 	NodeStatusInterval time.Duration
-	// ProbeInterval is how often a ready API server's /readyz is checked (default 5s);
-	// StartingProbeInterval how often while it is not ready (default 200ms).
+	// ProbeInterval is how often a ready API server's /readyz is checked (default 1s): an API server that
+	// stops answering leaves the cluster's endpoint after two failed probes, within 5.2 s.
+	// StartingProbeInterval is how often while it is not ready, or after a failed probe (default 200ms).
 	ProbeInterval, StartingProbeInterval time.Duration
+	// NodeRefreshInterval is how often the control plane machines' mirror Pods are refreshed and the
+	// heartbeats checked (default 5s); a change of a machine's processes refreshes them at once.
+	NodeRefreshInterval time.Duration
 	// MinRestartBackoff and MaxRestartBackoff bound the delay before a crashed process is restarted
 	// (default 1s, doubling up to 30s).
 	MinRestartBackoff, MaxRestartBackoff time.Duration
@@ -50,7 +54,8 @@ func (o *Options) defaults() {
 	}
 	def(&o.HeartbeatInterval, 10*time.Second)
 	def(&o.NodeStatusInterval, time.Minute)
-	def(&o.ProbeInterval, 5*time.Second)
+	def(&o.ProbeInterval, time.Second)
+	def(&o.NodeRefreshInterval, 5*time.Second)
 	def(&o.StartingProbeInterval, 200*time.Millisecond)
 	def(&o.MinRestartBackoff, time.Second)
 	def(&o.MaxRestartBackoff, 30*time.Second)

@@ -23,7 +23,13 @@ import (
 )
 
 // newBackend returns a backend over dir whose intervals are short, stopped when the test ends.
-func newBackend(t *testing.T, dir string) *Backend {
+func newBackend(t testing.TB, dir string) *Backend {
+	t.Helper()
+	return newBackendWith(t, dir, nil)
+}
+
+// newBackendWith is newBackend with options changed by change.
+func newBackendWith(t testing.TB, dir string, change func(*Options)) *Backend {
 	t.Helper()
 	apiserver, err := binaries.Find("kube-apiserver", "")
 	if err != nil {
@@ -33,12 +39,16 @@ func newBackend(t *testing.T, dir string) *Backend {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := New(Options{
+	opts := Options{
 		DataDir: dir, KubeAPIServerPath: apiserver, EtcdPath: etcd,
 		HeartbeatInterval: 200 * time.Millisecond, NodeStatusInterval: 500 * time.Millisecond,
-		ProbeInterval: 200 * time.Millisecond, MinRestartBackoff: 100 * time.Millisecond, MaxRestartBackoff: time.Second,
+		ProbeInterval: 200 * time.Millisecond, NodeRefreshInterval: 200 * time.Millisecond, MinRestartBackoff: 100 * time.Millisecond, MaxRestartBackoff: time.Second,
 		StopTimeout: 5 * time.Second,
-	})
+	}
+	if change != nil {
+		change(&opts)
+	}
+	b, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +100,7 @@ func controlPlaneMachine(name string) backend.Machine {
 }
 
 // pidOf reads the pid file of one of a cluster's processes.
-func pidOf(t *testing.T, dir, machine, name string) int {
+func pidOf(t testing.TB, dir, machine, name string) int {
 	pid, err := procs.ReadPidFile(filepath.Join(dir, "machines", machine, name+".pid"))
 	if err != nil {
 		t.Fatal(err)

@@ -232,7 +232,7 @@ func (c *cluster) newClient() error {
 	}
 	pool := x509.NewCertPool()
 	pool.AddCert(ca.Cert)
-	httpClient := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
+	httpClient := &http.Client{Timeout: probeTimeout, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool, Certificates: []tls.Certificate{cert}},
 		// Each probe is a new connection: a restarted API server is probed, not a stale connection.
 		DisableKeepAlives: true,
@@ -379,7 +379,7 @@ func (c *cluster) nodeLoop(ctx context.Context) {
 	for {
 		c.refreshMirrorPods(ctx)
 		c.heartbeat(ctx)
-		t := time.NewTimer(c.b.opts.ProbeInterval)
+		t := time.NewTimer(c.b.opts.NodeRefreshInterval)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -392,8 +392,13 @@ func (c *cluster) nodeLoop(ctx context.Context) {
 }
 
 // probeFallThreshold is how many probes in a row must fail before a running API server that was ready
-// stops being ready, as a load balancer's health check "fall" count.
-const probeFallThreshold = 3
+// stops being ready, as a load balancer's health check "fall" count: one slow answer on a loaded machine
+// does not take an API server out, and one that hangs (its etcd member stopped) is out within
+// ProbeInterval + 2 × probeTimeout + StartingProbeInterval, 5.2 s at most with the defaults.
+const probeFallThreshold = 2
+
+// probeTimeout bounds one /readyz probe.
+const probeTimeout = 2 * time.Second
 
 // probe checks every control plane machine's API server and reports whether all are ready.
 func (c *cluster) probe(ctx context.Context) bool {
@@ -414,40 +419,46 @@ func (c *cluster) probe(ctx context.Context) bool {
 	c.statusMu.Lock()
 	httpClient := c.httpClient
 	c.statusMu.Unlock()
-	ready := map[*machine]bool{}
-	for _, t := range targets {
+	// The API servers are probed at once: one that hangs does not delay the probes of the others.
+	ready := make([]bool, len(targets))
+	var wg sync.WaitGroup
+	for i, t := range targets {
 		if !t.running {
 			continue
 		}
-		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		req, err := http.NewRequestWithContext(pctx, http.MethodGet, "https://127.0.0.1:"+strconv.Itoa(t.port)+"/readyz", nil)
-		if err == nil {
+		wg.Go(func() {
+			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+			defer cancel()
+			req, err := http.NewRequestWithContext(pctx, http.MethodGet, "https://127.0.0.1:"+strconv.Itoa(t.port)+"/readyz", nil)
+			if err != nil {
+				return
+			}
 			resp, err := httpClient.Do(req)
 			if err == nil {
 				_ = resp.Body.Close()
-				ready[t.m] = resp.StatusCode == http.StatusOK
+				ready[i] = resp.StatusCode == http.StatusOK
 			}
-		}
-		cancel()
+		})
 	}
+	wg.Wait()
 	c.mu.Lock()
 	changed := false
 	allReady := true
-	for _, t := range targets {
+	for i, t := range targets {
 		switch {
-		case ready[t.m] || !t.running:
+		case ready[i] || !t.running:
 			t.m.probeFailures = 0
 		case t.m.apiReady && t.m.probeFailures+1 < probeFallThreshold:
 			// Still running and ready a moment ago: one slow or failed probe does not take it out of
 			// the load balancer (which closes its connections).
 			t.m.probeFailures++
-			ready[t.m] = true
+			ready[i] = true
 		}
-		if t.m.apiReady != ready[t.m] {
+		if t.m.apiReady != ready[i] {
 			changed = true
-			t.m.apiReady = ready[t.m]
+			t.m.apiReady = ready[i]
 		}
-		allReady = allReady && ready[t.m] && t.m.probeFailures == 0 // a failing probe is retried soon
+		allReady = allReady && ready[i] && t.m.probeFailures == 0 // a failing probe is retried soon
 	}
 	c.updateBackends()
 	status := c.computeStatus()

@@ -133,7 +133,7 @@ func TestALearnerThatDoesNotRunSaysWhy(t *testing.T) {
 }
 
 // clusterOfOne runs cluster ns/c1 with one control plane machine, "a", on a backend of its own.
-func clusterOfOne(t *testing.T, g Gomega) (*Backend, types.NamespacedName, backend.Certificates, backend.ClusterStatus) {
+func clusterOfOne(t testing.TB, g Gomega) (*Backend, types.NamespacedName, backend.Certificates, backend.ClusterStatus) {
 	t.Helper()
 	b := newBackend(t, t.TempDir())
 	key := types.NamespacedName{Namespace: "ns", Name: "c1"}

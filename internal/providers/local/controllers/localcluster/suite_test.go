@@ -45,7 +45,7 @@ func startProvider(t *testing.T, dataDir string, watchFilter ...string) *provide
 	}
 	b, err := process.New(process.Options{
 		DataDir: dataDir, KubeAPIServerPath: apiserver, EtcdPath: etcd,
-		ProbeInterval: 200 * time.Millisecond, MinRestartBackoff: 100 * time.Millisecond, MaxRestartBackoff: time.Second,
+		ProbeInterval: 200 * time.Millisecond, NodeRefreshInterval: 200 * time.Millisecond, MinRestartBackoff: 100 * time.Millisecond, MaxRestartBackoff: time.Second,
 		StopTimeout: 5 * time.Second,
 	})
 	if err != nil {
