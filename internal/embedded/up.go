@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/yaml"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
@@ -184,21 +183,9 @@ func WriteRepository(s State) error {
 	if err := release.WriteRepository(s.RepositoryDir(), version, providers...); err != nil {
 		return err
 	}
-	type entry struct {
-		Name string `json:"name"`
-		Type string `json:"type"`
-		URL  string `json:"url"`
-	}
-	cfg := struct {
-		Providers []entry `json:"providers"`
-	}{}
-	for _, p := range providers {
-		cfg.Providers = append(cfg.Providers, entry{
-			Name: p.Name, Type: string(p.Type),
-			URL: filepath.Join(s.RepositoryDir(), p.Label(), "latest", p.ComponentsFile()),
-		})
-	}
-	data, err := yaml.Marshal(cfg)
+	data, err := release.ProvidersConfig(func(p release.Provider) string {
+		return filepath.Join(s.RepositoryDir(), p.Label(), "latest", p.ComponentsFile())
+	}, providers...)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,8 @@ import (
 	"net"
 	"os"
 	"time"
+
+	certutil "k8s.io/client-go/util/cert"
 )
 
 // KeyPair is a certificate and its private key.
@@ -238,6 +240,15 @@ func ParseCert(data []byte) (*x509.Certificate, error) {
 			return x509.ParseCertificate(block.Bytes)
 		}
 	}
+}
+
+// ParseCerts reads every certificate of a PEM bundle, in order; an error when it holds none.
+func ParseCerts(data []byte) ([]*x509.Certificate, error) {
+	certs, err := certutil.ParseCertsPEM(data)
+	if err != nil {
+		return nil, fmt.Errorf("reading the PEM certificates: %w", err)
+	}
+	return certs, nil
 }
 
 // ParseKey reads a PKCS#8, PKCS#1 (RSA) or SEC 1 (EC) private key from PEM.

@@ -125,6 +125,18 @@ func GitHubRelease(o GitHubReleaseOptions, providers ...Provider) (map[string][]
 // files of the providers under releaseURL, for example
 // https://github.com/capstan-dev/capstan/releases/v0.1.0.
 func ClusterctlConfig(releaseURL string, providers ...Provider) ([]byte, error) {
+	data, err := ProvidersConfig(func(p Provider) string { return strings.TrimSuffix(releaseURL, "/") + "/" + p.ComponentsFile() }, providers...)
+	if err != nil {
+		return nil, err
+	}
+	header := "# capstan's providers for clusterctl: `clusterctl init --config clusterctl.yaml --infrastructure local`,\n" +
+		"# or copy the entries into ~/.config/cluster-api/clusterctl.yaml. See docs/release.md.\n"
+	return append([]byte(header), data...), nil
+}
+
+// ProvidersConfig returns a clusterctl configuration of the providers entries of providers, each with the
+// URL of its components file that url returns.
+func ProvidersConfig(url func(Provider) string, providers ...Provider) ([]byte, error) {
 	type entry struct {
 		Name string `json:"name"`
 		Type string `json:"type"`
@@ -134,15 +146,9 @@ func ClusterctlConfig(releaseURL string, providers ...Provider) ([]byte, error) 
 		Providers []entry `json:"providers"`
 	}{}
 	for _, p := range providers {
-		cfg.Providers = append(cfg.Providers, entry{Name: p.Name, Type: string(p.Type), URL: strings.TrimSuffix(releaseURL, "/") + "/" + p.ComponentsFile()})
+		cfg.Providers = append(cfg.Providers, entry{Name: p.Name, Type: string(p.Type), URL: url(p)})
 	}
-	data, err := yaml.Marshal(cfg)
-	if err != nil {
-		return nil, err
-	}
-	header := "# capstan's providers for clusterctl: `clusterctl init --config clusterctl.yaml --infrastructure local`,\n" +
-		"# or copy the entries into ~/.config/cluster-api/clusterctl.yaml. See docs/release.md.\n"
-	return append([]byte(header), data...), nil
+	return yaml.Marshal(cfg)
 }
 
 // Checksums returns checksums.txt of the files: "<sha256 hex>  <name>" lines in name order.

@@ -177,24 +177,21 @@ func (p Provider) render(o Options) ([]byte, error) {
 		}
 	}
 
-	var buf bytes.Buffer
-	for i, u := range objs {
+	docs := make([]unstructured.Unstructured, 0, len(objs))
+	for _, u := range objs {
 		labels := u.GetLabels()
 		if labels == nil {
 			labels = map[string]string{}
 		}
 		labels[clusterv1.ProviderNameLabel] = p.Label()
 		u.SetLabels(labels)
-		data, err := yaml.Marshal(u.Object)
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			buf.WriteString("---\n")
-		}
-		buf.Write(data)
+		docs = append(docs, *u)
 	}
-	return buf.Bytes(), nil
+	data, err := manifest.Marshal(docs)
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
 }
 
 // WriteRepository writes the artifacts of each provider's release into dir in the clusterctl local

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +30,29 @@ func OwnedKeys(obj metav1.Object, manager, field string) sets.Set[string] {
 				out.Insert(name)
 			}
 		}
+	}
+	return out
+}
+
+// SyncMetadata returns current with want applied: every key of want set to its value, and the keys the
+// controller set itself (owned, from OwnedKeys) but no longer wants removed; the other keys stay. An empty
+// result is current when that was empty too (nil or not: no change to write), nil otherwise.
+func SyncMetadata(current, want map[string]string, owned sets.Set[string]) map[string]string {
+	out := maps.Clone(current)
+	if out == nil && len(want) > 0 {
+		out = map[string]string{}
+	}
+	for k := range owned {
+		if _, ok := want[k]; !ok {
+			delete(out, k)
+		}
+	}
+	maps.Copy(out, want)
+	if len(out) == 0 {
+		if len(current) == 0 {
+			return current
+		}
+		return nil
 	}
 	return out
 }

@@ -1,7 +1,6 @@
 package webhooks
 
 import (
-	"bytes"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -24,9 +23,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
-	"sigs.k8s.io/yaml"
 
 	"github.com/capstan-dev/capstan/internal/localnet"
+	"github.com/capstan-dev/capstan/internal/manifest"
 	"github.com/capstan-dev/capstan/internal/webhooks/certs"
 )
 
@@ -242,24 +241,21 @@ func (s Set) ManifestsYAML(scheme *runtime.Scheme, namespace string) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	buf.WriteString("# The webhooks of the manager and their Service; generated from internal/webhooks by `make generate`, do not edit.\n" +
-		"# The manager writes the CA bundle of its self-managed certificates into the configurations (see docs/webhooks.md).\n")
-	for i, obj := range objs {
+	docs := make([]unstructured.Unstructured, 0, len(objs))
+	for _, obj := range objs {
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
 			return nil, err
 		}
 		delete(u, "status")
 		unstructured.RemoveNestedField(u, "metadata", "creationTimestamp")
-		data, err := yaml.Marshal(u)
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			buf.WriteString("---\n")
-		}
-		buf.Write(data)
+		docs = append(docs, unstructured.Unstructured{Object: u})
 	}
-	return buf.Bytes(), nil
+	data, err := manifest.Marshal(docs)
+	if err != nil {
+		return nil, err
+	}
+	header := "# The webhooks of the manager and their Service; generated from internal/webhooks by `make generate`, do not edit.\n" +
+		"# The manager writes the CA bundle of its self-managed certificates into the configurations (see docs/webhooks.md).\n"
+	return append(append([]byte(header), data...), '\n'), nil
 }

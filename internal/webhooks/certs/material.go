@@ -5,8 +5,6 @@ import (
 	"crypto"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
-	"errors"
 	"fmt"
 	"time"
 
@@ -70,7 +68,7 @@ func (m *material) bundlePEM() []byte {
 
 // fromSecret reads the material of a certificate Secret.
 func fromSecret(s *corev1.Secret) (*material, error) {
-	cas, err := parseBundle(s.Data[CAKey])
+	cas, err := pki.ParseCerts(s.Data[CAKey])
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", CAKey, err)
 	}
@@ -97,29 +95,6 @@ func publicKeysEqual(kp *pki.KeyPair) bool {
 	type equaler interface{ Equal(x crypto.PublicKey) bool }
 	pub, ok := kp.Cert.PublicKey.(equaler)
 	return ok && pub.Equal(kp.Key.Public())
-}
-
-func parseBundle(data []byte) ([]*x509.Certificate, error) {
-	var out []*x509.Certificate
-	for {
-		var block *pem.Block
-		block, data = pem.Decode(data)
-		if block == nil {
-			break
-		}
-		if block.Type != "CERTIFICATE" {
-			continue
-		}
-		cert, err := x509.ParseCertificate(block.Bytes)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, cert)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no certificate")
-	}
-	return out, nil
 }
 
 // data returns the Secret data holding the material.

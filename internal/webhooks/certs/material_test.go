@@ -67,5 +67,5 @@ func TestSecretRoundTrip(t *testing.T) {
 	_, err = fromSecret(&corev1.Secret{Data: mixed})
 	g.Expect(err).To(MatchError(ContainSubstring("ca.key is not the key of the first certificate of ca.crt")))
 	_, err = fromSecret(&corev1.Secret{Data: map[string][]byte{CAKey: []byte("garbage")}})
-	g.Expect(err).To(MatchError(ContainSubstring("ca.crt: no certificate")))
+	g.Expect(err).To(MatchError(ContainSubstring("ca.crt: reading the PEM certificates: data does not contain any valid RSA or ECDSA certificates")))
 }

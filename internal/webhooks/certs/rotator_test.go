@@ -16,6 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/capstan-dev/capstan/internal/pki"
 )
 
 func TestRotatorKeepsTheSecretAndTheBundles(t *testing.T) {
@@ -92,10 +94,10 @@ func TestRotatorKeepsTheSecretAndTheBundles(t *testing.T) {
 	now = now.Add(850 * time.Hour)
 	reconcileOnce()
 	rotated := secret()
-	bundle, err := parseBundle(rotated.Data[CAKey])
+	bundle, err := pki.ParseCerts(rotated.Data[CAKey])
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(bundle).To(HaveLen(2))
-	old, err := parseBundle(ca)
+	old, err := pki.ParseCerts(ca)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(bundle[1].Equal(old[0])).To(BeTrue(), "the old CA stays trusted until it expires")
 	ourBundle, _ = bundles()

@@ -20,6 +20,8 @@ import (
 	"path"
 	"time"
 
+	"github.com/capstan-dev/capstan/internal/pki"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -189,26 +191,14 @@ func (c Certificates) Files() []bootstrapv1.File {
 // Hashes returns the "sha256:<hex>" pins of the public keys of the certificates in Cert, as kubeadm's
 // discovery caCertHashes.
 func (c *Certificate) Hashes() ([]string, error) {
-	var out []string
-	rest := c.Cert
-	for {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			break
-		}
-		if block.Type != "CERTIFICATE" {
-			continue
-		}
-		cert, err := x509.ParseCertificate(block.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("parsing the %s certificate: %w", c.Purpose, err)
-		}
+	certs, err := pki.ParseCerts(c.Cert)
+	if err != nil {
+		return nil, fmt.Errorf("the %s Secret: %w", c.Purpose, err)
+	}
+	out := make([]string, 0, len(certs))
+	for _, cert := range certs {
 		sum := sha256.Sum256(cert.RawSubjectPublicKeyInfo)
 		out = append(out, "sha256:"+hex.EncodeToString(sum[:]))
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("the %s Secret holds no PEM certificate", c.Purpose)
 	}
 	return out, nil
 }

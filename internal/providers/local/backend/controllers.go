@@ -4,9 +4,13 @@ package backend
 // and which backend cluster a Cluster names.
 
 import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -46,4 +50,22 @@ func ClusterOf(cluster *clusterv1.Cluster) (types.NamespacedName, bool) {
 		return types.NamespacedName{}, false
 	}
 	return types.NamespacedName{Namespace: cluster.Namespace, Name: ref.Name}, true
+}
+
+// LiveClusterOf returns the key of a Cluster's LocalCluster and whether that exists and is not being deleted:
+// a machine of a live cluster is deleted from the backend on its own; once the LocalCluster goes, its
+// deletion removes every machine at once.
+func LiveClusterOf(ctx context.Context, c client.Reader, cluster *clusterv1.Cluster) (types.NamespacedName, bool, error) {
+	key, ok := ClusterOf(cluster)
+	if !ok {
+		return key, false, nil
+	}
+	lc := &infrav1.LocalCluster{}
+	if err := c.Get(ctx, key, lc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return key, false, nil
+		}
+		return key, false, err
+	}
+	return key, lc.DeletionTimestamp.IsZero(), nil
 }

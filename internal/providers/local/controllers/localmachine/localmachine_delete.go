@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -31,31 +30,25 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
 	}
 	if s.machine != nil && s.cluster != nil {
-		if key, ok := backend.ClusterOf(s.cluster); ok {
-			lc := &infrav1.LocalCluster{}
-			err := r.Client.Get(ctx, key, lc)
+		key, live, err := backend.LiveClusterOf(ctx, r.Client, s.cluster)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if live {
+			ctrl.LoggerFrom(ctx).Info("Deleting the machine: its Node, and for a control plane machine its etcd member and processes")
+			err := r.Backend.DeleteMachine(ctx, key, s.machine.Name)
 			switch {
-			case apierrors.IsNotFound(err):
+			case errors.Is(err, backend.ErrClusterNotReady) && !s.cluster.DeletionTimestamp.IsZero():
+				// The Cluster is going, its control plane machines may be gone already: there is no API
+				// server left to delete the Node from, and the LocalCluster's deletion removes the rest
+				// (upstream skips the Node deletion of a Cluster being deleted too).
+				ctrl.LoggerFrom(ctx).Info("The Cluster is being deleted and its control plane is gone: leaving the Node to the LocalCluster's deletion")
+			case errors.Is(err, backend.ErrClusterNotReady):
+				s.facts.waiting = infrav1.WaitingForControlPlaneReason
+				return ctrl.Result{RequeueAfter: r.RetryInterval}, nil
 			case err != nil:
-				return ctrl.Result{}, err
-			case lc.DeletionTimestamp.IsZero():
-				ctrl.LoggerFrom(ctx).Info("Deleting the machine: its Node, and for a control plane machine its etcd member and processes")
-				err := r.Backend.DeleteMachine(ctx, key, s.machine.Name)
-				if errors.Is(err, backend.ErrClusterNotReady) && !s.cluster.DeletionTimestamp.IsZero() {
-					// The Cluster is going, its control plane machines may be gone already: there is no
-					// API server left to delete the Node from, and the LocalCluster's deletion removes the
-					// rest (upstream skips the Node deletion of a Cluster being deleted too).
-					ctrl.LoggerFrom(ctx).Info("The Cluster is being deleted and its control plane is gone: leaving the Node to the LocalCluster's deletion")
-					break
-				}
-				if errors.Is(err, backend.ErrClusterNotReady) {
-					s.facts.waiting = infrav1.WaitingForControlPlaneReason
-					return ctrl.Result{RequeueAfter: r.RetryInterval}, nil
-				}
-				if err != nil {
-					s.facts.deleteFailed = true
-					return ctrl.Result{}, fmt.Errorf("deleting machine %s: %w", s.machine.Name, err)
-				}
+				s.facts.deleteFailed = true
+				return ctrl.Result{}, fmt.Errorf("deleting machine %s: %w", s.machine.Name, err)
 			}
 		}
 	}

@@ -328,29 +328,24 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, nil
 	}
 	if s.cluster != nil {
-		if key, ok := backend.ClusterOf(s.cluster); ok {
-			lc := &infrav1.LocalCluster{}
-			err := r.Client.Get(ctx, key, lc)
-			switch {
-			case apierrors.IsNotFound(err):
-			case err != nil:
-				return ctrl.Result{}, err
-			case lc.DeletionTimestamp.IsZero():
-				for _, id := range pool.Spec.ProviderIDList {
-					i, ok := instanceIndex(pool.Name, id)
-					if !ok {
-						continue
-					}
-					ctrl.LoggerFrom(ctx).Info("Removing an instance of the pool", "instance", instanceName(pool.Name, i))
-					err := r.Backend.DeleteMachine(ctx, key, instanceName(pool.Name, i))
-					if errors.Is(err, backend.ErrClusterNotReady) {
-						s.facts.waiting = infrav1.WaitingForControlPlaneReason
-						return ctrl.Result{RequeueAfter: r.RetryInterval}, nil
-					}
-					if err != nil {
-						return ctrl.Result{}, fmt.Errorf("removing instance %s: %w", instanceName(pool.Name, i), err)
-					}
-				}
+		key, live, err := backend.LiveClusterOf(ctx, r.Client, s.cluster)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		// A LocalCluster being deleted (or gone) removes every instance itself.
+		for _, id := range pool.Spec.ProviderIDList {
+			i, ok := instanceIndex(pool.Name, id)
+			if !live || !ok {
+				continue
+			}
+			ctrl.LoggerFrom(ctx).Info("Removing an instance of the pool", "instance", instanceName(pool.Name, i))
+			err := r.Backend.DeleteMachine(ctx, key, instanceName(pool.Name, i))
+			if errors.Is(err, backend.ErrClusterNotReady) {
+				s.facts.waiting = infrav1.WaitingForControlPlaneReason
+				return ctrl.Result{RequeueAfter: r.RetryInterval}, nil
+			}
+			if err != nil {
+				return ctrl.Result{}, fmt.Errorf("removing instance %s: %w", instanceName(pool.Name, i), err)
 			}
 		}
 	}

@@ -27,6 +27,7 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/external"
 	"github.com/capstan-dev/capstan/internal/labelformat"
+	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
 // fieldOwner is the field manager of the provider's writes, upstream's.
@@ -231,8 +232,8 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) error {
 			if err != nil {
 				return err
 			}
-			m.Labels = syncMetadata(m.Labels, want.Labels, ownedKeys(m, "f:labels"))
-			m.Annotations = syncMetadata(m.Annotations, want.Annotations, ownedKeys(m, "f:annotations"))
+			m.Labels = rollout.SyncMetadata(m.Labels, want.Labels, rollout.OwnedKeys(m, fieldOwner, "f:labels"))
+			m.Annotations = rollout.SyncMetadata(m.Annotations, want.Annotations, rollout.OwnedKeys(m, fieldOwner, "f:annotations"))
 			m.Spec.ReadinessGates = want.Spec.ReadinessGates
 		}
 		if !reflect.DeepEqual(before.ObjectMeta, m.ObjectMeta) || !reflect.DeepEqual(before.Spec, m.Spec) {
@@ -279,8 +280,8 @@ func (r *Reconciler) syncObjectMetadata(ctx context.Context, obj client.Object, 
 			wantAnnotations[k] = v
 		}
 	}
-	obj.SetLabels(syncMetadata(obj.GetLabels(), labels, ownedKeys(obj, "f:labels")))
-	obj.SetAnnotations(syncMetadata(obj.GetAnnotations(), wantAnnotations, ownedKeys(obj, "f:annotations")))
+	obj.SetLabels(rollout.SyncMetadata(obj.GetLabels(), labels, rollout.OwnedKeys(obj, fieldOwner, "f:labels")))
+	obj.SetAnnotations(rollout.SyncMetadata(obj.GetAnnotations(), wantAnnotations, rollout.OwnedKeys(obj, fieldOwner, "f:annotations")))
 	if reflect.DeepEqual(base.GetLabels(), obj.GetLabels()) && reflect.DeepEqual(base.GetAnnotations(), obj.GetAnnotations()) {
 		return nil
 	}
@@ -288,45 +289,4 @@ func (r *Reconciler) syncObjectMetadata(ctx context.Context, obj client.Object, 
 		return fmt.Errorf("updating the labels and annotations of %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
 	}
 	return nil
-}
-
-// syncMetadata returns current with want applied, less the keys this controller owned and no longer wants.
-func syncMetadata(current, want map[string]string, owned map[string]bool) map[string]string {
-	out := maps.Clone(current)
-	if out == nil {
-		out = map[string]string{}
-	}
-	for k := range owned {
-		if _, ok := want[k]; !ok {
-			delete(out, k)
-		}
-	}
-	maps.Copy(out, want)
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-// ownedKeys returns the keys of metadata.labels ("f:labels") or metadata.annotations ("f:annotations") the
-// controller's field manager owns.
-func ownedKeys(obj metav1.Object, field string) map[string]bool {
-	out := map[string]bool{}
-	for _, mf := range obj.GetManagedFields() {
-		if mf.Manager != fieldOwner || mf.Subresource != "" || mf.FieldsV1 == nil {
-			continue
-		}
-		var fields map[string]any
-		if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields); err != nil {
-			continue
-		}
-		md, _ := fields["f:metadata"].(map[string]any)
-		keys, _ := md[field].(map[string]any)
-		for k := range keys {
-			if name, ok := strings.CutPrefix(k, "f:"); ok {
-				out[name] = true
-			}
-		}
-	}
-	return out
 }
