@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -41,6 +42,8 @@ var (
 	maxFaults = 5
 	mgmt      *harness
 	report    = &figures{}
+	// stateRoot holds the run's state, kept when the run fails.
+	stateRoot string
 )
 
 func TestMain(m *testing.M) {
@@ -103,6 +106,7 @@ func runSuite(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	stateRoot = root
 	code := 1
 	defer func() {
 		if code == 0 {
@@ -428,8 +432,8 @@ func runScenario(t *testing.T, sc scenario, round int) {
 		res := r.samplers[name].stop()
 		delete(r.samplers, name)
 		r.stats.addSamples(res)
-		t.Logf("cluster %s: %d API samples (%d failed, the slowest answered in %s), %d etcd samples (%d without quorum)",
-			name, res.api, res.apiFailures, res.slowestAPI.Round(10*time.Millisecond), res.etcd, res.etcdLosses)
+		t.Logf("cluster %s: %d API samples (%d failed, the slowest answered in %s), %d etcd samples (%d without quorum, the slowest answered in %s)",
+			name, res.api, res.apiFailures, res.slowestAPI.Round(10*time.Millisecond), res.etcd, res.etcdLosses, res.slowestEtcd.Round(10*time.Millisecond))
 		for _, v := range res.violations {
 			t.Errorf("invariant violated: %s", v)
 			violations++
@@ -651,8 +655,12 @@ func (r *run) stalled() bool {
 	return len(r.resume) > 0
 }
 
-// cleanup deletes the scenario's namespace: its remaining Clusters first, then the namespace.
+// cleanup deletes the scenario's namespace: its remaining Clusters first, then the namespace. When the
+// scenario failed, the logs of its workload clusters' processes are kept first (their data goes with them).
 func (r *run) cleanup(ctx context.Context) {
+	if r.t.Failed() {
+		r.keepWorkloadLogs()
+	}
 	r.whereMu.Lock()
 	for pid := range r.resume {
 		_ = syscall.Kill(pid, syscall.SIGCONT)
@@ -853,5 +861,39 @@ func deleteCluster(cluster string) func(context.Context, Gomega, *run) {
 		g.Eventually(func() error {
 			return client.IgnoreNotFound(r.hOf(cluster).client.Delete(ctx, &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: r.ns, Name: cluster}}))
 		}, time.Minute, time.Second).Should(Succeed())
+	}
+}
+
+// keepWorkloadLogs copies the logs of the workload clusters' processes (etcd, kube-apiserver) into the
+// run's state directory, under workload/<namespace>/<cluster>/.
+func (r *run) keepWorkloadLogs() {
+	for _, name := range r.clusterNames() {
+		src := r.clusters[name].dir()
+		if src == "" {
+			continue
+		}
+		dst := filepath.Join(stateRoot, "workload", r.ns, name)
+		err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || filepath.Ext(path) != ".log" {
+				return err
+			}
+			rel, err := filepath.Rel(src, path)
+			if err != nil {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o700); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dst, rel), data, 0o600)
+		})
+		if err != nil {
+			r.t.Logf("keeping the logs of cluster %s: %v", name, err)
+			continue
+		}
+		r.t.Logf("the logs of cluster %s's processes are kept in %s", name, dst)
 	}
 }

@@ -29,8 +29,10 @@ type scenarioFigures struct {
 	Bounds      map[string]float64   `json:"boundSeconds"`
 	APISamples  int                  `json:"apiSamples"`
 	APIFailures int                  `json:"apiFailures"`
-	// SlowestAPI is the longest a successful read of the workload API took, in seconds.
+	// SlowestAPI and SlowestEtcd are the longest a successful read of the workload API and of the etcd
+	// members took, in seconds.
 	SlowestAPI  float64 `json:"slowestAPISeconds"`
+	SlowestEtcd float64 `json:"slowestEtcdSeconds"`
 	EtcdSamples int     `json:"etcdSamples"`
 	EtcdLosses  int     `json:"etcdQuorumLosses"`
 	Violations  int     `json:"violations"`
@@ -68,6 +70,7 @@ func (s *scenarioFigures) addSamples(r samples) {
 	s.APISamples += r.api
 	s.APIFailures += r.apiFailures
 	s.SlowestAPI = max(s.SlowestAPI, r.slowestAPI.Seconds())
+	s.SlowestEtcd = max(s.SlowestEtcd, r.slowestEtcd.Seconds())
 	s.EtcdSamples += r.etcd
 	s.EtcdLosses += r.etcdLosses
 	s.Violations += len(r.violations)
@@ -90,8 +93,8 @@ func (f *figures) print(w io.Writer, mode string, seed uint64, took time.Duratio
 		s.Survived, s.DataLost = s.survived, s.dataLost
 		faults += s.total()
 		survived += s.Survived
-		fmt.Fprintf(w, "  %s: %d faults injected, %d survived; %d API samples (%d failed, the slowest answered in %.1f s), %d etcd samples (%d without quorum), %d violations, %d data lost\n",
-			s.Name, s.total(), s.Survived, s.APISamples, s.APIFailures, s.SlowestAPI, s.EtcdSamples, s.EtcdLosses, s.Violations, s.DataLost)
+		fmt.Fprintf(w, "  %s: %d faults injected, %d survived; %d API samples (%d failed, the slowest answered in %.1f s), %d etcd samples (%d without quorum, the slowest answered in %.1f s), %d violations, %d data lost\n",
+			s.Name, s.total(), s.Survived, s.APISamples, s.APIFailures, s.SlowestAPI, s.EtcdSamples, s.EtcdLosses, s.SlowestEtcd, s.Violations, s.DataLost)
 		kinds := make([]string, 0, len(s.Faults))
 		for k := range s.Faults {
 			kinds = append(kinds, k)

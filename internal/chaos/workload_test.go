@@ -205,7 +205,7 @@ func (w *workloadCluster) etcdHealth(ctx context.Context) (healthy, voting int, 
 		return 0, 0, nil, err
 	}
 	defer func() { _ = cli.Close() }()
-	p, err := etcdtest.ProbeMembers(ctx, cli)
+	p, err := etcdtest.ProbeMembers(ctx, cli, apiReadTimeout)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -227,7 +227,7 @@ type sampler struct {
 
 	mu                      sync.Mutex
 	apiSamples, apiFailures int
-	slowestAPI              time.Duration
+	slowestAPI, slowestEtcd time.Duration
 	etcdSamples, etcdLosses int
 	excusedFaults           int
 	stepExcused             bool
@@ -249,9 +249,10 @@ type sampler struct {
 }
 
 const (
-	// apiReadTimeout is how long a read of the workload API may take, client-go's retries included: an
-	// API server that hangs (its etcd member stopped) leaves the endpoint within 5.2 s, then client-go
-	// retries on another after 1 s.
+	// apiReadTimeout is how long a read of the workload API may take, client-go's retries included (an
+	// API server that hangs, its etcd member stopped, leaves the endpoint within 5.2 s, then client-go
+	// retries on another after 1 s), and the linearizable read of the etcd members (across a change of
+	// leader, when the leader's member stops, etcd itself gives a request 7 s; a quorum lost lasts).
 	apiReadTimeout = 10 * time.Second
 	sampleInterval = 200 * time.Millisecond
 	// maxOutstanding bounds the samples waiting for an answer at once (a sample is started every 200 ms
@@ -355,6 +356,7 @@ func (s *sampler) sampleEtcd(ctx context.Context) {
 	s.etcdSamples++
 	if err == nil {
 		s.lastQuorumOK = started
+		s.slowestEtcd = max(s.slowestEtcd, at.Sub(started))
 		s.maybeUp()
 		if voting > 0 && (s.minHealthy == 0 || healthy < s.minHealthy) {
 			s.minHealthy, s.votingAtMin = healthy, voting
@@ -520,14 +522,14 @@ func (s *sampler) stop() samples {
 	s.wg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return samples{api: s.apiSamples, apiFailures: s.apiFailures, slowestAPI: s.slowestAPI, etcd: s.etcdSamples, etcdLosses: s.etcdLosses, violations: s.violations,
+	return samples{api: s.apiSamples, apiFailures: s.apiFailures, slowestAPI: s.slowestAPI, slowestEtcd: s.slowestEtcd, etcd: s.etcdSamples, etcdLosses: s.etcdLosses, violations: s.violations,
 		minHealthy: s.minHealthy, votingAtMin: s.votingAtMin}
 }
 
 // samples is what a sampler saw.
 type samples struct {
 	api, apiFailures, etcd, etcdLosses int
-	slowestAPI                         time.Duration
+	slowestAPI, slowestEtcd            time.Duration
 	minHealthy, votingAtMin            int
 	violations                         []string
 }

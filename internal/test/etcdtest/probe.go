@@ -38,11 +38,12 @@ func (p Probe) Failures() []string {
 	return out
 }
 
-// ProbeMembers lists the members through cli within 5 s — a linearizable read: it answers only while a
-// quorum of voting members does, so an error means no quorum (or no answer in time) — then asks each
-// voting member for its status within 3 s (a live member may answer slower on a loaded machine).
-func ProbeMembers(ctx context.Context, cli *clientv3.Client) (Probe, error) {
-	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+// ProbeMembers lists the members through cli within listTimeout — a linearizable read: it answers only
+// while a quorum of voting members does, so an error means no quorum (or no answer in time; across a
+// change of leader etcd itself gives a request 7 s) — then asks each voting member for its status within
+// 3 s (a live member may answer slower on a loaded machine).
+func ProbeMembers(ctx context.Context, cli *clientv3.Client, listTimeout time.Duration) (Probe, error) {
+	lctx, cancel := context.WithTimeout(ctx, listTimeout)
 	members, err := cli.MemberList(lctx)
 	cancel()
 	if err != nil {

@@ -88,7 +88,7 @@ func (s *etcdSampler) sample(ctx context.Context, c *cluster, ports []int) {
 		return
 	}
 	defer func() { _ = cli.Close() }()
-	p, err := etcdtest.ProbeMembers(ctx, cli)
+	p, err := etcdtest.ProbeMembers(ctx, cli, 5*time.Second)
 	if ctx.Err() != nil {
 		return
 	}
