@@ -1,0 +1,114 @@
+package v1beta2
+
+import (
+	"encoding/json"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta2"
+	"github.com/capstan-dev/capstan/api/internal/apitest"
+)
+
+func TestUnsetFieldsAreNotSerialized(t *testing.T) {
+	objects, err := apitest.ZeroObjects(AddToScheme, GroupVersion, &KubeadmConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objects) != 4 {
+		t.Fatalf("the scheme knows %d types of this package, want the 2 kinds and their lists", len(objects))
+	}
+	// What a user typically sets, with every other optional struct unset.
+	objects["KubeadmConfig of a joining node"] = &KubeadmConfig{Spec: KubeadmConfigSpec{
+		JoinConfiguration: JoinConfiguration{NodeRegistration: NodeRegistrationOptions{
+			KubeletExtraArgs: []Arg{{Name: "v", Value: new(string)}},
+		}},
+		Files: []File{{Path: "/etc/motd", Content: "hello"}},
+	}}
+	objects["KubeadmConfigTemplate with a cluster configuration"] = &KubeadmConfigTemplate{Spec: KubeadmConfigTemplateSpec{
+		Template: KubeadmConfigTemplateResource{Spec: KubeadmConfigSpec{
+			ClusterConfiguration: ClusterConfiguration{APIServer: APIServer{CertSANs: []string{"example.com"}}},
+			InitConfiguration:    InitConfiguration{BootstrapTokens: []BootstrapToken{{Description: "first"}}},
+		}},
+	}}
+	for name, obj := range objects {
+		empty, err := apitest.EmptyObjects(obj)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(empty) > 0 {
+			t.Errorf("%s serializes empty objects at %v", name, empty)
+		}
+	}
+}
+
+func TestNodeRegistrationKeepsAnEmptyTaintList(t *testing.T) {
+	// An empty list registers the Node without taints; unset lets kubeadm taint a control plane node.
+	for _, c := range []struct {
+		taints *[]corev1.Taint
+		want   string
+	}{{nil, `{"name":"n"}`}, {&[]corev1.Taint{}, `{"name":"n","taints":[]}`}} {
+		data, err := json.Marshal(NodeRegistrationOptions{Name: "n", Taints: c.taints})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(data) != c.want {
+			t.Errorf("serialized %s, want %s", data, c.want)
+		}
+	}
+}
+
+func TestBootstrapTokenString(t *testing.T) {
+	var bt BootstrapToken
+	if err := json.Unmarshal([]byte(`{"token":"abcdef.0123456789abcdef"}`), &bt); err != nil {
+		t.Fatal(err)
+	}
+	if bt.Token.ID != "abcdef" || bt.Token.Secret != "0123456789abcdef" {
+		t.Errorf("parsed %+v", bt.Token)
+	}
+	out, err := json.Marshal(bt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != `{"token":"abcdef.0123456789abcdef"}` {
+		t.Errorf("serialized %s", out)
+	}
+	if err := json.Unmarshal([]byte(`{"token":"not-a-token"}`), &bt); err == nil {
+		t.Error("a malformed token was accepted")
+	}
+	if out, _ := json.Marshal(BootstrapToken{}); string(out) != `{}` {
+		t.Errorf("a token without a value serializes as %s, want {}", out)
+	}
+}
+
+func TestV1Beta1ConditionsLiveUnderStatusDeprecated(t *testing.T) {
+	c := &KubeadmConfig{}
+	if got := c.GetV1Beta1Conditions(); got != nil {
+		t.Fatalf("a new KubeadmConfig has v1beta1 conditions %v", got)
+	}
+	c.SetV1Beta1Conditions(clusterv1.Conditions{{Type: "DataSecretAvailable", Status: "True"}})
+	c.SetConditions([]metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue}})
+	data, err := json.Marshal(c.Status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var status struct {
+		Conditions []struct{ Type string } `json:"conditions"`
+		Deprecated struct {
+			V1Beta1 struct {
+				Conditions []struct{ Type string } `json:"conditions"`
+			} `json:"v1beta1"`
+		} `json:"deprecated"`
+	}
+	if err := json.Unmarshal(data, &status); err != nil {
+		t.Fatal(err)
+	}
+	if len(status.Conditions) != 1 || status.Conditions[0].Type != "Ready" ||
+		len(status.Deprecated.V1Beta1.Conditions) != 1 || status.Deprecated.V1Beta1.Conditions[0].Type != "DataSecretAvailable" {
+		t.Errorf("status is %s, want Ready in status.conditions and DataSecretAvailable in status.deprecated.v1beta1.conditions", data)
+	}
+	if got := c.GetV1Beta1Conditions(); len(got) != 1 || got[0].Type != "DataSecretAvailable" {
+		t.Errorf("GetV1Beta1Conditions returns %v", got)
+	}
+}
