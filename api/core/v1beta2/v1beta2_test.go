@@ -1,7 +1,7 @@
 package v1beta2
 
 import (
-	"encoding/json"
+	"slices"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,24 +45,15 @@ func TestV1Beta1ConditionsLiveUnderStatusDeprecated(t *testing.T) {
 	}
 	m.SetV1Beta1Conditions(Conditions{{Type: "Ready", Status: "True"}})
 	m.SetConditions([]metav1.Condition{{Type: "Available", Status: metav1.ConditionTrue}})
-	data, err := json.Marshal(m.Status)
+	conditions, v1beta1, err := apitest.ConditionTypes(m.Status)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var status struct {
-		Conditions []struct{ Type string } `json:"conditions"`
-		Deprecated struct {
-			V1Beta1 struct {
-				Conditions []struct{ Type string } `json:"conditions"`
-			} `json:"v1beta1"`
-		} `json:"deprecated"`
+	if !slices.Equal(conditions, []string{"Available"}) || !slices.Equal(v1beta1, []string{"Ready"}) {
+		t.Errorf("status.conditions has %v, status.deprecated.v1beta1.conditions %v; want [Available] and [Ready]", conditions, v1beta1)
 	}
-	if err := json.Unmarshal(data, &status); err != nil {
-		t.Fatal(err)
-	}
-	if len(status.Conditions) != 1 || status.Conditions[0].Type != "Available" ||
-		len(status.Deprecated.V1Beta1.Conditions) != 1 || status.Deprecated.V1Beta1.Conditions[0].Type != "Ready" {
-		t.Errorf("status is %s, want Available in status.conditions and Ready in status.deprecated.v1beta1.conditions", data)
+	if got := m.GetV1Beta1Conditions(); len(got) != 1 || got[0].Type != "Ready" {
+		t.Errorf("GetV1Beta1Conditions returns %v", got)
 	}
 }
 

@@ -65,3 +65,33 @@ func ZeroObjects(addToScheme func(*runtime.Scheme) error, gv schema.GroupVersion
 	}
 	return out, nil
 }
+
+// ConditionTypes serializes a v1beta2 status and returns the types of its conditions (status.conditions)
+// and of its v1beta1 conditions (status.deprecated.v1beta1.conditions), as a client reads them.
+func ConditionTypes(status any) (conditions, v1beta1 []string, err error) {
+	data, err := json.Marshal(status)
+	if err != nil {
+		return nil, nil, err
+	}
+	type condition struct {
+		Type string `json:"type"`
+	}
+	var s struct {
+		Conditions []condition `json:"conditions"`
+		Deprecated struct {
+			V1Beta1 struct {
+				Conditions []condition `json:"conditions"`
+			} `json:"v1beta1"`
+		} `json:"deprecated"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, nil, err
+	}
+	for _, c := range s.Conditions {
+		conditions = append(conditions, c.Type)
+	}
+	for _, c := range s.Deprecated.V1Beta1.Conditions {
+		v1beta1 = append(v1beta1, c.Type)
+	}
+	return conditions, v1beta1, nil
+}

@@ -30,6 +30,9 @@ var v1beta2Kinds = []string{
 
 	"kubeadmconfigs.bootstrap.cluster.x-k8s.io",
 	"kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io",
+
+	"kubeadmcontrolplanes.controlplane.cluster.x-k8s.io",
+	"kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io",
 }
 
 // v1beta2AllowedAdditions are fields the v1beta2 types have and upstream v1.14's have not, each with the

@@ -2,6 +2,7 @@ package v1beta2
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -89,24 +90,12 @@ func TestV1Beta1ConditionsLiveUnderStatusDeprecated(t *testing.T) {
 	}
 	c.SetV1Beta1Conditions(clusterv1.Conditions{{Type: "DataSecretAvailable", Status: "True"}})
 	c.SetConditions([]metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue}})
-	data, err := json.Marshal(c.Status)
+	conditions, v1beta1, err := apitest.ConditionTypes(c.Status)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var status struct {
-		Conditions []struct{ Type string } `json:"conditions"`
-		Deprecated struct {
-			V1Beta1 struct {
-				Conditions []struct{ Type string } `json:"conditions"`
-			} `json:"v1beta1"`
-		} `json:"deprecated"`
-	}
-	if err := json.Unmarshal(data, &status); err != nil {
-		t.Fatal(err)
-	}
-	if len(status.Conditions) != 1 || status.Conditions[0].Type != "Ready" ||
-		len(status.Deprecated.V1Beta1.Conditions) != 1 || status.Deprecated.V1Beta1.Conditions[0].Type != "DataSecretAvailable" {
-		t.Errorf("status is %s, want Ready in status.conditions and DataSecretAvailable in status.deprecated.v1beta1.conditions", data)
+	if !slices.Equal(conditions, []string{"Ready"}) || !slices.Equal(v1beta1, []string{"DataSecretAvailable"}) {
+		t.Errorf("status.conditions has %v, status.deprecated.v1beta1.conditions %v; want [Ready] and [DataSecretAvailable]", conditions, v1beta1)
 	}
 	if got := c.GetV1Beta1Conditions(); len(got) != 1 || got[0].Type != "DataSecretAvailable" {
 		t.Errorf("GetV1Beta1Conditions returns %v", got)
