@@ -1,7 +1,6 @@
 package v1beta2
 
 import (
-	"slices"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,34 +26,13 @@ func TestUnsetFieldsAreNotSerialized(t *testing.T) {
 		Workers: WorkersTopology{MachineDeployments: []MachineDeploymentTopology{{Class: "default", Name: "md"}}}}}}
 	objects["MachineHealthCheck with its required fields"] = &MachineHealthCheck{Spec: MachineHealthCheckSpec{ClusterName: "c",
 		Selector: metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}}}
-	for name, obj := range objects {
-		empty, err := apitest.EmptyObjects(obj)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if len(empty) > 0 {
-			t.Errorf("%s serializes empty objects at %v", name, empty)
-		}
-	}
+	apitest.ExpectNoEmptyObjects(t, objects)
 }
 
 func TestV1Beta1ConditionsLiveUnderStatusDeprecated(t *testing.T) {
-	m := &Machine{}
-	if got := m.GetV1Beta1Conditions(); got != nil {
-		t.Fatalf("a new Machine has v1beta1 conditions %v", got)
-	}
-	m.SetV1Beta1Conditions(Conditions{{Type: "Ready", Status: "True"}})
-	m.SetConditions([]metav1.Condition{{Type: "Available", Status: metav1.ConditionTrue}})
-	conditions, v1beta1, err := apitest.ConditionTypes(m.Status)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(conditions, []string{"Available"}) || !slices.Equal(v1beta1, []string{"Ready"}) {
-		t.Errorf("status.conditions has %v, status.deprecated.v1beta1.conditions %v; want [Available] and [Ready]", conditions, v1beta1)
-	}
-	if got := m.GetV1Beta1Conditions(); len(got) != 1 || got[0].Type != "Ready" {
-		t.Errorf("GetV1Beta1Conditions returns %v", got)
-	}
+	o := &Machine{}
+	apitest.ExpectConditionAccessors(t, o, func() any { return o.Status },
+		"Available", Conditions{{Type: "Ready", Status: "True"}}, "Ready")
 }
 
 func TestTypedPhases(t *testing.T) {

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
+	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -47,6 +50,20 @@ func emptyObjects(path string, v any) []string {
 		}
 	}
 	return out
+}
+
+// ExpectNoEmptyObjects fails t for each object, by name, that serializes an empty object (EmptyObjects).
+func ExpectNoEmptyObjects(t *testing.T, objects map[string]any) {
+	t.Helper()
+	for name, obj := range objects {
+		empty, err := EmptyObjects(obj)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(empty) > 0 {
+			t.Errorf("%s serializes empty objects at %v", name, empty)
+		}
+	}
 }
 
 // ZeroObjects returns a zero value of every type addToScheme registers for gv from the package of sample,
@@ -94,4 +111,39 @@ func ConditionTypes(status any) (conditions, v1beta1 []string, err error) {
 		v1beta1 = append(v1beta1, c.Type)
 	}
 	return conditions, v1beta1, nil
+}
+
+// Conditioned is a v1beta2 object with the condition accessors; C is the v1beta1 conditions type.
+type Conditioned[C any] interface {
+	GetConditions() []metav1.Condition
+	SetConditions([]metav1.Condition)
+	GetV1Beta1Conditions() C
+	SetV1Beta1Conditions(C)
+}
+
+// ExpectConditionAccessors checks the accessors of a new object: it has no v1beta1 conditions; once
+// conditionType is set with SetConditions and v1beta1 (holding the one condition v1beta1Type) with
+// SetV1Beta1Conditions, a client reads them in status.conditions and status.deprecated.v1beta1.conditions,
+// and the getters return them.
+func ExpectConditionAccessors[C any](t *testing.T, obj Conditioned[C], status func() any, conditionType string, v1beta1 C, v1beta1Type string) {
+	t.Helper()
+	if got := obj.GetV1Beta1Conditions(); reflect.ValueOf(got).Len() != 0 {
+		t.Fatalf("a new object has v1beta1 conditions %v", got)
+	}
+	obj.SetV1Beta1Conditions(v1beta1)
+	obj.SetConditions([]metav1.Condition{{Type: conditionType, Status: metav1.ConditionTrue}})
+	conditions, v1beta1Types, err := ConditionTypes(status())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(conditions, []string{conditionType}) || !slices.Equal(v1beta1Types, []string{v1beta1Type}) {
+		t.Errorf("status.conditions has %v, status.deprecated.v1beta1.conditions %v; want [%s] and [%s]",
+			conditions, v1beta1Types, conditionType, v1beta1Type)
+	}
+	if got := obj.GetConditions(); len(got) != 1 || got[0].Type != conditionType {
+		t.Errorf("GetConditions returns %v", got)
+	}
+	if got := obj.GetV1Beta1Conditions(); !reflect.DeepEqual(got, v1beta1) {
+		t.Errorf("GetV1Beta1Conditions returns %v, want %v", got, v1beta1)
+	}
 }

@@ -33,6 +33,14 @@ var v1beta2Kinds = []string{
 
 	"kubeadmcontrolplanes.controlplane.cluster.x-k8s.io",
 	"kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io",
+
+	"clusterresourcesets.addons.cluster.x-k8s.io",
+	"clusterresourcesetbindings.addons.cluster.x-k8s.io",
+
+	"ipaddresses.ipam.cluster.x-k8s.io",
+	"ipaddressclaims.ipam.cluster.x-k8s.io",
+
+	"extensionconfigs.runtime.cluster.x-k8s.io",
 }
 
 // v1beta2AllowedAdditions are fields the v1beta2 types have and upstream v1.14's have not, each with the
@@ -105,7 +113,9 @@ func TestV1beta2SchemasMatchUpstream(t *testing.T) {
 
 // servedBeforeV1beta2 are the versions the CRDs of v1beta2Kinds serve until v1beta2 is served: v1beta1,
 // unless listed here.
-var servedBeforeV1beta2 = map[string][]string{}
+var servedBeforeV1beta2 = map[string][]string{
+	"extensionconfigs.runtime.cluster.x-k8s.io": {"v1alpha1"},
+}
 
 // TestV1beta2IsNotServed keeps v1beta2 out of the CRDs capstan installs until conversion and controllers
 // exist (the next steps of issue 42): the served CRD of each kind with v1beta2 types holds the versions it

@@ -2,11 +2,9 @@ package v1beta2
 
 import (
 	"encoding/json"
-	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta2"
 	"github.com/capstan-dev/capstan/api/internal/apitest"
@@ -33,15 +31,7 @@ func TestUnsetFieldsAreNotSerialized(t *testing.T) {
 			InitConfiguration:    InitConfiguration{BootstrapTokens: []BootstrapToken{{Description: "first"}}},
 		}},
 	}}
-	for name, obj := range objects {
-		empty, err := apitest.EmptyObjects(obj)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if len(empty) > 0 {
-			t.Errorf("%s serializes empty objects at %v", name, empty)
-		}
-	}
+	apitest.ExpectNoEmptyObjects(t, objects)
 }
 
 func TestNodeRegistrationKeepsAnEmptyTaintList(t *testing.T) {
@@ -84,20 +74,7 @@ func TestBootstrapTokenString(t *testing.T) {
 }
 
 func TestV1Beta1ConditionsLiveUnderStatusDeprecated(t *testing.T) {
-	c := &KubeadmConfig{}
-	if got := c.GetV1Beta1Conditions(); got != nil {
-		t.Fatalf("a new KubeadmConfig has v1beta1 conditions %v", got)
-	}
-	c.SetV1Beta1Conditions(clusterv1.Conditions{{Type: "DataSecretAvailable", Status: "True"}})
-	c.SetConditions([]metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue}})
-	conditions, v1beta1, err := apitest.ConditionTypes(c.Status)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(conditions, []string{"Ready"}) || !slices.Equal(v1beta1, []string{"DataSecretAvailable"}) {
-		t.Errorf("status.conditions has %v, status.deprecated.v1beta1.conditions %v; want [Ready] and [DataSecretAvailable]", conditions, v1beta1)
-	}
-	if got := c.GetV1Beta1Conditions(); len(got) != 1 || got[0].Type != "DataSecretAvailable" {
-		t.Errorf("GetV1Beta1Conditions returns %v", got)
-	}
+	o := &KubeadmConfig{}
+	apitest.ExpectConditionAccessors(t, o, func() any { return o.Status },
+		"Ready", clusterv1.Conditions{{Type: "DataSecretAvailable", Status: "True"}}, "DataSecretAvailable")
 }

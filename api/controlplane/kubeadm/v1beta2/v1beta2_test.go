@@ -1,10 +1,8 @@
 package v1beta2
 
 import (
-	"slices"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta2"
@@ -37,32 +35,11 @@ func TestUnsetFieldsAreNotSerialized(t *testing.T) {
 			}},
 		}},
 	}}
-	for name, obj := range objects {
-		empty, err := apitest.EmptyObjects(obj)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if len(empty) > 0 {
-			t.Errorf("%s serializes empty objects at %v", name, empty)
-		}
-	}
+	apitest.ExpectNoEmptyObjects(t, objects)
 }
 
 func TestV1Beta1ConditionsLiveUnderStatusDeprecated(t *testing.T) {
-	kcp := &KubeadmControlPlane{}
-	if got := kcp.GetV1Beta1Conditions(); got != nil {
-		t.Fatalf("a new KubeadmControlPlane has v1beta1 conditions %v", got)
-	}
-	kcp.SetV1Beta1Conditions(clusterv1.Conditions{{Type: "MachinesReady", Status: "True"}})
-	kcp.SetConditions([]metav1.Condition{{Type: "Available", Status: metav1.ConditionTrue}})
-	conditions, v1beta1, err := apitest.ConditionTypes(kcp.Status)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(conditions, []string{"Available"}) || !slices.Equal(v1beta1, []string{"MachinesReady"}) {
-		t.Errorf("status.conditions has %v, status.deprecated.v1beta1.conditions %v; want [Available] and [MachinesReady]", conditions, v1beta1)
-	}
-	if got := kcp.GetV1Beta1Conditions(); len(got) != 1 || got[0].Type != "MachinesReady" {
-		t.Errorf("GetV1Beta1Conditions returns %v", got)
-	}
+	o := &KubeadmControlPlane{}
+	apitest.ExpectConditionAccessors(t, o, func() any { return o.Status },
+		"Available", clusterv1.Conditions{{Type: "MachinesReady", Status: "True"}}, "MachinesReady")
 }

@@ -1,0 +1,9 @@
+// Package v1beta2 holds the addons.cluster.x-k8s.io/v1beta2 API: ClusterResourceSet and ClusterResourceSetBinding. The schemas are upstream Cluster API v1.14's field for field.
+//
+// This version is not served yet (see docs/dev/v1beta2.md): no manager registers these types, and
+// `make generate` writes their CRDs to config/crd/v1beta2-draft only, where internal/test/compat compares
+// them with upstream v1.14's.
+//
+// +kubebuilder:object:generate=true
+// +groupName=addons.cluster.x-k8s.io
+package v1beta2
