@@ -29,8 +29,8 @@ type scenarioFigures struct {
 	Bounds      map[string]float64   `json:"boundSeconds"`
 	APISamples  int                  `json:"apiSamples"`
 	APIFailures int                  `json:"apiFailures"`
-	// SlowestAPI and SlowestEtcd are the longest a successful read of the workload API and of the etcd
-	// members took, in seconds.
+	// SlowestAPI and SlowestEtcd are the longest a successful read of the workload API and a successful
+	// list of the etcd members took, in seconds.
 	SlowestAPI  float64 `json:"slowestAPISeconds"`
 	SlowestEtcd float64 `json:"slowestEtcdSeconds"`
 	EtcdSamples int     `json:"etcdSamples"`

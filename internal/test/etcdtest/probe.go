@@ -14,6 +14,8 @@ type Probe struct {
 	Voting   int
 	Learner  bool
 	Answered map[string]error
+	// Listed is how long the member list took.
+	Listed time.Duration
 }
 
 // Healthy is the number of voting members that answered.
@@ -44,12 +46,13 @@ func (p Probe) Failures() []string {
 // 3 s (a live member may answer slower on a loaded machine).
 func ProbeMembers(ctx context.Context, cli *clientv3.Client, listTimeout time.Duration) (Probe, error) {
 	lctx, cancel := context.WithTimeout(ctx, listTimeout)
+	started := time.Now()
 	members, err := cli.MemberList(lctx)
 	cancel()
 	if err != nil {
 		return Probe{}, fmt.Errorf("listing the etcd members: %w", err)
 	}
-	p := Probe{Answered: map[string]error{}}
+	p := Probe{Answered: map[string]error{}, Listed: time.Since(started)}
 	for _, m := range members.Members {
 		if m.IsLearner {
 			p.Learner = true
