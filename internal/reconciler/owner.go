@@ -17,8 +17,7 @@ import (
 // cluster.x-k8s.io group (whatever its version), or when that owner is gone.
 func GetOwner(ctx context.Context, c client.Reader, obj client.Object, kind string, into client.Object) (bool, error) {
 	for _, ref := range obj.GetOwnerReferences() {
-		gv, err := schema.ParseGroupVersion(ref.APIVersion)
-		if err != nil || gv.Group != clusterv1.GroupVersion.Group || ref.Kind != kind {
+		if !RefersTo(ref, clusterv1.GroupVersion.Group, kind) {
 			continue
 		}
 		if err := c.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: ref.Name}, into); err != nil {
@@ -30,6 +29,13 @@ func GetOwner(ctx context.Context, c client.Reader, obj client.Object, kind stri
 		return true, nil
 	}
 	return false, nil
+}
+
+// RefersTo reports whether the owner reference ref is to an object of kind in group, whatever its version:
+// a reference written with an older version of the group still counts.
+func RefersTo(ref metav1.OwnerReference, group, kind string) bool {
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	return err == nil && gv.Group == group && ref.Kind == kind
 }
 
 // ControllerUID is an index function returning the UID of an object's controller, if any: with it, a

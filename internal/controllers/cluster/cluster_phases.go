@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -224,11 +223,8 @@ func (r *Reconciler) ensureOwnership(ctx context.Context, cluster *clusterv1.Clu
 // isControlledBy reports whether obj's controller owner reference points at cluster (UID included).
 func isControlledBy(obj metav1.Object, cluster *clusterv1.Cluster) bool {
 	owner := metav1.GetControllerOfNoCopy(obj)
-	if owner == nil || owner.Kind != "Cluster" || owner.Name != cluster.Name || owner.UID != cluster.UID {
-		return false
-	}
-	gv, err := schema.ParseGroupVersion(owner.APIVersion)
-	return err == nil && gv.Group == clusterv1.GroupVersion.Group && ptr.Deref(owner.BlockOwnerDeletion, false)
+	return owner != nil && reconciler.RefersTo(*owner, clusterv1.GroupVersion.Group, "Cluster") &&
+		owner.Name == cluster.Name && owner.UID == cluster.UID && ptr.Deref(owner.BlockOwnerDeletion, false)
 }
 
 // adoptEndpoint copies the control plane endpoint of a provider object into the Cluster's spec when the

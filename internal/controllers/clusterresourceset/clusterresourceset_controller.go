@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -157,7 +156,7 @@ func selects(crs *addonsv1.ClusterResourceSet, cluster *clusterv1.Cluster) bool 
 func (r *Reconciler) resourceToClusterResourceSets(ctx context.Context, obj client.Object) []reconcile.Request {
 	var out []reconcile.Request
 	for _, ref := range obj.GetOwnerReferences() {
-		if ref.Kind == "ClusterResourceSet" && groupOf(ref.APIVersion) == addonsv1.GroupVersion.Group {
+		if reconciler.RefersTo(ref, addonsv1.GroupVersion.Group, "ClusterResourceSet") {
 			out = append(out, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: ref.Name}})
 		}
 	}
@@ -365,11 +364,3 @@ func (r *Reconciler) ensureOwnerRef(ctx context.Context, crs *addonsv1.ClusterRe
 }
 
 func (r *Reconciler) clock() time.Time { return reconciler.Clock(r.now) }
-
-func groupOf(apiVersion string) string {
-	gv, err := schema.ParseGroupVersion(apiVersion)
-	if err != nil {
-		return ""
-	}
-	return gv.Group
-}

@@ -12,7 +12,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -96,8 +95,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func (r *Reconciler) updateClusterReference(ctx context.Context, binding *addonsv1.ClusterResourceSetBinding) error {
 	h := patch.NewHelper(binding, r.Client)
 	isCluster := func(ref metav1.OwnerReference) bool {
-		gv, err := schema.ParseGroupVersion(ref.APIVersion)
-		return err == nil && ref.Kind == "Cluster" && gv.Group == clusterv1.GroupVersion.Group
+		return reconciler.RefersTo(ref, clusterv1.GroupVersion.Group, "Cluster")
 	}
 	if binding.Spec.ClusterName == "" {
 		i := slices.IndexFunc(binding.OwnerReferences, isCluster)

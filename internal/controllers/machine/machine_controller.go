@@ -335,7 +335,7 @@ func (r *Reconciler) waitingForClones(s *scope, now time.Time) bool {
 		return false
 	}
 	owner := metav1.GetControllerOf(m)
-	return owner != nil && owner.Kind == "MachineSet" && groupOf(owner.APIVersion) == clusterv1.GroupVersion.Group &&
+	return owner != nil && reconciler.RefersTo(*owner, clusterv1.GroupVersion.Group, "MachineSet") &&
 		m.DeletionTimestamp.IsZero() && m.Status.Phase == "" && m.Status.ObservedGeneration == 0 &&
 		now.Sub(m.CreationTimestamp.Time) < cloneGracePeriod
 }

@@ -44,7 +44,7 @@ func shouldAdopt(m *clusterv1.Machine) bool {
 		return false
 	}
 	for _, ref := range m.GetOwnerReferences() {
-		if ref.Kind == "Cluster" && groupOf(ref.APIVersion) == clusterv1.GroupVersion.Group {
+		if reconciler.RefersTo(ref, clusterv1.GroupVersion.Group, "Cluster") {
 			return false
 		}
 	}
@@ -52,14 +52,6 @@ func shouldAdopt(m *clusterv1.Machine) bool {
 	_, fromControlPlane := m.Labels[clusterv1.MachineControlPlaneNameLabel]
 	_, fromMachinePool := m.Labels[clusterv1.MachinePoolNameLabel]
 	return !fromMachineSet && !fromControlPlane && !fromMachinePool
-}
-
-func groupOf(apiVersion string) string {
-	gv, err := schema.ParseGroupVersion(apiVersion)
-	if err != nil {
-		return ""
-	}
-	return gv.Group
 }
 
 // reconcileBootstrap follows the bootstrap config until it has produced its data secret, and copies the
@@ -274,7 +266,7 @@ func (r *Reconciler) ensureExternal(ctx context.Context, s *scope, ref *corev1.O
 	// A MachineSet owns the objects it clones until their Machine takes them over: the Machine alone owns
 	// them from then on, so that the ownership is the same whether it was created or restored.
 	for _, owner := range obj.GetOwnerReferences() {
-		if owner.UID != m.UID && owner.Kind == "MachineSet" && groupOf(owner.APIVersion) == clusterv1.GroupVersion.Group {
+		if owner.UID != m.UID && reconciler.RefersTo(owner, clusterv1.GroupVersion.Group, "MachineSet") {
 			obj.SetOwnerReferences(removeOwnerRef(obj.GetOwnerReferences(), owner.UID))
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -22,6 +21,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/external"
 	"github.com/capstan-dev/capstan/internal/labelformat"
 	"github.com/capstan-dev/capstan/internal/patch"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
@@ -76,7 +76,7 @@ type nodeFacts struct {
 func (r *Reconciler) reconcileOwnerAndDefaults(ctx context.Context, s *scope) (ctrl.Result, error) {
 	mp := s.mp
 	if !slices.ContainsFunc(mp.OwnerReferences, func(ref metav1.OwnerReference) bool {
-		return ref.Kind == "Cluster" && groupOf(ref.APIVersion) == clusterv1.GroupVersion.Group
+		return reconciler.RefersTo(ref, clusterv1.GroupVersion.Group, "Cluster")
 	}) {
 		mp.OwnerReferences = append(mp.OwnerReferences, metav1.OwnerReference{
 			APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: s.cluster.Name, UID: s.cluster.UID,
@@ -95,14 +95,6 @@ func (r *Reconciler) reconcileOwnerAndDefaults(ctx context.Context, s *scope) (c
 		mp.Spec.Replicas = &replicas
 	}
 	return ctrl.Result{}, nil
-}
-
-func groupOf(apiVersion string) string {
-	gv, err := schema.ParseGroupVersion(apiVersion)
-	if err != nil {
-		return ""
-	}
-	return gv.Group
 }
 
 // reconcileBootstrap makes the MachinePool the controller of its bootstrap config and, once the config

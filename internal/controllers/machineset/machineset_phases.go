@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/external"
 	"github.com/capstan-dev/capstan/internal/labelformat"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
@@ -56,13 +58,9 @@ func (r *Reconciler) reconcileLabelsAndDefaults(ctx context.Context, s *scope) (
 
 // hasOwner reports whether refs hold a reference to a Cluster API object of the given kind.
 func hasOwner(refs []metav1.OwnerReference, kind string) bool {
-	for _, ref := range refs {
-		gv, err := schema.ParseGroupVersion(ref.APIVersion)
-		if err == nil && gv.Group == clusterv1.GroupVersion.Group && ref.Kind == kind {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(refs, func(ref metav1.OwnerReference) bool {
+		return reconciler.RefersTo(ref, clusterv1.GroupVersion.Group, kind)
+	})
 }
 
 // validate returns why the MachineSet's spec cannot work, or "" when it can.
