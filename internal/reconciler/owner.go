@@ -31,6 +31,19 @@ func GetOwner(ctx context.Context, c client.Reader, obj client.Object, kind stri
 	return false, nil
 }
 
+// GetCluster reads the Cluster namespace/name: nil, without error, when it does not exist.
+func GetCluster(ctx context.Context, c client.Reader, namespace, name string) (*clusterv1.Cluster, error) {
+	cluster := &clusterv1.Cluster{}
+	err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, cluster)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("getting Cluster %s/%s: %w", namespace, name, err)
+	}
+	return cluster, nil
+}
+
 // RefersTo reports whether the owner reference ref is to an object of kind in group, whatever its version:
 // a reference written with an older version of the group still counts.
 func RefersTo(ref metav1.OwnerReference, group, kind string) bool {

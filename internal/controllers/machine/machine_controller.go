@@ -8,7 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/record"
@@ -263,17 +262,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, m *clusterv1.Machine) (retre
 	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(m.Namespace, m.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)
 
-	cluster := &clusterv1.Cluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: m.Spec.ClusterName}, cluster); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("getting Cluster %s: %w", m.Spec.ClusterName, err)
-		}
-		if m.DeletionTimestamp.IsZero() {
-			// The Cluster's creation requeues the Machine.
-			log.Info("Waiting for the Cluster to exist")
-			return ctrl.Result{}, nil
-		}
-		cluster = nil
+	cluster, err := reconciler.GetCluster(ctx, r.Client, m.Namespace, m.Spec.ClusterName)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if cluster == nil && m.DeletionTimestamp.IsZero() {
+		// The Cluster's creation requeues the Machine.
+		log.Info("Waiting for the Cluster to exist")
+		return ctrl.Result{}, nil
 	}
 
 	helper := patch.NewHelper(m, r.Client, patch.WithWrites(&r.writes))

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
@@ -116,17 +115,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, md *clusterv1.MachineDeploym
 	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(md.Namespace, md.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)
 
-	cluster := &clusterv1.Cluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: md.Namespace, Name: md.Spec.ClusterName}, cluster); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("getting Cluster %s/%s: %w", md.Namespace, md.Spec.ClusterName, err)
-		}
-		cluster = nil
-		if md.DeletionTimestamp.IsZero() {
-			// The Cluster watch brings the MachineDeployment back when its Cluster appears.
-			log.V(2).Info("Waiting for the Cluster to exist")
-			return ctrl.Result{}, nil
-		}
+	cluster, err := reconciler.GetCluster(ctx, r.Client, md.Namespace, md.Spec.ClusterName)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if cluster == nil && md.DeletionTimestamp.IsZero() {
+		// The Cluster watch brings the MachineDeployment back when its Cluster appears.
+		log.V(2).Info("Waiting for the Cluster to exist")
+		return ctrl.Result{}, nil
 	}
 
 	h := patch.NewHelper(md, r.Client, patch.WithWrites(&r.writes))

@@ -119,14 +119,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, mhc *clusterv1.MachineHealth
 	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(mhc.Namespace, mhc.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)
 
-	cluster := &clusterv1.Cluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: mhc.Namespace, Name: mhc.Spec.ClusterName}, cluster); err != nil {
-		if apierrors.IsNotFound(err) {
-			// The Cluster's creation brings the MachineHealthCheck back.
-			log.Info("Waiting for the Cluster to exist")
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("getting Cluster %s: %w", mhc.Spec.ClusterName, err)
+	cluster, err := reconciler.GetCluster(ctx, r.Client, mhc.Namespace, mhc.Spec.ClusterName)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if cluster == nil {
+		// The Cluster's creation brings the MachineHealthCheck back.
+		log.Info("Waiting for the Cluster to exist")
+		return ctrl.Result{}, nil
 	}
 
 	helper := patch.NewHelper(mhc, r.Client, patch.WithWrites(&r.writes))

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -224,17 +223,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, mp *clusterv1.MachinePool) (
 	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(mp.Namespace, mp.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)
 
-	cluster := &clusterv1.Cluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: mp.Namespace, Name: mp.Spec.ClusterName}, cluster); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("getting Cluster %s: %w", mp.Spec.ClusterName, err)
-		}
-		if mp.DeletionTimestamp.IsZero() {
-			// The Cluster's creation requeues the MachinePool.
-			log.Info("Waiting for the Cluster to exist")
-			return ctrl.Result{}, nil
-		}
-		cluster = nil
+	cluster, err := reconciler.GetCluster(ctx, r.Client, mp.Namespace, mp.Spec.ClusterName)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if cluster == nil && mp.DeletionTimestamp.IsZero() {
+		// The Cluster's creation requeues the MachinePool.
+		log.Info("Waiting for the Cluster to exist")
+		return ctrl.Result{}, nil
 	}
 
 	// The finalizer goes first, so that a MachinePool deleted right after creation still cleans up.

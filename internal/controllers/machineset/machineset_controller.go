@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/record"
@@ -134,7 +133,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, ms *clusterv1.MachineSet) (r
 	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(ms.Namespace, ms.Spec.ClusterName))
 	ctx = ctrl.LoggerInto(ctx, log)
 
-	cluster, err := r.getCluster(ctx, ms)
+	cluster, err := reconciler.GetCluster(ctx, r.Client, ms.Namespace, ms.Spec.ClusterName)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -197,19 +196,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, ms *clusterv1.MachineSet) (r
 		r.reconcileUnhealthyMachines,
 		r.syncReplicas,
 	)
-}
-
-// getCluster returns the MachineSet's Cluster, or nil when it does not exist.
-func (r *Reconciler) getCluster(ctx context.Context, ms *clusterv1.MachineSet) (*clusterv1.Cluster, error) {
-	cluster := &clusterv1.Cluster{}
-	err := r.Client.Get(ctx, client.ObjectKey{Namespace: ms.Namespace, Name: ms.Spec.ClusterName}, cluster)
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("getting Cluster %s/%s: %w", ms.Namespace, ms.Spec.ClusterName, err)
-	}
-	return cluster, nil
 }
 
 // orphanMachineToMachineSets maps a Machine without a controller to the MachineSets of its Cluster whose
