@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -16,6 +17,25 @@ import (
 
 // maxMachinesInMessage bounds the Machines named in one line of a condition message.
 const maxMachinesInMessage = 3
+
+// internalErrorReason is the reason of an aggregated condition when the Machines could not be listed
+// (upstream's MachineSetMachinesReadyInternalErrorV1Beta2Reason and its kin for each condition).
+const internalErrorReason = "InternalError"
+
+// UpToDateGracePeriod is how long a new Machine without an UpToDate condition is left out of the
+// MachinesUpToDate condition, to give its controller time to set it.
+const UpToDateGracePeriod = 10 * time.Second
+
+// InUpToDateGracePeriod reports whether m was created less than UpToDateGracePeriod before now.
+func InUpToDateGracePeriod(m *clusterv1.Machine, now time.Time) bool {
+	return now.Sub(m.CreationTimestamp.Time) < UpToDateGracePeriod
+}
+
+// AwaitingUpToDate reports whether m has no UpToDate condition yet and is in its grace period: the
+// MachinesUpToDate conditions leave it out.
+func AwaitingUpToDate(m *clusterv1.Machine, now time.Time) bool {
+	return GetV1Beta2(m, clusterv1.MachineUpToDateV1Beta2Condition) == nil && InUpToDateGracePeriod(m, now)
+}
 
 // MachinesConditionInput says which Machine condition to aggregate into which condition, with which
 // reasons.
@@ -69,6 +89,39 @@ func MachinesCondition(machines []*clusterv1.Machine, in MachinesConditionInput)
 		out.Message = MachinesMessage(unknownMachines, messages)
 	}
 	return out
+}
+
+// MachinesReadyInput aggregates the Machines' Ready conditions into target, the MachinesReady condition of
+// a MachineSet or MachineDeployment (both with the MachineSet's reasons).
+func MachinesReadyInput(target string) MachinesConditionInput {
+	return MachinesConditionInput{
+		ConditionType: clusterv1.MachineReadyV1Beta2Condition, TargetType: target,
+		TrueReason: clusterv1.MachineSetMachinesReadyV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotReadyV1Beta2Reason,
+		UnknownReason: clusterv1.MachineSetMachinesReadyUnknownV1Beta2Reason, NoReplicasReason: clusterv1.MachineSetMachinesReadyNoReplicasV1Beta2Reason,
+	}
+}
+
+// MachinesUpToDateInput aggregates the Machines' UpToDate conditions into target, the MachinesUpToDate
+// condition of a MachineSet or MachineDeployment (both with the MachineSet's reasons), leaving out the
+// Machines AwaitingUpToDate at now.
+func MachinesUpToDateInput(target string, now time.Time) MachinesConditionInput {
+	return MachinesConditionInput{
+		ConditionType: clusterv1.MachineUpToDateV1Beta2Condition, TargetType: target,
+		TrueReason: clusterv1.MachineSetMachinesUpToDateV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotUpToDateV1Beta2Reason,
+		UnknownReason: clusterv1.MachineSetMachinesUpToDateUnknownV1Beta2Reason, NoReplicasReason: clusterv1.MachineSetMachinesUpToDateNoReplicasV1Beta2Reason,
+		Skip: func(m *clusterv1.Machine) bool { return AwaitingUpToDate(m, now) },
+	}
+}
+
+// SetMachinesCondition sets on to the condition MachinesCondition aggregates from machines or, when the
+// Machines could not be listed (listed is false), the condition Unknown with reason InternalError.
+func SetMachinesCondition(to V1Beta2Setter, machines []*clusterv1.Machine, listed bool, in MachinesConditionInput) {
+	if !listed {
+		SetV1Beta2(to, metav1.Condition{Type: in.TargetType, Status: metav1.ConditionUnknown,
+			Reason: internalErrorReason, Message: InternalErrorMessage})
+		return
+	}
+	SetV1Beta2(to, MachinesCondition(machines, in))
 }
 
 // MachinesMessage lists Machines by message (messages maps a Machine's name to its message): "* Machines

@@ -3,7 +3,6 @@ package machinedeployment
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -12,16 +11,6 @@ import (
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 	"github.com/capstan-dev/capstan/internal/rollout"
-)
-
-// Condition types of Machines that the MachineDeployment aggregates.
-const (
-	machineReadyCondition    = "Ready"
-	machineUpToDateCondition = "UpToDate"
-
-	// upToDateGracePeriod is how long a new Machine without an UpToDate condition is left out of the
-	// MachinesUpToDate condition, to give its controller time to set it.
-	upToDateGracePeriod = 10 * time.Second
 )
 
 // setStatus computes the MachineDeployment's status from what the reconcile found.
@@ -38,19 +27,10 @@ func setStatus(s *scope) {
 	setV1Beta1Conditions(s)
 	conditions.SetV1Beta2(md, reconciler.PausedCondition(s.cluster, md, "MachineDeployment", false))
 	setAvailableCondition(s)
-	setMachinesCondition(s, conditions.MachinesConditionInput{
-		ConditionType: machineReadyCondition, TargetType: clusterv1.MachineDeploymentMachinesReadyV1Beta2Condition,
-		TrueReason: clusterv1.MachineSetMachinesReadyV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotReadyV1Beta2Reason,
-		UnknownReason: clusterv1.MachineSetMachinesReadyUnknownV1Beta2Reason, NoReplicasReason: clusterv1.MachineSetMachinesReadyNoReplicasV1Beta2Reason,
-	})
-	setMachinesCondition(s, conditions.MachinesConditionInput{
-		ConditionType: machineUpToDateCondition, TargetType: clusterv1.MachineDeploymentMachinesUpToDateV1Beta2Condition,
-		TrueReason: clusterv1.MachineSetMachinesUpToDateV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotUpToDateV1Beta2Reason,
-		UnknownReason: clusterv1.MachineSetMachinesUpToDateUnknownV1Beta2Reason, NoReplicasReason: clusterv1.MachineSetMachinesUpToDateNoReplicasV1Beta2Reason,
-		Skip: func(m *clusterv1.Machine) bool {
-			return conditions.GetV1Beta2(m, machineUpToDateCondition) == nil && s.now.Sub(m.CreationTimestamp.Time) < upToDateGracePeriod
-		},
-	})
+	conditions.SetMachinesCondition(md, s.machines, s.getMachinesSucceeded,
+		conditions.MachinesReadyInput(clusterv1.MachineDeploymentMachinesReadyV1Beta2Condition))
+	conditions.SetMachinesCondition(md, s.machines, s.getMachinesSucceeded,
+		conditions.MachinesUpToDateInput(clusterv1.MachineDeploymentMachinesUpToDateV1Beta2Condition, s.now))
 	setRollingOutCondition(s)
 	setScalingConditions(s)
 	setDeletingCondition(s)
@@ -185,15 +165,6 @@ func setAvailableCondition(s *scope) {
 		}
 	}
 	conditions.SetV1Beta2(md, c)
-}
-
-func setMachinesCondition(s *scope, in conditions.MachinesConditionInput) {
-	if !s.getMachinesSucceeded {
-		conditions.SetV1Beta2(s.md, metav1.Condition{Type: in.TargetType, Status: metav1.ConditionUnknown,
-			Reason: "InternalError", Message: conditions.InternalErrorMessage})
-		return
-	}
-	conditions.SetV1Beta2(s.md, conditions.MachinesCondition(s.machines, in))
 }
 
 // setRollingOutCondition is True while old MachineSets still have Machines, and says why they are old.

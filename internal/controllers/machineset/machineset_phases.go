@@ -291,7 +291,7 @@ func (r *Reconciler) syncUpToDate(ctx context.Context, m *clusterv1.Machine, wan
 	if c != nil && c.Status == want.Status && c.Reason == want.Reason && c.Message == want.Message {
 		return nil
 	}
-	if c == nil && want.Status == metav1.ConditionTrue && inUpToDateGracePeriod(m, now) {
+	if c == nil && want.Status == metav1.ConditionTrue && conditions.InUpToDateGracePeriod(m, now) {
 		return nil
 	}
 	before := m.DeepCopy()

@@ -15,14 +15,8 @@ import (
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
-const (
-	// upToDateGracePeriod is how long a new Machine without an UpToDate condition is left out of the
-	// MachinesUpToDate condition, to give its controller time to set it.
-	upToDateGracePeriod = 10 * time.Second
-
-	// stuckDeletionAfter is how long a Machine may be deleting before the status points it out.
-	stuckDeletionAfter = 15 * time.Minute
-)
+// stuckDeletionAfter is how long a Machine may be deleting before the status points it out.
+const stuckDeletionAfter = 15 * time.Minute
 
 // setStatus computes the MachineSet's status from what the reconcile found.
 func setStatus(s *scope) {
@@ -43,8 +37,10 @@ func setStatus(s *scope) {
 	setV1Beta1Conditions(s)
 	conditions.SetV1Beta2(ms, reconciler.PausedCondition(s.cluster, ms, "MachineSet", false))
 	setScalingConditions(s)
-	setMachinesReadyCondition(s)
-	setMachinesUpToDateCondition(s)
+	conditions.SetMachinesCondition(ms, s.machines, s.getMachinesSucceeded,
+		conditions.MachinesReadyInput(clusterv1.MachineSetMachinesReadyV1Beta2Condition))
+	conditions.SetMachinesCondition(ms, s.machines, s.getMachinesSucceeded,
+		conditions.MachinesUpToDateInput(clusterv1.MachineSetMachinesUpToDateV1Beta2Condition, s.now))
 	setRemediatingCondition(s)
 	setDeletingCondition(s)
 }
@@ -121,15 +117,11 @@ func requeueForAvailability(s *scope) time.Duration {
 			!isAvailable(m, s.ms.Spec.MinReadySeconds, s.now) {
 			consider(c.LastTransitionTime.Add(time.Duration(s.ms.Spec.MinReadySeconds) * time.Second))
 		}
-		if conditions.GetV1Beta2(m, clusterv1.MachineUpToDateV1Beta2Condition) == nil && inUpToDateGracePeriod(m, s.now) {
-			consider(m.CreationTimestamp.Add(upToDateGracePeriod))
+		if conditions.AwaitingUpToDate(m, s.now) {
+			consider(m.CreationTimestamp.Add(conditions.UpToDateGracePeriod))
 		}
 	}
 	return soonest
-}
-
-func inUpToDateGracePeriod(m *clusterv1.Machine, now time.Time) bool {
-	return now.Sub(m.CreationTimestamp.Time) < upToDateGracePeriod
 }
 
 // setV1Beta1Conditions sets MachinesCreated, Resized, MachinesReady and the Ready summary.
@@ -260,39 +252,6 @@ func stuckDeletionMessage(machines []*clusterv1.Machine, now time.Time) string {
 		return ""
 	}
 	return fmt.Sprintf("* %s in deletion since more than %s", conditions.MachineNames(names, "is", "are"), stuckDeletionAfter)
-}
-
-// setMachinesReadyCondition aggregates the Machines' Ready conditions.
-func setMachinesReadyCondition(s *scope) {
-	if !s.getMachinesSucceeded {
-		conditions.SetV1Beta2(s.ms, metav1.Condition{Type: clusterv1.MachineSetMachinesReadyV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineSetMachinesReadyInternalErrorV1Beta2Reason, Message: conditions.InternalErrorMessage})
-		return
-	}
-	c := conditions.MachinesCondition(s.machines, conditions.MachinesConditionInput{
-		ConditionType: clusterv1.MachineReadyV1Beta2Condition, TargetType: clusterv1.MachineSetMachinesReadyV1Beta2Condition,
-		TrueReason: clusterv1.MachineSetMachinesReadyV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotReadyV1Beta2Reason,
-		UnknownReason: clusterv1.MachineSetMachinesReadyUnknownV1Beta2Reason, NoReplicasReason: clusterv1.MachineSetMachinesReadyNoReplicasV1Beta2Reason,
-	})
-	conditions.SetV1Beta2(s.ms, c)
-}
-
-// setMachinesUpToDateCondition aggregates the Machines' UpToDate conditions.
-func setMachinesUpToDateCondition(s *scope) {
-	if !s.getMachinesSucceeded {
-		conditions.SetV1Beta2(s.ms, metav1.Condition{Type: clusterv1.MachineSetMachinesUpToDateV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineSetMachinesUpToDateInternalErrorV1Beta2Reason, Message: conditions.InternalErrorMessage})
-		return
-	}
-	c := conditions.MachinesCondition(s.machines, conditions.MachinesConditionInput{
-		ConditionType: clusterv1.MachineUpToDateV1Beta2Condition, TargetType: clusterv1.MachineSetMachinesUpToDateV1Beta2Condition,
-		TrueReason: clusterv1.MachineSetMachinesUpToDateV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotUpToDateV1Beta2Reason,
-		UnknownReason: clusterv1.MachineSetMachinesUpToDateUnknownV1Beta2Reason, NoReplicasReason: clusterv1.MachineSetMachinesUpToDateNoReplicasV1Beta2Reason,
-		Skip: func(m *clusterv1.Machine) bool {
-			return conditions.GetV1Beta2(m, clusterv1.MachineUpToDateV1Beta2Condition) == nil && inUpToDateGracePeriod(m, s.now)
-		},
-	})
-	conditions.SetV1Beta2(s.ms, c)
 }
 
 // setDeletingCondition is True while the MachineSet is being deleted and says how many Machines are left.
