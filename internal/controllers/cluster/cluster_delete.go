@@ -42,46 +42,26 @@ type kindedObject struct {
 func planDeletion(c *clusterv1.Cluster, d descendants, cp, infra externalObject) deletionStep {
 	workers := clusterv1.ClusterDeletingWaitingForWorkersDeletionV1Beta2Reason
 	if len(d.machinePools) > 0 {
-		step := waitFor(workers, "MachinePool", names(d.machinePools))
-		for i := range d.machinePools {
-			step.deleteIfNotDeleting("MachinePool", &d.machinePools[i])
-		}
-		return step
+		return deleteAll(workers, "MachinePool", d.machinePools, nil)
 	}
 	if len(d.machinePoolMachines) > 0 {
 		// The Machines of MachinePools that are gone: garbage collection deletes them.
-		step := waitFor(workers, "Machine", names(d.machinePoolMachines))
-		for i := range d.machinePoolMachines {
-			if m := &d.machinePoolMachines[i]; metav1.GetControllerOfNoCopy(m) == nil {
-				step.deleteIfNotDeleting("Machine", m)
-			}
-		}
-		return step
+		return deleteAll(workers, "Machine", d.machinePoolMachines, func(m *clusterv1.Machine) bool {
+			return metav1.GetControllerOfNoCopy(m) == nil
+		})
 	}
 	if len(d.machineDeployments) > 0 {
-		step := waitFor(workers, "MachineDeployment", names(d.machineDeployments))
-		for i := range d.machineDeployments {
-			step.deleteIfNotDeleting("MachineDeployment", &d.machineDeployments[i])
-		}
-		return step
+		return deleteAll(workers, "MachineDeployment", d.machineDeployments, nil)
 	}
 	if len(d.machineSets) > 0 {
-		step := waitFor(workers, "MachineSet", names(d.machineSets))
-		for i := range d.machineSets {
-			if ms := &d.machineSets[i]; !ownedByOneOf(ms, "MachineDeployment", d.machineDeployments) {
-				step.deleteIfNotDeleting("MachineSet", ms)
-			}
-		}
-		return step
+		return deleteAll(workers, "MachineSet", d.machineSets, func(ms *clusterv1.MachineSet) bool {
+			return !ownedByOneOf(ms, "MachineDeployment", d.machineDeployments)
+		})
 	}
 	if len(d.workerMachines) > 0 {
-		step := waitFor(workers, "Machine", names(d.workerMachines))
-		for i := range d.workerMachines {
-			if m := &d.workerMachines[i]; !ownedByOneOf(m, "MachineSet", d.machineSets) {
-				step.deleteIfNotDeleting("Machine", m)
-			}
-		}
-		return step
+		return deleteAll(workers, "Machine", d.workerMachines, func(m *clusterv1.Machine) bool {
+			return !ownedByOneOf(m, "MachineSet", d.machineSets)
+		})
 	}
 
 	controlPlane := clusterv1.ClusterDeletingWaitingForControlPlaneDeletionV1Beta2Reason
@@ -119,6 +99,21 @@ func planDeletion(c *clusterv1.Cluster, d descendants, cp, infra externalObject)
 
 func waitFor(reason, kind string, objectNames []string) deletionStep {
 	return deletionStep{reason: reason, message: fmt.Sprintf("Waiting for %s to be deleted", namedObjects(kind, objectNames))}
+}
+
+// deleteAll is the step that waits for objs, of kind, to be gone and deletes those of them that are not
+// being deleted yet, except those that deletable (when set) leaves to their owner.
+func deleteAll[T any, PT interface {
+	*T
+	client.Object
+}](reason, kind string, objs []T, deletable func(PT) bool) deletionStep {
+	step := waitFor(reason, kind, names[T, PT](objs))
+	for i := range objs {
+		if o := PT(&objs[i]); deletable == nil || deletable(o) {
+			step.deleteIfNotDeleting(kind, o)
+		}
+	}
+	return step
 }
 
 func (s *deletionStep) deleteIfNotDeleting(kind string, obj client.Object) {
