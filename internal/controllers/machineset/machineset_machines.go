@@ -147,31 +147,17 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, n, count int) 
 	// controller's (its field owner), as syncMachines would propagate them: it has nothing left to write to
 	// them, as upstream's clones. They are generated (templates read) before anything is created, so that a
 	// missing template creates nothing.
-	var (
-		bootstrap *unstructured.Unstructured
-		tplErr    error
-	)
+	var bootstrap *unstructured.Unstructured
 	if tpl := ms.Spec.Template.Spec.Bootstrap.ConfigRef; tpl != nil {
-		bootstrap, tplErr = external.Generate(ctx, r.Client, external.CloneInput{
-			Template: tpl, Namespace: ms.Namespace, Name: m.Name, ClusterName: ms.Spec.ClusterName,
-			Labels: m.Labels, Annotations: ms.Spec.Template.Annotations,
-		})
-		if tplErr != nil {
-			s.createFailure = &failure{clusterv1.MachineSetBootstrapTemplateCloningFailedReason,
-				fmt.Sprintf("Cloning %s %s failed", tpl.Kind, tpl.Name)}
-			return nil, fmt.Errorf("cloning the bootstrap template: %w", tplErr)
+		if bootstrap, err = r.generateClone(ctx, s, m, tpl, clusterv1.MachineSetBootstrapTemplateCloningFailedReason, "bootstrap"); err != nil {
+			return nil, err
 		}
 		m.Spec.Bootstrap.ConfigRef = external.RefFor(bootstrap)
 	}
 	tpl := &ms.Spec.Template.Spec.InfrastructureRef
-	infra, err := external.Generate(ctx, r.Client, external.CloneInput{
-		Template: tpl, Namespace: ms.Namespace, Name: m.Name, ClusterName: ms.Spec.ClusterName,
-		Labels: m.Labels, Annotations: ms.Spec.Template.Annotations,
-	})
+	infra, err := r.generateClone(ctx, s, m, tpl, clusterv1.MachineSetInfrastructureTemplateCloningFailedReason, "infrastructure")
 	if err != nil {
-		s.createFailure = &failure{clusterv1.MachineSetInfrastructureTemplateCloningFailedReason,
-			fmt.Sprintf("Cloning %s %s failed", tpl.Kind, tpl.Name)}
-		return nil, fmt.Errorf("cloning the infrastructure template: %w", err)
+		return nil, err
 	}
 	m.Spec.InfrastructureRef = *external.RefFor(infra)
 
@@ -206,7 +192,7 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, n, count int) 
 		clone.obj.SetOwnerReferences([]metav1.OwnerReference{owner})
 		if err := r.Client.Create(ctx, clone.obj, client.FieldOwner(fieldOwner)); err != nil {
 			cleanup()
-			s.createFailure = &failure{clone.reason, fmt.Sprintf("Cloning %s %s failed", clone.tpl.Kind, clone.tpl.Name)}
+			s.createFailure = cloneFailure(clone.reason, clone.tpl)
 			return nil, fmt.Errorf("cloning the %s template: creating %s %s from template %s: %w",
 				clone.what, clone.obj.GetKind(), clone.obj.GetName(), clone.tpl.Name, err)
 		}
@@ -214,6 +200,24 @@ func (r *Reconciler) createMachine(ctx context.Context, s *scope, n, count int) 
 	}
 	r.recorder().Eventf(ms, corev1.EventTypeNormal, EventSuccessfulCreate, "Created machine %q", m.Name)
 	return m, nil
+}
+
+// generateClone generates the clone of tpl (the what template: bootstrap or infrastructure) for Machine m,
+// without creating it; when that fails, the MachineSet reports reason.
+func (r *Reconciler) generateClone(ctx context.Context, s *scope, m *clusterv1.Machine, tpl *corev1.ObjectReference, reason, what string) (*unstructured.Unstructured, error) {
+	clone, err := external.Generate(ctx, r.Client, external.CloneInput{
+		Template: tpl, Namespace: s.ms.Namespace, Name: m.Name, ClusterName: s.ms.Spec.ClusterName,
+		Labels: m.Labels, Annotations: s.ms.Spec.Template.Annotations,
+	})
+	if err != nil {
+		s.createFailure = cloneFailure(reason, tpl)
+		return nil, fmt.Errorf("cloning the %s template: %w", what, err)
+	}
+	return clone, nil
+}
+
+func cloneFailure(reason string, tpl *corev1.ObjectReference) *failure {
+	return &failure{reason, fmt.Sprintf("Cloning %s %s failed", tpl.Kind, tpl.Name)}
 }
 
 // newMachine returns the Machine the MachineSet creates, without its bootstrap and infrastructure
