@@ -129,6 +129,24 @@ func (p plan) totalReplicas(machineSets []*clusterv1.MachineSet) int32 {
 	return total
 }
 
+// scaleNew plans the new MachineSet's replicas and returns them: down to desired when above it, else up
+// towards desired as far as the MachineSets (all of them, the new one included) stay within desired+surge
+// Machines.
+func (p plan) scaleNew(desired, surge int32, newMS *clusterv1.MachineSet, all []*clusterv1.MachineSet) int32 {
+	newReplicas := specReplicas(newMS)
+	switch {
+	case newReplicas > desired:
+		newReplicas = desired
+	case newReplicas < desired:
+		maxTotal := desired + surge
+		if total := p.totalReplicas(all); total < maxTotal {
+			newReplicas += min(maxTotal-total, desired-newReplicas)
+		}
+	}
+	p.set(newMS, newReplicas)
+	return newReplicas
+}
+
 // planRollingUpdate is one step of a RollingUpdate: scale the new MachineSet up as far as maxSurge allows,
 // then scale old MachineSets down as far as maxUnavailable allows, unhealthy Machines first.
 func planRollingUpdate(desired int32, s strategy, newMS *clusterv1.MachineSet, oldMSs []*clusterv1.MachineSet) plan {
@@ -136,17 +154,7 @@ func planRollingUpdate(desired int32, s strategy, newMS *clusterv1.MachineSet, o
 	all := append([]*clusterv1.MachineSet{newMS}, oldMSs...)
 
 	// Scale up the new MachineSet.
-	newReplicas := specReplicas(newMS)
-	switch {
-	case newReplicas > desired:
-		newReplicas = desired
-	case newReplicas < desired:
-		maxTotal := desired + s.maxSurge
-		if total := p.totalReplicas(all); total < maxTotal {
-			newReplicas += min(maxTotal-total, desired-newReplicas)
-		}
-	}
-	p.set(newMS, newReplicas)
+	newReplicas := p.scaleNew(desired, s.maxSurge, newMS, all)
 
 	// Scale down old MachineSets.
 	var oldReplicas int32
@@ -214,16 +222,8 @@ func planOnDelete(desired int32, newMS *clusterv1.MachineSet, oldMSs []*clusterv
 	p := plan{}
 	all := append([]*clusterv1.MachineSet{newMS}, oldMSs...)
 
-	newReplicas := specReplicas(newMS)
-	switch {
-	case newReplicas > desired:
-		newReplicas = desired
-	default:
-		if total := p.totalReplicas(all); total < desired {
-			newReplicas += desired - total
-		}
-	}
-	p.set(newMS, newReplicas)
+	// No surge: the new MachineSet grows as the deleted Machines leave room.
+	p.scaleNew(desired, 0, newMS, all)
 
 	var total int32
 	for _, ms := range all {
