@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/go-logr/logr"
+
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
 	"github.com/capstan-dev/capstan/internal/external"
@@ -55,6 +57,18 @@ func (d *deletionFacts) at(reason, message string) {
 	d.reason, d.message = reason, message
 }
 
+// hooks is the state of the step that waits for the Machine's hook annotations with prefix (the name hooks,
+// pre-drain or pre-terminate): waiting, with reason, while there are any.
+func (d *deletionFacts) hooks(log logr.Logger, m *clusterv1.Machine, prefix, reason, name string) stepState {
+	hooks := hookAnnotations(m, prefix)
+	if len(hooks) == 0 {
+		return stepDone
+	}
+	d.at(reason, fmt.Sprintf("Waiting for %s hooks to succeed (hooks: %s)", name, strings.Join(hooks, ",")))
+	log.Info(fmt.Sprintf("Waiting for %s hooks to succeed", name), "hooks", hooks)
+	return stepWaiting
+}
+
 // reconcileDelete takes the deletion of a Machine one step further; see the package documentation for the
 // steps. Each step that has to wait returns, so a reconcile never blocks.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
@@ -74,14 +88,10 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	}
 
 	if nodeAllowed {
-		if hooks := hookAnnotations(m, clusterv1.PreDrainDeleteHookAnnotationPrefix); len(hooks) > 0 {
-			d.preDrainHook = stepWaiting
-			d.at(clusterv1.MachineDeletingWaitingForPreDrainHookV1Beta2Reason,
-				fmt.Sprintf("Waiting for pre-drain hooks to succeed (hooks: %s)", strings.Join(hooks, ",")))
-			log.Info("Waiting for pre-drain hooks to succeed", "hooks", hooks)
+		d.preDrainHook = d.hooks(log, m, clusterv1.PreDrainDeleteHookAnnotationPrefix, clusterv1.MachineDeletingWaitingForPreDrainHookV1Beta2Reason, "pre-drain")
+		if d.preDrainHook == stepWaiting {
 			return ctrl.Result{}, nil
 		}
-		d.preDrainHook = stepDone
 
 		if drainAllowed(m, now) {
 			if m.Status.Deletion == nil {
@@ -136,14 +146,10 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		}
 	}
 
-	if hooks := hookAnnotations(m, clusterv1.PreTerminateDeleteHookAnnotationPrefix); len(hooks) > 0 {
-		d.preTerminateHook = stepWaiting
-		d.at(clusterv1.MachineDeletingWaitingForPreTerminateHookV1Beta2Reason,
-			fmt.Sprintf("Waiting for pre-terminate hooks to succeed (hooks: %s)", strings.Join(hooks, ",")))
-		log.Info("Waiting for pre-terminate hooks to succeed", "hooks", hooks)
+	d.preTerminateHook = d.hooks(log, m, clusterv1.PreTerminateDeleteHookAnnotationPrefix, clusterv1.MachineDeletingWaitingForPreTerminateHookV1Beta2Reason, "pre-terminate")
+	if d.preTerminateHook == stepWaiting {
 		return ctrl.Result{}, nil
 	}
-	d.preTerminateHook = stepDone
 
 	// The InfraMachine goes first: the bootstrap data must outlive the machine that may still read it.
 	gone, err := r.deleteExternal(ctx, m, &m.Spec.InfrastructureRef)
