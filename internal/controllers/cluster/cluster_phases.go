@@ -47,28 +47,11 @@ func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (ctr
 	}
 	log := ctrl.LoggerFrom(ctx)
 
-	obj, c, notFound, err := r.reconcileExternal(ctx, cluster, ref)
-	if err != nil {
-		if s.infra.problem = external.ReadProblem(err, ref); s.infra.problem != "" {
-			log.Info("Cannot use "+ref.Kind, "problem", s.infra.problem)
-			return ctrl.Result{RequeueAfter: externalProblemRequeue}, nil
-		}
-		return ctrl.Result{}, err
+	obj, res, err := r.readProvider(ctx, cluster, ref, &s.infra, cluster.Status.InfrastructureReady, "InfraCluster", readyCondition)
+	if obj == nil {
+		return res, err
 	}
-	if notFound {
-		s.infra.notFound = true
-		switch {
-		case !cluster.DeletionTimestamp.IsZero():
-			return ctrl.Result{}, nil
-		case cluster.Status.InfrastructureReady:
-			return ctrl.Result{}, fmt.Errorf("%s %s has been deleted while the Cluster still exists", ref.Kind, ref.Name)
-		}
-		log.Info("Waiting for the InfraCluster to exist", ref.Kind, klog.KRef(cluster.Namespace, ref.Name))
-		return ctrl.Result{RequeueAfter: r.requeueAfter()}, nil
-	}
-
-	s.infra.obj, s.infra.contract = obj, c
-	readConditions(&s.infra, readyCondition)
+	c := s.infra.contract
 	if s.infra.ready, err = contract.Provisioned(obj, c); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -87,6 +70,36 @@ func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (ctr
 	return ctrl.Result{}, r.adoptEndpoint(ctx, cluster, obj)
 }
 
+// readProvider reads the provider object ref points at (what it is: the InfraCluster or the control plane)
+// into f, with its condition the Cluster mirrors; wasReady says whether the Cluster has seen it ready. It
+// records in f what went wrong: obj is nil when the phase has nothing more to do, and res and err are then
+// what the phase returns.
+func (r *Reconciler) readProvider(ctx context.Context, cluster *clusterv1.Cluster, ref *corev1.ObjectReference, f *externalObject, wasReady bool, what, condition string) (*unstructured.Unstructured, ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	obj, c, notFound, err := r.reconcileExternal(ctx, cluster, ref)
+	if err != nil {
+		if f.problem = external.ReadProblem(err, ref); f.problem != "" {
+			log.Info("Cannot use "+ref.Kind, "problem", f.problem)
+			return nil, ctrl.Result{RequeueAfter: externalProblemRequeue}, nil
+		}
+		return nil, ctrl.Result{}, err
+	}
+	if notFound {
+		f.notFound = true
+		switch {
+		case !cluster.DeletionTimestamp.IsZero():
+			return nil, ctrl.Result{}, nil
+		case wasReady:
+			return nil, ctrl.Result{}, fmt.Errorf("%s %s has been deleted while the Cluster still exists", ref.Kind, ref.Name)
+		}
+		log.Info("Waiting for the "+what+" to exist", ref.Kind, klog.KRef(cluster.Namespace, ref.Name))
+		return nil, ctrl.Result{RequeueAfter: r.requeueAfter()}, nil
+	}
+	f.obj, f.contract = obj, c
+	readConditions(f, condition)
+	return obj, ctrl.Result{}, nil
+}
+
 // reconcileControlPlane reads the control plane object, makes the Cluster its controller owner, and
 // records what it reports. Once it is ready, its control plane endpoint fills in the Cluster's when that
 // is not set.
@@ -98,28 +111,11 @@ func (r *Reconciler) reconcileControlPlane(ctx context.Context, s *scope) (ctrl.
 	}
 	log := ctrl.LoggerFrom(ctx)
 
-	obj, c, notFound, err := r.reconcileExternal(ctx, cluster, ref)
-	if err != nil {
-		if s.controlPlane.problem = external.ReadProblem(err, ref); s.controlPlane.problem != "" {
-			log.Info("Cannot use "+ref.Kind, "problem", s.controlPlane.problem)
-			return ctrl.Result{RequeueAfter: externalProblemRequeue}, nil
-		}
-		return ctrl.Result{}, err
+	obj, res, err := r.readProvider(ctx, cluster, ref, &s.controlPlane, cluster.Status.ControlPlaneReady, "control plane", availableCondition)
+	if obj == nil {
+		return res, err
 	}
-	if notFound {
-		s.controlPlane.notFound = true
-		switch {
-		case !cluster.DeletionTimestamp.IsZero():
-			return ctrl.Result{}, nil
-		case cluster.Status.ControlPlaneReady:
-			return ctrl.Result{}, fmt.Errorf("%s %s has been deleted while the Cluster still exists", ref.Kind, ref.Name)
-		}
-		log.Info("Waiting for the control plane to exist", ref.Kind, klog.KRef(cluster.Namespace, ref.Name))
-		return ctrl.Result{RequeueAfter: r.requeueAfter()}, nil
-	}
-
-	s.controlPlane.obj, s.controlPlane.contract = obj, c
-	readConditions(&s.controlPlane, availableCondition)
+	c := s.controlPlane.contract
 	if s.controlPlane.ready, err = contract.ControlPlaneReady(obj, c); err != nil {
 		return ctrl.Result{}, err
 	}
