@@ -69,20 +69,7 @@ func (r *Reconciler) reconcileBootstrap(ctx context.Context, s *scope) (ctrl.Res
 	}
 	obj, info, err := r.ensureExternal(ctx, s, ref)
 	if err != nil {
-		if apierrors.IsNotFound(err) {
-			s.bootstrap.notFound = true
-			if !m.DeletionTimestamp.IsZero() {
-				return ctrl.Result{}, nil
-			}
-			log.Info("Could not find the bootstrap config, requeuing", ref.Kind, klog.KRef(m.Namespace, ref.Name))
-			return ctrl.Result{RequeueAfter: reconciler.OrDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
-		}
-		s.bootstrap.getErr = true
-		if s.bootstrap.problem = external.ReadProblem(err, ref); s.bootstrap.problem != "" {
-			log.Info("Cannot use the bootstrap config", "problem", s.bootstrap.problem)
-			return ctrl.Result{RequeueAfter: reconciler.OrDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
-		}
-		return ctrl.Result{}, err
+		return r.readFailed(ctx, m, ref, &s.bootstrap, "bootstrap config", err)
 	}
 	s.bootstrap.obj, s.bootstrap.contract = obj, info.Contract
 	ready, err := contract.DataSecretCreated(obj, info.Contract)
@@ -138,31 +125,19 @@ func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (ctr
 		}
 	}
 	obj, info, err := r.ensureExternal(ctx, s, ref)
+	if apierrors.IsNotFound(err) && m.DeletionTimestamp.IsZero() && m.Status.InfrastructureReady {
+		// The infrastructure went away under a provisioned Machine: nothing brings it back.
+		s.infra.notFound = true
+		log.Error(err, "The InfraMachine has been deleted after being ready, the Machine has failed")
+		reason := clusterv1.InvalidConfigurationMachineError
+		m.Status.FailureReason = &reason
+		msg := fmt.Sprintf("Machine infrastructure resource %s with name %q has been deleted after being ready",
+			schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind), ref.Name)
+		m.Status.FailureMessage = &msg
+		return ctrl.Result{}, nil
+	}
 	if err != nil {
-		if apierrors.IsNotFound(err) {
-			s.infra.notFound = true
-			if !m.DeletionTimestamp.IsZero() {
-				return ctrl.Result{}, nil
-			}
-			if m.Status.InfrastructureReady {
-				// The infrastructure went away under a provisioned Machine: nothing brings it back.
-				log.Error(err, "The InfraMachine has been deleted after being ready, the Machine has failed")
-				reason := clusterv1.InvalidConfigurationMachineError
-				m.Status.FailureReason = &reason
-				msg := fmt.Sprintf("Machine infrastructure resource %s with name %q has been deleted after being ready",
-					schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind), ref.Name)
-				m.Status.FailureMessage = &msg
-				return ctrl.Result{}, nil
-			}
-			log.Info("Could not find the InfraMachine, requeuing", ref.Kind, klog.KRef(m.Namespace, ref.Name))
-			return ctrl.Result{RequeueAfter: reconciler.OrDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
-		}
-		s.infra.getErr = true
-		if s.infra.problem = external.ReadProblem(err, ref); s.infra.problem != "" {
-			log.Info("Cannot use the InfraMachine", "problem", s.infra.problem)
-			return ctrl.Result{RequeueAfter: reconciler.OrDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}, nil
-		}
-		return ctrl.Result{}, err
+		return r.readFailed(ctx, m, ref, &s.infra, "InfraMachine", err)
 	}
 	s.infra.obj, s.infra.contract = obj, info.Contract
 	ready, err := contract.Provisioned(obj, info.Contract)
@@ -230,6 +205,28 @@ func copyFailure(m *clusterv1.Machine, obj *unstructured.Unstructured, c contrac
 		m.Status.FailureMessage = &msg
 	}
 	return nil
+}
+
+// readFailed records in f why the object ref points at (what it is: the bootstrap config or the
+// InfraMachine) could not be read, and returns what the phase returns: a retry while it does not exist
+// or cannot be used, unless the Machine is being deleted.
+func (r *Reconciler) readFailed(ctx context.Context, m *clusterv1.Machine, ref *corev1.ObjectReference, f *providerFacts, what string, err error) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	retry := ctrl.Result{RequeueAfter: reconciler.OrDefault(r.ExternalObjectRetryInterval, defaultExternalObjectRetryInterval)}
+	if apierrors.IsNotFound(err) {
+		f.notFound = true
+		if !m.DeletionTimestamp.IsZero() {
+			return ctrl.Result{}, nil
+		}
+		log.Info("Could not find the "+what+", requeuing", ref.Kind, klog.KRef(m.Namespace, ref.Name))
+		return retry, nil
+	}
+	f.getErr = true
+	if f.problem = external.ReadProblem(err, ref); f.problem != "" {
+		log.Info("Cannot use the "+what, "problem", f.problem)
+		return retry, nil
+	}
+	return ctrl.Result{}, err
 }
 
 // ensureExternal brings a reference to the newest apiVersion of its contract, reads the object, watches its
