@@ -91,9 +91,17 @@ func MachinesCondition(machines []*clusterv1.Machine, in MachinesConditionInput)
 	return out
 }
 
-// MachinesReadyInput aggregates the Machines' Ready conditions into target, the MachinesReady condition of
+// SetMachinesConditions sets the MachinesReady and MachinesUpToDate conditions (types readyType and
+// upToDateType) that a MachineSet or MachineDeployment aggregates from its Machines at now; listed is false
+// when the Machines could not be listed.
+func SetMachinesConditions(to V1Beta2Setter, machines []*clusterv1.Machine, listed bool, readyType, upToDateType string, now time.Time) {
+	setMachinesCondition(to, machines, listed, machinesReadyInput(readyType))
+	setMachinesCondition(to, machines, listed, machinesUpToDateInput(upToDateType, now))
+}
+
+// machinesReadyInput aggregates the Machines' Ready conditions into target, the MachinesReady condition of
 // a MachineSet or MachineDeployment (both with the MachineSet's reasons).
-func MachinesReadyInput(target string) MachinesConditionInput {
+func machinesReadyInput(target string) MachinesConditionInput {
 	return MachinesConditionInput{
 		ConditionType: clusterv1.MachineReadyV1Beta2Condition, TargetType: target,
 		TrueReason: clusterv1.MachineSetMachinesReadyV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotReadyV1Beta2Reason,
@@ -101,10 +109,10 @@ func MachinesReadyInput(target string) MachinesConditionInput {
 	}
 }
 
-// MachinesUpToDateInput aggregates the Machines' UpToDate conditions into target, the MachinesUpToDate
+// machinesUpToDateInput aggregates the Machines' UpToDate conditions into target, the MachinesUpToDate
 // condition of a MachineSet or MachineDeployment (both with the MachineSet's reasons), leaving out the
 // Machines AwaitingUpToDate at now.
-func MachinesUpToDateInput(target string, now time.Time) MachinesConditionInput {
+func machinesUpToDateInput(target string, now time.Time) MachinesConditionInput {
 	return MachinesConditionInput{
 		ConditionType: clusterv1.MachineUpToDateV1Beta2Condition, TargetType: target,
 		TrueReason: clusterv1.MachineSetMachinesUpToDateV1Beta2Reason, FalseReason: clusterv1.MachineSetMachinesNotUpToDateV1Beta2Reason,
@@ -113,9 +121,9 @@ func MachinesUpToDateInput(target string, now time.Time) MachinesConditionInput 
 	}
 }
 
-// SetMachinesCondition sets on to the condition MachinesCondition aggregates from machines or, when the
+// setMachinesCondition sets on to the condition MachinesCondition aggregates from machines or, when the
 // Machines could not be listed (listed is false), the condition Unknown with reason InternalError.
-func SetMachinesCondition(to V1Beta2Setter, machines []*clusterv1.Machine, listed bool, in MachinesConditionInput) {
+func setMachinesCondition(to V1Beta2Setter, machines []*clusterv1.Machine, listed bool, in MachinesConditionInput) {
 	if !listed {
 		SetV1Beta2(to, metav1.Condition{Type: in.TargetType, Status: metav1.ConditionUnknown,
 			Reason: internalErrorReason, Message: InternalErrorMessage})

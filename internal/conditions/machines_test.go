@@ -79,29 +79,38 @@ func TestMachineNamesAndBullets(t *testing.T) {
 	g.Expect(Bullets([]string{"one", "two\nlines"})).To(Equal("* one\n* two\n  lines"))
 }
 
-func TestSetMachinesCondition(t *testing.T) {
+func TestSetMachinesConditions(t *testing.T) {
 	g := NewWithT(t)
 	now := metav1.Now().Time
 	ms := &clusterv1.MachineSet{}
+	set := func(machines []*clusterv1.Machine, listed bool) {
+		SetMachinesConditions(ms, machines, listed, clusterv1.MachineSetMachinesReadyV1Beta2Condition, clusterv1.MachineSetMachinesUpToDateV1Beta2Condition, now)
+	}
 
-	SetMachinesCondition(ms, nil, false, MachinesReadyInput(clusterv1.MachineSetMachinesReadyV1Beta2Condition))
-	c := GetV1Beta2(ms, clusterv1.MachineSetMachinesReadyV1Beta2Condition)
-	g.Expect(c).NotTo(BeNil())
-	g.Expect(c.Status).To(Equal(metav1.ConditionUnknown))
-	g.Expect(c.Reason).To(Equal(clusterv1.MachineSetMachinesReadyInternalErrorV1Beta2Reason))
-	g.Expect(c.Message).To(Equal(InternalErrorMessage))
+	set(nil, false)
+	for _, typ := range []string{clusterv1.MachineSetMachinesReadyV1Beta2Condition, clusterv1.MachineSetMachinesUpToDateV1Beta2Condition} {
+		c := GetV1Beta2(ms, typ)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionUnknown))
+		g.Expect(c.Reason).To(Equal(clusterv1.MachineSetMachinesReadyInternalErrorV1Beta2Reason))
+		g.Expect(c.Message).To(Equal(InternalErrorMessage))
+	}
 
-	// A new Machine without an UpToDate condition is left out until its grace period is over.
+	// A new Machine without an UpToDate condition is left out of MachinesUpToDate until its grace period
+	// is over, not out of MachinesReady.
 	young := machineWith("young")
 	young.CreationTimestamp = metav1.NewTime(now.Add(-UpToDateGracePeriod / 2))
 	old := machineWith("old")
 	old.CreationTimestamp = metav1.NewTime(now.Add(-2 * UpToDateGracePeriod))
-	SetMachinesCondition(ms, []*clusterv1.Machine{young}, true, MachinesUpToDateInput(clusterv1.MachineSetMachinesUpToDateV1Beta2Condition, now))
-	c = GetV1Beta2(ms, clusterv1.MachineSetMachinesUpToDateV1Beta2Condition)
+	set([]*clusterv1.Machine{young}, true)
+	c := GetV1Beta2(ms, clusterv1.MachineSetMachinesUpToDateV1Beta2Condition)
 	g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
 	g.Expect(c.Reason).To(Equal(clusterv1.MachineSetMachinesUpToDateNoReplicasV1Beta2Reason))
+	c = GetV1Beta2(ms, clusterv1.MachineSetMachinesReadyV1Beta2Condition)
+	g.Expect(c.Status).To(Equal(metav1.ConditionUnknown))
+	g.Expect(c.Reason).To(Equal(clusterv1.MachineSetMachinesReadyUnknownV1Beta2Reason))
 
-	SetMachinesCondition(ms, []*clusterv1.Machine{young, old}, true, MachinesUpToDateInput(clusterv1.MachineSetMachinesUpToDateV1Beta2Condition, now))
+	set([]*clusterv1.Machine{young, old}, true)
 	c = GetV1Beta2(ms, clusterv1.MachineSetMachinesUpToDateV1Beta2Condition)
 	g.Expect(c.Status).To(Equal(metav1.ConditionUnknown))
 	g.Expect(c.Reason).To(Equal(clusterv1.MachineSetMachinesUpToDateUnknownV1Beta2Reason))

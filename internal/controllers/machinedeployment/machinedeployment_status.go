@@ -27,10 +27,8 @@ func setStatus(s *scope) {
 	setV1Beta1Conditions(s)
 	conditions.SetV1Beta2(md, reconciler.PausedCondition(s.cluster, md, "MachineDeployment", false))
 	setAvailableCondition(s)
-	conditions.SetMachinesCondition(md, s.machines, s.getMachinesSucceeded,
-		conditions.MachinesReadyInput(clusterv1.MachineDeploymentMachinesReadyV1Beta2Condition))
-	conditions.SetMachinesCondition(md, s.machines, s.getMachinesSucceeded,
-		conditions.MachinesUpToDateInput(clusterv1.MachineDeploymentMachinesUpToDateV1Beta2Condition, s.now))
+	conditions.SetMachinesConditions(md, s.machines, s.getMachinesSucceeded,
+		clusterv1.MachineDeploymentMachinesReadyV1Beta2Condition, clusterv1.MachineDeploymentMachinesUpToDateV1Beta2Condition, s.now)
 	setRollingOutCondition(s)
 	setScalingConditions(s)
 	setDeletingCondition(s)

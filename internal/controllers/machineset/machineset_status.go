@@ -37,10 +37,8 @@ func setStatus(s *scope) {
 	setV1Beta1Conditions(s)
 	conditions.SetV1Beta2(ms, reconciler.PausedCondition(s.cluster, ms, "MachineSet", false))
 	setScalingConditions(s)
-	conditions.SetMachinesCondition(ms, s.machines, s.getMachinesSucceeded,
-		conditions.MachinesReadyInput(clusterv1.MachineSetMachinesReadyV1Beta2Condition))
-	conditions.SetMachinesCondition(ms, s.machines, s.getMachinesSucceeded,
-		conditions.MachinesUpToDateInput(clusterv1.MachineSetMachinesUpToDateV1Beta2Condition, s.now))
+	conditions.SetMachinesConditions(ms, s.machines, s.getMachinesSucceeded,
+		clusterv1.MachineSetMachinesReadyV1Beta2Condition, clusterv1.MachineSetMachinesUpToDateV1Beta2Condition, s.now)
 	setRemediatingCondition(s)
 	setDeletingCondition(s)
 }
