@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -70,15 +71,40 @@ func setBootstrapStatus(mp *clusterv1.MachinePool, f providerFacts) {
 		conditions.MirrorReadyV1Beta1(mp, clusterv1.BootstrapReadyCondition, f.obj, mp.Status.BootstrapReady, clusterv1.WaitingForDataSecretFallbackReason)
 		conditions.MirrorReadyV1Beta2(mp, clusterv1.MachinePoolBootstrapConfigReadyV1Beta2Condition, f.obj, mp.Status.BootstrapReady, providerReasons,
 			fmt.Sprintf("%s status.dataSecretName is not set yet", ref.Kind))
+	default:
+		setReadProblem(mp, bootstrapConditions, *ref, f)
+	}
+}
+
+// providerConditions are the conditions of a MachinePool that say how its bootstrap config or
+// InfraMachinePool is doing, and the reasons they give when it cannot be read.
+type providerConditions struct {
+	// what names the reference in the v1beta1 message: bootstrap or infra.
+	what                                 string
+	v1beta1                              clusterv1.ConditionType
+	v1beta2, doesNotExist, internalError string
+}
+
+var (
+	bootstrapConditions = providerConditions{what: "bootstrap", v1beta1: clusterv1.BootstrapReadyCondition,
+		v1beta2: clusterv1.MachinePoolBootstrapConfigReadyV1Beta2Condition, doesNotExist: clusterv1.MachineBootstrapConfigDoesNotExistV1Beta2Reason,
+		internalError: clusterv1.MachineBootstrapConfigInternalErrorV1Beta2Reason}
+	infrastructureConditions = providerConditions{what: "infra", v1beta1: clusterv1.InfrastructureReadyCondition,
+		v1beta2: clusterv1.MachinePoolInfrastructureReadyV1Beta2Condition, doesNotExist: clusterv1.MachineInfrastructureDoesNotExistV1Beta2Reason,
+		internalError: clusterv1.MachineInfrastructureInternalErrorV1Beta2Reason}
+)
+
+// setReadProblem sets the conditions c when the object ref points at does not exist or cannot be used
+// (f says which); nothing otherwise.
+func setReadProblem(mp *clusterv1.MachinePool, c providerConditions, ref corev1.ObjectReference, f providerFacts) {
+	switch {
 	case f.notFound:
-		conditions.MarkFalse(mp, clusterv1.BootstrapReadyCondition, clusterv1.IncorrectExternalRefReason, clusterv1.ConditionSeverityError,
-			"Could not find bootstrap reference of kind %s with name %s", ref.Kind, ref.Name)
-		setV1Beta2(mp, clusterv1.MachinePoolBootstrapConfigReadyV1Beta2Condition, metav1.ConditionFalse,
-			clusterv1.MachineBootstrapConfigDoesNotExistV1Beta2Reason, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name))
+		conditions.MarkFalse(mp, c.v1beta1, clusterv1.IncorrectExternalRefReason, clusterv1.ConditionSeverityError,
+			"Could not find %s reference of kind %s with name %s", c.what, ref.Kind, ref.Name)
+		setV1Beta2(mp, c.v1beta2, metav1.ConditionFalse, c.doesNotExist, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name))
 	case f.problem != "":
-		conditions.MarkFalse(mp, clusterv1.BootstrapReadyCondition, clusterv1.IncorrectExternalRefReason, clusterv1.ConditionSeverityError, "%s", f.problem)
-		setV1Beta2(mp, clusterv1.MachinePoolBootstrapConfigReadyV1Beta2Condition, metav1.ConditionUnknown,
-			clusterv1.MachineBootstrapConfigInternalErrorV1Beta2Reason, f.problem)
+		conditions.MarkFalse(mp, c.v1beta1, clusterv1.IncorrectExternalRefReason, clusterv1.ConditionSeverityError, "%s", f.problem)
+		setV1Beta2(mp, c.v1beta2, metav1.ConditionUnknown, c.internalError, f.problem)
 	}
 }
 
@@ -95,15 +121,8 @@ func setInfrastructureStatus(mp *clusterv1.MachinePool, f providerFacts) {
 		conditions.MirrorReadyV1Beta1(mp, clusterv1.InfrastructureReadyCondition, f.obj, f.ready, clusterv1.WaitingForInfrastructureFallbackReason)
 		conditions.MirrorReadyV1Beta2(mp, clusterv1.MachinePoolInfrastructureReadyV1Beta2Condition, f.obj, f.ready, providerReasons,
 			fmt.Sprintf("%s is not provisioned yet", ref.Kind))
-	case f.notFound:
-		conditions.MarkFalse(mp, clusterv1.InfrastructureReadyCondition, clusterv1.IncorrectExternalRefReason, clusterv1.ConditionSeverityError,
-			"Could not find infra reference of kind %s with name %s", ref.Kind, ref.Name)
-		setV1Beta2(mp, clusterv1.MachinePoolInfrastructureReadyV1Beta2Condition, metav1.ConditionFalse,
-			clusterv1.MachineInfrastructureDoesNotExistV1Beta2Reason, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name))
-	case f.problem != "":
-		conditions.MarkFalse(mp, clusterv1.InfrastructureReadyCondition, clusterv1.IncorrectExternalRefReason, clusterv1.ConditionSeverityError, "%s", f.problem)
-		setV1Beta2(mp, clusterv1.MachinePoolInfrastructureReadyV1Beta2Condition, metav1.ConditionUnknown,
-			clusterv1.MachineInfrastructureInternalErrorV1Beta2Reason, f.problem)
+	default:
+		setReadProblem(mp, infrastructureConditions, ref, f)
 	}
 }
 
