@@ -3,6 +3,7 @@ package reconciler
 import (
 	"reflect"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
@@ -23,6 +24,19 @@ func NotOwnStatus() predicate.Predicate {
 			!reflect.DeepEqual(o.GetAnnotations(), n.GetAnnotations()) ||
 			!reflect.DeepEqual(o.GetOwnerReferences(), n.GetOwnerReferences()) ||
 			!reflect.DeepEqual(o.GetFinalizers(), n.GetFinalizers())
+	}}
+}
+
+// UpdateChanged lets through the updates of objects of type T that changed says matter, the updates of any
+// other type, and every create, delete and generic event.
+func UpdateChanged[T client.Object](changed func(before, after T) bool) predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		before, ok1 := e.ObjectOld.(T)
+		after, ok2 := e.ObjectNew.(T)
+		if !ok1 || !ok2 {
+			return true
+		}
+		return changed(before, after)
 	}}
 }
 

@@ -40,3 +40,23 @@ func TestNotOwnStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdateChanged: the updates of the watched type pass only when the function says they matter; the
+// other events, and updates of other types, pass.
+func TestUpdateChanged(t *testing.T) {
+	g := NewWithT(t)
+	p := reconciler.UpdateChanged(func(before, after *clusterv1.Machine) bool {
+		return before.Status.Phase != after.Status.Phase
+	})
+	m := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m"}}
+	running := m.DeepCopy()
+	running.Status.Phase = "Running"
+	relabelled := m.DeepCopy()
+	relabelled.Labels = map[string]string{"a": "b"}
+
+	g.Expect(p.Update(event.UpdateEvent{ObjectOld: m, ObjectNew: running})).To(BeTrue())
+	g.Expect(p.Update(event.UpdateEvent{ObjectOld: m, ObjectNew: relabelled})).To(BeFalse())
+	g.Expect(p.Update(event.UpdateEvent{ObjectOld: &clusterv1.MachineSet{}, ObjectNew: &clusterv1.MachineSet{}})).To(BeTrue())
+	g.Expect(p.Create(event.CreateEvent{Object: m})).To(BeTrue())
+	g.Expect(p.Delete(event.DeleteEvent{Object: m})).To(BeTrue())
+}

@@ -349,14 +349,9 @@ func clusterOfSecret(_ context.Context, obj client.Object) []reconcile.Request {
 // machineCountersChanged lets through the Machine updates that change what the Cluster reads from its
 // Machines: ownership, labels, deletion, the Node and the Ready, Available and UpToDate conditions.
 func machineCountersChanged() predicate.Predicate {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		before, ok1 := e.ObjectOld.(*clusterv1.Machine)
-		after, ok2 := e.ObjectNew.(*clusterv1.Machine)
-		if !ok1 || !ok2 {
-			return true
-		}
+	return reconciler.UpdateChanged(func(before, after *clusterv1.Machine) bool {
 		return machineFacts(before) != machineFacts(after)
-	}}
+	})
 }
 
 type machineFactSet struct {
@@ -390,15 +385,10 @@ func machineFacts(m *clusterv1.Machine) machineFactSet {
 // machineSetFactsChanged lets through the MachineSet updates that change what the Cluster reads from its
 // MachineSets: labels, the controller owner, spec.replicas, deletion and the replica counters.
 func machineSetFactsChanged() predicate.Predicate {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		before, ok1 := e.ObjectOld.(*clusterv1.MachineSet)
-		after, ok2 := e.ObjectNew.(*clusterv1.MachineSet)
-		if !ok1 || !ok2 {
-			return true
-		}
+	return reconciler.UpdateChanged(func(before, after *clusterv1.MachineSet) bool {
 		return ownershipFacts(before) != ownershipFacts(after) || !ptr.Equal(before.Spec.Replicas, after.Spec.Replicas) ||
 			before.Status.Replicas != after.Status.Replicas || replicaCounters(before.Status.V1Beta2) != replicaCounters(after.Status.V1Beta2)
-	}}
+	})
 }
 
 // counters are a MachineDeployment's or MachineSet's v1beta2 replica counters, which the Cluster adds up.
@@ -423,16 +413,11 @@ func replicaCounters[T clusterv1.MachineDeploymentV1Beta2Status | clusterv1.Mach
 // reads from its MachineDeployments: labels, the controller owner, spec.replicas, deletion, the Available
 // condition and the replica counters.
 func machineDeploymentFactsChanged() predicate.Predicate {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		before, ok1 := e.ObjectOld.(*clusterv1.MachineDeployment)
-		after, ok2 := e.ObjectNew.(*clusterv1.MachineDeployment)
-		if !ok1 || !ok2 {
-			return true
-		}
+	return reconciler.UpdateChanged(func(before, after *clusterv1.MachineDeployment) bool {
 		return ownershipFacts(before) != ownershipFacts(after) || !ptr.Equal(before.Spec.Replicas, after.Spec.Replicas) ||
 			!sameCondition(conditions.GetV1Beta2(before, machineAvailableCondition), conditions.GetV1Beta2(after, machineAvailableCondition)) ||
 			before.Status.Replicas != after.Status.Replicas || replicaCounters(before.Status.V1Beta2) != replicaCounters(after.Status.V1Beta2)
-	}}
+	})
 }
 
 // machinePoolFactsChanged lets through the MachinePool updates that change what the Cluster reads from its
