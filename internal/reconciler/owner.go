@@ -8,8 +8,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/patch"
 )
 
 // GetOwner reads into the Cluster API object of kind (Cluster, Machine, ...) that owns obj, as a
@@ -42,6 +44,19 @@ func GetCluster(ctx context.Context, c client.Reader, namespace, name string) (*
 		return nil, fmt.Errorf("getting Cluster %s/%s: %w", namespace, name, err)
 	}
 	return cluster, nil
+}
+
+// AddFinalizerFirst adds finalizer to obj, when obj is not being deleted and does not have it yet, in a
+// patch of its own (sent with opts) before anything else is done: a reconcile that is told added stops
+// there and returns err (the update brings the object back), so that an object deleted right after its
+// creation still waits for what the finalizer guards.
+func AddFinalizerFirst(ctx context.Context, c client.Client, obj client.Object, finalizer string, opts ...patch.Option) (added bool, err error) {
+	if !obj.GetDeletionTimestamp().IsZero() || controllerutil.ContainsFinalizer(obj, finalizer) {
+		return false, nil
+	}
+	h := patch.NewHelper(obj, c, opts...)
+	controllerutil.AddFinalizer(obj, finalizer)
+	return true, h.Patch(ctx, obj)
 }
 
 // RefersTo reports whether the owner reference ref is to an object of kind in group, whatever its version:

@@ -1,10 +1,14 @@
 package reconciler_test
 
 import (
+	"context"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/reconciler"
@@ -29,4 +33,33 @@ func TestRefersTo(t *testing.T) {
 			NewWithT(t).Expect(reconciler.RefersTo(tt.ref, group, "Cluster")).To(Equal(tt.want))
 		})
 	}
+}
+
+// TestAddFinalizerFirst: the finalizer is written on its own, once, and never to an object being deleted.
+func TestAddFinalizerFirst(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	g.Expect(clusterv1.AddToScheme(scheme)).To(Succeed())
+	ms := &clusterv1.MachineSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "ms"}}
+	deleting := &clusterv1.MachineSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "deleting",
+		Finalizers: []string{"other"}, DeletionTimestamp: &metav1.Time{Time: metav1.Now().Time}}}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(ms, deleting).Build()
+
+	added, err := reconciler.AddFinalizerFirst(ctx, c, ms, clusterv1.MachineSetFinalizer)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(added).To(BeTrue())
+	got := &clusterv1.MachineSet{}
+	g.Expect(c.Get(ctx, client.ObjectKeyFromObject(ms), got)).To(Succeed())
+	g.Expect(got.Finalizers).To(ConsistOf(clusterv1.MachineSetFinalizer))
+
+	added, err = reconciler.AddFinalizerFirst(ctx, c, got, clusterv1.MachineSetFinalizer)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(added).To(BeFalse())
+
+	added, err = reconciler.AddFinalizerFirst(ctx, c, deleting, clusterv1.MachineSetFinalizer)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(added).To(BeFalse())
+	g.Expect(c.Get(ctx, client.ObjectKeyFromObject(deleting), got)).To(Succeed())
+	g.Expect(got.Finalizers).To(ConsistOf("other"))
 }

@@ -188,10 +188,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, crs); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if crs.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(crs, addonsv1.ClusterResourceSetFinalizer) {
-		h := patch.NewHelper(crs, r.Client)
-		controllerutil.AddFinalizer(crs, addonsv1.ClusterResourceSetFinalizer)
-		return ctrl.Result{}, h.Patch(ctx, crs)
+	if added, err := reconciler.AddFinalizerFirst(ctx, r.Client, crs, addonsv1.ClusterResourceSetFinalizer); added {
+		return ctrl.Result{}, err
 	}
 
 	helper := patch.NewHelper(crs, r.Client)

@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -234,10 +233,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, mp *clusterv1.MachinePool) (
 	}
 
 	// The finalizer goes first, so that a MachinePool deleted right after creation still cleans up.
-	if mp.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(mp, clusterv1.MachinePoolFinalizer) {
-		h := patch.NewHelper(mp, r.Client, patch.WithWrites(&r.writes))
-		controllerutil.AddFinalizer(mp, clusterv1.MachinePoolFinalizer)
-		return ctrl.Result{}, h.Patch(ctx, mp)
+	if added, err := reconciler.AddFinalizerFirst(ctx, r.Client, mp, clusterv1.MachinePoolFinalizer, patch.WithWrites(&r.writes)); added {
+		return ctrl.Result{}, err
 	}
 
 	helper := patch.NewHelper(mp, r.Client, patch.WithWrites(&r.writes))

@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -144,10 +143,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, ms *clusterv1.MachineSet) (r
 	}
 
 	// The finalizer goes first, so a MachineSet deleted right after creation still waits for its Machines.
-	if ms.DeletionTimestamp.IsZero() && !controllerutil.ContainsFinalizer(ms, clusterv1.MachineSetFinalizer) {
-		h := patch.NewHelper(ms, r.Client, patch.WithWrites(&r.writes))
-		controllerutil.AddFinalizer(ms, clusterv1.MachineSetFinalizer)
-		return ctrl.Result{}, h.Patch(ctx, ms)
+	if added, err := reconciler.AddFinalizerFirst(ctx, r.Client, ms, clusterv1.MachineSetFinalizer, patch.WithWrites(&r.writes)); added {
+		return ctrl.Result{}, err
 	}
 
 	h := patch.NewHelper(ms, r.Client, patch.WithWrites(&r.writes))
