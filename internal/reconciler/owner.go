@@ -59,6 +59,16 @@ func AddFinalizerFirst(ctx context.Context, c client.Client, obj client.Object, 
 	return true, h.Patch(ctx, obj)
 }
 
+// SetClusterNameLabel labels obj with the name of the Cluster it belongs to (cluster.x-k8s.io/cluster-name).
+func SetClusterNameLabel(obj metav1.Object, clusterName string) {
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[clusterv1.ClusterNameLabel] = clusterName
+	obj.SetLabels(labels)
+}
+
 // RefersTo reports whether the owner reference ref is to an object of kind in group, whatever its version:
 // a reference written with an older version of the group still counts.
 func RefersTo(ref metav1.OwnerReference, group, kind string) bool {

@@ -63,3 +63,14 @@ func TestAddFinalizerFirst(t *testing.T) {
 	g.Expect(c.Get(ctx, client.ObjectKeyFromObject(deleting), got)).To(Succeed())
 	g.Expect(got.Finalizers).To(ConsistOf("other"))
 }
+
+func TestSetClusterNameLabel(t *testing.T) {
+	g := NewWithT(t)
+	unlabelled := &clusterv1.Machine{}
+	reconciler.SetClusterNameLabel(unlabelled, "c1")
+	g.Expect(unlabelled.Labels).To(Equal(map[string]string{clusterv1.ClusterNameLabel: "c1"}))
+
+	labelled := &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b", clusterv1.ClusterNameLabel: "old"}}}
+	reconciler.SetClusterNameLabel(labelled, "c1")
+	g.Expect(labelled.Labels).To(Equal(map[string]string{"a": "b", clusterv1.ClusterNameLabel: "c1"}))
+}

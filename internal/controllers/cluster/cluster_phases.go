@@ -202,12 +202,7 @@ func (r *Reconciler) ensureOwnership(ctx context.Context, cluster *clusterv1.Clu
 	if err := controllerutil.SetControllerReference(cluster, obj, r.Client.Scheme()); err != nil {
 		return fmt.Errorf("making Cluster %s the controller of %s %s: %w", cluster.Name, obj.GetKind(), obj.GetName(), err)
 	}
-	labels := obj.GetLabels()
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[clusterv1.ClusterNameLabel] = cluster.Name
-	obj.SetLabels(labels)
+	reconciler.SetClusterNameLabel(obj, cluster.Name)
 	ctrl.LoggerFrom(ctx).Info("Setting the Cluster as controller owner", obj.GetKind(), klog.KObj(obj))
 	// The optimistic lock keeps owner references that someone else adds meanwhile.
 	if err := r.Client.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {

@@ -301,10 +301,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, m *clusterv1.Machine) (retre
 		return ctrl.Result{}, nil
 	}
 
-	if m.Labels == nil {
-		m.Labels = map[string]string{}
-	}
-	m.Labels[clusterv1.ClusterNameLabel] = m.Spec.ClusterName
+	reconciler.SetClusterNameLabel(m, m.Spec.ClusterName)
 	if m.DeletionTimestamp.IsZero() {
 		controllerutil.AddFinalizer(m, clusterv1.MachineFinalizer)
 	}

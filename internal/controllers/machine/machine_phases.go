@@ -270,12 +270,7 @@ func (r *Reconciler) ensureExternal(ctx context.Context, s *scope, ref *corev1.O
 	if err := controllerutil.SetControllerReference(m, obj, r.Client.Scheme()); err != nil {
 		return nil, info, fmt.Errorf("making Machine %s the controller of %s %s: %w", m.Name, obj.GetKind(), obj.GetName(), err)
 	}
-	labels := obj.GetLabels()
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[clusterv1.ClusterNameLabel] = m.Spec.ClusterName
-	obj.SetLabels(labels)
+	reconciler.SetClusterNameLabel(obj, m.Spec.ClusterName)
 	if err := helper.Patch(ctx, obj); err != nil {
 		return nil, info, err
 	}

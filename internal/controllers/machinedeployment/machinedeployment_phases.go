@@ -16,6 +16,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/reconciler"
 	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
@@ -24,10 +25,7 @@ import (
 func (r *Reconciler) reconcileLabelsAndDefaults(ctx context.Context, s *scope) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	md := s.md
-	if md.Labels == nil {
-		md.Labels = map[string]string{}
-	}
-	md.Labels[clusterv1.ClusterNameLabel] = md.Spec.ClusterName
+	reconciler.SetClusterNameLabel(md, md.Spec.ClusterName)
 
 	if md.Spec.Replicas == nil {
 		var current *int32

@@ -148,10 +148,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, mhc *clusterv1.MachineHealth
 		return ctrl.Result{}, nil
 	}
 
-	if mhc.Labels == nil {
-		mhc.Labels = map[string]string{}
-	}
-	mhc.Labels[clusterv1.ClusterNameLabel] = mhc.Spec.ClusterName
+	reconciler.SetClusterNameLabel(mhc, mhc.Spec.ClusterName)
 	if !hasOwner(mhc, cluster) {
 		mhc.OwnerReferences = append(mhc.OwnerReferences, metav1.OwnerReference{
 			APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: cluster.Name, UID: cluster.UID,

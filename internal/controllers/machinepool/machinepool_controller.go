@@ -255,10 +255,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, mp *clusterv1.MachinePool) (
 		return ctrl.Result{}, nil
 	}
 
-	if mp.Labels == nil {
-		mp.Labels = map[string]string{}
-	}
-	mp.Labels[clusterv1.ClusterNameLabel] = mp.Spec.ClusterName
+	reconciler.SetClusterNameLabel(mp, mp.Spec.ClusterName)
 
 	if !mp.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, s)

@@ -224,12 +224,7 @@ func (r *Reconciler) ensureExternal(ctx context.Context, s *scope, ref *corev1.O
 	if err := controllerutil.SetControllerReference(mp, obj, r.Client.Scheme()); err != nil {
 		return nil, info, ctrl.Result{}, fmt.Errorf("making MachinePool %s the controller of %s %s: %w", mp.Name, obj.GetKind(), obj.GetName(), err)
 	}
-	labels := obj.GetLabels()
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[clusterv1.ClusterNameLabel] = mp.Spec.ClusterName
-	obj.SetLabels(labels)
+	reconciler.SetClusterNameLabel(obj, mp.Spec.ClusterName)
 	if err := helper.Patch(ctx, obj); err != nil {
 		return nil, info, ctrl.Result{}, err
 	}

@@ -34,10 +34,7 @@ import (
 func (r *Reconciler) reconcileLabelsAndDefaults(ctx context.Context, s *scope) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	ms := s.ms
-	if ms.Labels == nil {
-		ms.Labels = map[string]string{}
-	}
-	ms.Labels[clusterv1.ClusterNameLabel] = ms.Spec.ClusterName
+	reconciler.SetClusterNameLabel(ms, ms.Spec.ClusterName)
 
 	if ms.Spec.Replicas == nil {
 		var current *int32
