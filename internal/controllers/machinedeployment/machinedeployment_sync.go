@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -270,8 +269,8 @@ func (r *Reconciler) updateMachineSet(ctx context.Context, s *scope, ms *cluster
 	}
 	// Labels and annotations that others set on the MachineSet stay; those this controller set and no
 	// longer wants go.
-	want.Labels = syncMetadata(ms.Labels, want.Labels, rollout.OwnedKeys(ms, fieldOwner, "f:labels"))
-	want.Annotations = syncMetadata(ms.Annotations, want.Annotations, rollout.OwnedKeys(ms, fieldOwner, "f:annotations"))
+	want.Labels = rollout.SyncMetadata(ms.Labels, want.Labels, rollout.OwnedKeys(ms, fieldOwner, "f:labels"))
+	want.Annotations = rollout.SyncMetadata(ms.Annotations, want.Annotations, rollout.OwnedKeys(ms, fieldOwner, "f:annotations"))
 	if err := r.patchMachineSet(ctx, ms, want, "Updating MachineSet in place"); err != nil {
 		return err
 	}
@@ -416,23 +415,4 @@ func setAnnotation(annotations map[string]string, key, value string) map[string]
 	}
 	annotations[key] = value
 	return annotations
-}
-
-// syncMetadata returns current with want applied: every key of want set to its value, and the keys that
-// were set by this controller (owned) but are no longer wanted removed.
-func syncMetadata(current, want map[string]string, owned sets.Set[string]) map[string]string {
-	out := maps.Clone(current)
-	if out == nil {
-		out = map[string]string{}
-	}
-	for k := range owned {
-		if _, ok := want[k]; !ok {
-			delete(out, k)
-		}
-	}
-	maps.Copy(out, want)
-	if len(out) == 0 && current == nil {
-		return nil
-	}
-	return out
 }

@@ -238,8 +238,8 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, e
 		before := m.DeepCopy()
 		syncInPlaceSpec(&m.Spec, &ms.Spec.Template.Spec)
 		if m.DeletionTimestamp.IsZero() {
-			m.Labels = syncMetadata(m.Labels, wantLabels, rollout.OwnedKeys(m, fieldOwner, "f:labels"))
-			m.Annotations = syncMetadata(m.Annotations, wantAnnotations, rollout.OwnedKeys(m, fieldOwner, "f:annotations"))
+			m.Labels = rollout.SyncMetadata(m.Labels, wantLabels, rollout.OwnedKeys(m, fieldOwner, "f:labels"))
+			m.Annotations = rollout.SyncMetadata(m.Annotations, wantAnnotations, rollout.OwnedKeys(m, fieldOwner, "f:annotations"))
 		}
 		if !reflect.DeepEqual(before.Labels, m.Labels) || !reflect.DeepEqual(before.Annotations, m.Annotations) ||
 			!reflect.DeepEqual(before.Spec, m.Spec) {
@@ -353,8 +353,8 @@ func (r *Reconciler) syncExternalMetadata(ctx context.Context, ms *clusterv1.Mac
 		ownedLabels, ownedAnnotations = ownedLabels.Difference(tplLabels), ownedAnnotations.Difference(tplAnnotations)
 	}
 	before := obj.DeepCopy()
-	obj.Labels = syncMetadata(obj.Labels, wantLabels, ownedLabels)
-	obj.Annotations = syncMetadata(obj.Annotations, wantAnnotations, ownedAnnotations)
+	obj.Labels = rollout.SyncMetadata(obj.Labels, wantLabels, ownedLabels)
+	obj.Annotations = rollout.SyncMetadata(obj.Annotations, wantAnnotations, ownedAnnotations)
 	if reflect.DeepEqual(before.Labels, obj.Labels) && reflect.DeepEqual(before.Annotations, obj.Annotations) {
 		return nil
 	}
@@ -400,26 +400,4 @@ func (r *Reconciler) templateMetadataKeys(ctx context.Context, ms *clusterv1.Mac
 		return sets.KeySet(l), sets.KeySet(a), nil
 	}
 	return sets.KeySet(obj.Labels), sets.KeySet(obj.Annotations), nil
-}
-
-// syncMetadata returns current with want applied: every key of want set to its value, and the keys that
-// were set by this controller (owned) but are no longer wanted removed.
-func syncMetadata(current, want map[string]string, owned sets.Set[string]) map[string]string {
-	out := maps.Clone(current)
-	if out == nil && len(want) > 0 {
-		out = map[string]string{}
-	}
-	for k := range owned {
-		if _, ok := want[k]; !ok {
-			delete(out, k)
-		}
-	}
-	maps.Copy(out, want)
-	if len(out) == 0 {
-		if len(current) == 0 {
-			return current
-		}
-		return nil
-	}
-	return out
 }

@@ -6,33 +6,9 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
-
-func TestSyncMetadata(t *testing.T) {
-	tests := []struct {
-		name    string
-		current map[string]string
-		want    map[string]string
-		owned   []string
-		result  map[string]string
-	}{
-		{name: "adds and updates", current: map[string]string{"a": "1", "user": "x"}, want: map[string]string{"a": "2", "b": "3"},
-			result: map[string]string{"a": "2", "b": "3", "user": "x"}},
-		{name: "removes what it set and no longer wants", current: map[string]string{"a": "1", "old": "o", "user": "x"}, owned: []string{"a", "old"},
-			want: map[string]string{"a": "1"}, result: map[string]string{"a": "1", "user": "x"}},
-		{name: "removing the last one", current: map[string]string{"old": "o"}, owned: []string{"old"}, result: nil},
-		{name: "nothing to do", current: nil, result: nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			g.Expect(syncMetadata(tt.current, tt.want, sets.New(tt.owned...))).To(Equal(tt.result))
-		})
-	}
-}
 
 func TestValidate(t *testing.T) {
 	ms := func(selector map[string]string, labels map[string]string, naming string) *clusterv1.MachineSet {
