@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -322,6 +323,15 @@ func (cc *ClusterCache) Watch(_ context.Context, cluster client.ObjectKey, in Wa
 	}
 	conn.watches[in.Name] = true
 	return nil
+}
+
+// WatchNodes is Watch of the Nodes of a Cluster's workload cluster, named name, whose events toRequests maps
+// to requests of the controller w; nothing while w is nil (a reconciler used without its controller).
+func (cc *ClusterCache) WatchNodes(ctx context.Context, cluster client.ObjectKey, name string, w Watcher, toRequests handler.MapFunc) error {
+	if w == nil {
+		return nil
+	}
+	return cc.Watch(ctx, cluster, WatchInput{Name: name, Watcher: w, Kind: &corev1.Node{}, EventHandler: handler.EnqueueRequestsFromMapFunc(toRequests)})
 }
 
 // ClusterSource returns a source for a controller that gets a generic event for a Cluster (an object with

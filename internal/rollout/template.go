@@ -32,6 +32,18 @@ func Fields(t *clusterv1.MachineTemplateSpec) *clusterv1.MachineTemplateSpec {
 	return out
 }
 
+// CopyInPlaceFields copies the Machine spec fields that change without replacing Machines (the node
+// timeouts and the readiness gates) from from to to.
+func CopyInPlaceFields(to, from *clusterv1.MachineSpec) {
+	to.NodeDrainTimeout = from.NodeDrainTimeout.DeepCopy()
+	to.NodeDeletionTimeout = from.NodeDeletionTimeout.DeepCopy()
+	to.NodeVolumeDetachTimeout = from.NodeVolumeDetachTimeout.DeepCopy()
+	to.ReadinessGates = nil
+	if from.ReadinessGates != nil {
+		to.ReadinessGates = append([]clusterv1.MachineReadinessGate{}, from.ReadinessGates...)
+	}
+}
+
 func refWithoutVersion(ref corev1.ObjectReference) corev1.ObjectReference {
 	ref.APIVersion = schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind).Group
 	ref.Namespace = ""

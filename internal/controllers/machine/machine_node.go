@@ -14,7 +14,6 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
@@ -45,7 +44,7 @@ func (r *Reconciler) reconcileNode(ctx context.Context, s *scope) (ctrl.Result, 
 		s.nodeGetErr = err
 		return ctrl.Result{}, err
 	}
-	if err := r.watchNodes(ctx, clusterKey); err != nil {
+	if err := r.ClusterCache.WatchNodes(ctx, clusterKey, nodeWatchName, r.controller, r.nodeToMachines(clusterKey)); err != nil {
 		s.nodeGetErr = err
 		return ctrl.Result{}, err
 	}
@@ -82,19 +81,6 @@ func (r *Reconciler) reconcileNode(ctx context.Context, s *scope) (ctrl.Result, 
 		return ctrl.Result{}, fmt.Errorf("syncing labels to Node %s: %w", node.Name, err)
 	}
 	return ctrl.Result{}, nil
-}
-
-// watchNodes makes the Nodes of a workload cluster requeue their Machines.
-func (r *Reconciler) watchNodes(ctx context.Context, cluster client.ObjectKey) error {
-	if r.controller == nil {
-		return nil
-	}
-	return r.ClusterCache.Watch(ctx, cluster, clustercache.WatchInput{
-		Name:         nodeWatchName,
-		Watcher:      r.controller,
-		Kind:         &corev1.Node{},
-		EventHandler: handler.EnqueueRequestsFromMapFunc(r.nodeToMachines(cluster)),
-	})
 }
 
 // getNode finds the Node with a providerID, from the clustercache's index.

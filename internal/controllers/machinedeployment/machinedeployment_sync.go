@@ -203,19 +203,8 @@ func desiredMachineSet(s *scope, existing *clusterv1.MachineSet) (*clusterv1.Mac
 	ms.Spec.MinReadySeconds = ptr.Deref(md.Spec.MinReadySeconds, 0)
 	ms.Spec.DeletePolicy = s.strategy.deletePolicy
 	ms.Spec.MachineNamingStrategy = md.Spec.MachineNamingStrategy.DeepCopy()
-	copyInPlaceSpec(&ms.Spec.Template.Spec, &md.Spec.Template.Spec)
+	rollout.CopyInPlaceFields(&ms.Spec.Template.Spec, &md.Spec.Template.Spec)
 	return ms, nil
-}
-
-// copyInPlaceSpec copies the Machine spec fields that change without replacing Machines.
-func copyInPlaceSpec(to, from *clusterv1.MachineSpec) {
-	to.NodeDrainTimeout = from.NodeDrainTimeout.DeepCopy()
-	to.NodeDeletionTimeout = from.NodeDeletionTimeout.DeepCopy()
-	to.NodeVolumeDetachTimeout = from.NodeVolumeDetachTimeout.DeepCopy()
-	to.ReadinessGates = nil
-	if from.ReadinessGates != nil {
-		to.ReadinessGates = append([]clusterv1.MachineReadinessGate{}, from.ReadinessGates...)
-	}
 }
 
 // createMachineSet creates the MachineSet for the current template and waits for the cache to show it, so

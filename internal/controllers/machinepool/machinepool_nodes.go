@@ -12,24 +12,9 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/clustercache"
 )
-
-// watchNodes makes the Nodes of a workload cluster requeue their MachinePools.
-func (r *Reconciler) watchNodes(ctx context.Context, cluster client.ObjectKey) error {
-	if r.controller == nil {
-		return nil
-	}
-	return r.ClusterCache.Watch(ctx, cluster, clustercache.WatchInput{
-		Name:         nodeWatchName,
-		Watcher:      r.controller,
-		Kind:         &corev1.Node{},
-		EventHandler: handler.EnqueueRequestsFromMapFunc(r.nodeToMachinePool(cluster)),
-	})
-}
 
 // nodeRefsOf returns the Nodes of the provider IDs, in the order of the list, and how many are Ready and
 // available (Ready for at least minReadySeconds at now).

@@ -383,7 +383,7 @@ func (r *Reconciler) reconcileNodeRefs(ctx context.Context, s *scope) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.watchNodes(ctx, key); err != nil {
+	if err := r.ClusterCache.WatchNodes(ctx, key, nodeWatchName, r.controller, r.nodeToMachinePool(key)); err != nil {
 		return ctrl.Result{}, err
 	}
 	if err := deleteRetiredNodes(ctx, remote, mp.Status.NodeRefs, mp.Spec.ProviderIDList); err != nil {

@@ -236,7 +236,7 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) (ctrl.Result, e
 			continue // the write conflicted
 		}
 		before := m.DeepCopy()
-		syncInPlaceSpec(&m.Spec, &ms.Spec.Template.Spec)
+		rollout.CopyInPlaceFields(&m.Spec, &ms.Spec.Template.Spec)
 		if m.DeletionTimestamp.IsZero() {
 			m.Labels = rollout.SyncMetadata(m.Labels, wantLabels, rollout.OwnedKeys(m, fieldOwner, "f:labels"))
 			m.Annotations = rollout.SyncMetadata(m.Annotations, wantAnnotations, rollout.OwnedKeys(m, fieldOwner, "f:annotations"))
@@ -308,17 +308,6 @@ func (r *Reconciler) syncUpToDate(ctx context.Context, m *clusterv1.Machine, wan
 	}
 	r.machineWrites.Record(before.ResourceVersion, m)
 	return nil
-}
-
-// syncInPlaceSpec copies the fields that change without replacing a Machine.
-func syncInPlaceSpec(m, template *clusterv1.MachineSpec) {
-	m.NodeDrainTimeout = template.NodeDrainTimeout.DeepCopy()
-	m.NodeDeletionTimeout = template.NodeDeletionTimeout.DeepCopy()
-	m.NodeVolumeDetachTimeout = template.NodeVolumeDetachTimeout.DeepCopy()
-	m.ReadinessGates = nil
-	if template.ReadinessGates != nil {
-		m.ReadinessGates = append([]clusterv1.MachineReadinessGate{}, template.ReadinessGates...)
-	}
 }
 
 // syncExternalMetadata propagates labels and annotations to an InfraMachine or BootstrapConfig. It reads
