@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -864,8 +863,8 @@ func deleteCluster(cluster string) func(context.Context, Gomega, *run) {
 	}
 }
 
-// keepWorkloadLogs copies the logs of the workload clusters' processes (etcd, kube-apiserver) into the
-// run's state directory, under workload/<namespace>/<cluster>/.
+// keepWorkloadLogs copies the logs of the workload clusters' processes (etcd, kube-apiserver: each
+// machine's logs directory) into the run's state directory, under workload/<namespace>/<cluster>/.
 func (r *run) keepWorkloadLogs() {
 	for _, name := range r.clusterNames() {
 		src := r.clusters[name].dir()
@@ -873,23 +872,12 @@ func (r *run) keepWorkloadLogs() {
 			continue
 		}
 		dst := filepath.Join(stateRoot, "workload", r.ns, name)
-		err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || filepath.Ext(path) != ".log" {
-				return err
+		dirs, err := filepath.Glob(filepath.Join(src, "machines", "*", "logs"))
+		for _, dir := range dirs {
+			if err == nil {
+				err = os.CopyFS(filepath.Join(dst, filepath.Base(filepath.Dir(dir))), os.DirFS(dir))
 			}
-			rel, err := filepath.Rel(src, path)
-			if err != nil {
-				return err
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o700); err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dst, rel), data, 0o600)
-		})
+		}
 		if err != nil {
 			r.t.Logf("keeping the logs of cluster %s: %v", name, err)
 			continue

@@ -25,8 +25,8 @@ import (
 // member, as kubeadm sets it up, so it hangs while that member is stopped (SIGSTOP, as on a stalled disk).
 // With the probe intervals the provider runs with, the endpoint takes that API server out (closing its
 // connections, whose clients reconnect to the others) within 6.5 s (5.2 s at most by the intervals, with
-// room for a loaded machine), and clients that read through the
-// endpoint with a 10 s timeout see no failed request. Before, the endpoint took it out after 7 to 12 s (a
+// room for a loaded machine), and clients that read through the endpoint with a 10 s timeout see no
+// failed request. Before, the endpoint took it out after 7 to 12 s (a
 // ready API server was probed every 5 s, one API server after the other, and taken out after 3 failed
 // probes of 2 s): the chaos suite's sampler, whose connection went to that API server, failed 46 reads in
 // a row (seed 126735809).
