@@ -30,7 +30,7 @@ type scenarioFigures struct {
 	APISamples  int                  `json:"apiSamples"`
 	APIFailures int                  `json:"apiFailures"`
 	// SlowestAPI and SlowestEtcd are the longest a successful read of the workload API and a successful
-	// list of the etcd members took, in seconds.
+	// list of the etcd members took, in seconds, among the samples no fault excused.
 	SlowestAPI  float64 `json:"slowestAPISeconds"`
 	SlowestEtcd float64 `json:"slowestEtcdSeconds"`
 	EtcdSamples int     `json:"etcdSamples"`

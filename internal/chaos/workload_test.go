@@ -321,7 +321,11 @@ func (s *sampler) sampleAPI(ctx context.Context) {
 	s.apiSamples++
 	if err == nil {
 		s.lastAPIOK = started
-		s.slowestAPI = max(s.slowestAPI, at.Sub(started))
+		if !excusedAtStart && !s.excused() {
+			// Only the samples that had to answer: one started while a fault excused failures may wait for
+			// the cluster to come back.
+			s.slowestAPI = max(s.slowestAPI, at.Sub(started))
+		}
 		s.maybeUp()
 		return
 	}
@@ -356,7 +360,9 @@ func (s *sampler) sampleEtcd(ctx context.Context) {
 	s.etcdSamples++
 	if err == nil {
 		s.lastQuorumOK = started
-		s.slowestEtcd = max(s.slowestEtcd, listed)
+		if !excusedAtStart && !s.excused() {
+			s.slowestEtcd = max(s.slowestEtcd, listed)
+		}
 		s.maybeUp()
 		if voting > 0 && (s.minHealthy == 0 || healthy < s.minHealthy) {
 			s.minHealthy, s.votingAtMin = healthy, voting
