@@ -18,10 +18,6 @@ import (
 // maxMachinesInMessage bounds the Machines named in one line of a condition message.
 const maxMachinesInMessage = 3
 
-// internalErrorReason is the reason of an aggregated condition when the Machines could not be listed
-// (upstream's MachineSetMachinesReadyInternalErrorV1Beta2Reason and its kin for each condition).
-const internalErrorReason = "InternalError"
-
 // UpToDateGracePeriod is how long a new Machine without an UpToDate condition is left out of the
 // MachinesUpToDate condition, to give its controller time to set it.
 const UpToDateGracePeriod = 10 * time.Second
@@ -126,7 +122,7 @@ func machinesUpToDateInput(target string, now time.Time) MachinesConditionInput 
 func setMachinesCondition(to V1Beta2Setter, machines []*clusterv1.Machine, listed bool, in MachinesConditionInput) {
 	if !listed {
 		SetV1Beta2(to, metav1.Condition{Type: in.TargetType, Status: metav1.ConditionUnknown,
-			Reason: internalErrorReason, Message: InternalErrorMessage})
+			Reason: InternalErrorReason, Message: InternalErrorMessage})
 		return
 	}
 	SetV1Beta2(to, MachinesCondition(machines, in))

@@ -11,6 +11,9 @@ import (
 // InternalErrorMessage is the message of a condition whose facts could not be read, as upstream's.
 const InternalErrorMessage = "Please check controller logs for errors"
 
+// InternalErrorReason is the reason of a condition Unknown because what it reports could not be read.
+const InternalErrorReason = "InternalError"
+
 // The ScalingUp and ScalingDown conditions of the MachineSet and MachineDeployment, as upstream writes them:
 // the two kinds share the conditions' types and reasons.
 

@@ -192,7 +192,7 @@ func setRemediatingCondition(s *scope) {
 	ms := s.ms
 	if !s.getMachinesSucceeded {
 		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetRemediatingV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: "InternalError", Message: conditions.InternalErrorMessage})
+			Reason: conditions.InternalErrorReason, Message: conditions.InternalErrorMessage})
 		return
 	}
 	var remediating []*clusterv1.Machine
