@@ -11,11 +11,40 @@ import (
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 )
 
 //go:embed bases/*.yaml
 var bases embed.FS
+
+// ConversionPath is where a manager's webhook server answers CRD conversion requests, as upstream's.
+const ConversionPath = "/convert"
+
+// WithConversionWebhook sets, on every CRD that serves more than one version, the conversion webhook of a
+// manager: its webhook Service service in namespace, at ConversionPath, without CA bundle (the manager
+// writes it). The others keep the API server's conversion (None), as upstream's.
+func WithConversionWebhook(crds []*apiextensionsv1.CustomResourceDefinition, namespace, service string) {
+	for _, crd := range crds {
+		served := 0
+		for _, v := range crd.Spec.Versions {
+			if v.Served {
+				served++
+			}
+		}
+		if served < 2 {
+			continue
+		}
+		crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{
+			Strategy: apiextensionsv1.WebhookConverter,
+			Webhook: &apiextensionsv1.WebhookConversion{
+				ClientConfig: &apiextensionsv1.WebhookClientConfig{Service: &apiextensionsv1.ServiceReference{
+					Namespace: namespace, Name: service, Path: ptr.To(ConversionPath)}},
+				ConversionReviewVersions: []string{"v1", "v1beta1"},
+			},
+		}
+	}
+}
 
 // Core returns the CRDs of the core provider, sorted by name: the cluster.x-k8s.io group, and the
 // addons.cluster.x-k8s.io (ClusterResourceSet) and ipam.cluster.x-k8s.io (IPAddress, IPAddressClaim) groups,

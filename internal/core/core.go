@@ -21,6 +21,7 @@ import (
 	addonsv1 "github.com/capstan-dev/capstan/api/addons/v1beta1"
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	ipamv1alpha1 "github.com/capstan-dev/capstan/api/ipam/v1alpha1"
 	ipamv1 "github.com/capstan-dev/capstan/api/ipam/v1beta1"
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
@@ -111,11 +112,11 @@ type Options struct {
 }
 
 // NewScheme returns the scheme of the core manager: Kubernetes built-in types, apiextensions, and the
-// Cluster API (core, addons, IPAM) and clusterctl types.
+// Cluster API (core, addons, IPAM v1beta1 and v1alpha1) and clusterctl types.
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
 	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, clusterctlv1.AddToScheme,
-		addonsv1.AddToScheme, ipamv1.AddToScheme, runtimev1.AddToScheme)
+		addonsv1.AddToScheme, ipamv1.AddToScheme, ipamv1alpha1.AddToScheme, runtimev1.AddToScheme)
 	if err := add.AddToScheme(scheme); err != nil {
 		return nil, err
 	}

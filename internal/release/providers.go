@@ -24,6 +24,13 @@ func Version() string {
 	return DefaultVersion
 }
 
+// The namespace of the core provider's manifests and its webhook Service (internal/webhooks/core.Namespace
+// and the Service of core.Webhooks, which a test of that package checks).
+const (
+	coreNamespace      = "capi-system"
+	coreWebhookService = "capi-webhook-service"
+)
+
 // Core returns capstan's core provider, "cluster-api".
 func Core() (Provider, error) {
 	crds, err := crd.Core()
@@ -35,6 +42,9 @@ func Core() (Provider, error) {
 		return Provider{}, err
 	}
 	crds = append(crds, runtimeCRDs...)
+	// The core manager converts the kinds served in several versions (IPAM's v1alpha1 and v1beta1): its
+	// webhook Service (internal/webhooks/core), in the namespace of its manifests.
+	crd.WithConversionWebhook(crds, coreNamespace, coreWebhookService)
 	return Provider{Name: "cluster-api", Type: clusterctlv1.CoreProviderType, CRDs: crds, Manifests: core.Files}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/capstan-dev/capstan/internal/clusterctl/components"
 	"github.com/capstan-dev/capstan/internal/manifest"
@@ -29,4 +30,37 @@ func TestProvidersNeedNoCertManager(t *testing.T) {
 		}
 	}
 	g.Expect(webhooks).To(BeNumerically(">", 0), "the core's webhooks are among the components")
+}
+
+// The CRDs served in several versions (IPAM's v1alpha1 and v1beta1) call the core manager's conversion
+// webhook: a Service that the core's components hold, in their namespace.
+func TestCoreConversionWebhookIsAServiceOfTheComponents(t *testing.T) {
+	g := NewWithT(t)
+	core, err := Core()
+	g.Expect(err).NotTo(HaveOccurred())
+	data, err := core.Components(DefaultVersion)
+	g.Expect(err).NotTo(HaveOccurred())
+	objs, err := manifest.Parse(data)
+	g.Expect(err).NotTo(HaveOccurred())
+	services := map[string]bool{}
+	for _, o := range objs {
+		if o.GetKind() == "Service" {
+			services[o.GetNamespace()+"/"+o.GetName()] = true
+		}
+	}
+	var converted []string
+	for _, o := range objs {
+		if o.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		strategy, _, _ := unstructured.NestedString(o.Object, "spec", "conversion", "strategy")
+		if strategy != "Webhook" {
+			continue
+		}
+		svc, _, _ := unstructured.NestedStringMap(o.Object, "spec", "conversion", "webhook", "clientConfig", "service")
+		g.Expect(services).To(HaveKey(svc["namespace"]+"/"+svc["name"]), "the conversion webhook of %s is a Service of the components", o.GetName())
+		g.Expect(svc["path"]).To(Equal("/convert"))
+		converted = append(converted, o.GetName())
+	}
+	g.Expect(converted).To(ConsistOf("ipaddressclaims.ipam.cluster.x-k8s.io", "ipaddresses.ipam.cluster.x-k8s.io"))
 }

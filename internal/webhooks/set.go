@@ -17,13 +17,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
+	"github.com/capstan-dev/capstan/config/crd"
+	"github.com/capstan-dev/capstan/internal/conversion"
 	"github.com/capstan-dev/capstan/internal/localnet"
 	"github.com/capstan-dev/capstan/internal/manifest"
 	"github.com/capstan-dev/capstan/internal/webhooks/certs"
@@ -45,7 +49,13 @@ type Set struct {
 	Selector map[string]string
 	// Hooks are the manager's admission webhooks.
 	Hooks []Hook
+	// Conversions are the kinds whose CRDs call the manager's conversion webhook (crd.ConversionPath) to
+	// convert between the versions they serve (crd.WithConversionWebhook).
+	Conversions conversion.Kinds
 }
+
+// CRDName returns the name of the CRD of a kind: <plural>.<group>.
+func CRDName(gk schema.GroupKind) string { return resource(gk.WithVersion("")) + "." + gk.Group }
 
 // ServiceName is the name of the webhook Service.
 func (s Set) ServiceName() string { return s.Prefix + "-webhook-service" }
@@ -113,7 +123,7 @@ func Namespace() (string, error) {
 // o.CertDir is set), and a readiness check that passes once the API server can call the webhooks.
 // namespace is the manager's namespace (see Namespace).
 func (s Set) Setup(mgr ctrl.Manager, o Options, namespace string) error {
-	if o.Port < 0 || len(s.Hooks) == 0 {
+	if o.Port < 0 || len(s.Hooks) == 0 && len(s.Conversions) == 0 {
 		return nil
 	}
 	scheme := mgr.GetScheme()
@@ -130,6 +140,9 @@ func (s Set) Setup(mgr ctrl.Manager, o Options, namespace string) error {
 			}
 			rotator.Hooks = append(rotator.Hooks, certs.Hook{Mutating: h.Mutating, Path: h.path(gvk)})
 		}
+		for _, gk := range s.Conversions.GroupKinds() {
+			rotator.CRDs = append(rotator.CRDs, CRDName(gk))
+		}
 		wo.TLSOpts = append(wo.TLSOpts, func(c *tls.Config) { c.GetCertificate = rotator.GetCertificate })
 	}
 	server := webhook.NewServer(wo)
@@ -144,6 +157,13 @@ func (s Set) Setup(mgr ctrl.Manager, o Options, namespace string) error {
 			registered[path] = true
 			server.Register(path, h.handler(scheme))
 		}
+	}
+	if len(s.Conversions) > 0 {
+		registry, err := s.Conversions.Registry(scheme)
+		if err != nil {
+			return err
+		}
+		server.Register(crd.ConversionPath, crconversion.NewWebhookHandler(scheme, registry))
 	}
 	if err := mgr.Add(server); err != nil {
 		return err

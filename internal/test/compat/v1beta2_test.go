@@ -115,6 +115,8 @@ func TestV1beta2SchemasMatchUpstream(t *testing.T) {
 // unless listed here.
 var servedBeforeV1beta2 = map[string][]string{
 	"extensionconfigs.runtime.cluster.x-k8s.io": {"v1alpha1"},
+	"ipaddresses.ipam.cluster.x-k8s.io":         {"v1alpha1", "v1beta1"},
+	"ipaddressclaims.ipam.cluster.x-k8s.io":     {"v1alpha1", "v1beta1"},
 }
 
 // TestV1beta2IsNotServed keeps v1beta2 out of the CRDs capstan installs until conversion and controllers

@@ -31,6 +31,7 @@ import (
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	ipamv1alpha1 "github.com/capstan-dev/capstan/api/ipam/v1alpha1"
 	ipamv1 "github.com/capstan-dev/capstan/api/ipam/v1beta1"
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/config/crd"
@@ -82,7 +83,7 @@ type Options struct {
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
 	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme,
-		clusterctlv1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme, addonsv1.AddToScheme, ipamv1.AddToScheme,
+		clusterctlv1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme, addonsv1.AddToScheme, ipamv1.AddToScheme, ipamv1alpha1.AddToScheme,
 		runtimev1.AddToScheme)
 	if err := add.AddToScheme(scheme); err != nil {
 		return nil, err

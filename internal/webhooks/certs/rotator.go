@@ -54,6 +54,10 @@ type Rotator struct {
 	Namespace, SecretName, ServiceName string
 	// Hooks are the admission webhook entries that must carry the CA bundle before the manager is ready.
 	Hooks []Hook
+	// CRDs are the CRDs whose conversion webhook the manager serves: each that points at the Service must
+	// carry the CA bundle before the manager is ready (one installed without the conversion webhook is
+	// not waited for).
+	CRDs []string
 	// Host and Port are where the webhook server listens; the readiness check connects there (to
 	// 127.0.0.1 when Host is empty or an unspecified address).
 	Host string
@@ -343,6 +347,11 @@ func (r *Rotator) Ready(req *http.Request) error {
 		}
 		bundle = b
 	}
+	for _, name := range r.CRDs {
+		if err := r.conversionReady(req.Context(), name); err != nil {
+			return err
+		}
+	}
 	if bundle == nil {
 		bundle = serving.bundlePEM()
 	}
@@ -357,6 +366,19 @@ func (r *Rotator) Ready(req *http.Request) error {
 		return fmt.Errorf("the webhook server on port %d does not present a certificate the API server trusts: %w", r.Port, err)
 	}
 	return conn.Close()
+}
+
+// conversionReady reports why the API server cannot call the conversion webhook of CRD name yet: its
+// conversion points at the Service and has no CA bundle.
+func (r *Rotator) conversionReady(ctx context.Context, name string) error {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := r.cache.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if r.conversionPointsHere(crd) && len(crd.Spec.Conversion.Webhook.ClientConfig.CABundle) == 0 {
+		return fmt.Errorf("the conversion webhook of CustomResourceDefinition %s has no CA bundle yet", name)
+	}
+	return nil
 }
 
 // configuredBundle returns the CA bundle of the configuration entry of a hook, or why the API server

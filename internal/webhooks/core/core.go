@@ -12,6 +12,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustersecret"
+	"github.com/capstan-dev/capstan/internal/conversion"
 	"github.com/capstan-dev/capstan/internal/feature"
 	"github.com/capstan-dev/capstan/internal/webhooks"
 )
@@ -46,6 +47,7 @@ func Webhooks(c client.Reader, opts ...Options) webhooks.Set {
 			webhooks.Validating(&clusterv1.ClusterClass{}, ClusterClass{Client: c, FeatureGates: o.FeatureGates}).
 				On(admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete),
 		},
+		Conversions: conversion.IPAM(),
 	}
 }
 

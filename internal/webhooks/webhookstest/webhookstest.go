@@ -15,21 +15,25 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	capstancrd "github.com/capstan-dev/capstan/config/crd"
 	"github.com/capstan-dev/capstan/internal/loopback"
 	"github.com/capstan-dev/capstan/internal/test/envtest"
 	"github.com/capstan-dev/capstan/internal/webhooks"
 )
 
 // Serve installs the webhooks of the Set that set returns for the manager's client, for requests about
-// objects of namespace ns, runs a manager serving them (as if in ns) until the test ends, and waits until
-// the API server can call them.
+// objects of namespace ns, points the CRDs of the kinds it converts at its conversion webhook, runs a
+// manager serving them (as if in ns) until the test ends, and waits until the API server can call them.
+// The CRDs are cluster-wide: a package's tests that Serve a Set with Conversions must not run in parallel.
 func Serve(t *testing.T, env *envtest.Environment, ns string, set func(client.Client) webhooks.Set) {
 	t.Helper()
 	g := gomega.NewWithT(t)
@@ -53,6 +57,26 @@ func Serve(t *testing.T, env *envtest.Environment, ns string, set func(client.Cl
 			t.Cleanup(func() { _ = env.Client.Delete(context.Background(), wc) })
 		}
 		g.Expect(env.Client.Create(ctx, obj)).To(gomega.Succeed())
+	}
+
+	// The CRDs of the kinds the manager converts call its conversion webhook, in ns, until the test ends.
+	for _, gk := range set(nil).Conversions.GroupKinds() {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: webhooks.CRDName(gk)}, crd)).To(gomega.Succeed())
+		before := crd.Spec.Conversion.DeepCopy()
+		crds := []*apiextensionsv1.CustomResourceDefinition{crd}
+		capstancrd.WithConversionWebhook(crds, ns, set(nil).ServiceName())
+		g.Expect(env.Client.Update(ctx, crd)).To(gomega.Succeed())
+		t.Cleanup(func() {
+			_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				crd := &apiextensionsv1.CustomResourceDefinition{}
+				if err := env.Client.Get(context.Background(), client.ObjectKey{Name: webhooks.CRDName(gk)}, crd); err != nil {
+					return err
+				}
+				crd.Spec.Conversion = before
+				return env.Client.Update(context.Background(), crd)
+			})
+		})
 	}
 
 	webhookPort, err := loopback.FreePort()

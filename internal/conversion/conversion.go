@@ -1,0 +1,98 @@
+// Package conversion converts Cluster API objects between the versions a CRD serves, for the conversion
+// webhooks of the managers: one Converter a kind (controller-runtime's hub and spoke converters, the hub
+// being the storage version), and the annotation that keeps, on an object read in an older version, what
+// that version cannot express, so that writing it back loses nothing (upstream's MarshalData and
+// UnmarshalData).
+package conversion
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
+)
+
+// DataAnnotation holds, on an object converted to an older version, the fields of the newer version it
+// came from (all but metadata, as JSON), so that converting it back restores what the older version
+// cannot express. Upstream's name.
+const DataAnnotation = "cluster.x-k8s.io/conversion-data"
+
+// Kind is the conversion of one kind between the versions its CRD serves.
+type Kind struct {
+	// GroupKind is the kind converted.
+	GroupKind schema.GroupKind
+	// Converter makes the kind's converter for a scheme that has every version of it
+	// (crconversion.NewHubSpokeConverter).
+	Converter func(*runtime.Scheme) (crconversion.Converter, error)
+}
+
+// Kinds are the conversions one manager's webhook serves.
+type Kinds []Kind
+
+// Registry returns the registry of the conversion webhook handler (crconversion.NewWebhookHandler).
+func (ks Kinds) Registry(scheme *runtime.Scheme) (crconversion.Registry, error) {
+	registry := crconversion.NewRegistry()
+	for _, k := range ks {
+		c, err := k.Converter(scheme)
+		if err != nil {
+			return nil, fmt.Errorf("the conversion of %s: %w", k.GroupKind, err)
+		}
+		if err := registry.RegisterConverter(k.GroupKind, c); err != nil {
+			return nil, err
+		}
+	}
+	return registry, nil
+}
+
+// GroupKinds returns the kinds converted.
+func (ks Kinds) GroupKinds() []schema.GroupKind {
+	out := make([]schema.GroupKind, len(ks))
+	for i, k := range ks {
+		out[i] = k.GroupKind
+	}
+	return out
+}
+
+// MarshalData keeps src, but for its metadata, in dst's DataAnnotation: src is the object in the newer
+// version, dst its conversion to an older one.
+func MarshalData(src runtime.Object, dst metav1.Object) error {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(src)
+	if err != nil {
+		return err
+	}
+	delete(u, "metadata")
+	data, err := json.Marshal(u)
+	if err != nil {
+		return err
+	}
+	annotations := maps.Clone(dst.GetAnnotations())
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[DataAnnotation] = string(data)
+	dst.SetAnnotations(annotations)
+	return nil
+}
+
+// UnmarshalData reads from's DataAnnotation into to and removes the annotation from from; it reports
+// false when from has none. from is the object in the older version, to the newer one's fields to restore.
+func UnmarshalData(from metav1.Object, to any) (bool, error) {
+	data, ok := from.GetAnnotations()[DataAnnotation]
+	if !ok {
+		return false, nil
+	}
+	if err := json.Unmarshal([]byte(data), to); err != nil {
+		return false, fmt.Errorf("reading the %s annotation: %w", DataAnnotation, err)
+	}
+	annotations := maps.Clone(from.GetAnnotations())
+	delete(annotations, DataAnnotation)
+	if len(annotations) == 0 {
+		annotations = nil
+	}
+	from.SetAnnotations(annotations)
+	return true, nil
+}
