@@ -241,20 +241,21 @@ func (c *Cluster) exitSummary() string {
 			continue
 		}
 		out += fmt.Sprintf("\n%s exited (%v), restarted %d times; last log lines:\n%s", p.Name(), p.LastExit(), p.Starts()-1,
-			tail(filepath.Join(c.State.LogDir(), p.Name()+".log"), 5))
+			TailLog(filepath.Join(c.State.LogDir(), p.Name()+".log"), 5, "  "))
 	}
 	return out
 }
 
-// tail returns the last n lines of a file.
-func tail(path string, n int) string {
+// TailLog returns the last n lines of the log file at path, each after indent, for error messages;
+// "(no log)" after indent when the file cannot be read.
+func TailLog(path string, n int, indent string) string {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "  (no log)"
+		return indent + "(no log)"
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
-	return "  " + strings.Join(lines, "\n  ")
+	return indent + strings.Join(lines, "\n"+indent)
 }

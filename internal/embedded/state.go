@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/spf13/pflag"
+
 	"github.com/capstan-dev/capstan/internal/loopback"
 )
 
@@ -129,6 +131,25 @@ func processAlive(pid int) bool {
 	}
 	fields := strings.Fields(string(data))
 	return len(fields) < 3 || fields[2] != "Z"
+}
+
+// StateFlags name an embedded management cluster on the command line: --name and --state-dir.
+type StateFlags struct {
+	// Name is the cluster's name, "default" unless given.
+	Name string
+	// Dir is the cluster's state directory; ~/.capstan/<name> when empty.
+	Dir string
+}
+
+// AddFlags registers --name and --state-dir, which fill f.
+func (f *StateFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.Name, "name", "default", "Name of the management cluster.")
+	fs.StringVar(&f.Dir, "state-dir", "", "Directory of the cluster's state; ~/.capstan/<name> when empty.")
+}
+
+// State returns the state directory of the cluster the flags name (ResolveState).
+func (f StateFlags) State() (State, error) {
+	return ResolveState(f.Name, f.Dir)
 }
 
 // ResolveState returns the state directory of the cluster called name: dir when set, ~/.capstan/<name>

@@ -184,15 +184,7 @@ func WriteDirectory(dir string, assets map[string][]byte) error {
 			return err
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for name, data := range assets {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeFiles(dir, assets)
 }
 
 // VerifyChecksums checks every file that checksums.txt in dir lists, and that it lists every file.

@@ -209,14 +209,21 @@ func WriteRepository(dir, version string, providers ...Provider) error {
 				return err
 			}
 		}
-		target := filepath.Join(dir, p.Label(), version)
-		if err := os.MkdirAll(target, 0o755); err != nil {
+		if err := writeFiles(filepath.Join(dir, p.Label(), version), files); err != nil {
 			return err
 		}
-		for name, data := range files {
-			if err := os.WriteFile(filepath.Join(target, name), data, 0o644); err != nil {
-				return err
-			}
+	}
+	return nil
+}
+
+// writeFiles writes files, by name, into dir, creating dir when missing.
+func writeFiles(dir string, files map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
 		}
 	}
 	return nil

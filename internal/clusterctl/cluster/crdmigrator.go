@@ -37,7 +37,7 @@ func (c *Client) CheckCRDUpgrades(ctx context.Context, label string, objs []unst
 	}
 	for _, p := range pairs {
 		current := storageVersion(p.current)
-		if !slices.ContainsFunc(p.next.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == current }) {
+		if !hasVersion(p.next, current) {
 			return fmt.Errorf("the new CRD %s of %s does not have the version %s its objects are stored in, so they cannot be migrated: upgrade to an intermediate release of %s first",
 				p.next.Name, label, current, label)
 		}
@@ -49,18 +49,29 @@ func (c *Client) CheckCRDUpgrades(ctx context.Context, label string, objs []unst
 // version that objects may still be stored in, every object is written again in the current storage
 // version and storedVersions is reduced to it.
 func (c *Client) MigrateBeforeApply(ctx context.Context, objs []unstructured.Unstructured) error {
+	return c.migrateWhere(ctx, objs, func(p crdPair) bool {
+		return slices.ContainsFunc(p.current.Status.StoredVersions, func(stored string) bool { return !hasVersion(p.next, stored) })
+	})
+}
+
+// MigrateAfterApply finishes the storage migration of the CRDs among objs once they are applied: when
+// objects may be stored in versions other than the storage version, every object is written again and
+// storedVersions is reduced to the storage version.
+func (c *Client) MigrateAfterApply(ctx context.Context, objs []unstructured.Unstructured) error {
+	return c.migrateWhere(ctx, objs, func(p crdPair) bool {
+		storage := storageVersion(p.current)
+		return storage != "" && !slices.Equal(p.current.Status.StoredVersions, []string{storage})
+	})
+}
+
+// migrateWhere migrates the installed CRDs among objs for which needed holds.
+func (c *Client) migrateWhere(ctx context.Context, objs []unstructured.Unstructured, needed func(crdPair) bool) error {
 	pairs, err := c.crdPairs(ctx, objs)
 	if err != nil {
 		return err
 	}
 	for _, p := range pairs {
-		var dropped []string
-		for _, stored := range p.current.Status.StoredVersions {
-			if !slices.ContainsFunc(p.next.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == stored }) {
-				dropped = append(dropped, stored)
-			}
-		}
-		if len(dropped) == 0 {
+		if !needed(p) {
 			continue
 		}
 		if err := c.migrate(ctx, p.current); err != nil {
@@ -70,24 +81,9 @@ func (c *Client) MigrateBeforeApply(ctx context.Context, objs []unstructured.Uns
 	return nil
 }
 
-// MigrateAfterApply finishes the storage migration of the CRDs among objs once they are applied: when
-// objects may be stored in versions other than the storage version, every object is written again and
-// storedVersions is reduced to the storage version.
-func (c *Client) MigrateAfterApply(ctx context.Context, objs []unstructured.Unstructured) error {
-	pairs, err := c.crdPairs(ctx, objs)
-	if err != nil {
-		return err
-	}
-	for _, p := range pairs {
-		storage := storageVersion(p.current)
-		if storage == "" || slices.Equal(p.current.Status.StoredVersions, []string{storage}) {
-			continue
-		}
-		if err := c.migrate(ctx, p.current); err != nil {
-			return err
-		}
-	}
-	return nil
+// hasVersion reports whether crd has the version called name.
+func hasVersion(crd *apiextensionsv1.CustomResourceDefinition, name string) bool {
+	return slices.ContainsFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == name })
 }
 
 type crdPair struct {

@@ -46,6 +46,16 @@ func sortReleases(tags []string) []release {
 	return out
 }
 
+// SortVersions returns the tags that are semantic versions, newest first, GA releases before pre-releases.
+func SortVersions(tags []string) []string {
+	rs := sortReleases(tags)
+	out := make([]string, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, r.tag)
+	}
+	return out
+}
+
 // LatestPatchRelease returns the newest release of the major.minor series, GA releases first.
 func LatestPatchRelease(tags []string, major, minor uint64) (string, error) {
 	for _, r := range sortReleases(tags) {

@@ -121,10 +121,7 @@ func (r *Reconciler) additionalManifests(ctx context.Context, p operatorv1.Gener
 	if ref == nil {
 		return nil, nil
 	}
-	ns := ref.Namespace
-	if ns == "" {
-		ns = p.GetNamespace()
-	}
+	ns := refNamespace(p, ref.Namespace)
 	cm := &corev1.ConfigMap{}
 	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, cm); err != nil {
 		if apierrors.IsNotFound(err) {

@@ -178,11 +178,16 @@ func secretRef(p operatorv1.GenericProvider) string {
 	if ref == nil {
 		return ""
 	}
-	ns := ref.Namespace
-	if ns == "" {
-		ns = p.GetNamespace()
+	return refNamespace(p, ref.Namespace) + "/" + ref.Name
+}
+
+// refNamespace returns the namespace of an object that p's spec names (configSecret,
+// additionalManifests): namespace, or p's own namespace when empty.
+func refNamespace(p operatorv1.GenericProvider, namespace string) string {
+	if namespace == "" {
+		return p.GetNamespace()
 	}
-	return ns + "/" + ref.Name
+	return namespace
 }
 
 // configSecret returns the data of the provider's configSecret, nil when it has none.
@@ -191,10 +196,7 @@ func (r *Reconciler) configSecret(ctx context.Context, p operatorv1.GenericProvi
 	if ref == nil {
 		return nil, nil
 	}
-	ns := ref.Namespace
-	if ns == "" {
-		ns = p.GetNamespace()
-	}
+	ns := refNamespace(p, ref.Namespace)
 	secret := &corev1.Secret{}
 	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, secret); err != nil {
 		if apierrors.IsNotFound(err) {

@@ -12,8 +12,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/blang/semver/v4"
-
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	"github.com/capstan-dev/capstan/internal/clusterctl/repository"
 )
@@ -63,7 +61,8 @@ func Latest(ctx context.Context, src Source, label, contract string) (string, er
 	if err != nil {
 		return "", err
 	}
-	sorted := sortVersions(versions)
+	// The same version may come twice (two ConfigMaps, say): once is enough.
+	sorted := slices.Compact(repository.SortVersions(versions))
 	if len(sorted) == 0 {
 		return "", fmt.Errorf("%s has no versions of %s", src, label)
 	}
@@ -100,36 +99,6 @@ func joinOrNone(s []string) string {
 		out += ", " + x
 	}
 	return out
-}
-
-// sortVersions returns the semantic versions, newest first, GA releases before pre-releases.
-func sortVersions(versions []string) []string {
-	type v struct {
-		tag string
-		sv  semver.Version
-	}
-	var vs []v
-	for _, tag := range versions {
-		sv, err := repository.ParseVersion(tag)
-		if err == nil {
-			vs = append(vs, v{tag, sv})
-		}
-	}
-	slices.SortStableFunc(vs, func(a, b v) int {
-		aPre, bPre := len(a.sv.Pre) > 0, len(b.sv.Pre) > 0
-		if aPre != bPre {
-			if aPre {
-				return 1
-			}
-			return -1
-		}
-		return b.sv.Compare(a.sv)
-	})
-	out := make([]string, 0, len(vs))
-	for _, x := range vs {
-		out = append(out, x.tag)
-	}
-	return slices.Compact(out)
 }
 
 // ComponentsFile returns the usual name of the components file of a provider type, for example

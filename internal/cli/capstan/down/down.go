@@ -14,31 +14,30 @@ import (
 
 // NewCommand returns `capstan down`.
 func NewCommand(streams iostreams.Streams) *cobra.Command {
-	var name, stateDir string
+	var cluster embedded.StateFlags
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "down",
 		Short: "Stop an embedded management cluster (its state is kept; `capstan up` resumes it)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			state, err := embedded.ResolveState(name, stateDir)
+			state, err := cluster.State()
 			if err != nil {
 				return err
 			}
 			pid, err := embedded.Down(state, timeout)
 			if errors.Is(err, embedded.ErrNotRunning) {
-				fmt.Fprintf(streams.Out, "The management cluster %q is not running.\n", name)
+				fmt.Fprintf(streams.Out, "The management cluster %q is not running.\n", cluster.Name)
 				return nil
 			}
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(streams.Out, "Stopped the management cluster %q (pid %d); its state is kept in %s.\n", name, pid, state.Dir)
+			fmt.Fprintf(streams.Out, "Stopped the management cluster %q (pid %d); its state is kept in %s.\n", cluster.Name, pid, state.Dir)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&name, "name", "default", "Name of the management cluster.")
-	cmd.Flags().StringVar(&stateDir, "state-dir", "", "Directory of the cluster's state; ~/.capstan/<name> when empty.")
+	cluster.AddFlags(cmd.Flags())
 	cmd.Flags().DurationVar(&timeout, "timeout", time.Minute, "How long to wait for a clean stop before killing it.")
 	return cmd
 }

@@ -15,20 +15,20 @@ import (
 
 // NewCommand returns `capstan kubeconfig`.
 func NewCommand(streams iostreams.Streams) *cobra.Command {
-	var name, stateDir string
+	var cluster embedded.StateFlags
 	var path bool
 	cmd := &cobra.Command{
 		Use:   "kubeconfig",
 		Short: "Print the administrator's kubeconfig of an embedded management cluster",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			state, err := embedded.ResolveState(name, stateDir)
+			state, err := cluster.State()
 			if err != nil {
 				return err
 			}
 			data, err := os.ReadFile(state.Kubeconfig())
 			if errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("the management cluster %q has never been started: run `capstan up --name %s` first", name, name)
+				return fmt.Errorf("the management cluster %q has never been started: run `capstan up --name %s` first", cluster.Name, cluster.Name)
 			}
 			if err != nil {
 				return err
@@ -41,8 +41,7 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&name, "name", "default", "Name of the management cluster.")
-	cmd.Flags().StringVar(&stateDir, "state-dir", "", "Directory of the cluster's state; ~/.capstan/<name> when empty.")
+	cluster.AddFlags(cmd.Flags())
 	cmd.Flags().BoolVar(&path, "path", false, "Print the path of the kubeconfig file instead of its content.")
 	return cmd
 }

@@ -26,31 +26,30 @@ import (
 
 // NewCommand returns `capstan status`.
 func NewCommand(streams iostreams.Streams) *cobra.Command {
-	var name, stateDir string
+	var cluster embedded.StateFlags
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show whether an embedded management cluster runs, and what it runs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			state, err := embedded.ResolveState(name, stateDir)
+			state, err := cluster.State()
 			if err != nil {
 				return err
 			}
 			pid, err := state.RunningPid()
 			if errors.Is(err, embedded.ErrNotRunning) {
 				if _, statErr := os.Stat(state.Kubeconfig()); statErr != nil {
-					fmt.Fprintf(streams.Out, "The management cluster %q does not exist (no state in %s).\n", name, state.Dir)
+					fmt.Fprintf(streams.Out, "The management cluster %q does not exist (no state in %s).\n", cluster.Name, state.Dir)
 				} else {
-					fmt.Fprintf(streams.Out, "The management cluster %q is stopped; its state is in %s. Start it with `capstan up --name %s`.\n", name, state.Dir, name)
+					fmt.Fprintf(streams.Out, "The management cluster %q is stopped; its state is in %s. Start it with `capstan up --name %s`.\n", cluster.Name, state.Dir, cluster.Name)
 				}
 				return nil
 			}
-			fmt.Fprintf(streams.Out, "The management cluster %q is running (pid %d).\n  state:      %s\n  kubeconfig: %s\n", name, pid, state.Dir, state.Kubeconfig())
+			fmt.Fprintf(streams.Out, "The management cluster %q is running (pid %d).\n  state:      %s\n  kubeconfig: %s\n", cluster.Name, pid, state.Dir, state.Kubeconfig())
 			return printDeployments(cmd.Context(), streams, state)
 		},
 	}
-	cmd.Flags().StringVar(&name, "name", "default", "Name of the management cluster.")
-	cmd.Flags().StringVar(&stateDir, "state-dir", "", "Directory of the cluster's state; ~/.capstan/<name> when empty.")
+	cluster.AddFlags(cmd.Flags())
 	return cmd
 }
 

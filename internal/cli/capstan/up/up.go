@@ -25,8 +25,8 @@ import (
 
 // Options are the flags of `capstan up`.
 type Options struct {
-	Name              string
-	StateDir          string
+	// StateFlags name the cluster: --name and --state-dir.
+	embedded.StateFlags
 	Detach            bool
 	Binaries          embedded.Binaries
 	EtcdUnsafeNoFsync bool
@@ -40,7 +40,7 @@ type Options struct {
 
 // NewCommand returns `capstan up`.
 func NewCommand(streams iostreams.Streams) *cobra.Command {
-	o := &Options{Name: "default", UIAddress: webui.DefaultAddress}
+	o := &Options{UIAddress: webui.DefaultAddress}
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Run an embedded management cluster on this machine",
@@ -55,8 +55,7 @@ every object.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.Name, "name", o.Name, "Name of the management cluster.")
-	fs.StringVar(&o.StateDir, "state-dir", "", "Directory of the cluster's state; ~/.capstan/<name> when empty.")
+	o.AddFlags(fs)
 	fs.BoolVar(&o.Detach, "detach", false, "Run in the background; stop it with `capstan down`.")
 	fs.StringVar(&o.Binaries.Etcd, "etcd-path", "", "Path of the etcd executable (looked up next to capstan, in bin/ and on PATH when empty).")
 	fs.StringVar(&o.Binaries.KubeAPIServer, "kube-apiserver-path", "", "Path of the kube-apiserver executable.")
@@ -73,7 +72,7 @@ every object.`,
 
 // Run runs the command.
 func (o *Options) Run(ctx context.Context, streams iostreams.Streams) error {
-	state, err := embedded.ResolveState(o.Name, o.StateDir)
+	state, err := o.State()
 	if err != nil {
 		return err
 	}
@@ -186,7 +185,7 @@ func (o *Options) detach(streams iostreams.Streams, state embedded.State) error 
 	for {
 		select {
 		case err := <-exited:
-			return fmt.Errorf("capstan up exited (%w); end of %s:\n%s", err, logPath, tailFile(logPath, 15))
+			return fmt.Errorf("capstan up exited (%w); end of %s:\n%s", err, logPath, embedded.TailLog(logPath, 15, ""))
 		case <-time.After(250 * time.Millisecond):
 		}
 		if pid, err := state.RunningPid(); err == nil && pid == cmd.Process.Pid && embedded.Ready(context.Background(), state) == nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 )
 
@@ -29,12 +30,7 @@ The shell code must be evaluated to provide interactive completion of clusterctl
   # Load completion in fish.
   clusterctl completion fish | source`,
 		ValidArgs: []string{"bash", "zsh", "fish"},
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return fmt.Errorf("name the shell: bash, zsh or fish")
-			}
-			return nil
-		},
+		Args:      clusterctlcli.ExactlyOneArg("name the shell: bash, zsh or fish"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root := cmd.Root()
 			switch args[0] {

@@ -72,12 +72,7 @@ understanding if there are problems and where.`,
   # Describe the cluster named test-1 showing the MachineInfrastructure and BootstrapConfig objects
   # also when their status is the same as the status of the corresponding machine object.
   clusterctl describe cluster test-1 --echo`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return errors.New("please specify a cluster name: clusterctl describe cluster NAME")
-			}
-			return nil
-		},
+		Args:              clusterctlcli.ExactlyOneArg("please specify a cluster name: clusterctl describe cluster NAME"),
 		ValidArgsFunction: deps.CompleteClusterName(&o.kubeconfig, &o.namespace),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("v1beta2") {

@@ -4,7 +4,6 @@ package get
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -50,12 +49,7 @@ func newKubeconfigCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *
   # Write it to a file and use it.
   clusterctl get kubeconfig <name of workload cluster> > workload.kubeconfig
   kubectl --kubeconfig workload.kubeconfig get nodes`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return errors.New("please specify a workload cluster name: clusterctl get kubeconfig NAME")
-			}
-			return nil
-		},
+		Args:              clusterctlcli.ExactlyOneArg("please specify a workload cluster name: clusterctl get kubeconfig NAME"),
 		ValidArgsFunction: deps.CompleteClusterName(&o.kubeconfig, &o.namespace),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), streams.Out, deps, args[0])
