@@ -90,22 +90,7 @@ func (c *computation) machinePool(mpt clusterv1.MachinePoolTopology) (*MachinePo
 	if mpt.FailureDomains != nil {
 		failureDomains = mpt.FailureDomains
 	}
-	pick := func(class, topo *metav1.Duration) *metav1.Duration {
-		if topo != nil {
-			return topo
-		}
-		return class
-	}
-	annotations := merge(mpt.Metadata.Annotations, mpClass.Template.Metadata.Annotations)
-	delete(annotations, clusterv1.ClusterTopologyHoldUpgradeSequenceAnnotation)
-	delete(annotations, clusterv1.ClusterTopologyDeferUpgradeAnnotation)
-	if len(annotations) == 0 {
-		annotations = nil
-	}
-	labels := merge(mpt.Metadata.Labels, mpClass.Template.Metadata.Labels)
-	labels[clusterv1.ClusterNameLabel] = c.cluster.Name
-	labels[clusterv1.ClusterTopologyOwnedLabel] = ""
-	labels[clusterv1.ClusterTopologyMachinePoolNameLabel] = mpt.Name
+	labels, annotations := c.workerMetadata(mpt.Metadata, mpClass.Template.Metadata, clusterv1.ClusterTopologyMachinePoolNameLabel, mpt.Name)
 	version := wv.version
 	out.Object = &clusterv1.MachinePool{
 		TypeMeta: metav1.TypeMeta{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachinePool"},
@@ -127,9 +112,9 @@ func (c *computation) machinePool(mpt clusterv1.MachinePoolTopology) (*MachinePo
 					Version:                 &version,
 					Bootstrap:               clusterv1.Bootstrap{ConfigRef: desiredRef(currentBootstrapRef, out.BootstrapObject)},
 					InfrastructureRef:       *desiredRef(currentInfraRef, out.InfrastructureMachinePoolObject),
-					NodeDrainTimeout:        pick(mpClass.NodeDrainTimeout, mpt.NodeDrainTimeout),
-					NodeVolumeDetachTimeout: pick(mpClass.NodeVolumeDetachTimeout, mpt.NodeVolumeDetachTimeout),
-					NodeDeletionTimeout:     pick(mpClass.NodeDeletionTimeout, mpt.NodeDeletionTimeout),
+					NodeDrainTimeout:        overrideDuration(mpClass.NodeDrainTimeout, mpt.NodeDrainTimeout),
+					NodeVolumeDetachTimeout: overrideDuration(mpClass.NodeVolumeDetachTimeout, mpt.NodeVolumeDetachTimeout),
+					NodeDeletionTimeout:     overrideDuration(mpClass.NodeDeletionTimeout, mpt.NodeDeletionTimeout),
 				},
 			},
 		},
