@@ -184,6 +184,18 @@ func (g *Gatherer) healthCheck(ctx context.Context, namespace, name string) (*cl
 	return mhc, nil
 }
 
+// readTemplateRefs reads the bootstrap and infrastructure objects the Machine template of a MachineDeployment
+// or MachinePool references (templates for a MachineDeployment, the objects themselves for a MachinePool).
+func (g *Gatherer) readTemplateRefs(ctx context.Context, spec *clusterv1.MachineSpec, namespace string) (bootstrap, infrastructure *unstructured.Unstructured, err error) {
+	if bootstrap, err = g.get(ctx, spec.Bootstrap.ConfigRef, namespace); err != nil {
+		return nil, nil, err
+	}
+	if infrastructure, err = g.get(ctx, &spec.InfrastructureRef, namespace); err != nil {
+		return nil, nil, err
+	}
+	return bootstrap, infrastructure, nil
+}
+
 // Current reads the objects the topology of a Cluster manages.
 func (g *Gatherer) Current(ctx context.Context, cluster *clusterv1.Cluster) (*topology.Current, error) {
 	cur := &topology.Current{Cluster: cluster, MachineDeployments: map[string]*topology.MachineDeploymentState{},
@@ -227,10 +239,7 @@ func (g *Gatherer) Current(ctx context.Context, cluster *clusterv1.Cluster) (*to
 			continue
 		}
 		st := &topology.MachineDeploymentState{Object: md}
-		if st.BootstrapTemplate, err = g.get(ctx, md.Spec.Template.Spec.Bootstrap.ConfigRef, md.Namespace); err != nil {
-			return nil, err
-		}
-		if st.InfrastructureMachineTemplate, err = g.get(ctx, &md.Spec.Template.Spec.InfrastructureRef, md.Namespace); err != nil {
+		if st.BootstrapTemplate, st.InfrastructureMachineTemplate, err = g.readTemplateRefs(ctx, &md.Spec.Template.Spec, md.Namespace); err != nil {
 			return nil, err
 		}
 		if st.MachineHealthCheck, err = g.healthCheck(ctx, md.Namespace, md.Name); err != nil {
@@ -251,10 +260,7 @@ func (g *Gatherer) Current(ctx context.Context, cluster *clusterv1.Cluster) (*to
 			continue
 		}
 		st := &topology.MachinePoolState{Object: mp}
-		if st.BootstrapObject, err = g.get(ctx, mp.Spec.Template.Spec.Bootstrap.ConfigRef, mp.Namespace); err != nil {
-			return nil, err
-		}
-		if st.InfrastructureMachinePoolObject, err = g.get(ctx, &mp.Spec.Template.Spec.InfrastructureRef, mp.Namespace); err != nil {
+		if st.BootstrapObject, st.InfrastructureMachinePoolObject, err = g.readTemplateRefs(ctx, &mp.Spec.Template.Spec, mp.Namespace); err != nil {
 			return nil, err
 		}
 		if g.Workload != nil && len(mp.Status.NodeRefs) > 0 {
