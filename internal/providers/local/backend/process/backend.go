@@ -228,11 +228,7 @@ func (b *Backend) Shutdown() {
 	b.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, c := range clusters {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.stop()
-		}()
+		wg.Go(c.stop)
 	}
 	wg.Wait()
 }
