@@ -240,8 +240,8 @@ func (c *computation) workerMetadata(topology, class clusterv1.ObjectMeta, nameL
 	return labels, annotations
 }
 
-// overrideDuration returns the topology entry's timeout when it sets one, the class's otherwise.
-func overrideDuration(class, topology *metav1.Duration) *metav1.Duration {
+// override returns the topology entry's value of a field when it sets one, the class's otherwise.
+func override[T any](class, topology *T) *T {
 	if topology != nil {
 		return topology
 	}
@@ -605,18 +605,9 @@ func (c *computation) machineDeployment(mdt clusterv1.MachineDeploymentTopology)
 	if current != nil {
 		name = current.Object.Name
 	}
-	minReady := mdClass.MinReadySeconds
-	if mdt.MinReadySeconds != nil {
-		minReady = mdt.MinReadySeconds
-	}
-	strategy := mdClass.Strategy
-	if mdt.Strategy != nil {
-		strategy = mdt.Strategy
-	}
-	failureDomain := mdClass.FailureDomain
-	if mdt.FailureDomain != nil {
-		failureDomain = mdt.FailureDomain
-	}
+	minReady := override(mdClass.MinReadySeconds, mdt.MinReadySeconds)
+	strategy := override(mdClass.Strategy, mdt.Strategy)
+	failureDomain := override(mdClass.FailureDomain, mdt.FailureDomain)
 	gates := mdClass.ReadinessGates
 	if mdt.ReadinessGates != nil {
 		gates = mdt.ReadinessGates
@@ -648,9 +639,9 @@ func (c *computation) machineDeployment(mdt clusterv1.MachineDeploymentTopology)
 					Bootstrap:               clusterv1.Bootstrap{ConfigRef: desiredRef(currentBootstrapRef, out.BootstrapTemplate)},
 					InfrastructureRef:       *desiredRef(currentInfraRef, out.InfrastructureMachineTemplate),
 					FailureDomain:           failureDomain,
-					NodeDrainTimeout:        overrideDuration(mdClass.NodeDrainTimeout, mdt.NodeDrainTimeout),
-					NodeVolumeDetachTimeout: overrideDuration(mdClass.NodeVolumeDetachTimeout, mdt.NodeVolumeDetachTimeout),
-					NodeDeletionTimeout:     overrideDuration(mdClass.NodeDeletionTimeout, mdt.NodeDeletionTimeout),
+					NodeDrainTimeout:        override(mdClass.NodeDrainTimeout, mdt.NodeDrainTimeout),
+					NodeVolumeDetachTimeout: override(mdClass.NodeVolumeDetachTimeout, mdt.NodeVolumeDetachTimeout),
+					NodeDeletionTimeout:     override(mdClass.NodeDeletionTimeout, mdt.NodeDeletionTimeout),
 					ReadinessGates:          gates,
 				},
 			},

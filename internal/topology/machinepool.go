@@ -82,10 +82,7 @@ func (c *computation) machinePool(mpt clusterv1.MachinePoolTopology) (*MachinePo
 	if current != nil {
 		name = current.Object.Name
 	}
-	minReady := mpClass.MinReadySeconds
-	if mpt.MinReadySeconds != nil {
-		minReady = mpt.MinReadySeconds
-	}
+	minReady := override(mpClass.MinReadySeconds, mpt.MinReadySeconds)
 	failureDomains := mpClass.FailureDomains
 	if mpt.FailureDomains != nil {
 		failureDomains = mpt.FailureDomains
@@ -112,9 +109,9 @@ func (c *computation) machinePool(mpt clusterv1.MachinePoolTopology) (*MachinePo
 					Version:                 &version,
 					Bootstrap:               clusterv1.Bootstrap{ConfigRef: desiredRef(currentBootstrapRef, out.BootstrapObject)},
 					InfrastructureRef:       *desiredRef(currentInfraRef, out.InfrastructureMachinePoolObject),
-					NodeDrainTimeout:        overrideDuration(mpClass.NodeDrainTimeout, mpt.NodeDrainTimeout),
-					NodeVolumeDetachTimeout: overrideDuration(mpClass.NodeVolumeDetachTimeout, mpt.NodeVolumeDetachTimeout),
-					NodeDeletionTimeout:     overrideDuration(mpClass.NodeDeletionTimeout, mpt.NodeDeletionTimeout),
+					NodeDrainTimeout:        override(mpClass.NodeDrainTimeout, mpt.NodeDrainTimeout),
+					NodeVolumeDetachTimeout: override(mpClass.NodeVolumeDetachTimeout, mpt.NodeVolumeDetachTimeout),
+					NodeDeletionTimeout:     override(mpClass.NodeDeletionTimeout, mpt.NodeDeletionTimeout),
 				},
 			},
 		},
