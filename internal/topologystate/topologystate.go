@@ -140,22 +140,26 @@ func (g *Gatherer) Blueprint(ctx context.Context, class *clusterv1.ClusterClass)
 			return nil, err
 		}
 	}
+	// workerTemplates reads the bootstrap and infrastructure templates of a MachineDeployment or MachinePool class.
+	workerTemplates := func(bootstrap, infrastructure clusterv1.LocalObjectTemplate) (b, i *unstructured.Unstructured, err error) {
+		if b, err = must(bootstrap.Ref); err != nil {
+			return nil, nil, err
+		}
+		if i, err = must(infrastructure.Ref); err != nil {
+			return nil, nil, err
+		}
+		return b, i, nil
+	}
 	for _, md := range class.Spec.Workers.MachineDeployments {
 		var t topology.MachineDeploymentTemplates
-		if t.BootstrapTemplate, err = must(md.Template.Bootstrap.Ref); err != nil {
-			return nil, err
-		}
-		if t.InfrastructureMachineTemplate, err = must(md.Template.Infrastructure.Ref); err != nil {
+		if t.BootstrapTemplate, t.InfrastructureMachineTemplate, err = workerTemplates(md.Template.Bootstrap, md.Template.Infrastructure); err != nil {
 			return nil, err
 		}
 		bp.MachineDeployments[md.Class] = t
 	}
 	for _, mp := range class.Spec.Workers.MachinePools {
 		var t topology.MachinePoolTemplates
-		if t.BootstrapTemplate, err = must(mp.Template.Bootstrap.Ref); err != nil {
-			return nil, err
-		}
-		if t.InfrastructureMachinePoolTemplate, err = must(mp.Template.Infrastructure.Ref); err != nil {
+		if t.BootstrapTemplate, t.InfrastructureMachinePoolTemplate, err = workerTemplates(mp.Template.Bootstrap, mp.Template.Infrastructure); err != nil {
 			return nil, err
 		}
 		bp.MachinePools[mp.Class] = t
