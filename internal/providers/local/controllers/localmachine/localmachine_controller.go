@@ -109,8 +109,7 @@ func (r *Reconciler) clusterToLocalMachines(ctx context.Context, o client.Object
 // localClusterToLocalMachines maps a LocalCluster to the LocalMachines of the Cluster that owns it.
 func (r *Reconciler) localClusterToLocalMachines(ctx context.Context, o client.Object) []reconcile.Request {
 	for _, ref := range o.GetOwnerReferences() {
-		gv, err := schema.ParseGroupVersion(ref.APIVersion)
-		if err == nil && gv.Group == clusterv1.GroupVersion.Group && ref.Kind == "Cluster" {
+		if reconciler.RefersTo(ref, clusterv1.GroupVersion.Group, "Cluster") {
 			return r.localMachinesOf(ctx, o.GetNamespace(), ref.Name)
 		}
 	}
