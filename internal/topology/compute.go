@@ -555,14 +555,7 @@ func (c *computation) clusterObject() *clusterv1.Cluster {
 func (c *computation) machineDeployment(mdt clusterv1.MachineDeploymentTopology) (*MachineDeploymentState, error) {
 	mdClass, _ := c.mdClass(mdt.Class)
 	templates := c.bp.MachineDeployments[mdt.Class]
-	current := c.cur.MachineDeployments[mdt.Name]
-	if current != nil && current.Object == nil {
-		current = nil
-	}
-	var cw currentWorker
-	if current != nil {
-		cw = current
-	}
+	current, cw := currentState(c.cur.MachineDeployments, mdt.Name)
 	wv := c.workerVersion(c.mdKind(), mdt.Name, cw)
 	if !wv.create {
 		return nil, nil

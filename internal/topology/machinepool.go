@@ -27,14 +27,7 @@ func (c *computation) mpClass(name string) (*clusterv1.MachinePoolClass, bool) {
 func (c *computation) machinePool(mpt clusterv1.MachinePoolTopology) (*MachinePoolState, error) {
 	mpClass, _ := c.mpClass(mpt.Class)
 	templates := c.bp.MachinePools[mpt.Class]
-	current := c.cur.MachinePools[mpt.Name]
-	if current != nil && current.Object == nil {
-		current = nil
-	}
-	var cw currentWorker
-	if current != nil {
-		cw = current
-	}
+	current, cw := currentState(c.cur.MachinePools, mpt.Name)
 	wv := c.workerVersion(c.mpKind(), mpt.Name, cw)
 	if !wv.create {
 		return nil, nil
