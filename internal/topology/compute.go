@@ -222,6 +222,32 @@ func merge(ms ...map[string]string) map[string]string {
 	return out
 }
 
+// workerMetadata returns the labels and annotations of a MachineDeployment or MachinePool of the topology
+// and of its Machines: the topology entry's over its class's, without the annotations that steer the
+// upgrade sequence (read from the topology, not passed on), labelled with the Cluster, as owned by the
+// topology, and with the entry's name under nameLabel.
+func (c *computation) workerMetadata(topology, class clusterv1.ObjectMeta, nameLabel, topologyName string) (labels, annotations map[string]string) {
+	annotations = merge(topology.Annotations, class.Annotations)
+	delete(annotations, clusterv1.ClusterTopologyHoldUpgradeSequenceAnnotation)
+	delete(annotations, clusterv1.ClusterTopologyDeferUpgradeAnnotation)
+	if len(annotations) == 0 {
+		annotations = nil
+	}
+	labels = merge(topology.Labels, class.Labels)
+	labels[clusterv1.ClusterNameLabel] = c.cluster.Name
+	labels[clusterv1.ClusterTopologyOwnedLabel] = ""
+	labels[nameLabel] = topologyName
+	return labels, annotations
+}
+
+// override returns the topology entry's value of a field when it sets one, the class's otherwise.
+func override[T any](class, topology *T) *T {
+	if topology != nil {
+		return topology
+	}
+	return class
+}
+
 func objectKind(templateKind string) string { return strings.TrimSuffix(templateKind, "Template") }
 
 // templateToObject builds an object (InfraCluster or control plane) from the spec.template of a template.
@@ -529,14 +555,7 @@ func (c *computation) clusterObject() *clusterv1.Cluster {
 func (c *computation) machineDeployment(mdt clusterv1.MachineDeploymentTopology) (*MachineDeploymentState, error) {
 	mdClass, _ := c.mdClass(mdt.Class)
 	templates := c.bp.MachineDeployments[mdt.Class]
-	current := c.cur.MachineDeployments[mdt.Name]
-	if current != nil && current.Object == nil {
-		current = nil
-	}
-	var cw currentWorker
-	if current != nil {
-		cw = current
-	}
+	current, cw := currentState(c.cur.MachineDeployments, mdt.Name)
 	wv := c.workerVersion(c.mdKind(), mdt.Name, cw)
 	if !wv.create {
 		return nil, nil
@@ -579,38 +598,14 @@ func (c *computation) machineDeployment(mdt clusterv1.MachineDeploymentTopology)
 	if current != nil {
 		name = current.Object.Name
 	}
-	pick := func(class, topo *metav1.Duration) *metav1.Duration {
-		if topo != nil {
-			return topo
-		}
-		return class
-	}
-	minReady := mdClass.MinReadySeconds
-	if mdt.MinReadySeconds != nil {
-		minReady = mdt.MinReadySeconds
-	}
-	strategy := mdClass.Strategy
-	if mdt.Strategy != nil {
-		strategy = mdt.Strategy
-	}
-	failureDomain := mdClass.FailureDomain
-	if mdt.FailureDomain != nil {
-		failureDomain = mdt.FailureDomain
-	}
+	minReady := override(mdClass.MinReadySeconds, mdt.MinReadySeconds)
+	strategy := override(mdClass.Strategy, mdt.Strategy)
+	failureDomain := override(mdClass.FailureDomain, mdt.FailureDomain)
 	gates := mdClass.ReadinessGates
 	if mdt.ReadinessGates != nil {
 		gates = mdt.ReadinessGates
 	}
-	annotations := merge(mdt.Metadata.Annotations, mdClass.Template.Metadata.Annotations)
-	delete(annotations, clusterv1.ClusterTopologyHoldUpgradeSequenceAnnotation)
-	delete(annotations, clusterv1.ClusterTopologyDeferUpgradeAnnotation)
-	labels := merge(mdt.Metadata.Labels, mdClass.Template.Metadata.Labels)
-	labels[clusterv1.ClusterNameLabel] = c.cluster.Name
-	labels[clusterv1.ClusterTopologyOwnedLabel] = ""
-	labels[clusterv1.ClusterTopologyMachineDeploymentNameLabel] = mdt.Name
-	if len(annotations) == 0 {
-		annotations = nil
-	}
+	labels, annotations := c.workerMetadata(mdt.Metadata, mdClass.Template.Metadata, clusterv1.ClusterTopologyMachineDeploymentNameLabel, mdt.Name)
 	md := &clusterv1.MachineDeployment{
 		TypeMeta: metav1.TypeMeta{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineDeployment"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -637,9 +632,9 @@ func (c *computation) machineDeployment(mdt clusterv1.MachineDeploymentTopology)
 					Bootstrap:               clusterv1.Bootstrap{ConfigRef: desiredRef(currentBootstrapRef, out.BootstrapTemplate)},
 					InfrastructureRef:       *desiredRef(currentInfraRef, out.InfrastructureMachineTemplate),
 					FailureDomain:           failureDomain,
-					NodeDrainTimeout:        pick(mdClass.NodeDrainTimeout, mdt.NodeDrainTimeout),
-					NodeVolumeDetachTimeout: pick(mdClass.NodeVolumeDetachTimeout, mdt.NodeVolumeDetachTimeout),
-					NodeDeletionTimeout:     pick(mdClass.NodeDeletionTimeout, mdt.NodeDeletionTimeout),
+					NodeDrainTimeout:        override(mdClass.NodeDrainTimeout, mdt.NodeDrainTimeout),
+					NodeVolumeDetachTimeout: override(mdClass.NodeVolumeDetachTimeout, mdt.NodeVolumeDetachTimeout),
+					NodeDeletionTimeout:     override(mdClass.NodeDeletionTimeout, mdt.NodeDeletionTimeout),
 					ReadinessGates:          gates,
 				},
 			},

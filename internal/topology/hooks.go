@@ -44,21 +44,27 @@ func (c *computation) block(hook string, resp HookResponse) {
 	up.BlockingHook, up.HookMessage, up.HookRetryAfter = hook, resp.Message, resp.RetryAfter
 }
 
+// letThrough asks a hook that may hold the Cluster: it reports whether the hook answered without blocking,
+// and records the block when it blocks. A hook that has not answered yet (it is called) holds the Cluster too.
+func (c *computation) letThrough(call HookCall) bool {
+	resp, answered := c.hook(call)
+	switch {
+	case !answered:
+		return false
+	case resp.Blocking():
+		c.block(call.Hook, resp)
+		return false
+	}
+	return true
+}
+
 // beforeClusterCreate asks BeforeClusterCreate before the first object of the Cluster is created; it
 // reports whether the creation may go on.
 func (c *computation) beforeClusterCreate() bool {
 	if !c.opts.RuntimeHooks || c.cur.ControlPlane.Object != nil || c.cur.InfrastructureCluster != nil {
 		return true
 	}
-	resp, answered := c.hook(HookCall{Hook: BeforeClusterCreateHook})
-	switch {
-	case !answered:
-		return false
-	case resp.Blocking():
-		c.block(BeforeClusterCreateHook, resp)
-		return false
-	}
-	return true
+	return c.letThrough(HookCall{Hook: BeforeClusterCreateHook})
 }
 
 // beforeClusterUpgrade asks whether the control plane may pick up a new version now: annotations
@@ -84,12 +90,7 @@ func (c *computation) beforeClusterUpgrade(from, to string) bool {
 		c.block(BeforeClusterUpgradeHook, HookResponse{RetryAfter: annotationHoldRetry, Message: msg})
 		return false
 	}
-	resp, answered := c.hook(HookCall{Hook: BeforeClusterUpgradeHook, FromVersion: from, ToVersion: to})
-	switch {
-	case !answered:
-		return false
-	case resp.Blocking():
-		c.block(BeforeClusterUpgradeHook, resp)
+	if !c.letThrough(HookCall{Hook: BeforeClusterUpgradeHook, FromVersion: from, ToVersion: to}) {
 		return false
 	}
 	c.desired.Hooks.MarkPending = append(c.desired.Hooks.MarkPending, AfterControlPlaneUpgradeHook, AfterClusterUpgradeHook)
@@ -102,12 +103,7 @@ func (c *computation) afterControlPlaneUpgrade(version string) bool {
 	if !c.opts.RuntimeHooks || !hooks.IsPending(runtimehooksv1.AfterControlPlaneUpgrade, c.cluster) {
 		return true
 	}
-	resp, answered := c.hook(HookCall{Hook: AfterControlPlaneUpgradeHook, ToVersion: version})
-	switch {
-	case !answered:
-		return false
-	case resp.Blocking():
-		c.block(AfterControlPlaneUpgradeHook, resp)
+	if !c.letThrough(HookCall{Hook: AfterControlPlaneUpgradeHook, ToVersion: version}) {
 		return false
 	}
 	c.desired.Hooks.MarkDone = append(c.desired.Hooks.MarkDone, AfterControlPlaneUpgradeHook)

@@ -27,14 +27,7 @@ func (c *computation) mpClass(name string) (*clusterv1.MachinePoolClass, bool) {
 func (c *computation) machinePool(mpt clusterv1.MachinePoolTopology) (*MachinePoolState, error) {
 	mpClass, _ := c.mpClass(mpt.Class)
 	templates := c.bp.MachinePools[mpt.Class]
-	current := c.cur.MachinePools[mpt.Name]
-	if current != nil && current.Object == nil {
-		current = nil
-	}
-	var cw currentWorker
-	if current != nil {
-		cw = current
-	}
+	current, cw := currentState(c.cur.MachinePools, mpt.Name)
 	wv := c.workerVersion(c.mpKind(), mpt.Name, cw)
 	if !wv.create {
 		return nil, nil
@@ -82,30 +75,12 @@ func (c *computation) machinePool(mpt clusterv1.MachinePoolTopology) (*MachinePo
 	if current != nil {
 		name = current.Object.Name
 	}
-	minReady := mpClass.MinReadySeconds
-	if mpt.MinReadySeconds != nil {
-		minReady = mpt.MinReadySeconds
-	}
+	minReady := override(mpClass.MinReadySeconds, mpt.MinReadySeconds)
 	failureDomains := mpClass.FailureDomains
 	if mpt.FailureDomains != nil {
 		failureDomains = mpt.FailureDomains
 	}
-	pick := func(class, topo *metav1.Duration) *metav1.Duration {
-		if topo != nil {
-			return topo
-		}
-		return class
-	}
-	annotations := merge(mpt.Metadata.Annotations, mpClass.Template.Metadata.Annotations)
-	delete(annotations, clusterv1.ClusterTopologyHoldUpgradeSequenceAnnotation)
-	delete(annotations, clusterv1.ClusterTopologyDeferUpgradeAnnotation)
-	if len(annotations) == 0 {
-		annotations = nil
-	}
-	labels := merge(mpt.Metadata.Labels, mpClass.Template.Metadata.Labels)
-	labels[clusterv1.ClusterNameLabel] = c.cluster.Name
-	labels[clusterv1.ClusterTopologyOwnedLabel] = ""
-	labels[clusterv1.ClusterTopologyMachinePoolNameLabel] = mpt.Name
+	labels, annotations := c.workerMetadata(mpt.Metadata, mpClass.Template.Metadata, clusterv1.ClusterTopologyMachinePoolNameLabel, mpt.Name)
 	version := wv.version
 	out.Object = &clusterv1.MachinePool{
 		TypeMeta: metav1.TypeMeta{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachinePool"},
@@ -127,9 +102,9 @@ func (c *computation) machinePool(mpt clusterv1.MachinePoolTopology) (*MachinePo
 					Version:                 &version,
 					Bootstrap:               clusterv1.Bootstrap{ConfigRef: desiredRef(currentBootstrapRef, out.BootstrapObject)},
 					InfrastructureRef:       *desiredRef(currentInfraRef, out.InfrastructureMachinePoolObject),
-					NodeDrainTimeout:        pick(mpClass.NodeDrainTimeout, mpt.NodeDrainTimeout),
-					NodeVolumeDetachTimeout: pick(mpClass.NodeVolumeDetachTimeout, mpt.NodeVolumeDetachTimeout),
-					NodeDeletionTimeout:     pick(mpClass.NodeDeletionTimeout, mpt.NodeDeletionTimeout),
+					NodeDrainTimeout:        override(mpClass.NodeDrainTimeout, mpt.NodeDrainTimeout),
+					NodeVolumeDetachTimeout: override(mpClass.NodeVolumeDetachTimeout, mpt.NodeVolumeDetachTimeout),
+					NodeDeletionTimeout:     override(mpClass.NodeDeletionTimeout, mpt.NodeDeletionTimeout),
 				},
 			},
 		},

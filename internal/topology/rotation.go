@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
 // specHash is a short hash of a template's spec.
@@ -225,53 +227,53 @@ func hasPath(obj any, p fieldpath.Path) bool {
 				return false
 			}
 		case pe.Key != nil:
-			l, ok := v.([]any)
+			item, ok := listItem(v, func(item any) bool { return hasKey(item, *pe.Key) })
 			if !ok {
 				return false
 			}
-			found := false
-			for _, item := range l {
-				m, ok := item.(map[string]any)
-				if !ok {
-					continue
-				}
-				match := true
-				for _, f := range *pe.Key {
-					if !sameValue(m[f.Name], f.Value.Unstructured()) {
-						match = false
-						break
-					}
-				}
-				if match {
-					v, found = item, true
-					break
-				}
-			}
-			if !found {
-				return false
-			}
+			v = item
 		case pe.Value != nil:
-			l, ok := v.([]any)
+			want := (*pe.Value).Unstructured()
+			item, ok := listItem(v, func(item any) bool { return sameValue(item, want) })
 			if !ok {
 				return false
 			}
-			want := (*pe.Value).Unstructured()
-			found := false
-			for _, item := range l {
-				if sameValue(item, want) {
-					v, found = item, true
-					break
-				}
-			}
-			if !found {
-				return false
-			}
+			v = item
 		case pe.Index != nil:
 			l, ok := v.([]any)
 			if !ok || *pe.Index >= len(l) {
 				return false
 			}
 			v = l[*pe.Index]
+		}
+	}
+	return true
+}
+
+// listItem returns the first item of the list v that match accepts; false when v is not a list or no
+// item matches.
+func listItem(v any, match func(item any) bool) (any, bool) {
+	l, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	i := slices.IndexFunc(l, match)
+	if i < 0 {
+		return nil, false
+	}
+	return l[i], true
+}
+
+// hasKey reports whether item is an object whose fields have the values of key (a list item's key in a
+// field path).
+func hasKey(item any, key value.FieldList) bool {
+	m, ok := item.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, f := range key {
+		if !sameValue(m[f.Name], f.Value.Unstructured()) {
+			return false
 		}
 	}
 	return true

@@ -157,12 +157,12 @@ func workersWhere(cur *Current, keep func(name, version string, upgrading bool) 
 // currentWorkers are the current MachineDeployments and MachinePools of the topology.
 func currentWorkers(cur *Current) (mds, mps []currentWorker) {
 	for _, md := range cur.MachineDeployments {
-		if md != nil && md.Object != nil {
+		if md.exists() {
 			mds = append(mds, md)
 		}
 	}
 	for _, mp := range cur.MachinePools {
-		if mp != nil && mp.Object != nil {
+		if mp.exists() {
 			mps = append(mps, mp)
 		}
 	}
@@ -211,6 +211,29 @@ type currentWorker interface {
 	// versionFacts returns the object's name, version ("" when unset) and whether it upgrades.
 	versionFacts() (name, version string, upgrading bool)
 }
+
+// workerState is the state of a MachineDeployment or MachinePool.
+type workerState interface {
+	*MachineDeploymentState | *MachinePoolState
+	currentWorker
+	// exists reports whether the state has its object: a current state may be a leftover without it.
+	exists() bool
+}
+
+// currentState returns the current state of the topology's worker name, and the same as the upgrade
+// sequence reads it; nil for both when there is none or only a leftover without its object.
+func currentState[S workerState](states map[string]S, name string) (S, currentWorker) {
+	s := states[name]
+	if !s.exists() {
+		var none S
+		return none, nil
+	}
+	return s, s
+}
+
+func (s *MachineDeploymentState) exists() bool { return s != nil && s.Object != nil }
+
+func (s *MachinePoolState) exists() bool { return s != nil && s.Object != nil }
 
 func (s *MachineDeploymentState) versionFacts() (string, string, bool) {
 	v := ""

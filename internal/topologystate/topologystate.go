@@ -140,22 +140,26 @@ func (g *Gatherer) Blueprint(ctx context.Context, class *clusterv1.ClusterClass)
 			return nil, err
 		}
 	}
+	// workerTemplates reads the bootstrap and infrastructure templates of a MachineDeployment or MachinePool class.
+	workerTemplates := func(bootstrap, infrastructure clusterv1.LocalObjectTemplate) (b, i *unstructured.Unstructured, err error) {
+		if b, err = must(bootstrap.Ref); err != nil {
+			return nil, nil, err
+		}
+		if i, err = must(infrastructure.Ref); err != nil {
+			return nil, nil, err
+		}
+		return b, i, nil
+	}
 	for _, md := range class.Spec.Workers.MachineDeployments {
 		var t topology.MachineDeploymentTemplates
-		if t.BootstrapTemplate, err = must(md.Template.Bootstrap.Ref); err != nil {
-			return nil, err
-		}
-		if t.InfrastructureMachineTemplate, err = must(md.Template.Infrastructure.Ref); err != nil {
+		if t.BootstrapTemplate, t.InfrastructureMachineTemplate, err = workerTemplates(md.Template.Bootstrap, md.Template.Infrastructure); err != nil {
 			return nil, err
 		}
 		bp.MachineDeployments[md.Class] = t
 	}
 	for _, mp := range class.Spec.Workers.MachinePools {
 		var t topology.MachinePoolTemplates
-		if t.BootstrapTemplate, err = must(mp.Template.Bootstrap.Ref); err != nil {
-			return nil, err
-		}
-		if t.InfrastructureMachinePoolTemplate, err = must(mp.Template.Infrastructure.Ref); err != nil {
+		if t.BootstrapTemplate, t.InfrastructureMachinePoolTemplate, err = workerTemplates(mp.Template.Bootstrap, mp.Template.Infrastructure); err != nil {
 			return nil, err
 		}
 		bp.MachinePools[mp.Class] = t
@@ -182,6 +186,18 @@ func (g *Gatherer) healthCheck(ctx context.Context, namespace, name string) (*cl
 		return nil, fmt.Errorf("getting MachineHealthCheck %s: %w", name, err)
 	}
 	return mhc, nil
+}
+
+// readTemplateRefs reads the bootstrap and infrastructure objects the Machine template of a MachineDeployment
+// or MachinePool references (templates for a MachineDeployment, the objects themselves for a MachinePool).
+func (g *Gatherer) readTemplateRefs(ctx context.Context, spec *clusterv1.MachineSpec, namespace string) (bootstrap, infrastructure *unstructured.Unstructured, err error) {
+	if bootstrap, err = g.get(ctx, spec.Bootstrap.ConfigRef, namespace); err != nil {
+		return nil, nil, err
+	}
+	if infrastructure, err = g.get(ctx, &spec.InfrastructureRef, namespace); err != nil {
+		return nil, nil, err
+	}
+	return bootstrap, infrastructure, nil
 }
 
 // Current reads the objects the topology of a Cluster manages.
@@ -227,10 +243,7 @@ func (g *Gatherer) Current(ctx context.Context, cluster *clusterv1.Cluster) (*to
 			continue
 		}
 		st := &topology.MachineDeploymentState{Object: md}
-		if st.BootstrapTemplate, err = g.get(ctx, md.Spec.Template.Spec.Bootstrap.ConfigRef, md.Namespace); err != nil {
-			return nil, err
-		}
-		if st.InfrastructureMachineTemplate, err = g.get(ctx, &md.Spec.Template.Spec.InfrastructureRef, md.Namespace); err != nil {
+		if st.BootstrapTemplate, st.InfrastructureMachineTemplate, err = g.readTemplateRefs(ctx, &md.Spec.Template.Spec, md.Namespace); err != nil {
 			return nil, err
 		}
 		if st.MachineHealthCheck, err = g.healthCheck(ctx, md.Namespace, md.Name); err != nil {
@@ -251,10 +264,7 @@ func (g *Gatherer) Current(ctx context.Context, cluster *clusterv1.Cluster) (*to
 			continue
 		}
 		st := &topology.MachinePoolState{Object: mp}
-		if st.BootstrapObject, err = g.get(ctx, mp.Spec.Template.Spec.Bootstrap.ConfigRef, mp.Namespace); err != nil {
-			return nil, err
-		}
-		if st.InfrastructureMachinePoolObject, err = g.get(ctx, &mp.Spec.Template.Spec.InfrastructureRef, mp.Namespace); err != nil {
+		if st.BootstrapObject, st.InfrastructureMachinePoolObject, err = g.readTemplateRefs(ctx, &mp.Spec.Template.Spec, mp.Namespace); err != nil {
 			return nil, err
 		}
 		if g.Workload != nil && len(mp.Status.NodeRefs) > 0 {

@@ -269,17 +269,12 @@ func (r *Rotator) inject(ctx context.Context, bundle []byte) error {
 	}
 	for i := range validating.Items {
 		c := &validating.Items[i]
-		changed := false
+		configs := make([]*admissionregistrationv1.WebhookClientConfig, len(c.Webhooks))
 		for j := range c.Webhooks {
-			if cc := &c.Webhooks[j].ClientConfig; r.pointsHere(cc.Service) && !bytes.Equal(cc.CABundle, bundle) {
-				cc.CABundle, changed = bundle, true
-			}
+			configs[j] = &c.Webhooks[j].ClientConfig
 		}
-		if changed {
-			log.Info("Writing the webhook CA bundle", "ValidatingWebhookConfiguration", c.Name)
-			if err := r.Client.Update(ctx, c); err != nil {
-				errs = append(errs, fmt.Errorf("writing the CA bundle into ValidatingWebhookConfiguration %s: %w", c.Name, err))
-			}
+		if err := r.injectWebhooks(ctx, "ValidatingWebhookConfiguration", c, configs, bundle); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	mutating := &admissionregistrationv1.MutatingWebhookConfigurationList{}
@@ -288,17 +283,12 @@ func (r *Rotator) inject(ctx context.Context, bundle []byte) error {
 	}
 	for i := range mutating.Items {
 		c := &mutating.Items[i]
-		changed := false
+		configs := make([]*admissionregistrationv1.WebhookClientConfig, len(c.Webhooks))
 		for j := range c.Webhooks {
-			if cc := &c.Webhooks[j].ClientConfig; r.pointsHere(cc.Service) && !bytes.Equal(cc.CABundle, bundle) {
-				cc.CABundle, changed = bundle, true
-			}
+			configs[j] = &c.Webhooks[j].ClientConfig
 		}
-		if changed {
-			log.Info("Writing the webhook CA bundle", "MutatingWebhookConfiguration", c.Name)
-			if err := r.Client.Update(ctx, c); err != nil {
-				errs = append(errs, fmt.Errorf("writing the CA bundle into MutatingWebhookConfiguration %s: %w", c.Name, err))
-			}
+		if err := r.injectWebhooks(ctx, "MutatingWebhookConfiguration", c, configs, bundle); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	crds := &apiextensionsv1.CustomResourceDefinitionList{}
@@ -317,6 +307,25 @@ func (r *Rotator) inject(ctx context.Context, bundle []byte) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// injectWebhooks writes bundle into the client configs of a webhook configuration (c, of kind) that point
+// at the Service, and updates c when one changed.
+func (r *Rotator) injectWebhooks(ctx context.Context, kind string, c client.Object, configs []*admissionregistrationv1.WebhookClientConfig, bundle []byte) error {
+	changed := false
+	for _, cc := range configs {
+		if r.pointsHere(cc.Service) && !bytes.Equal(cc.CABundle, bundle) {
+			cc.CABundle, changed = bundle, true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	ctrl.LoggerFrom(ctx).Info("Writing the webhook CA bundle", kind, c.GetName())
+	if err := r.Client.Update(ctx, c); err != nil {
+		return fmt.Errorf("writing the CA bundle into %s %s: %w", kind, c.GetName(), err)
+	}
+	return nil
 }
 
 // GetCertificate serves the current certificate; it is the webhook server's tls.Config.GetCertificate.

@@ -39,9 +39,9 @@ func Webhooks(c client.Reader, opts ...Options) webhooks.Set {
 		Prefix:   "capi",
 		Selector: map[string]string{"control-plane": "controller-manager"},
 		Hooks: []webhooks.Hook{
-			webhooks.Validating(&clusterv1.MachineDeployment{}, MachineDeployment{}),
-			webhooks.Validating(&clusterv1.MachineSet{}, MachineSet{}),
-			webhooks.Validating(&clusterv1.MachineHealthCheck{}, MachineHealthCheck{}),
+			webhooks.Validating(&clusterv1.MachineDeployment{}, fieldValidator[*clusterv1.MachineDeployment]{"MachineDeployment", validateMachineDeployment}),
+			webhooks.Validating(&clusterv1.MachineSet{}, fieldValidator[*clusterv1.MachineSet]{"MachineSet", validateMachineSet}),
+			webhooks.Validating(&clusterv1.MachineHealthCheck{}, fieldValidator[*clusterv1.MachineHealthCheck]{"MachineHealthCheck", validateMachineHealthCheck}),
 			webhooks.Mutating(&clusterv1.Cluster{}, cluster),
 			webhooks.Validating(&clusterv1.Cluster{}, cluster),
 			webhooks.Validating(&clusterv1.ClusterClass{}, ClusterClass{Client: c, FeatureGates: o.FeatureGates}).

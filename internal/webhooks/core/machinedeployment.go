@@ -1,7 +1,6 @@
 package core
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"strings"
@@ -12,28 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
-
-// MachineDeployment validates MachineDeployments.
-type MachineDeployment struct{}
-
-// ValidateCreate validates a new MachineDeployment.
-func (MachineDeployment) ValidateCreate(_ context.Context, md *clusterv1.MachineDeployment) (admission.Warnings, error) {
-	return nil, invalid("MachineDeployment", md.Name, validateMachineDeployment(md))
-}
-
-// ValidateUpdate validates a changed MachineDeployment.
-func (MachineDeployment) ValidateUpdate(_ context.Context, _, md *clusterv1.MachineDeployment) (admission.Warnings, error) {
-	return nil, invalid("MachineDeployment", md.Name, validateMachineDeployment(md))
-}
-
-// ValidateDelete accepts every deletion.
-func (MachineDeployment) ValidateDelete(context.Context, *clusterv1.MachineDeployment) (admission.Warnings, error) {
-	return nil, nil
-}
 
 func validateMachineDeployment(md *clusterv1.MachineDeployment) field.ErrorList {
 	spec := field.NewPath("spec")

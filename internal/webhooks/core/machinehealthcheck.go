@@ -1,13 +1,11 @@
 package core
 
 import (
-	"context"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
@@ -15,25 +13,8 @@ import (
 // minNodeStartupTimeout is the shortest nodeStartupTimeout upstream accepts (0 disables the check).
 const minNodeStartupTimeout = 30 * time.Second
 
-// MachineHealthCheck validates MachineHealthChecks. (An empty selector and a change of clusterName are
-// refused by the CRD's CEL rules.)
-type MachineHealthCheck struct{}
-
-// ValidateCreate validates a new MachineHealthCheck.
-func (MachineHealthCheck) ValidateCreate(_ context.Context, mhc *clusterv1.MachineHealthCheck) (admission.Warnings, error) {
-	return nil, invalid("MachineHealthCheck", mhc.Name, validateMachineHealthCheck(mhc))
-}
-
-// ValidateUpdate validates a changed MachineHealthCheck.
-func (MachineHealthCheck) ValidateUpdate(_ context.Context, _, mhc *clusterv1.MachineHealthCheck) (admission.Warnings, error) {
-	return nil, invalid("MachineHealthCheck", mhc.Name, validateMachineHealthCheck(mhc))
-}
-
-// ValidateDelete accepts every deletion.
-func (MachineHealthCheck) ValidateDelete(context.Context, *clusterv1.MachineHealthCheck) (admission.Warnings, error) {
-	return nil, nil
-}
-
+// validateMachineHealthCheck checks the fields upstream validates in its webhook. (An empty selector and a
+// change of clusterName are refused by the CRD's CEL rules.)
 func validateMachineHealthCheck(mhc *clusterv1.MachineHealthCheck) field.ErrorList {
 	spec := field.NewPath("spec")
 	var errs field.ErrorList

@@ -6,9 +6,11 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -234,10 +236,7 @@ func (b *Backend) NeedLeaderElection() bool { return false }
 func (b *Backend) Shutdown() {
 	b.mu.Lock()
 	b.stopped = true
-	cs := make([]*cluster, 0, len(b.clusters))
-	for _, c := range b.clusters {
-		cs = append(cs, c)
-	}
+	cs := slices.Collect(maps.Values(b.clusters))
 	b.clusters, b.byPort = map[types.NamespacedName]*cluster{}, map[int]*cluster{}
 	b.mu.Unlock()
 	for _, c := range cs {

@@ -220,19 +220,12 @@ func (b *Backend) LeaveEndpoint(_ context.Context, key types.NamespacedName, nam
 func (b *Backend) Shutdown() {
 	b.mu.Lock()
 	b.closed = true
-	clusters := make([]*cluster, 0, len(b.clusters))
-	for _, c := range b.clusters {
-		clusters = append(clusters, c)
-	}
+	clusters := slices.Collect(maps.Values(b.clusters))
 	b.clusters = map[types.NamespacedName]*cluster{}
 	b.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, c := range clusters {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.stop()
-		}()
+		wg.Go(c.stop)
 	}
 	wg.Wait()
 }

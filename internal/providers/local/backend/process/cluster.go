@@ -316,11 +316,7 @@ func (c *cluster) stop() {
 	}
 	var wg sync.WaitGroup
 	for _, m := range machines {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			m.stop()
-		}()
+		wg.Go(m.stop)
 	}
 	wg.Wait()
 	stopLoop()
@@ -362,14 +358,8 @@ func (c *cluster) loop(ctx context.Context) {
 		if !allReady {
 			interval = c.b.opts.StartingProbeInterval
 		}
-		t := time.NewTimer(interval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !sleep(ctx, c.wake, interval) {
 			return
-		case <-c.wake:
-			t.Stop()
-		case <-t.C:
 		}
 	}
 }
@@ -379,16 +369,23 @@ func (c *cluster) nodeLoop(ctx context.Context) {
 	for {
 		c.refreshMirrorPods(ctx)
 		c.heartbeat(ctx)
-		t := time.NewTimer(c.b.opts.NodeRefreshInterval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !sleep(ctx, c.nodesWake, c.b.opts.NodeRefreshInterval) {
 			return
-		case <-c.nodesWake:
-			t.Stop()
-		case <-t.C:
 		}
 	}
+}
+
+// sleep waits for interval to pass, or less when woken; it returns false when ctx ends first.
+func sleep(ctx context.Context, wake <-chan struct{}, interval time.Duration) bool {
+	t := time.NewTimer(interval)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-wake:
+	case <-t.C:
+	}
+	return true
 }
 
 // probeFallThreshold is how many probes in a row must fail before a running API server that was ready

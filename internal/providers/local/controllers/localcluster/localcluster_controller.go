@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
@@ -22,6 +21,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+	"github.com/capstan-dev/capstan/internal/providers/local/controllers/managedby"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
@@ -53,7 +53,7 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("localcluster").
 		WithOptions(options).
-		For(&infrav1.LocalCluster{}, builder.WithPredicates(watchFilter, notExternallyManaged(), r.writes.LetThroughAwaited(reconciler.NotOwnStatus()))).
+		For(&infrav1.LocalCluster{}, builder.WithPredicates(watchFilter, managedby.NotExternal(), r.writes.LetThroughAwaited(reconciler.NotOwnStatus()))).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(clusterToLocalCluster), builder.WithPredicates(watchFilter, clusterSpecChanged())).
 		// A Machine deleted by force may leave its machine running: see reconcileOrphanedMachines.
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(r.machineToLocalCluster), builder.WithPredicates(watchFilter, machineDeleted())).
@@ -87,21 +87,6 @@ func clusterToLocalCluster(_ context.Context, o client.Object) []reconcile.Reque
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: ref.Name}}}
 }
 
-// isExternallyManaged reports whether something other than this provider manages the object: it carries
-// cluster.x-k8s.io/managed-by, as an annotation (what upstream's predicate reads) or as a label (what the
-// contract page says).
-func isExternallyManaged(o metav1.Object) bool {
-	if _, ok := o.GetAnnotations()[clusterv1.ManagedByAnnotation]; ok {
-		return true
-	}
-	_, ok := o.GetLabels()[clusterv1.ManagedByAnnotation]
-	return ok
-}
-
-func notExternallyManaged() predicate.Predicate {
-	return predicate.NewPredicateFuncs(func(o client.Object) bool { return !isExternallyManaged(o) })
-}
-
 // Release stops the processes of a LocalCluster gone without this provider's finalizer: clusterctl move
 // removes the finalizers of what it moved away before deleting it (and a user may force a deletion).
 // Nothing is torn down: the cluster's data stays for the provider that runs the LocalCluster now.
@@ -112,7 +97,7 @@ func (r *Reconciler) Release(ctx context.Context, key types.NamespacedName) erro
 // Reconcile reconciles one LocalCluster.
 func (r *Reconciler) Reconcile(ctx context.Context, lc *infrav1.LocalCluster) (_ ctrl.Result, reterr error) {
 	log := ctrl.LoggerFrom(ctx)
-	if isExternallyManaged(lc) {
+	if managedby.IsExternal(lc) {
 		log.V(1).Info("The LocalCluster is externally managed, skipping it")
 		return ctrl.Result{}, nil
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
@@ -24,6 +23,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/providers/local/backend"
+	"github.com/capstan-dev/capstan/internal/providers/local/controllers/managedby"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
@@ -64,7 +64,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("localmachine").
 		WithOptions(options).
-		For(&infrav1.LocalMachine{}, builder.WithPredicates(watchFilter, notExternallyManaged(), r.writes.LetThroughAwaited(reconciler.NotOwnStatus()))).
+		For(&infrav1.LocalMachine{}, builder.WithPredicates(watchFilter, managedby.NotExternal(), r.writes.LetThroughAwaited(reconciler.NotOwnStatus()))).
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToLocalMachine), builder.WithPredicates(watchFilter, ownerChanged())).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.clusterToLocalMachines), builder.WithPredicates(watchFilter, clusterChanged())).
 		Watches(&infrav1.LocalCluster{}, handler.EnqueueRequestsFromMapFunc(r.localClusterToLocalMachines), builder.WithPredicates(watchFilter)).
@@ -109,8 +109,7 @@ func (r *Reconciler) clusterToLocalMachines(ctx context.Context, o client.Object
 // localClusterToLocalMachines maps a LocalCluster to the LocalMachines of the Cluster that owns it.
 func (r *Reconciler) localClusterToLocalMachines(ctx context.Context, o client.Object) []reconcile.Request {
 	for _, ref := range o.GetOwnerReferences() {
-		gv, err := schema.ParseGroupVersion(ref.APIVersion)
-		if err == nil && gv.Group == clusterv1.GroupVersion.Group && ref.Kind == "Cluster" {
+		if reconciler.RefersTo(ref, clusterv1.GroupVersion.Group, "Cluster") {
 			return r.localMachinesOf(ctx, o.GetNamespace(), ref.Name)
 		}
 	}
@@ -140,28 +139,10 @@ func (r *Reconciler) localMachinesOf(ctx context.Context, namespace, clusterName
 	return out
 }
 
-// isExternallyManaged reports whether something other than this provider manages the object: it carries
-// cluster.x-k8s.io/managed-by, as an annotation (what upstream's predicate reads) or as a label (what the
-// contract page says).
-func isExternallyManaged(o metav1.Object) bool {
-	if _, ok := o.GetAnnotations()[clusterv1.ManagedByAnnotation]; ok {
-		return true
-	}
-	_, ok := o.GetLabels()[clusterv1.ManagedByAnnotation]
-	return ok
-}
-
-func notExternallyManaged() predicate.Predicate {
-	return predicate.NewPredicateFuncs(func(o client.Object) bool {
-		_, isLocalMachine := o.(*infrav1.LocalMachine)
-		return !isLocalMachine || !isExternallyManaged(o)
-	})
-}
-
 // Reconcile reconciles one LocalMachine.
 func (r *Reconciler) Reconcile(ctx context.Context, lm *infrav1.LocalMachine) (_ ctrl.Result, reterr error) {
 	log := ctrl.LoggerFrom(ctx)
-	if isExternallyManaged(lm) {
+	if managedby.IsExternal(lm) {
 		log.V(1).Info("The LocalMachine is externally managed, skipping it")
 		return ctrl.Result{}, nil
 	}

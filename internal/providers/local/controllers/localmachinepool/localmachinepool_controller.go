@@ -101,8 +101,7 @@ func (r *Reconciler) localClusterToPools(ctx context.Context, o client.Object) [
 		return nil
 	}
 	for _, ref := range lc.OwnerReferences {
-		gv, err := schema.ParseGroupVersion(ref.APIVersion)
-		if err == nil && gv.Group == clusterv1.GroupVersion.Group && ref.Kind == "Cluster" {
+		if reconciler.RefersTo(ref, clusterv1.GroupVersion.Group, "Cluster") {
 			return r.poolsOf(ctx, lc.Namespace, ref.Name)
 		}
 	}
