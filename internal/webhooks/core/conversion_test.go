@@ -7,9 +7,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -19,38 +17,8 @@ import (
 	"github.com/capstan-dev/capstan/config/crd"
 	"github.com/capstan-dev/capstan/internal/conversion"
 	"github.com/capstan-dev/capstan/internal/webhooks"
+	"github.com/capstan-dev/capstan/internal/webhooks/webhookstest"
 )
-
-// convertHere points the CRDs the core manager converts at its conversion webhook in ns, as clusterctl
-// init installs them, until the test ends.
-func convertHere(t *testing.T, ns string) {
-	t.Helper()
-	ctx := context.Background()
-	for _, gk := range Webhooks(nil).Conversions.GroupKinds() {
-		c := &apiextensionsv1.CustomResourceDefinition{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: webhooks.CRDName(gk)}, c); err != nil {
-			t.Fatal(err)
-		}
-		before := c.Spec.Conversion.DeepCopy()
-		crd.WithConversionWebhook([]*apiextensionsv1.CustomResourceDefinition{c}, ns, Webhooks(nil).ServiceName())
-		if c.Spec.Conversion.Strategy != apiextensionsv1.WebhookConverter {
-			t.Fatalf("CRD %s serves one version: nothing to convert", c.Name)
-		}
-		if err := env.Client.Update(ctx, c); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				c := &apiextensionsv1.CustomResourceDefinition{}
-				if err := env.Client.Get(context.Background(), client.ObjectKey{Name: webhooks.CRDName(gk)}, c); err != nil {
-					return err
-				}
-				c.Spec.Conversion = before
-				return env.Client.Update(context.Background(), c)
-			})
-		})
-	}
-}
 
 // An IPAM provider written against v1alpha1 and capstan's controllers, on v1beta1, share IPAddressClaims:
 // the API server converts through the core manager's webhook, and what v1alpha1 cannot express survives a
@@ -60,7 +28,7 @@ func TestIPAMv1alpha1IsConvertedByTheCoreManager(t *testing.T) {
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
 	install(t, ns)
-	convertHere(t, ns)
+	webhookstest.Convert(t, env, ns, Webhooks(nil))
 	startManager(t, ns)
 
 	pool := corev1.TypedLocalObjectReference{APIGroup: ptr.To("ipam.example.com"), Kind: "Pool", Name: "p"}

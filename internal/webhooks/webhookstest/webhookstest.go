@@ -59,25 +59,7 @@ func Serve(t *testing.T, env *envtest.Environment, ns string, set func(client.Cl
 		g.Expect(env.Client.Create(ctx, obj)).To(gomega.Succeed())
 	}
 
-	// The CRDs of the kinds the manager converts call its conversion webhook, in ns, until the test ends.
-	for _, gk := range set(nil).Conversions.GroupKinds() {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: webhooks.CRDName(gk)}, crd)).To(gomega.Succeed())
-		before := crd.Spec.Conversion.DeepCopy()
-		crds := []*apiextensionsv1.CustomResourceDefinition{crd}
-		capstancrd.WithConversionWebhook(crds, ns, set(nil).ServiceName())
-		g.Expect(env.Client.Update(ctx, crd)).To(gomega.Succeed())
-		t.Cleanup(func() {
-			_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				crd := &apiextensionsv1.CustomResourceDefinition{}
-				if err := env.Client.Get(context.Background(), client.ObjectKey{Name: webhooks.CRDName(gk)}, crd); err != nil {
-					return err
-				}
-				crd.Spec.Conversion = before
-				return env.Client.Update(context.Background(), crd)
-			})
-		})
-	}
+	Convert(t, env, ns, set(nil))
 
 	webhookPort, err := loopback.FreePort()
 	g.Expect(err).NotTo(gomega.HaveOccurred())
@@ -122,4 +104,36 @@ func Serve(t *testing.T, env *envtest.Environment, ns string, set func(client.Cl
 		}
 		return nil
 	}, 60*time.Second, 200*time.Millisecond).Should(gomega.Succeed(), "the manager becomes ready once the API server can call its webhooks")
+}
+
+// Convert points the CRDs of the kinds s converts at its conversion webhook in ns (its Service, as
+// clusterctl init installs them) until the test ends, when their conversion is put back.
+func Convert(t *testing.T, env *envtest.Environment, ns string, s webhooks.Set) {
+	t.Helper()
+	ctx := context.Background()
+	for _, gk := range s.Conversions.GroupKinds() {
+		name := webhooks.CRDName(gk)
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+			t.Fatal(err)
+		}
+		before := crd.Spec.Conversion.DeepCopy()
+		capstancrd.WithConversionWebhook([]*apiextensionsv1.CustomResourceDefinition{crd}, ns, s.ServiceName())
+		if crd.Spec.Conversion == nil || crd.Spec.Conversion.Strategy != apiextensionsv1.WebhookConverter {
+			t.Fatalf("CRD %s serves one version: there is nothing to convert", name)
+		}
+		if err := env.Client.Update(ctx, crd); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				crd := &apiextensionsv1.CustomResourceDefinition{}
+				if err := env.Client.Get(context.Background(), client.ObjectKey{Name: name}, crd); err != nil {
+					return err
+				}
+				crd.Spec.Conversion = before
+				return env.Client.Update(context.Background(), crd)
+			})
+		})
+	}
 }
