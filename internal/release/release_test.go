@@ -1,10 +1,13 @@
 package release
 
 import (
+	"slices"
 	"testing"
 
 	. "github.com/onsi/gomega"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/capstan-dev/capstan/internal/clusterctl/components"
 	"github.com/capstan-dev/capstan/internal/manifest"
@@ -63,4 +66,27 @@ func TestCoreConversionWebhookIsAServiceOfTheComponents(t *testing.T) {
 		converted = append(converted, o.GetName())
 	}
 	g.Expect(converted).To(ConsistOf("ipaddressclaims.ipam.cluster.x-k8s.io", "ipaddresses.ipam.cluster.x-k8s.io"))
+
+	// The manager writes the CA bundle into them: its ClusterRole lets it update each.
+	for _, name := range converted {
+		g.Expect(mayUpdateCRD(g, objs, name)).To(BeTrue(), "the core's ClusterRole lets the manager update CRD %s", name)
+	}
+}
+
+// mayUpdateCRD reports whether a ClusterRole of objs grants update on the CustomResourceDefinition name.
+func mayUpdateCRD(g Gomega, objs []unstructured.Unstructured, name string) bool {
+	for _, o := range objs {
+		if o.GetKind() != "ClusterRole" {
+			continue
+		}
+		role := &rbacv1.ClusterRole{}
+		g.Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, role)).To(Succeed())
+		for _, r := range role.Rules {
+			if slices.Contains(r.APIGroups, "apiextensions.k8s.io") && slices.Contains(r.Resources, "customresourcedefinitions") &&
+				slices.Contains(r.Verbs, "update") && (len(r.ResourceNames) == 0 || slices.Contains(r.ResourceNames, name)) {
+				return true
+			}
+		}
+	}
+	return false
 }
