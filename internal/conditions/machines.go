@@ -121,8 +121,7 @@ func machinesUpToDateInput(target string, now time.Time) MachinesConditionInput 
 // Machines could not be listed (listed is false), the condition Unknown with reason InternalError.
 func setMachinesCondition(to V1Beta2Setter, machines []*clusterv1.Machine, listed bool, in MachinesConditionInput) {
 	if !listed {
-		SetV1Beta2(to, metav1.Condition{Type: in.TargetType, Status: metav1.ConditionUnknown,
-			Reason: InternalErrorReason, Message: InternalErrorMessage})
+		SetV1Beta2(to, InternalError(in.TargetType, InternalErrorReason))
 		return
 	}
 	SetV1Beta2(to, MachinesCondition(machines, in))

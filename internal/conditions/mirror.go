@@ -1,6 +1,7 @@
 package conditions
 
 import (
+	"fmt"
 	"unicode"
 	"unicode/utf8"
 
@@ -95,6 +96,17 @@ func MirrorReadyV1Beta2(to V1Beta2Setter, t string, obj *unstructured.Unstructur
 		fallback = metav1.Condition{Status: metav1.ConditionFalse, Reason: reasons.NotReady, Message: notReadyMessage}
 	}
 	SetV1Beta2(to, MirrorV1Beta2(t, c, fallback, reasons.Ready, reasons.NotReady, MirrorOptions{}))
+}
+
+// NotReadyMessage is the message of a v1beta2 condition that mirrors a provider object of kind, following
+// contract c, that has no Ready condition and is not ready: it names the field that says so, status.ready
+// or, in the v1beta2 contract, v1beta2Field.
+func NotReadyMessage(kind string, c contract.Version, v1beta2Field string) string {
+	field := "status.ready"
+	if c == contract.V1Beta2 {
+		field = v1beta2Field
+	}
+	return fmt.Sprintf("%s %s is false", kind, field)
 }
 
 // MirrorV1Beta2 returns the v1beta2 condition t copied from src, a provider object's condition, or fallback

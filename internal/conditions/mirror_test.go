@@ -122,6 +122,23 @@ func TestMirrorReadyV1Beta2(t *testing.T) {
 	}
 }
 
+// TestNotReadyMessage: the message names the field that says the provider object is not ready, as its
+// contract spells it.
+func TestNotReadyMessage(t *testing.T) {
+	tests := []struct {
+		contract contract.Version
+		want     string
+	}{
+		{contract.V1Beta1, "DockerMachine status.ready is false"},
+		{contract.V1Beta2, "DockerMachine status.initialization.provisioned is false"},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.contract), func(t *testing.T) {
+			NewWithT(t).Expect(NotReadyMessage("DockerMachine", tt.contract, "status.initialization.provisioned")).To(Equal(tt.want))
+		})
+	}
+}
+
 func TestMirrorOwnV1Beta2(t *testing.T) {
 	g := NewWithT(t)
 	m := &clusterv1.Machine{}

@@ -14,16 +14,20 @@ const InternalErrorMessage = "Please check controller logs for errors"
 // InternalErrorReason is the reason of a condition Unknown because what it reports could not be read.
 const InternalErrorReason = "InternalError"
 
+// InternalError returns the v1beta2 condition t of an object whose facts for it could not be read: Unknown
+// with reason, and a message that sends the user to the controller's logs.
+func InternalError(t, reason string) metav1.Condition {
+	return metav1.Condition{Type: t, Status: metav1.ConditionUnknown, Reason: reason, Message: InternalErrorMessage}
+}
+
 // The ScalingUp and ScalingDown conditions of the MachineSet and MachineDeployment, as upstream writes them:
 // the two kinds share the conditions' types and reasons.
 
 // ScalingUnknown returns the ScalingUp and ScalingDown conditions of an object whose Machines could not
 // be read.
 func ScalingUnknown() (up, down metav1.Condition) {
-	return metav1.Condition{Type: clusterv1.MachineSetScalingUpV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineSetScalingUpInternalErrorV1Beta2Reason, Message: InternalErrorMessage},
-		metav1.Condition{Type: clusterv1.MachineSetScalingDownV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineSetScalingDownInternalErrorV1Beta2Reason, Message: InternalErrorMessage}
+	return InternalError(clusterv1.MachineSetScalingUpV1Beta2Condition, clusterv1.MachineSetScalingUpInternalErrorV1Beta2Reason),
+		InternalError(clusterv1.MachineSetScalingDownV1Beta2Condition, clusterv1.MachineSetScalingDownInternalErrorV1Beta2Reason)
 }
 
 // MissingTemplates are the scale-up blockers of a Machine template whose bootstrap config template or

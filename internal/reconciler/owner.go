@@ -7,6 +7,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -44,6 +46,25 @@ func GetCluster(ctx context.Context, c client.Reader, namespace, name string) (*
 		return nil, fmt.Errorf("getting Cluster %s/%s: %w", namespace, name, err)
 	}
 	return cluster, nil
+}
+
+// WaitForCluster starts the reconcile of obj, which belongs to the Cluster clusterName of its namespace: the
+// logger of the returned context names the Cluster, and the Cluster is read (nil when it does not exist).
+// While the Cluster does not exist and obj is not being deleted, obj waits for it: WaitForCluster logs so,
+// at verbosity v, and reports wait, and the reconcile stops there (the controller's watch of Clusters
+// brings obj back when it appears). An object being deleted goes on without its Cluster, to clean up.
+func WaitForCluster(ctx context.Context, c client.Reader, obj client.Object, clusterName string, v int) (_ context.Context, _ *clusterv1.Cluster, wait bool, _ error) {
+	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(obj.GetNamespace(), clusterName))
+	ctx = ctrl.LoggerInto(ctx, log)
+	cluster, err := GetCluster(ctx, c, obj.GetNamespace(), clusterName)
+	if err != nil {
+		return ctx, nil, false, err
+	}
+	if cluster == nil && obj.GetDeletionTimestamp().IsZero() {
+		log.V(v).Info("Waiting for the Cluster to exist")
+		return ctx, nil, true, nil
+	}
+	return ctx, cluster, false, nil
 }
 
 // AddFinalizerFirst adds finalizer to obj, when obj is not being deleted and does not have it yet, in a

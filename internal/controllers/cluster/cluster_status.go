@@ -10,7 +10,6 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
-	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
@@ -368,11 +367,7 @@ func setProviderV1Beta2Condition(c *clusterv1.Cluster, t string, ref *corev1.Obj
 	case o.obj != nil:
 		fallback := metav1.Condition{Status: metav1.ConditionTrue, Reason: r.ready}
 		if !ready {
-			field := "status.ready"
-			if o.contract == contract.V1Beta2 {
-				field = r.v1beta2Field
-			}
-			fallback = metav1.Condition{Status: metav1.ConditionFalse, Reason: r.notReady, Message: fmt.Sprintf("%s %s is false", ref.Kind, field)}
+			fallback = metav1.Condition{Status: metav1.ConditionFalse, Reason: r.notReady, Message: conditions.NotReadyMessage(ref.Kind, o.contract, r.v1beta2Field)}
 		}
 		conditions.SetV1Beta2(c, conditions.MirrorV1Beta2(t, o.v1beta2Condition, fallback, r.ready, noReasonReported, mirrorOptions))
 	case o.problem != "":

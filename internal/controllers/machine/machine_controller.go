@@ -259,18 +259,11 @@ type providerFacts struct {
 
 // Reconcile drives one Machine.
 func (r *Reconciler) Reconcile(ctx context.Context, m *clusterv1.Machine) (retres ctrl.Result, reterr error) {
-	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(m.Namespace, m.Spec.ClusterName))
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	cluster, err := reconciler.GetCluster(ctx, r.Client, m.Namespace, m.Spec.ClusterName)
-	if err != nil {
+	ctx, cluster, wait, err := reconciler.WaitForCluster(ctx, r.Client, m, m.Spec.ClusterName, 0)
+	if wait || err != nil {
 		return ctrl.Result{}, err
 	}
-	if cluster == nil && m.DeletionTimestamp.IsZero() {
-		// The Cluster's creation requeues the Machine.
-		log.Info("Waiting for the Cluster to exist")
-		return ctrl.Result{}, nil
-	}
+	log := ctrl.LoggerFrom(ctx)
 
 	helper := patch.NewHelper(m, r.Client, patch.WithWrites(&r.writes))
 	s := &scope{cluster: cluster, machine: m}

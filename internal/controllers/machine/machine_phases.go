@@ -71,13 +71,8 @@ func (r *Reconciler) reconcileBootstrap(ctx context.Context, s *scope) (ctrl.Res
 	if err != nil {
 		return r.readFailed(ctx, m, ref, &s.bootstrap, "bootstrap config", err)
 	}
-	s.bootstrap.obj, s.bootstrap.contract = obj, info.Contract
-	ready, err := contract.DataSecretCreated(obj, info.Contract)
+	ready, err := observeProvider(m, &s.bootstrap, obj, info.Contract, contract.DataSecretCreated)
 	if err != nil {
-		return ctrl.Result{}, err
-	}
-	s.bootstrap.ready = ready
-	if err := copyFailure(m, obj, info.Contract); err != nil {
 		return ctrl.Result{}, err
 	}
 
@@ -139,13 +134,8 @@ func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (ctr
 	if err != nil {
 		return r.readFailed(ctx, m, ref, &s.infra, "InfraMachine", err)
 	}
-	s.infra.obj, s.infra.contract = obj, info.Contract
-	ready, err := contract.Provisioned(obj, info.Contract)
+	ready, err := observeProvider(m, &s.infra, obj, info.Contract, contract.Provisioned)
 	if err != nil {
-		return ctrl.Result{}, err
-	}
-	s.infra.ready = ready
-	if err := copyFailure(m, obj, info.Contract); err != nil {
 		return ctrl.Result{}, err
 	}
 	if ready && !m.Status.InfrastructureReady {
@@ -184,6 +174,19 @@ func (r *Reconciler) reconcileInfrastructure(ctx context.Context, s *scope) (ctr
 	m.Spec.ProviderID = &providerID
 	m.Status.InfrastructureReady = true
 	return ctrl.Result{}, nil
+}
+
+// observeProvider records in f the provider object obj, which follows contract c, and whether it is ready
+// (readyOf reads it: dataSecretCreated, provisioned), and copies its terminal failure to the Machine.
+func observeProvider(m *clusterv1.Machine, f *providerFacts, obj *unstructured.Unstructured, c contract.Version,
+	readyOf func(*unstructured.Unstructured, contract.Version) (bool, error)) (bool, error) {
+	f.obj, f.contract = obj, c
+	ready, err := readyOf(obj, c)
+	if err != nil {
+		return false, err
+	}
+	f.ready = ready
+	return ready, copyFailure(m, obj, c)
 }
 
 // copyFailure copies a v1beta1-contract provider object's terminal failure to the Machine. The v1beta2

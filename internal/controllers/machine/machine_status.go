@@ -12,7 +12,6 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
 	"github.com/capstan-dev/capstan/internal/conditions"
-	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
@@ -67,14 +66,10 @@ func setBootstrapConditions(m *clusterv1.Machine, f providerFacts) {
 		} else {
 			conditions.MirrorReadyV1Beta1(m, clusterv1.BootstrapReadyCondition, f.obj, f.ready, fallbackReason(deleting, clusterv1.WaitingForDataSecretFallbackReason))
 		}
-		field := "status.ready"
-		if f.contract == contract.V1Beta2 {
-			field = "status.initialization.dataSecretCreated"
-		}
 		conditions.MirrorReadyV1Beta2(m, t, f.obj, m.Status.BootstrapReady, conditions.ProviderReasons{
 			Ready: clusterv1.MachineBootstrapConfigReadyV1Beta2Reason, NotReady: clusterv1.MachineBootstrapConfigNotReadyV1Beta2Reason,
 			Invalid: clusterv1.MachineBootstrapConfigInvalidConditionReportedV1Beta2Reason,
-		}, fmt.Sprintf("%s %s is false", ref.Kind, field))
+		}, conditions.NotReadyMessage(ref.Kind, f.contract, "status.initialization.dataSecretCreated"))
 	case f.getErr && f.problem != "":
 		conditions.MarkFalse(m, clusterv1.BootstrapReadyCondition, clusterv1.WaitingForDataSecretFallbackReason, clusterv1.ConditionSeverityWarning, "%s", f.problem)
 		setV1Beta2(m, t, metav1.ConditionUnknown, clusterv1.MachineBootstrapConfigInternalErrorV1Beta2Reason, f.problem)
@@ -104,14 +99,10 @@ func setInfrastructureConditions(m *clusterv1.Machine, f providerFacts) {
 		setV1Beta2(m, t, metav1.ConditionFalse, clusterv1.MachineInfrastructureNotReadyV1Beta2Reason, claimsMessage(f.unboundClaims))
 	case f.obj != nil:
 		conditions.MirrorReadyV1Beta1(m, clusterv1.InfrastructureReadyCondition, f.obj, f.ready, fallbackReason(deleting, clusterv1.WaitingForInfrastructureFallbackReason))
-		field := "status.ready"
-		if f.contract == contract.V1Beta2 {
-			field = "status.initialization.provisioned"
-		}
 		conditions.MirrorReadyV1Beta2(m, t, f.obj, m.Status.InfrastructureReady, conditions.ProviderReasons{
 			Ready: clusterv1.MachineInfrastructureReadyV1Beta2Reason, NotReady: clusterv1.MachineInfrastructureNotReadyV1Beta2Reason,
 			Invalid: clusterv1.MachineInfrastructureInvalidConditionReportedV1Beta2Reason,
-		}, fmt.Sprintf("%s %s is false", kind, field))
+		}, conditions.NotReadyMessage(kind, f.contract, "status.initialization.provisioned"))
 	case f.getErr && f.problem != "":
 		conditions.MarkFalse(m, clusterv1.InfrastructureReadyCondition, clusterv1.WaitingForInfrastructureFallbackReason, clusterv1.ConditionSeverityWarning, "%s", f.problem)
 		setV1Beta2(m, t, metav1.ConditionUnknown, clusterv1.MachineInfrastructureInternalErrorV1Beta2Reason, f.problem)

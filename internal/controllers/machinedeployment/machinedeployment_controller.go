@@ -8,7 +8,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -112,18 +111,11 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 
 // Reconcile brings one MachineDeployment closer to its spec.
 func (r *Reconciler) Reconcile(ctx context.Context, md *clusterv1.MachineDeployment) (res ctrl.Result, retErr error) {
-	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(md.Namespace, md.Spec.ClusterName))
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	cluster, err := reconciler.GetCluster(ctx, r.Client, md.Namespace, md.Spec.ClusterName)
-	if err != nil {
+	ctx, cluster, wait, err := reconciler.WaitForCluster(ctx, r.Client, md, md.Spec.ClusterName, 2)
+	if wait || err != nil {
 		return ctrl.Result{}, err
 	}
-	if cluster == nil && md.DeletionTimestamp.IsZero() {
-		// The Cluster watch brings the MachineDeployment back when its Cluster appears.
-		log.V(2).Info("Waiting for the Cluster to exist")
-		return ctrl.Result{}, nil
-	}
+	log := ctrl.LoggerFrom(ctx)
 
 	h := patch.NewHelper(md, r.Client, patch.WithWrites(&r.writes))
 	if reconciler.IsPaused(cluster, md) {

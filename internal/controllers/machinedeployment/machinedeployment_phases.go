@@ -23,22 +23,9 @@ import (
 // reconcileLabelsAndDefaults labels the MachineDeployment with its Cluster, applies the replicas default
 // upstream's webhook would, and resolves the strategy. (The Cluster was made its owner before.)
 func (r *Reconciler) reconcileLabelsAndDefaults(ctx context.Context, s *scope) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx)
 	md := s.md
 	reconciler.SetClusterNameLabel(md, md.Spec.ClusterName)
-
-	if md.Spec.Replicas == nil {
-		var current *int32
-		if md.Status.ObservedGeneration > 0 {
-			current = &md.Status.Replicas
-		}
-		replicas, err := rollout.DefaultReplicas(md.Annotations, current)
-		if err != nil {
-			log.Error(err, "Ignoring the cluster autoscaler annotations")
-		}
-		log.Info("Defaulting spec.replicas", "replicas", replicas)
-		md.Spec.Replicas = &replicas
-	}
+	reconciler.DefaultReplicas(ctx, &md.Spec.Replicas, md.Annotations, md.Status.ObservedGeneration, md.Status.Replicas)
 
 	s.invalidConfiguration = validate(md)
 	var err error

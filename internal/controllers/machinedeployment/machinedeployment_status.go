@@ -169,8 +169,8 @@ func setAvailableCondition(s *scope) {
 func setRollingOutCondition(s *scope) {
 	md := s.md
 	if !s.getMachineSetsSucceeded {
-		conditions.SetV1Beta2(md, metav1.Condition{Type: clusterv1.MachineDeploymentRollingOutV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineDeploymentRollingOutInternalErrorV1Beta2Reason, Message: conditions.InternalErrorMessage})
+		conditions.SetV1Beta2(md, conditions.InternalError(clusterv1.MachineDeploymentRollingOutV1Beta2Condition,
+			clusterv1.MachineDeploymentRollingOutInternalErrorV1Beta2Reason))
 		return
 	}
 	var outdated int32

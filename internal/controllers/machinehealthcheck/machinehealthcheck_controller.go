@@ -116,15 +116,14 @@ func clusterChanges() predicate.Predicate {
 
 // Reconcile checks the Machines of one MachineHealthCheck.
 func (r *Reconciler) Reconcile(ctx context.Context, mhc *clusterv1.MachineHealthCheck) (_ ctrl.Result, reterr error) {
-	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(mhc.Namespace, mhc.Spec.ClusterName))
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	cluster, err := reconciler.GetCluster(ctx, r.Client, mhc.Namespace, mhc.Spec.ClusterName)
-	if err != nil {
+	ctx, cluster, wait, err := reconciler.WaitForCluster(ctx, r.Client, mhc, mhc.Spec.ClusterName, 0)
+	if wait || err != nil {
 		return ctrl.Result{}, err
 	}
+	log := ctrl.LoggerFrom(ctx)
 	if cluster == nil {
-		// The Cluster's creation brings the MachineHealthCheck back.
+		// A MachineHealthCheck holds no finalizer of its own: being deleted, it has nothing to clean up and,
+		// without its Cluster, nothing to look at.
 		log.Info("Waiting for the Cluster to exist")
 		return ctrl.Result{}, nil
 	}

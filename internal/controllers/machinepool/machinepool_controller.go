@@ -219,18 +219,11 @@ func (r *Reconciler) infraMachineToMachinePool(ctx context.Context, obj client.O
 
 // Reconcile drives one MachinePool.
 func (r *Reconciler) Reconcile(ctx context.Context, mp *clusterv1.MachinePool) (_ ctrl.Result, reterr error) {
-	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(mp.Namespace, mp.Spec.ClusterName))
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	cluster, err := reconciler.GetCluster(ctx, r.Client, mp.Namespace, mp.Spec.ClusterName)
-	if err != nil {
+	ctx, cluster, wait, err := reconciler.WaitForCluster(ctx, r.Client, mp, mp.Spec.ClusterName, 0)
+	if wait || err != nil {
 		return ctrl.Result{}, err
 	}
-	if cluster == nil && mp.DeletionTimestamp.IsZero() {
-		// The Cluster's creation requeues the MachinePool.
-		log.Info("Waiting for the Cluster to exist")
-		return ctrl.Result{}, nil
-	}
+	log := ctrl.LoggerFrom(ctx)
 
 	// The finalizer goes first, so that a MachinePool deleted right after creation still cleans up.
 	if added, err := reconciler.AddFinalizerFirst(ctx, r.Client, mp, clusterv1.MachinePoolFinalizer, patch.WithWrites(&r.writes)); added {

@@ -22,7 +22,6 @@ import (
 	"github.com/capstan-dev/capstan/internal/labelformat"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
-	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
 // scope holds a MachinePool, its Cluster and the facts the phases observed, from which the status is
@@ -82,18 +81,7 @@ func (r *Reconciler) reconcileOwnerAndDefaults(ctx context.Context, s *scope) (c
 			APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: s.cluster.Name, UID: s.cluster.UID,
 		})
 	}
-	if mp.Spec.Replicas == nil {
-		var current *int32
-		if mp.Status.ObservedGeneration > 0 {
-			current = &mp.Status.Replicas
-		}
-		replicas, err := rollout.DefaultReplicas(mp.Annotations, current)
-		if err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "Ignoring the cluster autoscaler annotations")
-		}
-		ctrl.LoggerFrom(ctx).Info("Defaulting spec.replicas", "replicas", replicas)
-		mp.Spec.Replicas = &replicas
-	}
+	reconciler.DefaultReplicas(ctx, &mp.Spec.Replicas, mp.Annotations, mp.Status.ObservedGeneration, mp.Status.Replicas)
 	return ctrl.Result{}, nil
 }
 

@@ -129,18 +129,11 @@ func (r *Reconciler) recorder() record.EventRecorder {
 
 // Reconcile brings one MachineSet closer to its spec.
 func (r *Reconciler) Reconcile(ctx context.Context, ms *clusterv1.MachineSet) (res ctrl.Result, retErr error) {
-	log := ctrl.LoggerFrom(ctx).WithValues("Cluster", klog.KRef(ms.Namespace, ms.Spec.ClusterName))
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	cluster, err := reconciler.GetCluster(ctx, r.Client, ms.Namespace, ms.Spec.ClusterName)
-	if err != nil {
+	ctx, cluster, wait, err := reconciler.WaitForCluster(ctx, r.Client, ms, ms.Spec.ClusterName, 2)
+	if wait || err != nil {
 		return ctrl.Result{}, err
 	}
-	if cluster == nil && ms.DeletionTimestamp.IsZero() {
-		// The Cluster watch brings the MachineSet back when its Cluster appears.
-		log.V(2).Info("Waiting for the Cluster to exist")
-		return ctrl.Result{}, nil
-	}
+	log := ctrl.LoggerFrom(ctx)
 
 	// The finalizer goes first, so a MachineSet deleted right after creation still waits for its Machines.
 	if added, err := reconciler.AddFinalizerFirst(ctx, r.Client, ms, clusterv1.MachineSetFinalizer, patch.WithWrites(&r.writes)); added {

@@ -32,22 +32,9 @@ import (
 // would (spec.replicas) and checks what the CRD schema cannot. (A MachineSet that no MachineDeployment owns
 // was made owned by its Cluster before.)
 func (r *Reconciler) reconcileLabelsAndDefaults(ctx context.Context, s *scope) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx)
 	ms := s.ms
 	reconciler.SetClusterNameLabel(ms, ms.Spec.ClusterName)
-
-	if ms.Spec.Replicas == nil {
-		var current *int32
-		if ms.Status.ObservedGeneration > 0 {
-			current = &ms.Status.Replicas
-		}
-		replicas, err := rollout.DefaultReplicas(ms.Annotations, current)
-		if err != nil {
-			log.Error(err, "Ignoring the cluster autoscaler annotations")
-		}
-		log.Info("Defaulting spec.replicas", "replicas", replicas)
-		ms.Spec.Replicas = &replicas
-	}
+	reconciler.DefaultReplicas(ctx, &ms.Spec.Replicas, ms.Annotations, ms.Status.ObservedGeneration, ms.Status.Replicas)
 
 	s.invalidConfiguration = validate(ms)
 	return ctrl.Result{}, nil

@@ -191,8 +191,7 @@ func deleteV1Beta2(m *clusterv1.Machine, t string) {
 func setRemediatingCondition(s *scope) {
 	ms := s.ms
 	if !s.getMachinesSucceeded {
-		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetRemediatingV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: conditions.InternalErrorReason, Message: conditions.InternalErrorMessage})
+		conditions.SetV1Beta2(ms, conditions.InternalError(clusterv1.MachineSetRemediatingV1Beta2Condition, conditions.InternalErrorReason))
 		return
 	}
 	var remediating []*clusterv1.Machine

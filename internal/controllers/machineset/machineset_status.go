@@ -261,8 +261,7 @@ func setDeletingCondition(s *scope) {
 		return
 	}
 	if !s.getMachinesSucceeded {
-		conditions.SetV1Beta2(ms, metav1.Condition{Type: clusterv1.MachineSetDeletingV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: clusterv1.MachineSetDeletingInternalErrorV1Beta2Reason, Message: conditions.InternalErrorMessage})
+		conditions.SetV1Beta2(ms, conditions.InternalError(clusterv1.MachineSetDeletingV1Beta2Condition, clusterv1.MachineSetDeletingInternalErrorV1Beta2Reason))
 		return
 	}
 	msg := ""

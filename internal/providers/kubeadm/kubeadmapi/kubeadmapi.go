@@ -65,7 +65,7 @@ func ClusterConfiguration(cfg *bootstrapv1.ClusterConfiguration, version semver.
 			components = append(components, existing(etcd, "local"))
 		}
 		for _, component := range components {
-			convertComponent(component, apiVersion)
+			convertArgs(component, apiVersion, "extraArgs", "extraEnvs")
 		}
 	})
 }
@@ -77,7 +77,7 @@ func InitConfiguration(cfg *bootstrapv1.InitConfiguration, cluster *bootstrapv1.
 		cfg = &bootstrapv1.InitConfiguration{}
 	}
 	return write(cfg, "InitConfiguration", version, func(obj map[string]any, apiVersion string) {
-		convertNodeRegistration(existing(obj, "nodeRegistration"), apiVersion)
+		convertArgs(existing(obj, "nodeRegistration"), apiVersion, "kubeletExtraArgs", "imagePullSerial")
 		if apiVersion == V1Beta4 && cluster != nil && cluster.APIServer.TimeoutForControlPlane != nil {
 			child(obj, "timeouts")["controlPlaneComponentHealthCheck"] = cluster.APIServer.TimeoutForControlPlane.Duration.String()
 		}
@@ -91,7 +91,7 @@ func JoinConfiguration(cfg *bootstrapv1.JoinConfiguration, cluster *bootstrapv1.
 		cfg = &bootstrapv1.JoinConfiguration{}
 	}
 	return write(cfg, "JoinConfiguration", version, func(obj map[string]any, apiVersion string) {
-		convertNodeRegistration(existing(obj, "nodeRegistration"), apiVersion)
+		convertArgs(existing(obj, "nodeRegistration"), apiVersion, "kubeletExtraArgs", "imagePullSerial")
 		if apiVersion != V1Beta4 {
 			return
 		}
@@ -146,30 +146,18 @@ func child(obj map[string]any, key string) map[string]any {
 	return c
 }
 
-// convertComponent adapts a control plane component (or local etcd): v1beta4 takes extra arguments as a
-// list of name/value pairs; v1beta3 has no extraEnvs.
-func convertComponent(component map[string]any, apiVersion string) {
-	if component == nil {
+// convertArgs adapts obj, a part of a configuration that takes arguments (a control plane component, local
+// etcd, nodeRegistration), to apiVersion: v1beta4 takes the arguments under argsKey as a list of name/value
+// pairs; v1beta3 has no field v1beta4Only (extraEnvs, imagePullSerial).
+func convertArgs(obj map[string]any, apiVersion, argsKey, v1beta4Only string) {
+	if obj == nil {
 		return
 	}
 	if apiVersion == V1Beta4 {
-		toArgs(component, "extraArgs")
+		toArgs(obj, argsKey)
 		return
 	}
-	delete(component, "extraEnvs")
-}
-
-// convertNodeRegistration adapts nodeRegistration: v1beta4 takes kubelet arguments as name/value pairs;
-// v1beta3 has no imagePullSerial.
-func convertNodeRegistration(nr map[string]any, apiVersion string) {
-	if nr == nil {
-		return
-	}
-	if apiVersion == V1Beta4 {
-		toArgs(nr, "kubeletExtraArgs")
-		return
-	}
-	delete(nr, "imagePullSerial")
+	delete(obj, v1beta4Only)
 }
 
 // toArgs turns the map under key into kubeadm v1beta4's list of {name, value}, sorted by name.

@@ -98,8 +98,8 @@ func setStatus(c *bootstrapv1.KubeadmConfig, f facts) {
 			reason, severity = bootstrapv1.CertificatesCorruptedReason, clusterv1.ConditionSeverityError
 		}
 		conditions.MarkFalse(c, bootstrapv1.CertificatesAvailableCondition, reason, severity, "%s", f.certsMessage)
-		conditions.SetV1Beta2(c, metav1.Condition{Type: bootstrapv1.KubeadmConfigCertificatesAvailableV1Beta2Condition, Status: metav1.ConditionUnknown,
-			Reason: bootstrapv1.KubeadmConfigCertificatesAvailableInternalErrorV1Beta2Reason, Message: conditions.InternalErrorMessage})
+		conditions.SetV1Beta2(c, conditions.InternalError(bootstrapv1.KubeadmConfigCertificatesAvailableV1Beta2Condition,
+			bootstrapv1.KubeadmConfigCertificatesAvailableInternalErrorV1Beta2Reason))
 	}
 
 	conditions.SetSummary(c, bootstrapv1.DataSecretAvailableCondition, bootstrapv1.CertificatesAvailableCondition)

@@ -155,12 +155,7 @@ func oldest(in []*clusterv1.Machine) *clusterv1.Machine {
 	if len(in) == 0 {
 		return nil
 	}
-	return slices.MinFunc(in, func(a, b *clusterv1.Machine) int {
-		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Name, b.Name)
-	})
+	return slices.MinFunc(in, byCreation)
 }
 
 // newest returns the Machine created last (by name on a tie), nil for none.
@@ -168,12 +163,15 @@ func newest(in []*clusterv1.Machine) *clusterv1.Machine {
 	if len(in) == 0 {
 		return nil
 	}
-	return slices.MaxFunc(in, func(a, b *clusterv1.Machine) int {
-		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Name, b.Name)
-	})
+	return slices.MaxFunc(in, byCreation)
+}
+
+// byCreation orders Machines by creation time, then by name.
+func byCreation(a, b *clusterv1.Machine) int {
+	if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Name, b.Name)
 }
 
 func names(in []*clusterv1.Machine) []string {
