@@ -38,6 +38,19 @@ func TemplateRefsProblem(spec *clusterv1.MachineSpec, namespace string) string {
 	return ""
 }
 
+// ReconcileTemplates is ReconcileTemplate for the infrastructure and bootstrap templates of a Machine
+// template's spec (a MachineSet's or MachineDeployment's): it reports which of them do not exist.
+func ReconcileTemplates(ctx context.Context, c client.Client, contracts *contract.Resolver,
+	cluster *clusterv1.Cluster, spec *clusterv1.MachineSpec, namespace string,
+) (infrastructureNotFound, bootstrapNotFound bool, err error) {
+	infrastructureNotFound, err = ReconcileTemplate(ctx, c, contracts, cluster, &spec.InfrastructureRef, namespace)
+	if err != nil {
+		return false, false, err
+	}
+	bootstrapNotFound, err = ReconcileTemplate(ctx, c, contracts, cluster, spec.Bootstrap.ConfigRef, namespace)
+	return infrastructureNotFound, bootstrapNotFound, err
+}
+
 // ReconcileTemplate updates a template reference to the newest API version of its contract, and makes the
 // Cluster an owner of the template. It reports whether the template does not exist. References that are
 // not templates (their kind does not end in "Template") are left alone, and so are references to another

@@ -1,6 +1,10 @@
 package rollout
 
 import (
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"context"
+
 	"fmt"
 	"strconv"
 
@@ -34,4 +38,25 @@ func DefaultReplicas(annotations map[string]string, current *int32) (int32, erro
 	default:
 		return *current, nil
 	}
+}
+
+// DefaultSpecReplicas fills in the spec.replicas of a MachineDeployment, MachineSet or MachinePool, *replicas,
+// when it is empty, as upstream's defaulting webhook does (DefaultReplicas): the object's
+// current number of Machines is its status.replicas once it has been reconciled (observedGeneration above
+// zero). Cluster autoscaler annotations that are not numbers are logged and ignored.
+func DefaultSpecReplicas(ctx context.Context, replicas **int32, annotations map[string]string, observedGeneration int64, statusReplicas int32) {
+	if *replicas != nil {
+		return
+	}
+	log := ctrl.LoggerFrom(ctx)
+	var current *int32
+	if observedGeneration > 0 {
+		current = &statusReplicas
+	}
+	defaulted, err := DefaultReplicas(annotations, current)
+	if err != nil {
+		log.Error(err, "Ignoring the cluster autoscaler annotations")
+	}
+	log.Info("Defaulting spec.replicas", "replicas", defaulted)
+	*replicas = &defaulted
 }

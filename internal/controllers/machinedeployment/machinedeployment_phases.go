@@ -25,7 +25,7 @@ import (
 func (r *Reconciler) reconcileLabelsAndDefaults(ctx context.Context, s *scope) (ctrl.Result, error) {
 	md := s.md
 	reconciler.SetClusterNameLabel(md, md.Spec.ClusterName)
-	reconciler.DefaultReplicas(ctx, &md.Spec.Replicas, md.Annotations, md.Status.ObservedGeneration, md.Status.Replicas)
+	rollout.DefaultSpecReplicas(ctx, &md.Spec.Replicas, md.Annotations, md.Status.ObservedGeneration, md.Status.Replicas)
 
 	s.invalidConfiguration = validate(md)
 	var err error
@@ -78,19 +78,10 @@ func effectiveTemplateLabels(md *clusterv1.MachineDeployment) map[string]string 
 // reconcileTemplates points the template references at the newest API version of their contract, makes
 // the Cluster an owner of the templates and records missing templates.
 func (r *Reconciler) reconcileTemplates(ctx context.Context, s *scope) (ctrl.Result, error) {
-	spec := &s.md.Spec.Template.Spec
 	var err error
-	s.infrastructureTemplateNotFound, err = rollout.ReconcileTemplate(ctx, r.Client, r.Contracts, s.cluster, &spec.InfrastructureRef, s.md.Namespace)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if spec.Bootstrap.ConfigRef != nil {
-		s.bootstrapTemplateNotFound, err = rollout.ReconcileTemplate(ctx, r.Client, r.Contracts, s.cluster, spec.Bootstrap.ConfigRef, s.md.Namespace)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	return ctrl.Result{}, nil
+	s.infrastructureTemplateNotFound, s.bootstrapTemplateNotFound, err = rollout.ReconcileTemplates(ctx, r.Client, r.Contracts,
+		s.cluster, &s.md.Spec.Template.Spec, s.md.Namespace)
+	return ctrl.Result{}, err
 }
 
 // getMachineSets finds the MachineSets the MachineDeployment owns and adopts the orphans labelled with its

@@ -22,6 +22,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/labelformat"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
+	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
 // scope holds a MachinePool, its Cluster and the facts the phases observed, from which the status is
@@ -81,7 +82,7 @@ func (r *Reconciler) reconcileOwnerAndDefaults(ctx context.Context, s *scope) (c
 			APIVersion: clusterv1.GroupVersion.String(), Kind: "Cluster", Name: s.cluster.Name, UID: s.cluster.UID,
 		})
 	}
-	reconciler.DefaultReplicas(ctx, &mp.Spec.Replicas, mp.Annotations, mp.Status.ObservedGeneration, mp.Status.Replicas)
+	rollout.DefaultSpecReplicas(ctx, &mp.Spec.Replicas, mp.Annotations, mp.Status.ObservedGeneration, mp.Status.Replicas)
 	return ctrl.Result{}, nil
 }
 

@@ -34,7 +34,7 @@ import (
 func (r *Reconciler) reconcileLabelsAndDefaults(ctx context.Context, s *scope) (ctrl.Result, error) {
 	ms := s.ms
 	reconciler.SetClusterNameLabel(ms, ms.Spec.ClusterName)
-	reconciler.DefaultReplicas(ctx, &ms.Spec.Replicas, ms.Annotations, ms.Status.ObservedGeneration, ms.Status.Replicas)
+	rollout.DefaultSpecReplicas(ctx, &ms.Spec.Replicas, ms.Annotations, ms.Status.ObservedGeneration, ms.Status.Replicas)
 
 	s.invalidConfiguration = validate(ms)
 	return ctrl.Result{}, nil
@@ -126,19 +126,10 @@ func (r *Reconciler) getOwningMachineDeployment(ctx context.Context, s *scope) (
 // reconcileTemplates points the template references at the newest API version of their contract, makes
 // the Cluster an owner of the templates (so they move and go with it) and records missing templates.
 func (r *Reconciler) reconcileTemplates(ctx context.Context, s *scope) (ctrl.Result, error) {
-	spec := &s.ms.Spec.Template.Spec
 	var err error
-	s.infrastructureTemplateNotFound, err = rollout.ReconcileTemplate(ctx, r.Client, r.Contracts, s.cluster, &spec.InfrastructureRef, s.ms.Namespace)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if spec.Bootstrap.ConfigRef != nil {
-		s.bootstrapTemplateNotFound, err = rollout.ReconcileTemplate(ctx, r.Client, r.Contracts, s.cluster, spec.Bootstrap.ConfigRef, s.ms.Namespace)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	return ctrl.Result{}, nil
+	s.infrastructureTemplateNotFound, s.bootstrapTemplateNotFound, err = rollout.ReconcileTemplates(ctx, r.Client, r.Contracts,
+		s.cluster, &s.ms.Spec.Template.Spec, s.ms.Namespace)
+	return ctrl.Result{}, err
 }
 
 // getAndAdoptMachines finds the Machines the MachineSet owns and adopts the orphans of its Cluster that its

@@ -1,4 +1,4 @@
-package reconciler_test
+package rollout_test
 
 import (
 	"context"
@@ -8,12 +8,12 @@ import (
 	"k8s.io/utils/ptr"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	"github.com/capstan-dev/capstan/internal/reconciler"
+	"github.com/capstan-dev/capstan/internal/rollout"
 )
 
-// TestDefaultReplicas: an empty spec.replicas gets upstream's webhook default (the current number of
+// TestDefaultSpecReplicas: an empty spec.replicas gets upstream's webhook default (the current number of
 // Machines once reconciled, within the autoscaler's range); one that is set is kept.
-func TestDefaultReplicas(t *testing.T) {
+func TestDefaultSpecReplicas(t *testing.T) {
 	autoscaled := map[string]string{
 		clusterv1.AutoscalerMinSizeAnnotation: "2",
 		clusterv1.AutoscalerMaxSizeAnnotation: "5",
@@ -36,7 +36,7 @@ func TestDefaultReplicas(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			replicas := tt.replicas
-			reconciler.DefaultReplicas(context.Background(), &replicas, tt.annotations, tt.observedGeneration, tt.statusReplicas)
+			rollout.DefaultSpecReplicas(context.Background(), &replicas, tt.annotations, tt.observedGeneration, tt.statusReplicas)
 			g.Expect(replicas).To(HaveValue(Equal(tt.want)))
 		})
 	}
