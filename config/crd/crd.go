@@ -21,18 +21,23 @@ var bases embed.FS
 // ConversionPath is where a manager's webhook server answers CRD conversion requests, as upstream's.
 const ConversionPath = "/convert"
 
+// Converted reports whether a CRD serves more than one version, which the API server converts between.
+func Converted(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	served := 0
+	for _, v := range crd.Spec.Versions {
+		if v.Served {
+			served++
+		}
+	}
+	return served > 1
+}
+
 // WithConversionWebhook sets, on every CRD that serves more than one version, the conversion webhook of a
 // manager: its webhook Service service in namespace, at ConversionPath, without CA bundle (the manager
 // writes it). The others keep the API server's conversion (None), as upstream's.
 func WithConversionWebhook(crds []*apiextensionsv1.CustomResourceDefinition, namespace, service string) {
 	for _, crd := range crds {
-		served := 0
-		for _, v := range crd.Spec.Versions {
-			if v.Served {
-				served++
-			}
-		}
-		if served < 2 {
+		if !Converted(crd) {
 			continue
 		}
 		crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{

@@ -57,8 +57,9 @@ type Environment struct {
 	// Scheme knows the Kubernetes built-in types, apiextensions and capstan's API types.
 	Scheme *runtime.Scheme
 
-	env       *crenvtest.Environment
-	stopProxy func()
+	env *crenvtest.Environment
+	// stopLocal stops what runs in the test process for the API server: its conversion webhook and egress proxy.
+	stopLocal func()
 }
 
 // Options tune an Environment.
@@ -137,33 +138,40 @@ func Start(opts Options) (*Environment, error) {
 	for k, v := range flags {
 		env.ControlPlane.GetAPIServer().Configure().Set(k, v)
 	}
-	var stopProxy func()
+	conversion, stopConversion, err := serveConversion(scheme)
+	if err != nil {
+		return nil, err
+	}
+	stopLocal := stopConversion
 	if opts.PodNetwork {
 		flags, stop, err := podNetwork()
 		if err != nil {
+			stopConversion()
 			return nil, err
 		}
-		stopProxy = stop
+		stopLocal = func() { stop(); stopConversion() }
 		for k, v := range flags {
 			env.ControlPlane.GetAPIServer().Configure().Set(k, v)
 		}
 	}
 	cfg, err := env.Start()
 	if err != nil {
-		if stopProxy != nil {
-			stopProxy()
-		}
+		stopLocal()
 		// Start leaves the processes running when a later step (installing the CRDs) fails.
 		_ = env.Stop()
 		return nil, fmt.Errorf("starting kube-apiserver and etcd from %s: %w", assets, err)
 	}
 	cfg.QPS, cfg.Burst = 500, 1000
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err == nil {
+		err = convertThrough(context.Background(), c, crds, conversion)
+	}
 	if err != nil {
 		_ = env.Stop()
+		stopLocal()
 		return nil, err
 	}
-	return &Environment{Config: cfg, Client: c, Scheme: scheme, env: env, stopProxy: stopProxy}, nil
+	return &Environment{Config: cfg, Client: c, Scheme: scheme, env: env, stopLocal: stopLocal}, nil
 }
 
 // Pids returns the process ids of the API server and of etcd, for benchmarks that read what they use from
@@ -188,9 +196,7 @@ func (e *Environment) Pids() (apiserver, etcd int, err error) {
 // Stop stops kube-apiserver and etcd and removes their data.
 func (e *Environment) Stop() error {
 	err := e.env.Stop()
-	if e.stopProxy != nil {
-		e.stopProxy()
-	}
+	e.stopLocal()
 	return err
 }
 

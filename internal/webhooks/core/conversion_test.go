@@ -7,6 +7,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,6 +18,7 @@ import (
 	"github.com/capstan-dev/capstan/config/crd"
 	"github.com/capstan-dev/capstan/internal/conversion"
 	"github.com/capstan-dev/capstan/internal/webhooks"
+	"github.com/capstan-dev/capstan/internal/webhooks/certs"
 	"github.com/capstan-dev/capstan/internal/webhooks/webhookstest"
 )
 
@@ -30,6 +32,17 @@ func TestIPAMv1alpha1IsConvertedByTheCoreManager(t *testing.T) {
 	install(t, ns)
 	webhookstest.Convert(t, env, ns, Webhooks(nil))
 	startManager(t, ns)
+	// The API server calls the manager, not the harness's own conversion webhook: the CRDs point at the
+	// manager's Service, with the CA of its certificate Secret.
+	secret := &corev1.Secret{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "capi-webhook-service-cert"}, secret)).To(Succeed())
+	for _, name := range []string{"ipaddresses.ipam.cluster.x-k8s.io", "ipaddressclaims.ipam.cluster.x-k8s.io"} {
+		c := &apiextensionsv1.CustomResourceDefinition{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: name}, c)).To(Succeed())
+		g.Expect(c.Spec.Conversion.Webhook.ClientConfig.Service).NotTo(BeNil())
+		g.Expect(c.Spec.Conversion.Webhook.ClientConfig.Service.Namespace).To(Equal(ns))
+		g.Expect(c.Spec.Conversion.Webhook.ClientConfig.CABundle).To(Equal(secret.Data[certs.CAKey]))
+	}
 
 	pool := corev1.TypedLocalObjectReference{APIGroup: ptr.To("ipam.example.com"), Kind: "Pool", Name: "p"}
 	claim := &ipamv1.IPAddressClaim{
