@@ -20,7 +20,7 @@ help: ## Show this help
 ##@ Tools
 
 .PHONY: tools
-tools: test-tools $(BIN)/controller-gen $(BIN)/golangci-lint ## Build every pinned tool into bin/ (kube-apiserver, kube-controller-manager, kubectl, etcd, controller-gen, golangci-lint)
+tools: test-tools $(BIN)/controller-gen $(BIN)/conversion-gen $(BIN)/golangci-lint ## Build every pinned tool into bin/ (kube-apiserver, kube-controller-manager, kubectl, etcd, controller-gen, conversion-gen, golangci-lint)
 
 .PHONY: test-tools
 test-tools: ## Build the Kubernetes binaries and etcd that tests and `capstan up` run (does nothing when bin/ has the pinned versions)
@@ -34,17 +34,24 @@ test-tools: ## Build the Kubernetes binaries and etcd that tests and `capstan up
 browser-tools: ## Install Debian's chromium for the web view's browser tests when it is missing (as root or with passwordless sudo; they skip without it)
 	@hack/tools/chromium.sh
 
-.PHONY: $(BIN)/controller-gen $(BIN)/golangci-lint
+.PHONY: $(BIN)/controller-gen $(BIN)/conversion-gen $(BIN)/golangci-lint
 $(BIN)/controller-gen:
 	@hack/tools/build.sh controller-gen $(CONTROLLER_GEN_VERSION)
+$(BIN)/conversion-gen:
+	@hack/tools/build.sh conversion-gen $(CONVERSION_GEN_VERSION)
 $(BIN)/golangci-lint:
 	@hack/tools/build.sh golangci-lint $(GOLANGCI_LINT_VERSION)
 
 ##@ Development
 
 .PHONY: generate
-generate: $(BIN)/controller-gen ## Generate deepcopy code and CRDs from api/, and the webhook manifests from internal/webhooks
+generate: $(BIN)/controller-gen $(BIN)/conversion-gen ## Generate deepcopy code, conversions and CRDs from api/, and the webhook manifests from internal/webhooks
 	cd api && $(BIN)/controller-gen object paths=./...
+	@# The conversions between the versions of a group: every package whose doc.go names its peer with
+	@# +k8s:conversion-gen=<package> gets a zz_generated.conversion.go (upstream's way, docs/development.md).
+	cd api && find . -name zz_generated.conversion.go -delete && \
+		pkgs=$$(grep -rl --include=doc.go '^// +k8s:conversion-gen=' . | xargs -r -n1 dirname | sort); \
+		if [ -n "$$pkgs" ]; then $(BIN)/conversion-gen --output-file=zz_generated.conversion.go $$pkgs; fi
 	@# The v1beta2 packages are not served yet (docs/dev/v1beta2.md): their CRDs go to config/crd/v1beta2-draft,
 	@# where internal/test/compat compares them with upstream v1.14's, and the served CRDs stay as they are.
 	cd api && $(BIN)/controller-gen crd paths="$$(go list ./... | grep -v '/v1beta2$$' | paste -sd';')" output:crd:dir=../config/crd/bases

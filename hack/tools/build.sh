@@ -15,6 +15,7 @@ case "$tool" in
   kubectl)        want="Client Version: $version"; mod=k8s.io/kubernetes ;;
   etcd)           want="etcd Version: ${version#v}"; mod=go.etcd.io/etcd/server/v3 ;;
   controller-gen) want="Version: $version"; mod=sigs.k8s.io/controller-tools ;;
+  conversion-gen) want="k8s.io/code-generator $version"; mod=k8s.io/code-generator ;;
   golangci-lint)  want="has version ${version#v} "; mod=github.com/golangci/golangci-lint/v2 ;;
   *) echo "unknown tool $tool" >&2; exit 2 ;;
 esac
@@ -39,6 +40,9 @@ first_version_line() {
   local out
   if [ "$tool" = kubectl ]; then
     out=$("$bin/$tool" version --client 2>/dev/null) || return 1
+  elif [ "$tool" = conversion-gen ]; then
+    # conversion-gen has no --version: the module version Go recorded in the binary.
+    out=$(go version -m "$bin/$tool" 2>/dev/null | awk '$1 == "mod" { print $2, $3 }') || return 1
   else
     out=$("$bin/$tool" --version 2>/dev/null) || return 1
   fi
@@ -68,6 +72,8 @@ case "$tool" in
     CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/etcd" . ;;
   controller-gen)
     go build -trimpath -o "$bin/controller-gen" sigs.k8s.io/controller-tools/cmd/controller-gen ;;
+  conversion-gen)
+    go build -trimpath -o "$bin/conversion-gen" k8s.io/code-generator/cmd/conversion-gen ;;
   golangci-lint)
     go build -trimpath -ldflags "-X main.version=${version#v}" -o "$bin/golangci-lint" github.com/golangci/golangci-lint/v2/cmd/golangci-lint ;;
 esac
