@@ -392,8 +392,9 @@ const quorumLossAfter = 5 * time.Second
 // that does not answer is asked again. A member that still does not answer counts as unhealthy unless a
 // second list shows it was removed meanwhile (the rollout removes the member of the Machine it deletes):
 // the list and the status calls are not one atomic read, and a member removed between them is not a
-// member that failed. The sample fails the invariant when fewer than a quorum, or fewer than all voting
-// members but one, answer.
+// member that failed. A sample cut short by the end of the sampling is dropped: its calls were canceled,
+// not refused. The sample fails the invariant when fewer than a quorum, or fewer than all voting members
+// but one, answer.
 func (s *sampler) sampleEtcd(ctx context.Context, w *workload.Cluster, ns, kcp string, failingSince *time.Time) {
 	list := &clusterv1.MachineList{}
 	if err := env.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{clusterv1.MachineControlPlaneNameLabel: kcp}); err != nil {
@@ -423,16 +424,19 @@ func (s *sampler) sampleEtcd(ctx context.Context, w *workload.Cluster, ns, kcp s
 	*failingSince = time.Time{}
 	voting, healthy := 0, 0
 	var unanswered []string
+	why := map[string]error{}
 	for _, m := range state.Members {
 		if m.IsLearner || !m.Started() {
 			continue
 		}
 		voting++
-		if answersWithin(ctx, w, m.Name, state, 2) {
+		err := answersWithin(ctx, w, m.Name, state, 2)
+		if err == nil {
 			healthy++
 			continue
 		}
 		unanswered = append(unanswered, m.Name)
+		why[m.Name] = err
 	}
 	if len(unanswered) > 0 {
 		if again, err := w.EtcdState(ctx, nodes); err == nil {
@@ -447,6 +451,10 @@ func (s *sampler) sampleEtcd(ctx context.Context, w *workload.Cluster, ns, kcp s
 			unanswered = still
 		}
 	}
+	if ctx.Err() != nil {
+		return // The sampling ended during the sample: its calls were canceled.
+	}
+	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.res.etcdSamples++
@@ -455,18 +463,25 @@ func (s *sampler) sampleEtcd(ctx context.Context, w *workload.Cluster, ns, kcp s
 		s.res.minHealthy, s.res.membersAtMin = healthy, voting
 	}
 	if quorum := voting/2 + 1; healthy < quorum || healthy < voting-1 {
-		s.res.quorumLost = append(s.res.quorumLost, fmt.Sprintf("%d of %d voting members answered at %s (not answering: %v)", healthy, voting, time.Now().Format(time.StampMilli), unanswered))
+		notAnswering := map[string]error{}
+		for _, name := range unanswered {
+			notAnswering[name] = why[name]
+		}
+		s.res.quorumLost = append(s.res.quorumLost, fmt.Sprintf("%d of %d voting members answered at %s, read through %s (not answering: %v)",
+			healthy, voting, now.Format(time.StampMilli), state.Endpoint, notAnswering))
 	}
 }
 
-// answersWithin reports whether the member on node answers a status call within tries attempts.
-func answersWithin(ctx context.Context, w *workload.Cluster, node string, state *workload.EtcdState, tries int) bool {
+// answersWithin returns nil when the member on node answers a status call within tries attempts, else the
+// last attempt's error.
+func answersWithin(ctx context.Context, w *workload.Cluster, node string, state *workload.EtcdState, tries int) error {
+	var err error
 	for range tries {
-		if w.MemberAnswers(ctx, node, state) == nil {
-			return true
+		if err = w.MemberAnswers(ctx, node, state); err == nil {
+			return nil
 		}
 	}
-	return false
+	return err
 }
 
 func (s *sampler) stop() samples {
