@@ -101,12 +101,18 @@ func takeClusterNameLabel(obj metav1.Object) string {
 		return clusterName
 	}
 	if set == "false" {
-		labels := maps.Clone(obj.GetLabels())
-		delete(labels, clusterv1.ClusterNameLabel)
-		obj.SetLabels(labels)
+		obj.SetLabels(without(obj.GetLabels(), clusterv1.ClusterNameLabel))
 	}
-	annotations := maps.Clone(obj.GetAnnotations())
-	delete(annotations, clusterNameLabelSetAnnotation)
-	obj.SetAnnotations(annotations)
+	obj.SetAnnotations(without(obj.GetAnnotations(), clusterNameLabelSetAnnotation))
 	return clusterName
+}
+
+// without returns a copy of m without key, nil when empty (as the object had no such map).
+func without(m map[string]string, key string) map[string]string {
+	m = maps.Clone(m)
+	delete(m, key)
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }

@@ -146,6 +146,24 @@ func TestIPAMV1beta2Conversion(t *testing.T) {
 		g.Expect(back.Status.Conditions).To(Equal([]metav1.Condition{ready}))
 	})
 
+	t.Run("a v1beta1 claim read and written back in v1alpha1 loses nothing", func(t *testing.T) {
+		g := NewWithT(t)
+		spoke := &ipamv1beta1.IPAddressClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"},
+			Spec:       ipamv1beta1.IPAddressClaimSpec{ClusterName: "prod", PoolRef: pool},
+			Status: ipamv1beta1.IPAddressClaimStatus{Conditions: clusterv1beta1.Conditions{legacy},
+				V1Beta2: &ipamv1beta1.IPAddressClaimV1Beta2Status{Conditions: []metav1.Condition{ready}}},
+		}
+		// The API server converts between two spokes through the hub.
+		alpha := &ipamv1alpha1.IPAddressClaim{}
+		convertWith(t, scheme, c, spoke, alpha)
+		g.Expect(alpha.Labels).To(HaveKeyWithValue(clusterv1beta1.ClusterNameLabel, "prod"))
+		g.Expect(alpha.Status.Conditions).To(HaveLen(1))
+		back := &ipamv1beta1.IPAddressClaim{}
+		convertWith(t, scheme, c, alpha, back)
+		g.Expect(cmp.Diff(spoke, back)).To(BeEmpty())
+	})
+
 	t.Run("an IPAddress's prefix", func(t *testing.T) {
 		g := NewWithT(t)
 		c := converterOf(t, conversion.IPAMV1beta2(), scheme, ipamv1beta2.GroupVersion.WithKind("IPAddress").GroupKind())
