@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
@@ -48,18 +49,7 @@ func ipAddressClaimToV1alpha1(_ context.Context, src *ipamv1.IPAddressClaim, dst
 	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
 	dst.Spec = ipamv1alpha1.IPAddressClaimSpec{PoolRef: *src.Spec.PoolRef.DeepCopy()}
 	dst.Status = ipamv1alpha1.IPAddressClaimStatus{AddressRef: src.Status.AddressRef, Conditions: src.Status.Conditions.DeepCopy()}
-	if src.Spec.ClusterName != "" {
-		if _, ok := dst.Labels[clusterv1.ClusterNameLabel]; !ok {
-			if dst.Annotations == nil {
-				dst.Annotations = map[string]string{}
-			}
-			dst.Annotations[clusterNameLabelSetAnnotation] = "false"
-		}
-		if dst.Labels == nil {
-			dst.Labels = map[string]string{}
-		}
-		dst.Labels[clusterv1.ClusterNameLabel] = src.Spec.ClusterName
-	}
+	setClusterNameLabel(dst, src.Spec.ClusterName)
 	return MarshalData(src, dst)
 }
 
@@ -67,15 +57,8 @@ func ipAddressClaimToV1alpha1(_ context.Context, src *ipamv1.IPAddressClaim, dst
 // conversion to v1alpha1 added it, and restores status.v1beta2 from DataAnnotation.
 func ipAddressClaimFromV1alpha1(_ context.Context, src *ipamv1alpha1.IPAddressClaim, dst *ipamv1.IPAddressClaim) error {
 	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
-	dst.Spec = ipamv1.IPAddressClaimSpec{PoolRef: *src.Spec.PoolRef.DeepCopy(), ClusterName: src.Labels[clusterv1.ClusterNameLabel]}
+	dst.Spec = ipamv1.IPAddressClaimSpec{PoolRef: *src.Spec.PoolRef.DeepCopy(), ClusterName: takeClusterNameLabel(dst)}
 	dst.Status = ipamv1.IPAddressClaimStatus{AddressRef: src.Status.AddressRef, Conditions: src.Status.Conditions.DeepCopy()}
-	if set, ok := dst.Annotations[clusterNameLabelSetAnnotation]; ok {
-		if set == "false" {
-			dst.Labels = maps.Clone(dst.Labels)
-			delete(dst.Labels, clusterv1.ClusterNameLabel)
-		}
-		delete(dst.Annotations, clusterNameLabelSetAnnotation)
-	}
 	restored := &ipamv1.IPAddressClaim{}
 	ok, err := UnmarshalData(dst, restored)
 	if err != nil || !ok {
@@ -83,4 +66,53 @@ func ipAddressClaimFromV1alpha1(_ context.Context, src *ipamv1alpha1.IPAddressCl
 	}
 	dst.Status.V1Beta2 = restored.Status.V1Beta2
 	return nil
+}
+
+// setClusterNameLabel names an IPAddressClaim's Cluster the v1alpha1 way, with the cluster-name label, on obj,
+// the claim converted to v1alpha1. A label the claim did not have is marked with
+// clusterNameLabelSetAnnotation, so that takeClusterNameLabel removes it on the way back.
+func setClusterNameLabel(obj metav1.Object, clusterName string) {
+	if clusterName == "" {
+		return
+	}
+	labels := maps.Clone(obj.GetLabels())
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	if _, ok := labels[clusterv1.ClusterNameLabel]; !ok {
+		annotations := maps.Clone(obj.GetAnnotations())
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[clusterNameLabelSetAnnotation] = "false"
+		obj.SetAnnotations(annotations)
+	}
+	labels[clusterv1.ClusterNameLabel] = clusterName
+	obj.SetLabels(labels)
+}
+
+// takeClusterNameLabel returns the Cluster a v1alpha1 IPAddressClaim names with its cluster-name label
+// (spec.clusterName in the newer versions); obj is the claim converted from v1alpha1, whose label and
+// marker setClusterNameLabel added are removed.
+func takeClusterNameLabel(obj metav1.Object) string {
+	clusterName := obj.GetLabels()[clusterv1.ClusterNameLabel]
+	set, ok := obj.GetAnnotations()[clusterNameLabelSetAnnotation]
+	if !ok {
+		return clusterName
+	}
+	if set == "false" {
+		obj.SetLabels(without(obj.GetLabels(), clusterv1.ClusterNameLabel))
+	}
+	obj.SetAnnotations(without(obj.GetAnnotations(), clusterNameLabelSetAnnotation))
+	return clusterName
+}
+
+// without returns a copy of m without key, nil when empty (as the object had no such map).
+func without(m map[string]string, key string) map[string]string {
+	m = maps.Clone(m)
+	delete(m, key)
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }

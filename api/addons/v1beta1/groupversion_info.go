@@ -15,6 +15,10 @@ var (
 
 	// AddToScheme adds this package's types to a runtime.Scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
+
+	// localSchemeBuilder is SchemeBuilder for the generated conversions (zz_generated.conversion.go), which
+	// register themselves with it.
+	localSchemeBuilder = &SchemeBuilder
 )
 
 func addKnownTypes(scheme *runtime.Scheme) error {
