@@ -1,0 +1,462 @@
+package conversion_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	runtimeserializer "k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
+	"sigs.k8s.io/randfill"
+
+	clusterv1beta1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta2"
+	"github.com/capstan-dev/capstan/internal/conversion"
+	"github.com/capstan-dev/capstan/internal/test/conversiontest"
+)
+
+// providerKinds are the providers' kinds the references of the tests name, with the version their CRDs
+// serve for the contract.
+var providerKinds = []schema.GroupVersionKind{
+	{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2", Kind: "KubeadmControlPlane"},
+	{Group: "bootstrap.cluster.x-k8s.io", Version: "v1beta2", Kind: "KubeadmConfig"},
+	{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta1", Kind: "DockerMachine"},
+	{Group: "infrastructure.cluster.x-k8s.io", Version: "v1alpha7", Kind: "ExampleCluster"},
+}
+
+// providerVersions is the APIVersions of a management cluster with providerKinds' CRDs.
+func providerVersions(_ context.Context, gk schema.GroupKind) (string, error) {
+	for _, gvk := range providerKinds {
+		if gvk.GroupKind() == gk {
+			return gvk.GroupVersion().String(), nil
+		}
+	}
+	return "", fmt.Errorf("no CRD for %s", gk)
+}
+
+func coreScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	add := runtime.NewSchemeBuilder(clusterv1beta1.AddToScheme, clusterv1.AddToScheme)
+	if err := add.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	return scheme
+}
+
+func coreConverter(t *testing.T, scheme *runtime.Scheme, kind string) crconversion.Converter {
+	t.Helper()
+	registry, err := conversion.Core(providerVersions).Registry(scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := registry.GetConverter(schema.GroupKind{Group: clusterv1.GroupVersion.Group, Kind: kind})
+	if !ok {
+		t.Fatalf("no converter for %s", kind)
+	}
+	return c
+}
+
+func TestCoreRoundTrips(t *testing.T) {
+	scheme := coreScheme(t)
+	tests := []struct {
+		hub, spoke client.Object
+	}{
+		{&clusterv1.Machine{}, &clusterv1beta1.Machine{}},
+		{&clusterv1.MachineSet{}, &clusterv1beta1.MachineSet{}},
+		{&clusterv1.MachineDeployment{}, &clusterv1beta1.MachineDeployment{}},
+		{&clusterv1.Cluster{}, &clusterv1beta1.Cluster{}},
+		{&clusterv1.MachineHealthCheck{}, &clusterv1beta1.MachineHealthCheck{}},
+		{&clusterv1.MachinePool{}, &clusterv1beta1.MachinePool{}},
+		{&clusterv1.MachineDrainRule{}, &clusterv1beta1.MachineDrainRule{}},
+	}
+	for _, tt := range tests {
+		kind := reflect.TypeOf(tt.hub).Elem().Name()
+		t.Run(kind, conversiontest.RoundTrip{Scheme: scheme, Converter: coreConverter(t, scheme, kind),
+			Hub: tt.hub, Spoke: tt.spoke, Funcs: []fuzzer.FuzzerFuncs{coreFuzzerFuncs}}.Run)
+	}
+}
+
+// testNamespace is the namespace of every random object: a v1beta1 reference's namespace is the referring
+// object's (v1beta2 references have none).
+const testNamespace = "ns"
+
+// coreFuzzerFuncs keep random objects to what a real object of the API server can hold, and to what
+// upstream's conversion, which capstan follows, keeps.
+func coreFuzzerFuncs(_ runtimeserializer.CodecFactory) []any {
+	return []any{
+		// Objects live in a namespace, which their v1beta1 references repeat.
+		func(in *clusterv1beta1.Machine, c randfill.Continue) {
+			c.FillNoCustom(in)
+			in.Namespace = testNamespace
+		},
+		func(in *clusterv1beta1.MachineSet, c randfill.Continue) {
+			c.FillNoCustom(in)
+			in.Namespace = testNamespace
+		},
+		func(in *clusterv1beta1.MachineDeployment, c randfill.Continue) {
+			c.FillNoCustom(in)
+			in.Namespace = testNamespace
+		},
+		func(in *clusterv1beta1.MachinePool, c randfill.Continue) {
+			c.FillNoCustom(in)
+			in.Namespace = testNamespace
+		},
+		func(in *clusterv1beta1.MachineHealthCheck, c randfill.Continue) {
+			c.FillNoCustom(in)
+			in.Namespace = testNamespace
+		},
+		func(in *clusterv1beta1.Cluster, c randfill.Continue) {
+			c.FillNoCustom(in)
+			in.Namespace = testNamespace
+		},
+		func(in *clusterv1beta1.ClusterClass, c randfill.Continue) {
+			c.FillNoCustom(in)
+			in.Namespace = testNamespace
+		},
+		// An empty status.v1beta2 is unset in v1beta2 (no controller writes it empty).
+		func(in *clusterv1beta1.MachineStatus, c randfill.Continue) {
+			spokeMachineStatus(in, c)
+			if in.V1Beta2 != nil && len(in.V1Beta2.Conditions) == 0 {
+				in.V1Beta2 = nil
+			}
+		},
+		func(in *clusterv1beta1.MachineSetStatus, c randfill.Continue) {
+			c.FillNoCustom(in)
+			if reflect.DeepEqual(in.V1Beta2, &clusterv1beta1.MachineSetV1Beta2Status{}) {
+				in.V1Beta2 = nil
+			}
+		},
+		func(in *clusterv1beta1.MachineDeploymentStatus, c randfill.Continue) {
+			c.FillNoCustom(in)
+			if reflect.DeepEqual(in.V1Beta2, &clusterv1beta1.MachineDeploymentV1Beta2Status{}) {
+				in.V1Beta2 = nil
+			}
+		},
+		func(in *clusterv1beta1.MachinePoolStatus, c randfill.Continue) {
+			c.FillNoCustom(in)
+			if reflect.DeepEqual(in.V1Beta2, &clusterv1beta1.MachinePoolV1Beta2Status{}) {
+				in.V1Beta2 = nil
+			}
+		},
+		func(in *clusterv1beta1.MachineHealthCheckStatus, c randfill.Continue) {
+			c.FillNoCustom(in)
+			if reflect.DeepEqual(in.V1Beta2, &clusterv1beta1.MachineHealthCheckV1Beta2Status{}) {
+				in.V1Beta2 = nil
+			}
+		},
+		func(in *clusterv1beta1.ClusterStatus, c randfill.Continue) {
+			c.FillNoCustom(in)
+			if reflect.DeepEqual(in.V1Beta2, &clusterv1beta1.ClusterV1Beta2Status{}) {
+				in.V1Beta2 = nil
+			}
+		},
+		// A v1beta1 reference keeps, in v1beta2, its group, kind and name: its version is the one the
+		// provider's CRD serves for the contract, and uid, resourceVersion and fieldPath are dropped, as
+		// upstream does (Cluster API itself never sets them).
+		func(in *corev1.ObjectReference, c randfill.Continue) {
+			c.FillNoCustom(in)
+			gvk := providerKinds[c.Intn(len(providerKinds))]
+			*in = corev1.ObjectReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: testNamespace, Name: "n" + in.Name}
+		},
+		func(in *clusterv1.ContractVersionedObjectReference, c randfill.Continue) {
+			c.FillNoCustom(in)
+			if in.IsDefined() {
+				gvk := providerKinds[c.Intn(len(providerKinds))]
+				in.APIGroup, in.Kind = gvk.Group, gvk.Kind
+			}
+		},
+		// v1beta2 counts durations in whole seconds that fit an int32.
+		func(in *metav1.Duration, c randfill.Continue) {
+			in.Duration = time.Duration(c.Int31()) * time.Second
+		},
+		// A variable's value is JSON.
+		func(in *apiextensionsv1.JSON, c randfill.Continue) {
+			in.Raw = []byte(strconv.FormatBool(c.Bool()))
+		},
+		spokeMachineSpec,
+		spokeMachineSet,
+		spokeMachineDeploymentSpec,
+		spokeMachineDeploymentStrategy,
+		spokeMachineHealthCheckClass,
+		spokeMachineHealthCheckSpec,
+		spokeClusterSpec,
+		spokeTopology,
+		spokeControlPlaneTopology,
+		spokeMachineDeploymentTopology,
+		spokeMachinePoolTopology,
+		spokeClusterVariable,
+		spokeClusterNetwork,
+		hubUnhealthyNodeCondition,
+		hubUnhealthyMachineCondition,
+		hubClusterStatus,
+		hubMachineStatus,
+		hubMachineSetStatus,
+		hubMachineDeploymentStatus,
+		hubMachinePoolStatus,
+		hubMachineHealthCheckStatus,
+	}
+}
+
+// nonEmpty is in, or nil for an empty list: JSON does not tell them apart.
+func nonEmpty[T any](in []T) []T {
+	if len(in) == 0 {
+		return nil
+	}
+	return in
+}
+
+// emptyToNil is nil for a pointer to an empty string: upstream converts both to an unset value, which every
+// controller reads the same.
+func emptyToNil(s **string) {
+	if *s != nil && **s == "" {
+		*s = nil
+	}
+}
+
+// zeroTimeToNil is nil for a pointer to the zero time, which JSON writes as null.
+func zeroTimeToNil(t **metav1.Time) {
+	if *t != nil && (*t).IsZero() {
+		*t = nil
+	}
+}
+
+func spokeMachineSpec(in *clusterv1beta1.MachineSpec, c randfill.Continue) {
+	c.FillNoCustom(in)
+	emptyToNil(&in.Version)
+	emptyToNil(&in.ProviderID)
+	emptyToNil(&in.FailureDomain)
+}
+
+func spokeMachineStatus(in *clusterv1beta1.MachineStatus, c randfill.Continue) {
+	c.FillNoCustom(in)
+	// v1beta2's nodeRef is the Node's name: the Machine controller writes nothing else.
+	if in.NodeRef != nil {
+		in.NodeRef = &corev1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: "node-" + in.NodeRef.Name}
+	}
+	zeroTimeToNil(&in.LastUpdated)
+	zeroTimeToNil(&in.CertificatesExpiryDate)
+	if in.Deletion != nil {
+		zeroTimeToNil(&in.Deletion.NodeDrainStartTime)
+		zeroTimeToNil(&in.Deletion.WaitForNodeVolumeDetachStartTime)
+	}
+	// v1beta1 has no Updating phase: v1beta2's shows as Running.
+	if in.Phase == string(clusterv1.MachinePhaseUpdating) {
+		in.Phase = string(clusterv1beta1.MachinePhaseRunning)
+	}
+}
+
+func spokeMachineSet(in *clusterv1beta1.MachineSetSpec, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.MachineNamingStrategy != nil && in.MachineNamingStrategy.Template == "" {
+		in.MachineNamingStrategy = nil
+	}
+}
+
+func spokeMachineDeploymentSpec(in *clusterv1beta1.MachineDeploymentSpec, c randfill.Continue) {
+	c.FillNoCustom(in)
+	// v1beta2 has neither: no version of Cluster API implemented them, and upstream drops them.
+	in.ProgressDeadlineSeconds, in.RevisionHistoryLimit = nil, nil
+	zeroTimeToNil(&in.RolloutAfter)
+	if in.MachineNamingStrategy != nil && in.MachineNamingStrategy.Template == "" {
+		in.MachineNamingStrategy = nil
+	}
+}
+
+// spokeMachineDeploymentStrategy leaves out empty parts of a strategy, which v1beta2 has no way to tell
+// from unset ones, as upstream's fuzzer does; an empty delete policy is not in the field's enum.
+func spokeMachineDeploymentStrategy(in *clusterv1beta1.MachineDeploymentStrategy, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.RollingUpdate != nil {
+		emptyToNil(&in.RollingUpdate.DeletePolicy)
+		if reflect.DeepEqual(in.RollingUpdate, &clusterv1beta1.MachineRollingUpdateDeployment{}) {
+			in.RollingUpdate = nil
+		}
+	}
+	if in.Remediation != nil && in.Remediation.MaxInFlight == nil {
+		in.Remediation = nil
+	}
+	if in.Type == "" && in.RollingUpdate == nil && in.Remediation == nil {
+		// An empty strategy is made nil by its parent's conversion; the fuzzer cannot set the parent's
+		// pointer, so it gives the strategy a type.
+		in.Type = clusterv1beta1.RollingUpdateMachineDeploymentStrategyType
+	}
+}
+
+func spokeMachineHealthCheckClass(in *clusterv1beta1.MachineHealthCheckClass, c randfill.Continue) {
+	c.FillNoCustom(in)
+	emptyToNil(&in.UnhealthyRange)
+	in.UnhealthyConditions = nonEmpty(in.UnhealthyConditions)
+	if reflect.DeepEqual(in, &clusterv1beta1.MachineHealthCheckClass{}) {
+		// As spokeMachineDeploymentStrategy: an empty health check is unset in v1beta2.
+		in.NodeStartupTimeout = &metav1.Duration{Duration: time.Minute}
+	}
+}
+
+func spokeMachineHealthCheckSpec(in *clusterv1beta1.MachineHealthCheckSpec, c randfill.Continue) {
+	c.FillNoCustom(in)
+	emptyToNil(&in.UnhealthyRange)
+	in.UnhealthyConditions = nonEmpty(in.UnhealthyConditions)
+}
+
+func spokeClusterSpec(in *clusterv1beta1.ClusterSpec, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.Topology != nil && reflect.DeepEqual(in.Topology, &clusterv1beta1.Topology{}) {
+		in.Topology = nil
+	}
+}
+
+func spokeTopology(in *clusterv1beta1.Topology, c randfill.Continue) {
+	c.FillNoCustom(in)
+	// No version of Cluster API implemented rolloutAfter; v1beta2 has no such field and upstream drops it.
+	in.RolloutAfter = nil
+	if in.Workers != nil && reflect.DeepEqual(in.Workers, &clusterv1beta1.WorkersTopology{}) {
+		in.Workers = nil
+	}
+	// The topology's MachineDeployments and MachinePools have unique names (a list map in the schema).
+	if in.Workers != nil {
+		for i := range in.Workers.MachineDeployments {
+			in.Workers.MachineDeployments[i].Name = fmt.Sprintf("md-%d", i)
+		}
+		for i := range in.Workers.MachinePools {
+			in.Workers.MachinePools[i].Name = fmt.Sprintf("mp-%d", i)
+		}
+	}
+}
+
+func spokeControlPlaneTopology(in *clusterv1beta1.ControlPlaneTopology, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.Variables != nil && len(in.Variables.Overrides) == 0 {
+		in.Variables = nil
+	}
+}
+
+func spokeMachineDeploymentTopology(in *clusterv1beta1.MachineDeploymentTopology, c randfill.Continue) {
+	c.FillNoCustom(in)
+	emptyToNil(&in.FailureDomain)
+	if in.Variables != nil && len(in.Variables.Overrides) == 0 {
+		in.Variables = nil
+	}
+}
+
+func spokeMachinePoolTopology(in *clusterv1beta1.MachinePoolTopology, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.Variables != nil && len(in.Variables.Overrides) == 0 {
+		in.Variables = nil
+	}
+}
+
+func spokeClusterVariable(in *clusterv1beta1.ClusterVariable, c randfill.Continue) {
+	c.FillNoCustom(in)
+	// definitionFrom is gone in v1beta2; upstream's v1beta1 already refused it being set.
+	in.DefinitionFrom = ""
+}
+
+func spokeClusterNetwork(in *clusterv1beta1.ClusterNetwork, c randfill.Continue) {
+	c.FillNoCustom(in)
+	// Port 0 is the API server's default: v1beta2 shows it unset, as v1beta1 does with nil.
+	if in.APIServerPort != nil && *in.APIServerPort == 0 {
+		in.APIServerPort = nil
+	}
+	if in.Services != nil && in.Services.CIDRBlocks == nil {
+		in.Services = nil
+	}
+	if in.Pods != nil && in.Pods.CIDRBlocks == nil {
+		in.Pods = nil
+	}
+	if reflect.DeepEqual(in, &clusterv1beta1.ClusterNetwork{}) {
+		in.ServiceDomain = "cluster.local"
+	}
+}
+
+// The hub's unhealthy conditions require a timeout.
+
+func hubUnhealthyNodeCondition(in *clusterv1.UnhealthyNodeCondition, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.TimeoutSeconds == nil {
+		in.TimeoutSeconds = ptr.To[int32](0)
+	}
+}
+
+func hubUnhealthyMachineCondition(in *clusterv1.UnhealthyMachineCondition, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.TimeoutSeconds == nil {
+		in.TimeoutSeconds = ptr.To[int32](0)
+	}
+}
+
+func hubClusterStatus(in *clusterv1.ClusterStatus, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.Deprecated != nil && (in.Deprecated.V1Beta1 == nil || reflect.DeepEqual(in.Deprecated.V1Beta1, &clusterv1.ClusterV1Beta1DeprecatedStatus{})) {
+		in.Deprecated = nil
+	}
+	// Failure domains are a list map keyed by a non-empty name (v1beta1's is a map), which the Cluster
+	// controller keeps sorted; controlPlane is required.
+	for i := range in.FailureDomains {
+		in.FailureDomains[i].Name = fmt.Sprintf("fd-%02d-%s", i, in.FailureDomains[i].Name)
+		if in.FailureDomains[i].ControlPlane == nil {
+			in.FailureDomains[i].ControlPlane = ptr.To(false)
+		}
+	}
+	slices.SortFunc(in.FailureDomains, func(a, b clusterv1.FailureDomain) int { return strings.Compare(a.Name, b.Name) })
+}
+
+func hubMachineStatus(in *clusterv1.MachineStatus, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.Deprecated != nil && (in.Deprecated.V1Beta1 == nil || reflect.DeepEqual(in.Deprecated.V1Beta1, &clusterv1.MachineV1Beta1DeprecatedStatus{})) {
+		in.Deprecated = nil
+	}
+}
+
+func hubMachineHealthCheckStatus(in *clusterv1.MachineHealthCheckStatus, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.Deprecated != nil && (in.Deprecated.V1Beta1 == nil || reflect.DeepEqual(in.Deprecated.V1Beta1, &clusterv1.MachineHealthCheckV1Beta1DeprecatedStatus{})) {
+		in.Deprecated = nil
+	}
+}
+
+// A v1beta1 MachineSet, MachineDeployment or MachinePool always has its replica counters, which v1beta2
+// keeps in status.deprecated.v1beta1.
+
+func hubMachineSetStatus(in *clusterv1.MachineSetStatus, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.Deprecated == nil {
+		in.Deprecated = &clusterv1.MachineSetDeprecatedStatus{}
+	}
+	if in.Deprecated.V1Beta1 == nil {
+		in.Deprecated.V1Beta1 = &clusterv1.MachineSetV1Beta1DeprecatedStatus{}
+	}
+}
+
+func hubMachineDeploymentStatus(in *clusterv1.MachineDeploymentStatus, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.Deprecated == nil {
+		in.Deprecated = &clusterv1.MachineDeploymentDeprecatedStatus{}
+	}
+	if in.Deprecated.V1Beta1 == nil {
+		in.Deprecated.V1Beta1 = &clusterv1.MachineDeploymentV1Beta1DeprecatedStatus{}
+	}
+}
+
+func hubMachinePoolStatus(in *clusterv1.MachinePoolStatus, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.Deprecated == nil {
+		in.Deprecated = &clusterv1.MachinePoolDeprecatedStatus{}
+	}
+	if in.Deprecated.V1Beta1 == nil {
+		in.Deprecated.V1Beta1 = &clusterv1.MachinePoolV1Beta1DeprecatedStatus{}
+	}
+}
