@@ -3,13 +3,16 @@ package conversion
 import (
 	"context"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apimachineryconversion "k8s.io/apimachinery/pkg/conversion"
+
 	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
 	clusterv1beta1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta2"
 )
 
-// Core returns the conversions of the cluster.x-k8s.io kinds: v1beta1 ⇄ v1beta2 (the hub). versions gives the
+// Core returns the conversions of the eight cluster.x-k8s.io kinds: v1beta1 ⇄ v1beta2 (the hub). versions gives the
 // apiVersion of the providers' objects that v1beta2's references name by group and kind alone.
 //
 // A v1beta1 reference converted to v1beta2 keeps its group, kind and name: its version, uid,
@@ -23,7 +26,7 @@ func Core(versions APIVersions) Kinds {
 	}
 	kinds := Kinds{
 		gk("Cluster"), gk("Machine"), gk("MachineSet"), gk("MachineDeployment"),
-		gk("MachineHealthCheck"), gk("MachinePool"), gk("MachineDrainRule"),
+		gk("MachineHealthCheck"), gk("MachinePool"), gk("MachineDrainRule"), gk("ClusterClass"),
 	}
 	kinds[0].Converter = crconversion.NewHubSpokeConverter(&clusterv1.Cluster{},
 		crconversion.NewSpokeConverter(&clusterv1beta1.Cluster{}, c.clusterToV1beta1, c.clusterFromV1beta1))
@@ -39,6 +42,8 @@ func Core(versions APIVersions) Kinds {
 		crconversion.NewSpokeConverter(&clusterv1beta1.MachinePool{}, c.machinePoolToV1beta1, c.machinePoolFromV1beta1))
 	kinds[6].Converter = crconversion.NewHubSpokeConverter(&clusterv1.MachineDrainRule{},
 		crconversion.NewSpokeConverter(&clusterv1beta1.MachineDrainRule{}, machineDrainRuleToV1beta1, machineDrainRuleFromV1beta1))
+	kinds[7].Converter = crconversion.NewHubSpokeConverter(&clusterv1.ClusterClass{},
+		crconversion.NewSpokeConverter(&clusterv1beta1.ClusterClass{}, clusterClassToV1beta1, clusterClassFromV1beta1))
 	return kinds
 }
 
@@ -386,6 +391,128 @@ func restoreTopology(dst, restored *clusterv1.Topology) {
 				mp.Taints = r.Taints
 				break
 			}
+		}
+	}
+}
+
+// ClusterClass: upgrade, kubernetesVersions, the control plane's and the classes' taints and health checks'
+// unhealthyMachineConditions have no v1beta1 field. v1beta2's optional booleans of variables' schemas and
+// patches' selectors are false in v1beta1: a variable, status variable or patch v1beta1 shows unchanged
+// is restored whole.
+
+func clusterClassToV1beta1(_ context.Context, src *clusterv1.ClusterClass, dst *clusterv1beta1.ClusterClass) error {
+	if err := clusterv1beta1.Convert_v1beta2_ClusterClass_To_v1beta1_ClusterClass(src, dst, nil); err != nil {
+		return err
+	}
+	ns := src.Namespace
+	setTemplateNamespace(&dst.Spec.Infrastructure, ns)
+	setTemplateNamespace(&dst.Spec.ControlPlane.LocalObjectTemplate, ns)
+	setTemplateNamespace(dst.Spec.ControlPlane.MachineInfrastructure, ns)
+	setClassRemediationNamespace(dst.Spec.ControlPlane.MachineHealthCheck, ns)
+	for i := range dst.Spec.Workers.MachineDeployments {
+		md := &dst.Spec.Workers.MachineDeployments[i]
+		setTemplateNamespace(&md.Template.Bootstrap, ns)
+		setTemplateNamespace(&md.Template.Infrastructure, ns)
+		setClassRemediationNamespace(md.MachineHealthCheck, ns)
+	}
+	for i := range dst.Spec.Workers.MachinePools {
+		mp := &dst.Spec.Workers.MachinePools[i]
+		setTemplateNamespace(&mp.Template.Bootstrap, ns)
+		setTemplateNamespace(&mp.Template.Infrastructure, ns)
+	}
+	for i := range dst.Spec.Patches {
+		p := &dst.Spec.Patches[i]
+		dropEmpty(&p.EnabledIf)
+		if p.External != nil {
+			dropEmpty(&p.External.DiscoverVariablesExtension)
+		}
+		for j := range p.Definitions {
+			for k := range p.Definitions[j].JSONPatches {
+				if v := p.Definitions[j].JSONPatches[k].ValueFrom; v != nil {
+					dropEmpty(&v.Variable)
+					dropEmpty(&v.Template)
+				}
+			}
+		}
+	}
+	return MarshalData(src, dst)
+}
+
+func setTemplateNamespace(t *clusterv1beta1.LocalObjectTemplate, namespace string) {
+	if t != nil && t.Ref != nil {
+		t.Ref.Namespace = namespace
+	}
+}
+
+func setClassRemediationNamespace(hc *clusterv1beta1.MachineHealthCheckClass, namespace string) {
+	if hc != nil && hc.RemediationTemplate != nil {
+		hc.RemediationTemplate.Namespace = namespace
+	}
+}
+
+// dropEmpty unsets a v1beta1 optional string that v1beta2's value made "".
+func dropEmpty(s **string) {
+	if *s != nil && **s == "" {
+		*s = nil
+	}
+}
+
+func clusterClassFromV1beta1(_ context.Context, src *clusterv1beta1.ClusterClass, dst *clusterv1.ClusterClass) error {
+	if err := clusterv1beta1.Convert_v1beta1_ClusterClass_To_v1beta2_ClusterClass(src, dst, nil); err != nil {
+		return err
+	}
+	restored := &clusterv1.ClusterClass{}
+	ok, err := UnmarshalData(dst, restored)
+	if err != nil || !ok {
+		return err
+	}
+	dst.Spec.Upgrade = restored.Spec.Upgrade
+	dst.Spec.KubernetesVersions = restored.Spec.KubernetesVersions
+	dst.Spec.ControlPlane.Taints = restored.Spec.ControlPlane.Taints
+	dst.Spec.ControlPlane.HealthCheck.Checks.UnhealthyMachineConditions = restored.Spec.ControlPlane.HealthCheck.Checks.UnhealthyMachineConditions
+	for i := range dst.Spec.Workers.MachineDeployments {
+		md := &dst.Spec.Workers.MachineDeployments[i]
+		for _, r := range restored.Spec.Workers.MachineDeployments {
+			if r.Class == md.Class {
+				md.Taints = r.Taints
+				md.HealthCheck.Checks.UnhealthyMachineConditions = r.HealthCheck.Checks.UnhealthyMachineConditions
+				break
+			}
+		}
+	}
+	for i := range dst.Spec.Workers.MachinePools {
+		mp := &dst.Spec.Workers.MachinePools[i]
+		for _, r := range restored.Spec.Workers.MachinePools {
+			if r.Class == mp.Class {
+				mp.Taints = r.Taints
+				break
+			}
+		}
+	}
+	restoreUnchanged(dst.Spec.Variables, restored.Spec.Variables, clusterv1beta1.Convert_v1beta2_ClusterClassVariable_To_v1beta1_ClusterClassVariable,
+		func(v clusterv1.ClusterClassVariable) string { return v.Name })
+	restoreUnchanged(dst.Spec.Patches, restored.Spec.Patches, clusterv1beta1.Convert_v1beta2_ClusterClassPatch_To_v1beta1_ClusterClassPatch,
+		func(p clusterv1.ClusterClassPatch) string { return p.Name })
+	restoreUnchanged(dst.Status.Variables, restored.Status.Variables, clusterv1beta1.Convert_v1beta2_ClusterClassStatusVariable_To_v1beta1_ClusterClassStatusVariable,
+		func(v clusterv1.ClusterClassStatusVariable) string { return v.Name })
+	return nil
+}
+
+// restoreUnchanged replaces each item of dst (converted from v1beta1) by the item of restored (the v1beta2
+// object the v1beta1 one came from) with the same key when both show the same in v1beta1: v1beta1 cannot
+// express all of the item, and its client did not change it.
+func restoreUnchanged[H any, S any](dst, restored []H, toV1beta1 func(*H, *S, apimachineryconversion.Scope) error, key func(H) string) {
+	for i := range dst {
+		for j := range restored {
+			if key(restored[j]) != key(dst[i]) {
+				continue
+			}
+			var fromDst, fromRestored S
+			if toV1beta1(&dst[i], &fromDst, nil) == nil && toV1beta1(&restored[j], &fromRestored, nil) == nil &&
+				apiequality.Semantic.DeepEqual(fromDst, fromRestored) {
+				dst[i] = restored[j]
+			}
+			break
 		}
 	}
 }

@@ -82,6 +82,7 @@ func TestCoreRoundTrips(t *testing.T) {
 		{&clusterv1.MachineHealthCheck{}, &clusterv1beta1.MachineHealthCheck{}},
 		{&clusterv1.MachinePool{}, &clusterv1beta1.MachinePool{}},
 		{&clusterv1.MachineDrainRule{}, &clusterv1beta1.MachineDrainRule{}},
+		{&clusterv1.ClusterClass{}, &clusterv1beta1.ClusterClass{}},
 	}
 	for _, tt := range tests {
 		kind := reflect.TypeOf(tt.hub).Elem().Name()
@@ -97,7 +98,7 @@ const testNamespace = "ns"
 // coreFuzzerFuncs keep random objects to what a real object of the API server can hold, and to what
 // upstream's conversion, which capstan follows, keeps.
 func coreFuzzerFuncs(_ runtimeserializer.CodecFactory) []any {
-	return []any{
+	return append(slices.Concat(spokeNamingStrategies, spokePatches),
 		// Objects live in a namespace, which their v1beta1 references repeat.
 		func(in *clusterv1beta1.Machine, c randfill.Continue) {
 			c.FillNoCustom(in)
@@ -158,6 +159,12 @@ func coreFuzzerFuncs(_ runtimeserializer.CodecFactory) []any {
 				in.V1Beta2 = nil
 			}
 		},
+		func(in *clusterv1beta1.ClusterClassStatus, c randfill.Continue) {
+			c.FillNoCustom(in)
+			if reflect.DeepEqual(in.V1Beta2, &clusterv1beta1.ClusterClassV1Beta2Status{}) {
+				in.V1Beta2 = nil
+			}
+		},
 		func(in *clusterv1beta1.ClusterStatus, c randfill.Continue) {
 			c.FillNoCustom(in)
 			if reflect.DeepEqual(in.V1Beta2, &clusterv1beta1.ClusterV1Beta2Status{}) {
@@ -208,7 +215,10 @@ func coreFuzzerFuncs(_ runtimeserializer.CodecFactory) []any {
 		hubMachineDeploymentStatus,
 		hubMachinePoolStatus,
 		hubMachineHealthCheckStatus,
-	}
+		hubClusterClassStatus,
+		spokeJSONSchemaProps,
+		hubJSONSchemaProps,
+	)
 }
 
 // nonEmpty is in, or nil for an empty list: JSON does not tell them apart.
@@ -459,4 +469,124 @@ func hubMachinePoolStatus(in *clusterv1.MachinePoolStatus, c randfill.Continue) 
 	if in.Deprecated.V1Beta1 == nil {
 		in.Deprecated.V1Beta1 = &clusterv1.MachinePoolV1Beta1DeprecatedStatus{}
 	}
+}
+
+func hubClusterClassStatus(in *clusterv1.ClusterClassStatus, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.Deprecated != nil && (in.Deprecated.V1Beta1 == nil || reflect.DeepEqual(in.Deprecated.V1Beta1, &clusterv1.ClusterClassV1Beta1DeprecatedStatus{})) {
+		in.Deprecated = nil
+	}
+}
+
+// namingTemplate is a naming strategy's template: v1beta2 has the template alone, so an empty strategy (no
+// template, or "") is an unset one. The fuzzer cannot unset the strategy from here, so it gives it a
+// template.
+func namingTemplate(s **string) {
+	if *s == nil || **s == "" {
+		*s = ptr.To("{{ .cluster.name }}-{{ .random }}")
+	}
+}
+
+var spokeNamingStrategies = []any{
+	func(in *clusterv1beta1.InfrastructureNamingStrategy, c randfill.Continue) {
+		c.FillNoCustom(in)
+		namingTemplate(&in.Template)
+	},
+	func(in *clusterv1beta1.ControlPlaneClassNamingStrategy, c randfill.Continue) {
+		c.FillNoCustom(in)
+		namingTemplate(&in.Template)
+	},
+	func(in *clusterv1beta1.MachineDeploymentClassNamingStrategy, c randfill.Continue) {
+		c.FillNoCustom(in)
+		namingTemplate(&in.Template)
+	},
+	func(in *clusterv1beta1.MachinePoolClassNamingStrategy, c randfill.Continue) {
+		c.FillNoCustom(in)
+		namingTemplate(&in.Template)
+	},
+}
+
+// Schemas nest without end: the fuzzer fills two levels of them, each with random scalar fields (as
+// upstream's), and valid JSON in enum and default.
+
+func spokeJSONSchemaProps(in *clusterv1beta1.JSONSchemaProps, c randfill.Continue) {
+	fillSpokeSchema(in, c)
+	in.Properties = map[string]clusterv1beta1.JSONSchemaProps{}
+	for range c.Intn(3) {
+		in.Properties[c.String(0)] = *fillSpokeSchema(&clusterv1beta1.JSONSchemaProps{}, c)
+	}
+	in.Items = fillSpokeSchema(&clusterv1beta1.JSONSchemaProps{}, c)
+	in.AdditionalProperties = fillSpokeSchema(&clusterv1beta1.JSONSchemaProps{}, c)
+	in.AllOf = []clusterv1beta1.JSONSchemaProps{*fillSpokeSchema(&clusterv1beta1.JSONSchemaProps{}, c)}
+	in.Not = fillSpokeSchema(&clusterv1beta1.JSONSchemaProps{}, c)
+}
+
+func fillSpokeSchema(in *clusterv1beta1.JSONSchemaProps, c randfill.Continue) *clusterv1beta1.JSONSchemaProps {
+	in.Description, in.Type, in.Format, in.Pattern = c.String(0), c.String(0), c.String(0), c.String(0)
+	in.Required = []string{c.String(0)}
+	if c.Bool() {
+		in.MaxItems, in.MinItems, in.MaxLength, in.Maximum = ptr.To(c.Int63()), ptr.To(c.Int63()), ptr.To(c.Int63()), ptr.To(c.Int63())
+	}
+	in.UniqueItems, in.ExclusiveMaximum, in.XPreserveUnknownFields, in.XIntOrString = c.Bool(), c.Bool(), c.Bool(), c.Bool()
+	in.Enum = []apiextensionsv1.JSON{{Raw: []byte(`"a"`)}, {Raw: []byte(`"b"`)}}
+	in.Default = &apiextensionsv1.JSON{Raw: []byte(strconv.FormatBool(c.Bool()))}
+	if c.Bool() {
+		in.XMetadata = &clusterv1beta1.VariableSchemaMetadata{Labels: map[string]string{"l": c.String(0)}}
+	}
+	if c.Bool() {
+		in.XValidations = []clusterv1beta1.ValidationRule{{Rule: c.String(0), Message: c.String(0), Reason: clusterv1beta1.FieldValueInvalid, FieldPath: c.String(0)}}
+	}
+	return in
+}
+
+func hubJSONSchemaProps(in *clusterv1.JSONSchemaProps, c randfill.Continue) {
+	fillHubSchema(in, c)
+	in.Properties = map[string]clusterv1.JSONSchemaProps{}
+	for range c.Intn(3) {
+		in.Properties[c.String(0)] = *fillHubSchema(&clusterv1.JSONSchemaProps{}, c)
+	}
+	in.Items = fillHubSchema(&clusterv1.JSONSchemaProps{}, c)
+	in.AdditionalProperties = fillHubSchema(&clusterv1.JSONSchemaProps{}, c)
+	in.OneOf = []clusterv1.JSONSchemaProps{*fillHubSchema(&clusterv1.JSONSchemaProps{}, c)}
+	in.Not = fillHubSchema(&clusterv1.JSONSchemaProps{}, c)
+}
+
+// fillHubSchema leaves v1beta2's optional booleans unset or not at random: the conversion restores an
+// unchanged variable whole.
+func fillHubSchema(in *clusterv1.JSONSchemaProps, c randfill.Continue) *clusterv1.JSONSchemaProps {
+	in.Description, in.Type, in.Format, in.Pattern = c.String(0), c.String(0), c.String(0), c.String(0)
+	in.Required = []string{c.String(0)}
+	if c.Bool() {
+		in.MaxItems, in.MinLength, in.Minimum = ptr.To(c.Int63()), ptr.To(c.Int63()), ptr.To(c.Int63())
+		in.UniqueItems, in.ExclusiveMinimum, in.XPreserveUnknownFields = ptr.To(c.Bool()), ptr.To(c.Bool()), ptr.To(c.Bool())
+	}
+	in.Enum = []apiextensionsv1.JSON{{Raw: []byte(`"a"`)}}
+	in.Default = &apiextensionsv1.JSON{Raw: []byte(strconv.FormatBool(c.Bool()))}
+	if c.Bool() {
+		in.XMetadata = clusterv1.VariableSchemaMetadata{Annotations: map[string]string{"a": c.String(0)}}
+	}
+	return in
+}
+
+// A patch's optional strings are values in v1beta2: "" is unset, as upstream's fuzzer has it.
+var spokePatches = []any{
+	func(in *clusterv1beta1.MachineDeploymentClass, c randfill.Continue) {
+		c.FillNoCustom(in)
+		emptyToNil(&in.FailureDomain)
+	},
+	func(in *clusterv1beta1.ClusterClassPatch, c randfill.Continue) {
+		c.FillNoCustom(in)
+		emptyToNil(&in.EnabledIf)
+	},
+	func(in *clusterv1beta1.ExternalPatchDefinition, c randfill.Continue) {
+		c.FillNoCustom(in)
+		emptyToNil(&in.GenerateExtension)
+		emptyToNil(&in.ValidateExtension)
+		emptyToNil(&in.DiscoverVariablesExtension)
+	},
+	func(in *clusterv1beta1.JSONPatchValue, c randfill.Continue) {
+		c.FillNoCustom(in)
+		emptyToNil(&in.Variable)
+		emptyToNil(&in.Template)
+	},
 }
