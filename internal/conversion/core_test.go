@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	runtimeserializer "k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
@@ -589,4 +591,170 @@ var spokePatches = []any{
 		emptyToNil(&in.Variable)
 		emptyToNil(&in.Template)
 	},
+}
+
+// convertCore converts src to a new object of dst's type with the kind's converter, as the webhook does.
+func convertCore(t *testing.T, scheme *runtime.Scheme, kind string, src, dst runtime.Object) error {
+	t.Helper()
+	for _, o := range []runtime.Object{src, dst} {
+		gvks, _, err := scheme.ObjectKinds(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.GetObjectKind().SetGroupVersionKind(gvks[0])
+	}
+	return coreConverter(t, scheme, kind).ConvertObject(t.Context(), src, dst)
+}
+
+// A v1beta1 MachineDeployment read in v1beta2 shows its strategy, delete policy, remediation and
+// timeouts under v1beta2's names and units.
+func TestMachineDeploymentStrategyInV1beta2(t *testing.T) {
+	scheme := coreScheme(t)
+	maxSurge := intstr.FromInt32(2)
+	maxInFlight := intstr.FromString("50%")
+	spoke := &clusterv1beta1.MachineDeployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "md", Namespace: "ns"},
+		Spec: clusterv1beta1.MachineDeploymentSpec{
+			ClusterName: "prod",
+			Strategy: &clusterv1beta1.MachineDeploymentStrategy{Type: clusterv1beta1.RollingUpdateMachineDeploymentStrategyType,
+				RollingUpdate: &clusterv1beta1.MachineRollingUpdateDeployment{MaxSurge: &maxSurge, DeletePolicy: ptr.To("Oldest")},
+				Remediation:   &clusterv1beta1.RemediationStrategy{MaxInFlight: &maxInFlight}},
+			MinReadySeconds: ptr.To[int32](30),
+			Template: clusterv1beta1.MachineTemplateSpec{Spec: clusterv1beta1.MachineSpec{
+				ClusterName: "prod",
+				InfrastructureRef: corev1.ObjectReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta1", Kind: "DockerMachineTemplate",
+					Namespace: "ns", Name: "workers"},
+				NodeDrainTimeout: &metav1.Duration{Duration: 90 * time.Second},
+			}},
+		},
+	}
+	hub := &clusterv1.MachineDeployment{}
+	if err := convertCore(t, scheme, "MachineDeployment", spoke, hub); err != nil {
+		t.Fatal(err)
+	}
+	want := clusterv1.MachineDeploymentSpec{
+		ClusterName: "prod",
+		Rollout: clusterv1.MachineDeploymentRolloutSpec{Strategy: clusterv1.MachineDeploymentRolloutStrategy{
+			Type: clusterv1.RollingUpdateMachineDeploymentStrategyType, RollingUpdate: clusterv1.MachineDeploymentRolloutStrategyRollingUpdate{MaxSurge: &maxSurge}}},
+		Deletion:    clusterv1.MachineDeploymentDeletionSpec{Order: clusterv1.OldestMachineSetDeletionOrder},
+		Remediation: clusterv1.MachineDeploymentRemediationSpec{MaxInFlight: &maxInFlight},
+		Template: clusterv1.MachineTemplateSpec{Spec: clusterv1.MachineSpec{
+			ClusterName:       "prod",
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "DockerMachineTemplate", Name: "workers"},
+			MinReadySeconds:   ptr.To[int32](30),
+			Deletion:          clusterv1.MachineDeletionSpec{NodeDrainTimeoutSeconds: ptr.To[int32](90)},
+		}},
+	}
+	if diff := cmp.Diff(want, hub.Spec); diff != "" {
+		t.Errorf("the v1beta2 spec (-want +got):\n%s", diff)
+	}
+}
+
+// A v1beta2 Machine read in v1beta1 names its infrastructure with the version the provider's CRD serves
+// for the contract, and writing it back keeps what v1beta1 cannot show (taints, minReadySeconds).
+func TestMachineInV1beta1AndBack(t *testing.T) {
+	scheme := coreScheme(t)
+	hub := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: "ns"},
+		Spec: clusterv1.MachineSpec{
+			ClusterName:       "prod",
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "DockerMachine", Name: "m"},
+			Bootstrap:         clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{APIGroup: "bootstrap.cluster.x-k8s.io", Kind: "KubeadmConfig", Name: "m"}},
+			MinReadySeconds:   ptr.To[int32](0),
+			Taints:            []clusterv1.MachineTaint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule, Propagation: clusterv1.MachineTaintPropagationAlways}},
+		},
+		Status: clusterv1.MachineStatus{
+			Phase:          string(clusterv1.MachinePhaseUpdating),
+			Initialization: clusterv1.MachineInitializationStatus{BootstrapDataSecretCreated: ptr.To(true), InfrastructureProvisioned: ptr.To(false)},
+		},
+	}
+	spoke := &clusterv1beta1.Machine{}
+	if err := convertCore(t, scheme, "Machine", hub.DeepCopy(), spoke); err != nil {
+		t.Fatal(err)
+	}
+	wantInfra := corev1.ObjectReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1beta1", Kind: "DockerMachine", Namespace: "ns", Name: "m"}
+	if diff := cmp.Diff(wantInfra, spoke.Spec.InfrastructureRef); diff != "" {
+		t.Errorf("v1beta1 infrastructureRef (-want +got):\n%s", diff)
+	}
+	if spoke.Spec.Bootstrap.ConfigRef == nil || spoke.Spec.Bootstrap.ConfigRef.APIVersion != "bootstrap.cluster.x-k8s.io/v1beta2" {
+		t.Errorf("v1beta1 bootstrap.configRef = %+v, want apiVersion bootstrap.cluster.x-k8s.io/v1beta2", spoke.Spec.Bootstrap.ConfigRef)
+	}
+	if spoke.Status.Phase != "Running" || !spoke.Status.BootstrapReady || spoke.Status.InfrastructureReady {
+		t.Errorf("v1beta1 status: phase %q, bootstrapReady %t, infrastructureReady %t; want Running, true, false",
+			spoke.Status.Phase, spoke.Status.BootstrapReady, spoke.Status.InfrastructureReady)
+	}
+	back := &clusterv1.Machine{}
+	if err := convertCore(t, scheme, "Machine", spoke, back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(hub.Spec, back.Spec); diff != "" {
+		t.Errorf("back in v1beta2 the spec changed (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(hub.Status, back.Status); diff != "" {
+		t.Errorf("back in v1beta2 the status changed (-before +after):\n%s", diff)
+	}
+	if len(back.Annotations) != 0 {
+		t.Errorf("back in v1beta2 the conversion's annotation is left: %v", back.Annotations)
+	}
+}
+
+// A reference to a kind no installed CRD serves cannot be shown in v1beta1: the conversion says so rather
+// than writing a reference without a version.
+func TestReferenceWithoutCRD(t *testing.T) {
+	scheme := coreScheme(t)
+	hub := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"},
+		Spec: clusterv1.ClusterSpec{InfrastructureRef: clusterv1.ContractVersionedObjectReference{
+			APIGroup: "infrastructure.example.com", Kind: "UnknownCluster", Name: "c"}},
+	}
+	err := convertCore(t, scheme, "Cluster", hub, &clusterv1beta1.Cluster{})
+	if err == nil || !strings.Contains(err.Error(), "UnknownCluster") {
+		t.Errorf("converting a reference to a kind without CRD: error %v, want one naming UnknownCluster", err)
+	}
+}
+
+// A v1beta1 Cluster's readiness, conditions and ClusterClass variables' metadata read in v1beta2 are
+// under v1beta2's names.
+func TestClusterAndClusterClassInV1beta2(t *testing.T) {
+	scheme := coreScheme(t)
+	cluster := &clusterv1beta1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"},
+		Spec:       clusterv1beta1.ClusterSpec{Topology: &clusterv1beta1.Topology{Class: "quick-start", ClassNamespace: "shared", Version: "v1.33.0"}},
+		Status: clusterv1beta1.ClusterStatus{
+			ControlPlaneReady: true,
+			Conditions:        clusterv1beta1.Conditions{{Type: "Ready", Status: corev1.ConditionTrue}},
+		},
+	}
+	hub := &clusterv1.Cluster{}
+	if err := convertCore(t, scheme, "Cluster", cluster, hub); err != nil {
+		t.Fatal(err)
+	}
+	if got := hub.Spec.Topology.ClassRef; got != (clusterv1.ClusterClassRef{Name: "quick-start", Namespace: "shared"}) {
+		t.Errorf("v1beta2 topology.classRef = %+v, want quick-start in shared", got)
+	}
+	if got := hub.Status.Initialization; !reflect.DeepEqual(got, clusterv1.ClusterInitializationStatus{ControlPlaneInitialized: ptr.To(true)}) {
+		t.Errorf("v1beta2 status.initialization = %+v, want controlPlaneInitialized alone", got)
+	}
+	if got := hub.GetV1Beta1Conditions(); len(got) != 1 || got[0].Type != "Ready" || len(hub.Status.Conditions) != 0 {
+		t.Errorf("v1beta2 conditions: deprecated.v1beta1 %+v, conditions %+v; want the v1beta1 Ready condition under deprecated alone", got, hub.Status.Conditions)
+	}
+
+	class := &clusterv1beta1.ClusterClass{
+		ObjectMeta: metav1.ObjectMeta{Name: "quick-start", Namespace: "shared"},
+		Spec: clusterv1beta1.ClusterClassSpec{Variables: []clusterv1beta1.ClusterClassVariable{{
+			Name: "region", Metadata: clusterv1beta1.ClusterClassVariableMetadata{Labels: map[string]string{"team": "a"}},
+			Schema: clusterv1beta1.VariableSchema{OpenAPIV3Schema: clusterv1beta1.JSONSchemaProps{Type: "string"}},
+		}}},
+	}
+	hubClass := &clusterv1.ClusterClass{}
+	if err := convertCore(t, scheme, "ClusterClass", class, hubClass); err != nil {
+		t.Fatal(err)
+	}
+	want := clusterv1.ClusterClassVariable{Name: "region", Required: ptr.To(false),
+		DeprecatedV1Beta1Metadata: clusterv1.ClusterClassVariableMetadata{Labels: map[string]string{"team": "a"}},
+		Schema:                    clusterv1.VariableSchema{OpenAPIV3Schema: clusterv1.JSONSchemaProps{Type: "string", UniqueItems: ptr.To(false), ExclusiveMaximum: ptr.To(false), ExclusiveMinimum: ptr.To(false), XPreserveUnknownFields: ptr.To(false), XIntOrString: ptr.To(false)}},
+	}
+	if diff := cmp.Diff([]clusterv1.ClusterClassVariable{want}, hubClass.Spec.Variables); diff != "" {
+		t.Errorf("v1beta2 variables (-want +got):\n%s", diff)
+	}
 }
