@@ -179,8 +179,18 @@ func (c core) machineSetFromV1beta1(_ context.Context, src *clusterv1beta1.Machi
 	if ok {
 		dst.Spec.Template.Spec.Taints = restored.Spec.Template.Spec.Taints
 		dst.Status.Versions = restored.Status.Versions
+		dst.Status.Deprecated = keepUnsetDeprecated(dst.Status.Deprecated, restored.Status.Deprecated == nil, &clusterv1.MachineSetDeprecatedStatus{V1Beta1: &clusterv1.MachineSetV1Beta1DeprecatedStatus{}})
 	}
 	return nil
+}
+
+// keepUnsetDeprecated is nil for a status.deprecated that v1beta1's counters filled with zeros when the
+// v1beta2 object had none (unset), as a v1beta2 controller writes it.
+func keepUnsetDeprecated[T any](deprecated *T, wasUnset bool, empty *T) *T {
+	if wasUnset && apiequality.Semantic.DeepEqual(deprecated, empty) {
+		return nil
+	}
+	return deprecated
 }
 
 // MachineDeployment: as MachineSet, and spec.paused is optional in v1beta2.
@@ -214,6 +224,7 @@ func (c core) machineDeploymentFromV1beta1(_ context.Context, src *clusterv1beta
 	if ok {
 		dst.Spec.Template.Spec.Taints = restored.Spec.Template.Spec.Taints
 		dst.Status.Versions = restored.Status.Versions
+		dst.Status.Deprecated = keepUnsetDeprecated(dst.Status.Deprecated, restored.Status.Deprecated == nil, &clusterv1.MachineDeploymentDeprecatedStatus{V1Beta1: &clusterv1.MachineDeploymentV1Beta1DeprecatedStatus{}})
 	}
 	return nil
 }
@@ -284,6 +295,7 @@ func (c core) machinePoolFromV1beta1(_ context.Context, src *clusterv1beta1.Mach
 	if ok {
 		dst.Spec.Template.Spec.Taints = restored.Spec.Template.Spec.Taints
 		dst.Status.Versions = restored.Status.Versions
+		dst.Status.Deprecated = keepUnsetDeprecated(dst.Status.Deprecated, restored.Status.Deprecated == nil, &clusterv1.MachinePoolDeprecatedStatus{V1Beta1: &clusterv1.MachinePoolV1Beta1DeprecatedStatus{}})
 	}
 	return nil
 }

@@ -440,39 +440,6 @@ func hubMachineHealthCheckStatus(in *clusterv1.MachineHealthCheckStatus, c randf
 	}
 }
 
-// A v1beta1 MachineSet, MachineDeployment or MachinePool always has its replica counters, which v1beta2
-// keeps in status.deprecated.v1beta1.
-
-func hubMachineSetStatus(in *clusterv1.MachineSetStatus, c randfill.Continue) {
-	c.FillNoCustom(in)
-	if in.Deprecated == nil {
-		in.Deprecated = &clusterv1.MachineSetDeprecatedStatus{}
-	}
-	if in.Deprecated.V1Beta1 == nil {
-		in.Deprecated.V1Beta1 = &clusterv1.MachineSetV1Beta1DeprecatedStatus{}
-	}
-}
-
-func hubMachineDeploymentStatus(in *clusterv1.MachineDeploymentStatus, c randfill.Continue) {
-	c.FillNoCustom(in)
-	if in.Deprecated == nil {
-		in.Deprecated = &clusterv1.MachineDeploymentDeprecatedStatus{}
-	}
-	if in.Deprecated.V1Beta1 == nil {
-		in.Deprecated.V1Beta1 = &clusterv1.MachineDeploymentV1Beta1DeprecatedStatus{}
-	}
-}
-
-func hubMachinePoolStatus(in *clusterv1.MachinePoolStatus, c randfill.Continue) {
-	c.FillNoCustom(in)
-	if in.Deprecated == nil {
-		in.Deprecated = &clusterv1.MachinePoolDeprecatedStatus{}
-	}
-	if in.Deprecated.V1Beta1 == nil {
-		in.Deprecated.V1Beta1 = &clusterv1.MachinePoolV1Beta1DeprecatedStatus{}
-	}
-}
-
 func hubClusterClassStatus(in *clusterv1.ClusterClassStatus, c randfill.Continue) {
 	c.FillNoCustom(in)
 	if in.Deprecated != nil && (in.Deprecated.V1Beta1 == nil || reflect.DeepEqual(in.Deprecated.V1Beta1, &clusterv1.ClusterClassV1Beta1DeprecatedStatus{})) {
@@ -756,5 +723,29 @@ func TestClusterAndClusterClassInV1beta2(t *testing.T) {
 	}
 	if diff := cmp.Diff([]clusterv1.ClusterClassVariable{want}, hubClass.Spec.Variables); diff != "" {
 		t.Errorf("v1beta2 variables (-want +got):\n%s", diff)
+	}
+}
+
+// A status.deprecated without v1beta1 is not written by any controller (v1beta2 relies on omitzero); the
+// conversion keeps an unset one unset.
+
+func hubMachineSetStatus(in *clusterv1.MachineSetStatus, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.Deprecated != nil && in.Deprecated.V1Beta1 == nil {
+		in.Deprecated = nil
+	}
+}
+
+func hubMachineDeploymentStatus(in *clusterv1.MachineDeploymentStatus, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.Deprecated != nil && in.Deprecated.V1Beta1 == nil {
+		in.Deprecated = nil
+	}
+}
+
+func hubMachinePoolStatus(in *clusterv1.MachinePoolStatus, c randfill.Continue) {
+	c.FillNoCustom(in)
+	if in.Deprecated != nil && in.Deprecated.V1Beta1 == nil {
+		in.Deprecated = nil
 	}
 }
