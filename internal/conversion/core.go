@@ -2,6 +2,7 @@ package conversion
 
 import (
 	"context"
+	"reflect"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimachineryconversion "k8s.io/apimachinery/pkg/conversion"
@@ -384,14 +385,14 @@ func (c core) clusterFromV1beta1(_ context.Context, src *clusterv1beta1.Cluster,
 func restoreTopology(dst, restored *clusterv1.Topology) {
 	dst.ControlPlane.Rollout = restored.ControlPlane.Rollout
 	dst.ControlPlane.Taints = restored.ControlPlane.Taints
-	dst.ControlPlane.HealthCheck.Checks.UnhealthyMachineConditions = restored.ControlPlane.HealthCheck.Checks.UnhealthyMachineConditions
+	restoreMachineConditions(&dst.ControlPlane.HealthCheck, restored.ControlPlane.HealthCheck)
 	for i := range dst.Workers.MachineDeployments {
 		md := &dst.Workers.MachineDeployments[i]
 		for _, r := range restored.Workers.MachineDeployments {
 			if r.Name == md.Name {
 				md.Rollout.After = r.Rollout.After
 				md.Taints = r.Taints
-				md.HealthCheck.Checks.UnhealthyMachineConditions = r.HealthCheck.Checks.UnhealthyMachineConditions
+				restoreMachineConditions(&md.HealthCheck, r.HealthCheck)
 				break
 			}
 		}
@@ -405,6 +406,21 @@ func restoreTopology(dst, restored *clusterv1.Topology) {
 			}
 		}
 	}
+}
+
+// restoreMachineConditions restores into hc, a health check converted from v1beta1, the
+// unhealthyMachineConditions (which v1beta1 lacks) of restored, the health check of the v1beta2 object it
+// came from, unless the v1beta1 client removed a health check v1beta1 showed. The health checks' types
+// differ by location, all with checks.unhealthyMachineConditions.
+func restoreMachineConditions[T any](hc *T, restored T) {
+	conditions := reflect.ValueOf(&restored).Elem().FieldByName("Checks").FieldByName("UnhealthyMachineConditions")
+	kept := reflect.New(conditions.Type()).Elem()
+	kept.Set(conditions)
+	conditions.SetZero() // restored is now what v1beta1 showed
+	if reflect.ValueOf(hc).Elem().IsZero() && !reflect.ValueOf(restored).IsZero() {
+		return
+	}
+	reflect.ValueOf(hc).Elem().FieldByName("Checks").FieldByName("UnhealthyMachineConditions").Set(kept)
 }
 
 // ClusterClass: upgrade, kubernetesVersions, the control plane's and the classes' taints and health checks'
@@ -481,13 +497,13 @@ func clusterClassFromV1beta1(_ context.Context, src *clusterv1beta1.ClusterClass
 	dst.Spec.Upgrade = restored.Spec.Upgrade
 	dst.Spec.KubernetesVersions = restored.Spec.KubernetesVersions
 	dst.Spec.ControlPlane.Taints = restored.Spec.ControlPlane.Taints
-	dst.Spec.ControlPlane.HealthCheck.Checks.UnhealthyMachineConditions = restored.Spec.ControlPlane.HealthCheck.Checks.UnhealthyMachineConditions
+	restoreMachineConditions(&dst.Spec.ControlPlane.HealthCheck, restored.Spec.ControlPlane.HealthCheck)
 	for i := range dst.Spec.Workers.MachineDeployments {
 		md := &dst.Spec.Workers.MachineDeployments[i]
 		for _, r := range restored.Spec.Workers.MachineDeployments {
 			if r.Class == md.Class {
 				md.Taints = r.Taints
-				md.HealthCheck.Checks.UnhealthyMachineConditions = r.HealthCheck.Checks.UnhealthyMachineConditions
+				restoreMachineConditions(&md.HealthCheck, r.HealthCheck)
 				break
 			}
 		}

@@ -749,3 +749,37 @@ func hubMachinePoolStatus(in *clusterv1.MachinePoolStatus, c randfill.Continue) 
 		in.Deprecated = nil
 	}
 }
+
+// A v1beta1 client that removes a topology's health check removes it whole: the unhealthy machine
+// conditions v1beta1 does not show do not come back alone.
+func TestTopologyHealthCheckRemovedInV1beta1(t *testing.T) {
+	scheme := coreScheme(t)
+	hub := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"},
+		Spec: clusterv1.ClusterSpec{Topology: clusterv1.Topology{ClassRef: clusterv1.ClusterClassRef{Name: "quick-start"}, Version: "v1.33.0",
+			ControlPlane: clusterv1.ControlPlaneTopology{HealthCheck: clusterv1.ControlPlaneTopologyHealthCheck{Checks: clusterv1.ControlPlaneTopologyHealthCheckChecks{
+				UnhealthyNodeConditions:    []clusterv1.UnhealthyNodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse, TimeoutSeconds: ptr.To[int32](300)}},
+				UnhealthyMachineConditions: []clusterv1.UnhealthyMachineCondition{{Type: "Ready", Status: metav1.ConditionFalse, TimeoutSeconds: ptr.To[int32](300)}},
+			}}},
+		}},
+	}
+	spoke := &clusterv1beta1.Cluster{}
+	if err := convertCore(t, scheme, "Cluster", hub.DeepCopy(), spoke); err != nil {
+		t.Fatal(err)
+	}
+	unchanged := &clusterv1.Cluster{}
+	if err := convertCore(t, scheme, "Cluster", spoke.DeepCopy(), unchanged); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(hub.Spec.Topology.ControlPlane.HealthCheck, unchanged.Spec.Topology.ControlPlane.HealthCheck); diff != "" {
+		t.Errorf("an unchanged v1beta1 Cluster changed the health check (-before +after):\n%s", diff)
+	}
+	spoke.Spec.Topology.ControlPlane.MachineHealthCheck = nil
+	removed := &clusterv1.Cluster{}
+	if err := convertCore(t, scheme, "Cluster", spoke, removed); err != nil {
+		t.Fatal(err)
+	}
+	if hc := removed.Spec.Topology.ControlPlane.HealthCheck; !reflect.ValueOf(hc).IsZero() {
+		t.Errorf("the health check removed in v1beta1 is %+v in v1beta2, want none", hc)
+	}
+}
