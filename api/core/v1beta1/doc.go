@@ -4,5 +4,6 @@
 // expressed here as OpenAPI and CEL rules instead.
 //
 // +kubebuilder:object:generate=true
+// +k8s:conversion-gen=github.com/capstan-dev/capstan/api/core/v1beta2
 // +groupName=cluster.x-k8s.io
 package v1beta1
