@@ -7,12 +7,16 @@ import (
 	"maps"
 	"reflect"
 
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
 	bootstrapv1beta1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta2"
+	controlplanev1beta1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
+	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta2"
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta2"
 )
 
 // kubeadmV1beta1DataAnnotation holds, on a v1beta2 object of the kubeadm groups converted from v1beta1, what
@@ -413,4 +417,264 @@ func takeKubeadmV1beta1Data(from metav1.Object, to any) (bool, error) {
 	}
 	from.SetAnnotations(annotations)
 	return true, nil
+}
+
+// KubeadmControlPlane returns the conversions of the controlplane.cluster.x-k8s.io kinds: v1beta1 ⇄ v1beta2
+// (the hub). versions gives the apiVersion of the machine template's infrastructureRef in v1beta1.
+func KubeadmControlPlane(versions APIVersions) Kinds {
+	return Kinds{
+		{GroupKind: controlplanev1.GroupVersion.WithKind("KubeadmControlPlane").GroupKind(), Converter: crconversion.NewHubSpokeConverter(&controlplanev1.KubeadmControlPlane{},
+			crconversion.NewSpokeConverter(&controlplanev1beta1.KubeadmControlPlane{}, kubeadmControlPlaneToV1beta1(versions), kubeadmControlPlaneFromV1beta1(versions)))},
+		{GroupKind: controlplanev1.GroupVersion.WithKind("KubeadmControlPlaneTemplate").GroupKind(), Converter: crconversion.NewHubSpokeConverter(&controlplanev1.KubeadmControlPlaneTemplate{},
+			crconversion.NewSpokeConverter(&controlplanev1beta1.KubeadmControlPlaneTemplate{}, kubeadmControlPlaneTemplateToV1beta1, kubeadmControlPlaneTemplateFromV1beta1))},
+	}
+}
+
+// kubeadmControlPlaneV1beta1Data is what kubeadmV1beta1DataAnnotation keeps of a v1beta1 KubeadmControlPlane
+// or KubeadmControlPlaneTemplate.
+type kubeadmControlPlaneV1beta1Data struct {
+	KubeadmConfigSpec *bootstrapv1beta1.KubeadmConfigSpec `json:"kubeadmConfigSpec,omitempty"`
+	// InfrastructureRef is the machine template's reference where v1beta2's (group, kind and name) does
+	// not give it back: another apiVersion than the contract's, another namespace, a uid...
+	InfrastructureRef *corev1.ObjectReference `json:"infrastructureRef,omitempty"`
+	// The durations that are not whole seconds.
+	NodeDrainTimeout        *metav1.Duration `json:"nodeDrainTimeout,omitempty"`
+	NodeVolumeDetachTimeout *metav1.Duration `json:"nodeVolumeDetachTimeout,omitempty"`
+	NodeDeletionTimeout     *metav1.Duration `json:"nodeDeletionTimeout,omitempty"`
+	RetryPeriod             *metav1.Duration `json:"retryPeriod,omitempty"`
+	MinHealthyPeriod        *metav1.Duration `json:"minHealthyPeriod,omitempty"`
+	// Ready is status.ready where it is not readyReplicas > 0.
+	Ready *bool `json:"ready,omitempty"`
+}
+
+// kubeadmControlPlaneTimeouts are the v1beta1 durations of a control plane's spec and their v1beta2 seconds.
+type kubeadmControlPlaneTimeouts struct {
+	drain, detach, deletion, retry, minHealthy *metav1.Duration
+}
+
+func (t kubeadmControlPlaneTimeouts) data(d *kubeadmControlPlaneV1beta1Data) {
+	d.NodeDrainTimeout, d.NodeVolumeDetachTimeout, d.NodeDeletionTimeout = inexactDuration(t.drain), inexactDuration(t.detach), inexactDuration(t.deletion)
+	d.RetryPeriod, d.MinHealthyPeriod = inexactDuration(t.retry), inexactDuration(t.minHealthy)
+}
+
+func machineTemplateTimeouts(drain, detach, deletion *metav1.Duration, remediation *controlplanev1beta1.RemediationStrategy) kubeadmControlPlaneTimeouts {
+	t := kubeadmControlPlaneTimeouts{drain: drain, detach: detach, deletion: deletion}
+	if remediation != nil {
+		t.retry, t.minHealthy = &remediation.RetryPeriod, remediation.MinHealthyPeriod
+	}
+	return t
+}
+
+// restoreDuration sets *d to kept if kept is still v1beta2's seconds.
+func restoreDuration(d **metav1.Duration, kept *metav1.Duration, seconds *int32) {
+	if sameSeconds(kept, seconds) {
+		*d = kept
+	}
+}
+
+func restoreControlPlaneTimeouts(data *kubeadmControlPlaneV1beta1Data, drain, detach, deletion **metav1.Duration, remediation *controlplanev1beta1.RemediationStrategy,
+	deletionSpec controlplanev1.KubeadmControlPlaneMachineTemplateDeletionSpec, hubRemediation *controlplanev1.KubeadmControlPlaneRemediationSpec) {
+	restoreDuration(drain, data.NodeDrainTimeout, deletionSpec.NodeDrainTimeoutSeconds)
+	restoreDuration(detach, data.NodeVolumeDetachTimeout, deletionSpec.NodeVolumeDetachTimeoutSeconds)
+	restoreDuration(deletion, data.NodeDeletionTimeout, deletionSpec.NodeDeletionTimeoutSeconds)
+	if remediation != nil {
+		retry := &remediation.RetryPeriod
+		restoreDuration(&retry, data.RetryPeriod, hubRemediation.RetryPeriodSeconds)
+		remediation.RetryPeriod = *retry
+		restoreDuration(&remediation.MinHealthyPeriod, data.MinHealthyPeriod, hubRemediation.MinHealthyPeriodSeconds)
+	}
+}
+
+func kubeadmControlPlaneToV1beta1(versions APIVersions) func(context.Context, *controlplanev1.KubeadmControlPlane, *controlplanev1beta1.KubeadmControlPlane) error {
+	return func(ctx context.Context, src *controlplanev1.KubeadmControlPlane, dst *controlplanev1beta1.KubeadmControlPlane) error {
+		if err := controlplanev1beta1.Convert_v1beta2_KubeadmControlPlane_To_v1beta1_KubeadmControlPlane(src, dst, nil); err != nil {
+			return err
+		}
+		src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
+		var data kubeadmControlPlaneV1beta1Data
+		if _, err := takeKubeadmV1beta1Data(dst, &data); err != nil {
+			return err
+		}
+		ref := src.Spec.MachineTemplate.Spec.InfrastructureRef
+		if kept := data.InfrastructureRef; kept != nil && sameReference(kept, ref) {
+			dst.Spec.MachineTemplate.InfrastructureRef = *kept
+		} else {
+			infra, err := objectReference(ctx, versions, ref, src.Namespace)
+			if err != nil {
+				return err
+			}
+			dst.Spec.MachineTemplate.InfrastructureRef = corev1.ObjectReference{}
+			if infra != nil {
+				dst.Spec.MachineTemplate.InfrastructureRef = *infra
+			}
+		}
+		restoreKubeadmV1beta1Spec(data.KubeadmConfigSpec, &src.Spec.KubeadmConfigSpec, &dst.Spec.KubeadmConfigSpec)
+		mt := &dst.Spec.MachineTemplate
+		restoreControlPlaneTimeouts(&data, &mt.NodeDrainTimeout, &mt.NodeVolumeDetachTimeout, &mt.NodeDeletionTimeout, dst.Spec.RemediationStrategy,
+			src.Spec.MachineTemplate.Spec.Deletion, &src.Spec.Remediation)
+		if data.Ready != nil && *data.Ready != dst.Status.Ready {
+			dst.Status.Ready = *data.Ready
+		}
+		return MarshalData(src, dst)
+	}
+}
+
+// sameReference reports whether the v1beta1 reference is the v1beta2 one: the same group, kind and name.
+func sameReference(v1beta1Ref *corev1.ObjectReference, ref clusterv1.ContractVersionedObjectReference) bool {
+	converted, err := contractReference(v1beta1Ref)
+	return err == nil && converted == ref
+}
+
+func kubeadmControlPlaneFromV1beta1(versions APIVersions) func(context.Context, *controlplanev1beta1.KubeadmControlPlane, *controlplanev1.KubeadmControlPlane) error {
+	return func(ctx context.Context, src *controlplanev1beta1.KubeadmControlPlane, dst *controlplanev1.KubeadmControlPlane) error {
+		if err := controlplanev1beta1.Convert_v1beta1_KubeadmControlPlane_To_v1beta2_KubeadmControlPlane(src, dst, nil); err != nil {
+			return err
+		}
+		src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
+		delete(dst.Annotations, kubeadmV1beta1DataAnnotation)
+		srcRef := src.Spec.MachineTemplate.InfrastructureRef
+		ref, err := contractReference(&srcRef)
+		if err != nil {
+			return err
+		}
+		restored := &controlplanev1.KubeadmControlPlane{}
+		ok, err := UnmarshalData(dst, restored)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := restoreKubeadmControlPlaneSpec(&restored.Spec, &src.Spec, &dst.Spec); err != nil {
+				return err
+			}
+			status := controlplanev1beta1.KubeadmControlPlaneStatus{}
+			if err := controlplanev1beta1.Convert_v1beta2_KubeadmControlPlaneStatus_To_v1beta1_KubeadmControlPlaneStatus(&restored.Status, &status, nil); err != nil {
+				return err
+			}
+			status.Ready = src.Status.Ready // kept apart
+			if apiequality.Semantic.DeepEqual(status, src.Status) {
+				dst.Status = restored.Status
+			}
+		}
+		dst.Spec.MachineTemplate.Spec.InfrastructureRef = ref
+
+		data := kubeadmControlPlaneV1beta1Data{KubeadmConfigSpec: kubeadmV1beta1SpecData(&src.Spec.KubeadmConfigSpec)}
+		mt := &src.Spec.MachineTemplate
+		machineTemplateTimeouts(mt.NodeDrainTimeout, mt.NodeVolumeDetachTimeout, mt.NodeDeletionTimeout, src.Spec.RemediationStrategy).data(&data)
+		if srcRef != (corev1.ObjectReference{}) && !derivedReference(ctx, versions, srcRef, ref, src.Namespace) {
+			data.InfrastructureRef = &srcRef
+		}
+		if ready := src.Status.ReadyReplicas > 0; src.Status.Ready != ready {
+			data.Ready = &src.Status.Ready
+		}
+		return setKubeadmV1beta1Data(dst, data, data != kubeadmControlPlaneV1beta1Data{})
+	}
+}
+
+// derivedReference reports whether converting ref back to v1beta1 gives v1beta1Ref.
+func derivedReference(ctx context.Context, versions APIVersions, v1beta1Ref corev1.ObjectReference, ref clusterv1.ContractVersionedObjectReference, namespace string) bool {
+	derived, err := objectReference(ctx, versions, ref, namespace)
+	return err == nil && derived != nil && *derived == v1beta1Ref
+}
+
+// restoreKubeadmControlPlaneSpec sets on out, the v1beta2 conversion of spoke, what restored (the v1beta2
+// spec spoke was converted from) has that v1beta1 cannot express: restored itself if spoke is still its
+// conversion (but for the infrastructureRef, which the caller sets), else the kubeadm configuration's as
+// restoreKubeadmV1beta2Spec does, and the machine template's taints.
+func restoreKubeadmControlPlaneSpec(restored *controlplanev1.KubeadmControlPlaneSpec, spoke *controlplanev1beta1.KubeadmControlPlaneSpec, out *controlplanev1.KubeadmControlPlaneSpec) error {
+	restoredSpoke := &controlplanev1beta1.KubeadmControlPlaneSpec{}
+	if err := controlplanev1beta1.Convert_v1beta2_KubeadmControlPlaneSpec_To_v1beta1_KubeadmControlPlaneSpec(restored, restoredSpoke, nil); err != nil {
+		return err
+	}
+	spokeWithout := spoke.DeepCopy()
+	spokeWithout.MachineTemplate.InfrastructureRef = corev1.ObjectReference{}
+	spokeWithout.KubeadmConfigSpec = *withoutKubeadmV1beta1Data(&spoke.KubeadmConfigSpec)
+	if apiequality.Semantic.DeepEqual(restoredSpoke, spokeWithout) {
+		restored.DeepCopyInto(out)
+		return nil
+	}
+	if err := restoreKubeadmV1beta2Spec(&restored.KubeadmConfigSpec, &spoke.KubeadmConfigSpec, &out.KubeadmConfigSpec); err != nil {
+		return err
+	}
+	out.MachineTemplate.Spec.Taints = restored.MachineTemplate.Spec.Taints
+	restoreUnsetSeconds(&out.Remediation.RetryPeriodSeconds, restored.Remediation.RetryPeriodSeconds)
+	return nil
+}
+
+// restoreUnsetSeconds unsets v1beta2 seconds that v1beta1's zero duration (a value, not a pointer) set,
+// where restored had them unset.
+func restoreUnsetSeconds(seconds **int32, restored *int32) {
+	if *seconds != nil && **seconds == 0 && restored == nil {
+		*seconds = nil
+	}
+}
+
+func kubeadmControlPlaneTemplateToV1beta1(_ context.Context, src *controlplanev1.KubeadmControlPlaneTemplate, dst *controlplanev1beta1.KubeadmControlPlaneTemplate) error {
+	if err := controlplanev1beta1.Convert_v1beta2_KubeadmControlPlaneTemplate_To_v1beta1_KubeadmControlPlaneTemplate(src, dst, nil); err != nil {
+		return err
+	}
+	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
+	var data kubeadmControlPlaneV1beta1Data
+	if _, err := takeKubeadmV1beta1Data(dst, &data); err != nil {
+		return err
+	}
+	in, out := &src.Spec.Template.Spec, &dst.Spec.Template.Spec
+	restoreKubeadmV1beta1Spec(data.KubeadmConfigSpec, &in.KubeadmConfigSpec, &out.KubeadmConfigSpec)
+	var drain, detach, deletion *metav1.Duration
+	if out.MachineTemplate != nil {
+		drain, detach, deletion = out.MachineTemplate.NodeDrainTimeout, out.MachineTemplate.NodeVolumeDetachTimeout, out.MachineTemplate.NodeDeletionTimeout
+	}
+	d := in.MachineTemplate.Spec.Deletion
+	restoreControlPlaneTimeouts(&data, &drain, &detach, &deletion, out.RemediationStrategy,
+		controlplanev1.KubeadmControlPlaneMachineTemplateDeletionSpec(d),
+		&in.Remediation)
+	if out.MachineTemplate != nil {
+		out.MachineTemplate.NodeDrainTimeout, out.MachineTemplate.NodeVolumeDetachTimeout, out.MachineTemplate.NodeDeletionTimeout = drain, detach, deletion
+	}
+	return MarshalData(src, dst)
+}
+
+func kubeadmControlPlaneTemplateFromV1beta1(_ context.Context, src *controlplanev1beta1.KubeadmControlPlaneTemplate, dst *controlplanev1.KubeadmControlPlaneTemplate) error {
+	if err := controlplanev1beta1.Convert_v1beta1_KubeadmControlPlaneTemplate_To_v1beta2_KubeadmControlPlaneTemplate(src, dst, nil); err != nil {
+		return err
+	}
+	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
+	delete(dst.Annotations, kubeadmV1beta1DataAnnotation)
+	restored := &controlplanev1.KubeadmControlPlaneTemplate{}
+	ok, err := UnmarshalData(dst, restored)
+	if err != nil {
+		return err
+	}
+	in, out := &src.Spec.Template.Spec, &dst.Spec.Template.Spec
+	if ok {
+		if err := restoreKubeadmControlPlaneTemplateSpec(&restored.Spec.Template.Spec, in, out); err != nil {
+			return err
+		}
+	}
+	data := kubeadmControlPlaneV1beta1Data{KubeadmConfigSpec: kubeadmV1beta1SpecData(&in.KubeadmConfigSpec)}
+	if mt := in.MachineTemplate; mt != nil {
+		machineTemplateTimeouts(mt.NodeDrainTimeout, mt.NodeVolumeDetachTimeout, mt.NodeDeletionTimeout, in.RemediationStrategy).data(&data)
+	} else {
+		machineTemplateTimeouts(nil, nil, nil, in.RemediationStrategy).data(&data)
+	}
+	return setKubeadmV1beta1Data(dst, data, data != kubeadmControlPlaneV1beta1Data{})
+}
+
+// restoreKubeadmControlPlaneTemplateSpec is restoreKubeadmControlPlaneSpec for the template.
+func restoreKubeadmControlPlaneTemplateSpec(restored *controlplanev1.KubeadmControlPlaneTemplateResourceSpec, spoke *controlplanev1beta1.KubeadmControlPlaneTemplateResourceSpec, out *controlplanev1.KubeadmControlPlaneTemplateResourceSpec) error {
+	restoredSpoke := &controlplanev1beta1.KubeadmControlPlaneTemplateResourceSpec{}
+	if err := controlplanev1beta1.Convert_v1beta2_KubeadmControlPlaneTemplateResourceSpec_To_v1beta1_KubeadmControlPlaneTemplateResourceSpec(restored, restoredSpoke, nil); err != nil {
+		return err
+	}
+	spokeWithout := spoke.DeepCopy()
+	spokeWithout.KubeadmConfigSpec = *withoutKubeadmV1beta1Data(&spoke.KubeadmConfigSpec)
+	if apiequality.Semantic.DeepEqual(restoredSpoke, spokeWithout) {
+		restored.DeepCopyInto(out)
+		return nil
+	}
+	if err := restoreKubeadmV1beta2Spec(&restored.KubeadmConfigSpec, &spoke.KubeadmConfigSpec, &out.KubeadmConfigSpec); err != nil {
+		return err
+	}
+	out.MachineTemplate.Spec.Taints = restored.MachineTemplate.Spec.Taints
+	restoreUnsetSeconds(&out.Remediation.RetryPeriodSeconds, restored.Remediation.RetryPeriodSeconds)
+	return nil
 }

@@ -1,6 +1,7 @@
 package conversion_test
 
 import (
+	"context"
 	"encoding/json"
 	"maps"
 	"reflect"
@@ -8,7 +9,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
@@ -20,6 +23,9 @@ import (
 
 	bootstrapv1beta1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta2"
+	controlplanev1beta1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
+	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta2"
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta2"
 	"github.com/capstan-dev/capstan/internal/conversion"
 	"github.com/capstan-dev/capstan/internal/test/conversiontest"
 )
@@ -327,4 +333,203 @@ func TestKubeadmConfigEditedInV1beta1(t *testing.T) {
 			t.Errorf("v1beta2 lost encryptionAlgorithm or contentFormat: %+v", back.Spec)
 		}
 	})
+}
+
+func kubeadmControlPlaneScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	add := runtime.NewSchemeBuilder(controlplanev1.AddToScheme, controlplanev1beta1.AddToScheme)
+	if err := add.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	return scheme
+}
+
+// contractVersions is the manager's APIVersions in tests: every provider's contract version is v1beta2.
+func contractVersions(_ context.Context, gk schema.GroupKind) (string, error) {
+	return schema.GroupVersion{Group: gk.Group, Version: "v1beta2"}.String(), nil
+}
+
+func TestKubeadmControlPlaneRoundTrips(t *testing.T) {
+	scheme := kubeadmControlPlaneScheme(t)
+	group := controlplanev1.GroupVersion.Group
+	kinds := conversion.KubeadmControlPlane(contractVersions)
+	t.Run("KubeadmControlPlane", conversiontest.RoundTrip{Scheme: scheme,
+		Converter: kindConverter(t, kinds, scheme, schema.GroupKind{Group: group, Kind: "KubeadmControlPlane"}),
+		Hub:       &controlplanev1.KubeadmControlPlane{}, Spoke: &controlplanev1beta1.KubeadmControlPlane{},
+		Funcs: []fuzzer.FuzzerFuncs{kubeadmConfigFuzzFuncs, kubeadmControlPlaneFuzzFuncs}}.Run)
+	t.Run("KubeadmControlPlaneTemplate", conversiontest.RoundTrip{Scheme: scheme,
+		Converter: kindConverter(t, kinds, scheme, schema.GroupKind{Group: group, Kind: "KubeadmControlPlaneTemplate"}),
+		Hub:       &controlplanev1.KubeadmControlPlaneTemplate{}, Spoke: &controlplanev1beta1.KubeadmControlPlaneTemplate{},
+		Funcs: []fuzzer.FuzzerFuncs{kubeadmConfigFuzzFuncs, kubeadmControlPlaneFuzzFuncs}}.Run)
+}
+
+// kubeadmControlPlaneFuzzFuncs fill the control plane's fields as a real object can be: each says why.
+func kubeadmControlPlaneFuzzFuncs(_ runtimeserializer.CodecFactory) []any {
+	return []any{
+		func(in *controlplanev1beta1.KubeadmControlPlaneSpec, c randfill.Continue) {
+			c.FillNoCustom(in)
+			normalizeV1beta1Rollout(&in.RolloutBefore, &in.RolloutAfter, &in.RolloutStrategy, &in.MachineNamingStrategy)
+			// A reference the controller can follow has an apiVersion that parses.
+			in.MachineTemplate.InfrastructureRef.APIVersion = apiVersion(c)
+		},
+		func(in *controlplanev1beta1.KubeadmControlPlaneTemplateResourceSpec, c randfill.Continue) {
+			c.FillNoCustom(in)
+			normalizeV1beta1Rollout(&in.RolloutBefore, &in.RolloutAfter, &in.RolloutStrategy, &in.MachineNamingStrategy)
+			// An empty machine template means what an unset one does (v1beta2 holds it as a value).
+			if in.MachineTemplate != nil && reflect.ValueOf(*in.MachineTemplate).IsZero() {
+				in.MachineTemplate = nil
+			}
+		},
+		func(in *controlplanev1beta1.KubeadmControlPlaneStatus, c randfill.Continue) {
+			c.FillNoCustom(in)
+			// The v1beta1 controller writes status.v1beta2 with something in it, and a version, never an
+			// empty one (minLength 1).
+			if in.V1Beta2 != nil && reflect.ValueOf(*in.V1Beta2).IsZero() {
+				in.V1Beta2 = nil
+			}
+			dropEmptyString(&in.Version)
+		},
+		// The webhook reads the v1beta2 object from JSON (see kubeadmConfigFuzzFuncs); an apiGroup is a DNS
+		// subdomain (the schema's pattern).
+		func(in *controlplanev1.KubeadmControlPlaneSpec, c randfill.Continue) {
+			c.FillNoCustom(in)
+			if in.MachineTemplate.Spec.InfrastructureRef.APIGroup != "" {
+				in.MachineTemplate.Spec.InfrastructureRef.APIGroup = "infrastructure.example.com"
+			}
+			viaJSON(in)
+		},
+		func(in *controlplanev1.KubeadmControlPlaneTemplateResourceSpec, c randfill.Continue) {
+			c.FillNoCustom(in)
+			viaJSON(in)
+		},
+		func(in *controlplanev1.KubeadmControlPlaneStatus, c randfill.Continue) {
+			c.FillNoCustom(in)
+			viaJSON(in)
+		},
+	}
+}
+
+// normalizeV1beta1Rollout leaves out the v1beta1 values a real object cannot have: an empty struct where
+// v1beta2 has a value (the same as an unset one), a zero time (JSON's null), certificatesExpiryDays under 7
+// and an empty machine naming template (the schema's rules).
+func normalizeV1beta1Rollout(before **controlplanev1beta1.RolloutBefore, after **metav1.Time, strategy **controlplanev1beta1.RolloutStrategy, naming **controlplanev1beta1.MachineNamingStrategy) {
+	if b := *before; b != nil && (b.CertificatesExpiryDays == nil || *b.CertificatesExpiryDays < 7) {
+		*before = nil
+	}
+	if *after != nil && (*after).IsZero() {
+		*after = nil
+	}
+	if s := *strategy; s != nil {
+		if s.RollingUpdate != nil && s.RollingUpdate.MaxSurge == nil {
+			s.RollingUpdate = nil
+		}
+		if reflect.ValueOf(*s).IsZero() {
+			*strategy = nil
+		}
+	}
+	if *naming != nil && (*naming).Template == "" {
+		*naming = nil
+	}
+}
+
+func apiVersion(c randfill.Continue) string {
+	versions := []string{"", "v1", "infrastructure.example.com/v1beta1", "infrastructure.example.com/v1beta2"}
+	return versions[c.Intn(len(versions))]
+}
+
+// A v1beta1 KubeadmControlPlane as a user writes it, read in v1beta2: rollout, remediation and the machine
+// template's timeouts in their v1beta2 places; read in v1beta1 again, it is as written, the
+// infrastructureRef's apiVersion too (v1beta2 keeps the group alone).
+func TestKubeadmControlPlaneFromV1beta1(t *testing.T) {
+	scheme := kubeadmControlPlaneScheme(t)
+	c := kindConverter(t, conversion.KubeadmControlPlane(contractVersions), scheme, schema.GroupKind{Group: controlplanev1.GroupVersion.Group, Kind: "KubeadmControlPlane"})
+	after := metav1.Unix(1800000000, 0)
+	surge := intstr.FromInt32(0)
+	spoke := &controlplanev1beta1.KubeadmControlPlane{
+		ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: "ns"},
+		Spec: controlplanev1beta1.KubeadmControlPlaneSpec{
+			Replicas: ptr.To[int32](3), Version: "v1.33.1",
+			MachineTemplate: controlplanev1beta1.KubeadmControlPlaneMachineTemplate{
+				InfrastructureRef: corev1.ObjectReference{APIVersion: "infrastructure.example.com/v1beta1", Kind: "DockerMachineTemplate", Name: "cp"},
+				NodeDrainTimeout:  &metav1.Duration{Duration: 10 * time.Minute},
+			},
+			KubeadmConfigSpec: bootstrapv1beta1.KubeadmConfigSpec{ClusterConfiguration: &bootstrapv1beta1.ClusterConfiguration{ClusterName: "prod"}},
+			RolloutBefore:     &controlplanev1beta1.RolloutBefore{CertificatesExpiryDays: ptr.To[int32](21)},
+			RolloutAfter:      &after,
+			RolloutStrategy: &controlplanev1beta1.RolloutStrategy{Type: controlplanev1beta1.RollingUpdateStrategyType,
+				RollingUpdate: &controlplanev1beta1.RollingUpdate{MaxSurge: &surge}},
+			RemediationStrategy: &controlplanev1beta1.RemediationStrategy{MaxRetry: ptr.To[int32](5), RetryPeriod: metav1.Duration{Duration: 5 * time.Minute},
+				MinHealthyPeriod: &metav1.Duration{Duration: 2 * time.Hour}},
+		},
+		Status: controlplanev1beta1.KubeadmControlPlaneStatus{Replicas: 3, ReadyReplicas: 2, UpdatedReplicas: 3, Initialized: true, Ready: true},
+	}
+	hub := &controlplanev1.KubeadmControlPlane{}
+	convertWith(t, c, scheme, spoke, hub)
+
+	want := controlplanev1.KubeadmControlPlaneSpec{
+		Replicas: ptr.To[int32](3), Version: "v1.33.1",
+		MachineTemplate: controlplanev1.KubeadmControlPlaneMachineTemplate{Spec: controlplanev1.KubeadmControlPlaneMachineTemplateSpec{
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.example.com", Kind: "DockerMachineTemplate", Name: "cp"},
+			Deletion:          controlplanev1.KubeadmControlPlaneMachineTemplateDeletionSpec{NodeDrainTimeoutSeconds: ptr.To[int32](600)},
+		}},
+		Rollout: controlplanev1.KubeadmControlPlaneRolloutSpec{
+			Before: controlplanev1.KubeadmControlPlaneRolloutBeforeSpec{CertificatesExpiryDays: 21}, After: after,
+			Strategy: controlplanev1.KubeadmControlPlaneRolloutStrategy{Type: controlplanev1.RollingUpdateStrategyType,
+				RollingUpdate: controlplanev1.KubeadmControlPlaneRolloutStrategyRollingUpdate{MaxSurge: &surge}},
+		},
+		Remediation: controlplanev1.KubeadmControlPlaneRemediationSpec{MaxRetry: ptr.To[int32](5), RetryPeriodSeconds: ptr.To[int32](300), MinHealthyPeriodSeconds: ptr.To[int32](7200)},
+	}
+	if diff := cmp.Diff(want, hub.Spec); diff != "" {
+		t.Errorf("v1beta2 spec (-want +got):\n%s", diff)
+	}
+	if got := hub.Status.Initialization.ControlPlaneInitialized; got == nil || !*got {
+		t.Errorf("v1beta2 status.initialization.controlPlaneInitialized = %v, want true", got)
+	}
+	if d := hub.Status.Deprecated; d == nil || d.V1Beta1 == nil || d.V1Beta1.ReadyReplicas != 2 || d.V1Beta1.UpdatedReplicas != 3 {
+		t.Errorf("v1beta2 status.deprecated = %+v, want v1beta1's replica counts", d)
+	}
+
+	back := &controlplanev1beta1.KubeadmControlPlane{}
+	convertWith(t, c, scheme, hub, back)
+	delete(back.Annotations, conversion.DataAnnotation)
+	if len(back.Annotations) == 0 {
+		back.Annotations = nil
+	}
+	if diff := cmp.Diff(spoke, back); diff != "" {
+		t.Errorf("read in v1beta1 again (-before +after):\n%s", diff)
+	}
+}
+
+// A KubeadmControlPlane written in v1beta2, read in v1beta1: the infrastructureRef has the contract's
+// apiVersion and the control plane's namespace; a v1beta1 edit keeps the machine template's taints.
+func TestKubeadmControlPlaneFromV1beta2(t *testing.T) {
+	scheme := kubeadmControlPlaneScheme(t)
+	c := kindConverter(t, conversion.KubeadmControlPlane(contractVersions), scheme, schema.GroupKind{Group: controlplanev1.GroupVersion.Group, Kind: "KubeadmControlPlane"})
+	taints := []clusterv1.MachineTaint{{Key: "dedicated", Value: "cp", Effect: corev1.TaintEffectNoSchedule, Propagation: "Always"}}
+	hub := &controlplanev1.KubeadmControlPlane{
+		ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: "ns"},
+		Spec: controlplanev1.KubeadmControlPlaneSpec{Version: "v1.33.1",
+			MachineTemplate: controlplanev1.KubeadmControlPlaneMachineTemplate{Spec: controlplanev1.KubeadmControlPlaneMachineTemplateSpec{
+				InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.example.com", Kind: "DockerMachineTemplate", Name: "cp"},
+				Taints:            taints,
+			}},
+		},
+	}
+	spoke := &controlplanev1beta1.KubeadmControlPlane{}
+	convertWith(t, c, scheme, hub, spoke)
+	wantRef := corev1.ObjectReference{APIVersion: "infrastructure.example.com/v1beta2", Kind: "DockerMachineTemplate", Namespace: "ns", Name: "cp"}
+	if diff := cmp.Diff(wantRef, spoke.Spec.MachineTemplate.InfrastructureRef); diff != "" {
+		t.Errorf("v1beta1 infrastructureRef (-want +got):\n%s", diff)
+	}
+
+	spoke.Spec.Replicas = ptr.To[int32](5)
+	back := &controlplanev1.KubeadmControlPlane{}
+	convertWith(t, c, scheme, spoke, back)
+	if diff := cmp.Diff(taints, back.Spec.MachineTemplate.Spec.Taints); diff != "" || back.Spec.Replicas == nil || *back.Spec.Replicas != 5 {
+		t.Errorf("v1beta2 after the v1beta1 edit: replicas %v, taints (-want +got):\n%s", back.Spec.Replicas, diff)
+	}
+	if _, ok := back.Annotations["conversion.cluster.x-k8s.io/v1beta1-data"]; ok {
+		t.Errorf("v1beta2 has the v1beta1 data annotation though v1beta1 added nothing: %v", back.Annotations)
+	}
 }
