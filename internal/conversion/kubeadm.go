@@ -22,9 +22,13 @@ import (
 // kubeadmV1beta1DataAnnotation holds, on a v1beta2 object of the kubeadm groups converted from v1beta1, what
 // the v1beta1 object had that v1beta2 cannot express (JSON, the fields of the kind's kubeadm*V1beta1Data),
 // so that reading the object in v1beta1 again shows it: the kubeadm configuration's kubernetesVersion,
-// clusterName, networking, apiVersion and kind, useExperimentalRetryJoin, durations that are not whole
-// seconds. It is DataAnnotation's counterpart: DataAnnotation keeps on the v1beta1 object what v1beta2 has
-// and v1beta1 cannot express. Capstan's name (upstream v1.14 drops these fields).
+// clusterName, networking, apiVersion and kind, useExperimentalRetryJoin; durations that are not whole
+// seconds; a status's ready where v1beta2 derives another; the control plane's infrastructureRef where its
+// group, kind and name do not give it back. It is DataAnnotation's counterpart: DataAnnotation keeps on the
+// v1beta1 object what v1beta2 has and v1beta1 cannot express. Capstan's name: upstream v1.14 drops these
+// (its v1beta2 controllers take the version, the cluster's name and networking from the Machine and the
+// Cluster), but a v1beta1 client reads back what it wrote, and the v1beta1 controllers honour them.
+// The annotation is written only when there is something to keep.
 const kubeadmV1beta1DataAnnotation = "conversion.cluster.x-k8s.io/v1beta1-data"
 
 // KubeadmBootstrap returns the conversions of the bootstrap.cluster.x-k8s.io kinds: v1beta1 ⇄ v1beta2 (the
@@ -553,6 +557,8 @@ func kubeadmControlPlaneFromV1beta1(versions APIVersions) func(context.Context, 
 			status.Ready = src.Status.Ready // kept apart
 			if apiequality.Semantic.DeepEqual(status, src.Status) {
 				dst.Status = restored.Status
+			} else {
+				dst.Status.Versions = restored.Status.Versions // v1beta1 has none
 			}
 		}
 		dst.Spec.MachineTemplate.Spec.InfrastructureRef = ref
