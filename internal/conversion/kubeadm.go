@@ -447,8 +447,20 @@ type kubeadmControlPlaneV1beta1Data struct {
 	NodeDeletionTimeout     *metav1.Duration `json:"nodeDeletionTimeout,omitempty"`
 	RetryPeriod             *metav1.Duration `json:"retryPeriod,omitempty"`
 	MinHealthyPeriod        *metav1.Duration `json:"minHealthyPeriod,omitempty"`
+	// RolloutStrategyTypeUnset says the rollout strategy had no type (v1beta2's is RollingUpdate).
+	RolloutStrategyTypeUnset bool `json:"rolloutStrategyTypeUnset,omitempty"`
 	// Ready is status.ready where it is not readyReplicas > 0.
 	Ready *bool `json:"ready,omitempty"`
+}
+
+func (d *kubeadmControlPlaneV1beta1Data) keepRolloutStrategyType(strategy *controlplanev1beta1.RolloutStrategy) {
+	d.RolloutStrategyTypeUnset = strategy != nil && strategy.Type == ""
+}
+
+func (d *kubeadmControlPlaneV1beta1Data) restoreRolloutStrategyType(strategy *controlplanev1beta1.RolloutStrategy) {
+	if d.RolloutStrategyTypeUnset && strategy != nil && strategy.Type == controlplanev1beta1.RollingUpdateStrategyType {
+		strategy.Type = ""
+	}
 }
 
 // kubeadmControlPlaneTimeouts are the v1beta1 durations of a control plane's spec and their v1beta2 seconds.
@@ -516,6 +528,7 @@ func kubeadmControlPlaneToV1beta1(versions APIVersions) func(context.Context, *c
 		mt := &dst.Spec.MachineTemplate
 		restoreControlPlaneTimeouts(&data, &mt.NodeDrainTimeout, &mt.NodeVolumeDetachTimeout, &mt.NodeDeletionTimeout, dst.Spec.RemediationStrategy,
 			src.Spec.MachineTemplate.Spec.Deletion, &src.Spec.Remediation)
+		data.restoreRolloutStrategyType(dst.Spec.RolloutStrategy)
 		if data.Ready != nil && *data.Ready != dst.Status.Ready {
 			dst.Status.Ready = *data.Ready
 		}
@@ -569,6 +582,7 @@ func kubeadmControlPlaneFromV1beta1(versions APIVersions) func(context.Context, 
 		if srcRef != (corev1.ObjectReference{}) && !derivedReference(ctx, versions, srcRef, ref, src.Namespace) {
 			data.InfrastructureRef = &srcRef
 		}
+		data.keepRolloutStrategyType(src.Spec.RolloutStrategy)
 		if ready := src.Status.ReadyReplicas > 0; src.Status.Ready != ready {
 			data.Ready = &src.Status.Ready
 		}
@@ -636,6 +650,7 @@ func kubeadmControlPlaneTemplateToV1beta1(_ context.Context, src *controlplanev1
 	if out.MachineTemplate != nil {
 		out.MachineTemplate.NodeDrainTimeout, out.MachineTemplate.NodeVolumeDetachTimeout, out.MachineTemplate.NodeDeletionTimeout = drain, detach, deletion
 	}
+	data.restoreRolloutStrategyType(out.RolloutStrategy)
 	return MarshalData(src, dst)
 }
 
@@ -662,6 +677,7 @@ func kubeadmControlPlaneTemplateFromV1beta1(_ context.Context, src *controlplane
 	} else {
 		machineTemplateTimeouts(nil, nil, nil, in.RemediationStrategy).data(&data)
 	}
+	data.keepRolloutStrategyType(in.RolloutStrategy)
 	return setKubeadmV1beta1Data(dst, data, data != kubeadmControlPlaneV1beta1Data{})
 }
 

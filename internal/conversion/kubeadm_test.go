@@ -533,3 +533,29 @@ func TestKubeadmControlPlaneFromV1beta2(t *testing.T) {
 		t.Errorf("v1beta2 has the v1beta1 data annotation though v1beta1 added nothing: %v", back.Annotations)
 	}
 }
+
+// A v1beta1 KubeadmControlPlaneTemplate's rolloutStrategy may leave out its type (v1beta1 defaults it in
+// the control plane only): v1beta2 requires it, so it is RollingUpdate there, and unset again in v1beta1.
+func TestKubeadmControlPlaneTemplateRolloutStrategyType(t *testing.T) {
+	scheme := kubeadmControlPlaneScheme(t)
+	c := kindConverter(t, conversion.KubeadmControlPlane(contractVersions), scheme, schema.GroupKind{Group: controlplanev1.GroupVersion.Group, Kind: "KubeadmControlPlaneTemplate"})
+	surge := intstr.FromInt32(1)
+	spoke := &controlplanev1beta1.KubeadmControlPlaneTemplate{
+		ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: "ns"},
+		Spec: controlplanev1beta1.KubeadmControlPlaneTemplateSpec{Template: controlplanev1beta1.KubeadmControlPlaneTemplateResource{
+			Spec: controlplanev1beta1.KubeadmControlPlaneTemplateResourceSpec{
+				RolloutStrategy: &controlplanev1beta1.RolloutStrategy{RollingUpdate: &controlplanev1beta1.RollingUpdate{MaxSurge: &surge}},
+			},
+		}},
+	}
+	hub := &controlplanev1.KubeadmControlPlaneTemplate{}
+	convertWith(t, c, scheme, spoke, hub)
+	if got := hub.Spec.Template.Spec.Rollout.Strategy.Type; got != controlplanev1.RollingUpdateStrategyType {
+		t.Errorf("v1beta2 rollout.strategy.type = %q, want RollingUpdate", got)
+	}
+	back := &controlplanev1beta1.KubeadmControlPlaneTemplate{}
+	convertWith(t, c, scheme, hub, back)
+	if got := back.Spec.Template.Spec.RolloutStrategy; got == nil || got.Type != "" || got.RollingUpdate == nil || *got.RollingUpdate.MaxSurge != surge {
+		t.Errorf("v1beta1 rolloutStrategy = %+v, want no type and maxSurge 1", got)
+	}
+}

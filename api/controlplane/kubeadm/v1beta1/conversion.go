@@ -250,7 +250,12 @@ func rolloutToV1beta2(before *RolloutBefore, after *metav1.Time, strategy *Rollo
 		out.After = *after
 	}
 	if strategy != nil {
+		// v1beta2 requires the type; RollingUpdate is the one there is (and v1beta1's default in a control
+		// plane, not in its template).
 		out.Strategy.Type = controlplanev1.KubeadmControlPlaneRolloutStrategyType(strategy.Type)
+		if strategy.Type == "" {
+			out.Strategy.Type = controlplanev1.RollingUpdateStrategyType
+		}
 		if strategy.RollingUpdate != nil {
 			out.Strategy.RollingUpdate.MaxSurge = strategy.RollingUpdate.MaxSurge
 		}
