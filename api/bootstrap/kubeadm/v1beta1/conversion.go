@@ -17,9 +17,11 @@ import (
 
 // The hand-written halves of the conversion between this package and bootstrap v1beta2 (the hub), which
 // zz_generated.conversion.go calls: field mapping alone (upstream's names, which conversion-gen looks for).
-// What one version cannot express is kept in an annotation and restored by internal/conversion: v1beta2's
-// new fields, the order and duplicates of v1beta2's extraArgs lists, which of the two timeouts v1beta1 has
-// moved where, v1beta1's fields v1beta2 dropped (kubernetesVersion, clusterName, networking...).
+// The two timeouts v1beta1 has elsewhere are moved to and from v1beta2's timeouts here (the spec's
+// conversion). What one version cannot express is kept in an annotation and restored by internal/conversion:
+// v1beta2's new fields and other timeouts, the order and repeated names of v1beta2's extraArgs lists,
+// v1beta1's fields v1beta2 dropped (kubernetesVersion, clusterName, networking...), durations that are not
+// whole seconds.
 
 // Convert_v1beta1_KubeadmConfigSpec_To_v1beta2_KubeadmConfigSpec converts the spec; useExperimentalRetryJoin
 // has no v1beta2 field.
