@@ -14,7 +14,9 @@ import (
 
 // The hand-written halves of the conversion between this package and controlplane v1beta2 (the hub), which
 // zz_generated.conversion.go calls: field mapping alone (upstream's names, which conversion-gen looks for).
-// The embedded KubeadmConfigSpec is the bootstrap package's conversion. The machine template's
+// The embedded KubeadmConfigSpec is the bootstrap package's conversion: make generate runs conversion-gen
+// on every tagged package at once, so it finds the bootstrap package's KubeadmConfigSpec, ObjectMeta and
+// condition conversions itself (a local wrapper of the same pair is a duplicate it refuses). The machine template's
 // infrastructureRef (a ContractVersionedObjectReference in v1beta2, whose version the manager resolves)
 // and what one version cannot express are left to internal/conversion.
 
