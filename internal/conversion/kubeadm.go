@@ -100,7 +100,7 @@ func kubeadmConfigFromV1beta1(_ context.Context, src *bootstrapv1beta1.KubeadmCo
 
 // kubeadmConfigReadiness returns the v1beta1 status's ready and initialization if v1beta2's
 // initialization.dataSecretCreated (which the conversion takes from initialization, or else from ready)
-// does not give them back.
+// does not give them back: ready without initialization (older controllers), or the two disagreeing.
 func kubeadmConfigReadiness(status *bootstrapv1beta1.KubeadmConfigStatus) *kubeadmConfigV1beta1Readiness {
 	switch i := status.Initialization; {
 	case i == nil && !status.Ready, i != nil && i.DataSecretCreated != nil && *i.DataSecretCreated == status.Ready:
@@ -111,7 +111,7 @@ func kubeadmConfigReadiness(status *bootstrapv1beta1.KubeadmConfigStatus) *kubea
 
 // dataSecretCreated is v1beta2's initialization.dataSecretCreated for the v1beta1 readiness.
 func (r *kubeadmConfigV1beta1Readiness) dataSecretCreated() *bool {
-	if r.Initialization != nil {
+	if r.Initialization != nil && r.Initialization.DataSecretCreated != nil {
 		return r.Initialization.DataSecretCreated
 	}
 	if r.Ready {

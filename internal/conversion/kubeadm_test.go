@@ -559,3 +559,24 @@ func TestKubeadmControlPlaneTemplateRolloutStrategyType(t *testing.T) {
 		t.Errorf("v1beta1 rolloutStrategy = %+v, want no type and maxSurge 1", got)
 	}
 }
+
+// A v1beta1 KubeadmConfig whose controller set ready alone (no status.initialization): v1beta2 shows the
+// data secret created, and v1beta1 reads back ready alone.
+func TestKubeadmConfigReadyAlone(t *testing.T) {
+	scheme := kubeadmBootstrapScheme(t)
+	c := kindConverter(t, conversion.KubeadmBootstrap(), scheme, schema.GroupKind{Group: bootstrapv1.GroupVersion.Group, Kind: "KubeadmConfig"})
+	spoke := &bootstrapv1beta1.KubeadmConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "w-0", Namespace: "ns"},
+		Status:     bootstrapv1beta1.KubeadmConfigStatus{Ready: true, DataSecretName: ptr.To("w-0")},
+	}
+	hub := &bootstrapv1.KubeadmConfig{}
+	convertWith(t, c, scheme, spoke, hub)
+	if got := hub.Status.Initialization.DataSecretCreated; got == nil || !*got {
+		t.Errorf("v1beta2 status.initialization.dataSecretCreated = %v, want true", got)
+	}
+	back := &bootstrapv1beta1.KubeadmConfig{}
+	convertWith(t, c, scheme, hub, back)
+	if !back.Status.Ready || back.Status.Initialization != nil {
+		t.Errorf("v1beta1 status: ready %v, initialization %+v; want ready alone", back.Status.Ready, back.Status.Initialization)
+	}
+}

@@ -519,8 +519,8 @@ func Convert_v1beta2_Filesystem_To_v1beta1_Filesystem(in *bootstrapv1.Filesystem
 
 // Convert_v1beta1_KubeadmConfigStatus_To_v1beta2_KubeadmConfigStatus converts the status: v1beta1's
 // conditions, failureReason and failureMessage are v1beta2's status.deprecated.v1beta1, its
-// status.v1beta2.conditions v1beta2's conditions. ready is initialization.dataSecretCreated where v1beta1 has
-// no initialization.
+// status.v1beta2.conditions v1beta2's conditions. ready is initialization.dataSecretCreated where v1beta1's
+// initialization does not say.
 func Convert_v1beta1_KubeadmConfigStatus_To_v1beta2_KubeadmConfigStatus(in *KubeadmConfigStatus, out *bootstrapv1.KubeadmConfigStatus, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	if err := autoConvert_v1beta1_KubeadmConfigStatus_To_v1beta2_KubeadmConfigStatus(in, out, s); err != nil {
 		return err
@@ -531,7 +531,7 @@ func Convert_v1beta1_KubeadmConfigStatus_To_v1beta2_KubeadmConfigStatus(in *Kube
 	}
 	out.Initialization = bootstrapv1.KubeadmConfigInitializationStatus{}
 	switch {
-	case in.Initialization != nil:
+	case in.Initialization != nil && in.Initialization.DataSecretCreated != nil:
 		out.Initialization.DataSecretCreated = in.Initialization.DataSecretCreated
 	case in.Ready:
 		out.Initialization.DataSecretCreated = &in.Ready
