@@ -6,5 +6,6 @@
 // rule needs nothing but the object itself.
 //
 // +kubebuilder:object:generate=true
+// +k8s:conversion-gen=github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta2
 // +groupName=bootstrap.cluster.x-k8s.io
 package v1beta1

@@ -5,5 +5,6 @@
 // itself.
 //
 // +kubebuilder:object:generate=true
+// +k8s:conversion-gen=github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta2
 // +groupName=controlplane.cluster.x-k8s.io
 package v1beta1

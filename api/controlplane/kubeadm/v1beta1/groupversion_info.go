@@ -15,6 +15,9 @@ var (
 
 	// AddToScheme adds this package's types to a runtime.Scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
+
+	// localSchemeBuilder is the name conversion-gen registers the generated conversions with.
+	localSchemeBuilder = &SchemeBuilder
 )
 
 func addKnownTypes(scheme *runtime.Scheme) error {
