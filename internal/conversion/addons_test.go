@@ -50,7 +50,7 @@ func converterOf(t *testing.T, kinds conversion.Kinds, scheme *runtime.Scheme, g
 	return c
 }
 
-// convertWith converts src to dst with c, as the webhook does.
+// convertWith converts a copy of src to dst (a new object of the other version) with c, as the webhook does.
 func convertWith(t *testing.T, scheme *runtime.Scheme, c crconversion.Converter, src, dst runtime.Object) {
 	t.Helper()
 	for _, o := range []runtime.Object{src, dst} {
@@ -60,7 +60,7 @@ func convertWith(t *testing.T, scheme *runtime.Scheme, c crconversion.Converter,
 		}
 		o.GetObjectKind().SetGroupVersionKind(gvks[0])
 	}
-	if err := c.ConvertObject(t.Context(), src, dst); err != nil {
+	if err := c.ConvertObject(t.Context(), src.DeepCopyObject(), dst); err != nil {
 		t.Fatal(err)
 	}
 }

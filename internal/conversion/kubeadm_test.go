@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	runtimeserializer "k8s.io/apimachinery/pkg/runtime/serializer"
-	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 	"sigs.k8s.io/randfill"
 
 	bootstrapv1beta1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
@@ -40,28 +39,15 @@ func kubeadmBootstrapScheme(t *testing.T) *runtime.Scheme {
 	return scheme
 }
 
-func kindConverter(t *testing.T, kinds conversion.Kinds, scheme *runtime.Scheme, gk schema.GroupKind) crconversion.Converter {
-	t.Helper()
-	registry, err := kinds.Registry(scheme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, ok := registry.GetConverter(gk)
-	if !ok {
-		t.Fatalf("no converter for %s", gk)
-	}
-	return c
-}
-
 func TestKubeadmBootstrapRoundTrips(t *testing.T) {
 	scheme := kubeadmBootstrapScheme(t)
 	group := bootstrapv1.GroupVersion.Group
 	t.Run("KubeadmConfig", conversiontest.RoundTrip{Scheme: scheme,
-		Converter: kindConverter(t, conversion.KubeadmBootstrap(), scheme, schema.GroupKind{Group: group, Kind: "KubeadmConfig"}),
+		Converter: converterOf(t, conversion.KubeadmBootstrap(), scheme, schema.GroupKind{Group: group, Kind: "KubeadmConfig"}),
 		Hub:       &bootstrapv1.KubeadmConfig{}, Spoke: &bootstrapv1beta1.KubeadmConfig{},
 		Funcs: []fuzzer.FuzzerFuncs{kubeadmConfigFuzzFuncs}}.Run)
 	t.Run("KubeadmConfigTemplate", conversiontest.RoundTrip{Scheme: scheme,
-		Converter: kindConverter(t, conversion.KubeadmBootstrap(), scheme, schema.GroupKind{Group: group, Kind: "KubeadmConfigTemplate"}),
+		Converter: converterOf(t, conversion.KubeadmBootstrap(), scheme, schema.GroupKind{Group: group, Kind: "KubeadmConfigTemplate"}),
 		Hub:       &bootstrapv1.KubeadmConfigTemplate{}, Spoke: &bootstrapv1beta1.KubeadmConfigTemplate{},
 		Funcs: []fuzzer.FuzzerFuncs{kubeadmConfigFuzzFuncs}}.Run)
 }
@@ -216,27 +202,11 @@ func viaJSON[T any](v *T) {
 	*v = out
 }
 
-// convertWith converts src to dst (a new object of the other version) with the kind's converter, as the
-// webhook does.
-func convertWith(t *testing.T, c crconversion.Converter, scheme *runtime.Scheme, src, dst runtime.Object) {
-	t.Helper()
-	for _, o := range []runtime.Object{src, dst} {
-		gvks, _, err := scheme.ObjectKinds(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o.GetObjectKind().SetGroupVersionKind(gvks[0])
-	}
-	if err := c.ConvertObject(t.Context(), src.DeepCopyObject(), dst); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // A v1beta1 KubeadmConfig as a user writes it, read in v1beta2: the timeouts and extraArgs in their v1beta2
 // places; the fields v1beta2 dropped come back when it is read in v1beta1 again.
 func TestKubeadmConfigFromV1beta1(t *testing.T) {
 	scheme := kubeadmBootstrapScheme(t)
-	c := kindConverter(t, conversion.KubeadmBootstrap(), scheme, schema.GroupKind{Group: bootstrapv1.GroupVersion.Group, Kind: "KubeadmConfig"})
+	c := converterOf(t, conversion.KubeadmBootstrap(), scheme, schema.GroupKind{Group: bootstrapv1.GroupVersion.Group, Kind: "KubeadmConfig"})
 	spoke := &bootstrapv1beta1.KubeadmConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "cp-0", Namespace: "ns"},
 		Spec: bootstrapv1beta1.KubeadmConfigSpec{
@@ -254,7 +224,7 @@ func TestKubeadmConfigFromV1beta1(t *testing.T) {
 		Status: bootstrapv1beta1.KubeadmConfigStatus{Ready: true, DataSecretName: ptr.To("cp-0")},
 	}
 	hub := &bootstrapv1.KubeadmConfig{}
-	convertWith(t, c, scheme, spoke, hub)
+	convertWith(t, scheme, c, spoke, hub)
 
 	wantArgs := []bootstrapv1.Arg{{Name: "audit-log-path", Value: ptr.To("-")}, {Name: "v", Value: ptr.To("2")}}
 	if diff := cmp.Diff(wantArgs, hub.Spec.ClusterConfiguration.APIServer.ExtraArgs); diff != "" {
@@ -270,7 +240,7 @@ func TestKubeadmConfigFromV1beta1(t *testing.T) {
 	}
 
 	back := &bootstrapv1beta1.KubeadmConfig{}
-	convertWith(t, c, scheme, hub, back)
+	convertWith(t, scheme, c, hub, back)
 	delete(back.Annotations, conversion.DataAnnotation)
 	if len(back.Annotations) == 0 {
 		back.Annotations = nil
@@ -284,7 +254,7 @@ func TestKubeadmConfigFromV1beta1(t *testing.T) {
 // the change lands, and what v1beta1 cannot express and the user did not touch stays as it was.
 func TestKubeadmConfigEditedInV1beta1(t *testing.T) {
 	scheme := kubeadmBootstrapScheme(t)
-	c := kindConverter(t, conversion.KubeadmBootstrap(), scheme, schema.GroupKind{Group: bootstrapv1.GroupVersion.Group, Kind: "KubeadmConfig"})
+	c := converterOf(t, conversion.KubeadmBootstrap(), scheme, schema.GroupKind{Group: bootstrapv1.GroupVersion.Group, Kind: "KubeadmConfig"})
 	args := []bootstrapv1.Arg{{Name: "tls-cipher-suites", Value: ptr.To("b")}, {Name: "feature-gates", Value: ptr.To("X=true")}, {Name: "feature-gates", Value: ptr.To("Y=true")}}
 	hub := &bootstrapv1.KubeadmConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "cp-0", Namespace: "ns"},
@@ -299,7 +269,7 @@ func TestKubeadmConfigEditedInV1beta1(t *testing.T) {
 		},
 	}
 	spoke := &bootstrapv1beta1.KubeadmConfig{}
-	convertWith(t, c, scheme, hub, spoke)
+	convertWith(t, scheme, c, hub, spoke)
 	if got := spoke.Spec.ClusterConfiguration.APIServer.ExtraArgs; !maps.Equal(got, map[string]string{"tls-cipher-suites": "b", "feature-gates": "Y=true"}) {
 		t.Errorf("v1beta1 apiServer.extraArgs = %v, want the last feature-gates", got)
 	}
@@ -308,7 +278,7 @@ func TestKubeadmConfigEditedInV1beta1(t *testing.T) {
 		edited := spoke.DeepCopy()
 		edited.Spec.PreKubeadmCommands = []string{"echo hi"}
 		back := &bootstrapv1.KubeadmConfig{}
-		convertWith(t, c, scheme, edited, back)
+		convertWith(t, scheme, c, edited, back)
 		want := hub.DeepCopy()
 		want.Spec.PreKubeadmCommands = []string{"echo hi"}
 		if diff := cmp.Diff(want.Spec, back.Spec); diff != "" {
@@ -320,7 +290,7 @@ func TestKubeadmConfigEditedInV1beta1(t *testing.T) {
 		edited.Spec.ClusterConfiguration.APIServer.ExtraArgs["v"] = "4"
 		edited.Spec.ClusterConfiguration.APIServer.TimeoutForControlPlane = &metav1.Duration{Duration: time.Minute}
 		back := &bootstrapv1.KubeadmConfig{}
-		convertWith(t, c, scheme, edited, back)
+		convertWith(t, scheme, c, edited, back)
 		wantArgs := []bootstrapv1.Arg{{Name: "feature-gates", Value: ptr.To("Y=true")}, {Name: "tls-cipher-suites", Value: ptr.To("b")}, {Name: "v", Value: ptr.To("4")}}
 		if diff := cmp.Diff(wantArgs, back.Spec.ClusterConfiguration.APIServer.ExtraArgs); diff != "" {
 			t.Errorf("v1beta2 apiServer.extraArgs (-want +got):\n%s", diff)
@@ -355,11 +325,11 @@ func TestKubeadmControlPlaneRoundTrips(t *testing.T) {
 	group := controlplanev1.GroupVersion.Group
 	kinds := conversion.KubeadmControlPlane(contractVersions)
 	t.Run("KubeadmControlPlane", conversiontest.RoundTrip{Scheme: scheme,
-		Converter: kindConverter(t, kinds, scheme, schema.GroupKind{Group: group, Kind: "KubeadmControlPlane"}),
+		Converter: converterOf(t, kinds, scheme, schema.GroupKind{Group: group, Kind: "KubeadmControlPlane"}),
 		Hub:       &controlplanev1.KubeadmControlPlane{}, Spoke: &controlplanev1beta1.KubeadmControlPlane{},
 		Funcs: []fuzzer.FuzzerFuncs{kubeadmConfigFuzzFuncs, kubeadmControlPlaneFuzzFuncs}}.Run)
 	t.Run("KubeadmControlPlaneTemplate", conversiontest.RoundTrip{Scheme: scheme,
-		Converter: kindConverter(t, kinds, scheme, schema.GroupKind{Group: group, Kind: "KubeadmControlPlaneTemplate"}),
+		Converter: converterOf(t, kinds, scheme, schema.GroupKind{Group: group, Kind: "KubeadmControlPlaneTemplate"}),
 		Hub:       &controlplanev1.KubeadmControlPlaneTemplate{}, Spoke: &controlplanev1beta1.KubeadmControlPlaneTemplate{},
 		Funcs: []fuzzer.FuzzerFuncs{kubeadmConfigFuzzFuncs, kubeadmControlPlaneFuzzFuncs}}.Run)
 }
@@ -443,7 +413,7 @@ func apiVersion(c randfill.Continue) string {
 // infrastructureRef's apiVersion too (v1beta2 keeps the group alone).
 func TestKubeadmControlPlaneFromV1beta1(t *testing.T) {
 	scheme := kubeadmControlPlaneScheme(t)
-	c := kindConverter(t, conversion.KubeadmControlPlane(contractVersions), scheme, schema.GroupKind{Group: controlplanev1.GroupVersion.Group, Kind: "KubeadmControlPlane"})
+	c := converterOf(t, conversion.KubeadmControlPlane(contractVersions), scheme, schema.GroupKind{Group: controlplanev1.GroupVersion.Group, Kind: "KubeadmControlPlane"})
 	after := metav1.Unix(1800000000, 0)
 	surge := intstr.FromInt32(0)
 	spoke := &controlplanev1beta1.KubeadmControlPlane{
@@ -465,7 +435,7 @@ func TestKubeadmControlPlaneFromV1beta1(t *testing.T) {
 		Status: controlplanev1beta1.KubeadmControlPlaneStatus{Replicas: 3, ReadyReplicas: 2, UpdatedReplicas: 3, Initialized: true, Ready: true},
 	}
 	hub := &controlplanev1.KubeadmControlPlane{}
-	convertWith(t, c, scheme, spoke, hub)
+	convertWith(t, scheme, c, spoke, hub)
 
 	want := controlplanev1.KubeadmControlPlaneSpec{
 		Replicas: ptr.To[int32](3), Version: "v1.33.1",
@@ -491,7 +461,7 @@ func TestKubeadmControlPlaneFromV1beta1(t *testing.T) {
 	}
 
 	back := &controlplanev1beta1.KubeadmControlPlane{}
-	convertWith(t, c, scheme, hub, back)
+	convertWith(t, scheme, c, hub, back)
 	delete(back.Annotations, conversion.DataAnnotation)
 	if len(back.Annotations) == 0 {
 		back.Annotations = nil
@@ -505,7 +475,7 @@ func TestKubeadmControlPlaneFromV1beta1(t *testing.T) {
 // apiVersion and the control plane's namespace; a v1beta1 edit keeps the machine template's taints.
 func TestKubeadmControlPlaneFromV1beta2(t *testing.T) {
 	scheme := kubeadmControlPlaneScheme(t)
-	c := kindConverter(t, conversion.KubeadmControlPlane(contractVersions), scheme, schema.GroupKind{Group: controlplanev1.GroupVersion.Group, Kind: "KubeadmControlPlane"})
+	c := converterOf(t, conversion.KubeadmControlPlane(contractVersions), scheme, schema.GroupKind{Group: controlplanev1.GroupVersion.Group, Kind: "KubeadmControlPlane"})
 	taints := []clusterv1.MachineTaint{{Key: "dedicated", Value: "cp", Effect: corev1.TaintEffectNoSchedule, Propagation: "Always"}}
 	hub := &controlplanev1.KubeadmControlPlane{
 		ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: "ns"},
@@ -517,7 +487,7 @@ func TestKubeadmControlPlaneFromV1beta2(t *testing.T) {
 		},
 	}
 	spoke := &controlplanev1beta1.KubeadmControlPlane{}
-	convertWith(t, c, scheme, hub, spoke)
+	convertWith(t, scheme, c, hub, spoke)
 	wantRef := corev1.ObjectReference{APIVersion: "infrastructure.example.com/v1beta2", Kind: "DockerMachineTemplate", Namespace: "ns", Name: "cp"}
 	if diff := cmp.Diff(wantRef, spoke.Spec.MachineTemplate.InfrastructureRef); diff != "" {
 		t.Errorf("v1beta1 infrastructureRef (-want +got):\n%s", diff)
@@ -525,7 +495,7 @@ func TestKubeadmControlPlaneFromV1beta2(t *testing.T) {
 
 	spoke.Spec.Replicas = ptr.To[int32](5)
 	back := &controlplanev1.KubeadmControlPlane{}
-	convertWith(t, c, scheme, spoke, back)
+	convertWith(t, scheme, c, spoke, back)
 	if diff := cmp.Diff(taints, back.Spec.MachineTemplate.Spec.Taints); diff != "" || back.Spec.Replicas == nil || *back.Spec.Replicas != 5 {
 		t.Errorf("v1beta2 after the v1beta1 edit: replicas %v, taints (-want +got):\n%s", back.Spec.Replicas, diff)
 	}
@@ -538,7 +508,7 @@ func TestKubeadmControlPlaneFromV1beta2(t *testing.T) {
 // the control plane only): v1beta2 requires it, so it is RollingUpdate there, and unset again in v1beta1.
 func TestKubeadmControlPlaneTemplateRolloutStrategyType(t *testing.T) {
 	scheme := kubeadmControlPlaneScheme(t)
-	c := kindConverter(t, conversion.KubeadmControlPlane(contractVersions), scheme, schema.GroupKind{Group: controlplanev1.GroupVersion.Group, Kind: "KubeadmControlPlaneTemplate"})
+	c := converterOf(t, conversion.KubeadmControlPlane(contractVersions), scheme, schema.GroupKind{Group: controlplanev1.GroupVersion.Group, Kind: "KubeadmControlPlaneTemplate"})
 	surge := intstr.FromInt32(1)
 	spoke := &controlplanev1beta1.KubeadmControlPlaneTemplate{
 		ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: "ns"},
@@ -549,12 +519,12 @@ func TestKubeadmControlPlaneTemplateRolloutStrategyType(t *testing.T) {
 		}},
 	}
 	hub := &controlplanev1.KubeadmControlPlaneTemplate{}
-	convertWith(t, c, scheme, spoke, hub)
+	convertWith(t, scheme, c, spoke, hub)
 	if got := hub.Spec.Template.Spec.Rollout.Strategy.Type; got != controlplanev1.RollingUpdateStrategyType {
 		t.Errorf("v1beta2 rollout.strategy.type = %q, want RollingUpdate", got)
 	}
 	back := &controlplanev1beta1.KubeadmControlPlaneTemplate{}
-	convertWith(t, c, scheme, hub, back)
+	convertWith(t, scheme, c, hub, back)
 	if got := back.Spec.Template.Spec.RolloutStrategy; got == nil || got.Type != "" || got.RollingUpdate == nil || *got.RollingUpdate.MaxSurge != surge {
 		t.Errorf("v1beta1 rolloutStrategy = %+v, want no type and maxSurge 1", got)
 	}
@@ -564,18 +534,18 @@ func TestKubeadmControlPlaneTemplateRolloutStrategyType(t *testing.T) {
 // data secret created, and v1beta1 reads back ready alone.
 func TestKubeadmConfigReadyAlone(t *testing.T) {
 	scheme := kubeadmBootstrapScheme(t)
-	c := kindConverter(t, conversion.KubeadmBootstrap(), scheme, schema.GroupKind{Group: bootstrapv1.GroupVersion.Group, Kind: "KubeadmConfig"})
+	c := converterOf(t, conversion.KubeadmBootstrap(), scheme, schema.GroupKind{Group: bootstrapv1.GroupVersion.Group, Kind: "KubeadmConfig"})
 	spoke := &bootstrapv1beta1.KubeadmConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: "w-0", Namespace: "ns"},
 		Status:     bootstrapv1beta1.KubeadmConfigStatus{Ready: true, DataSecretName: ptr.To("w-0")},
 	}
 	hub := &bootstrapv1.KubeadmConfig{}
-	convertWith(t, c, scheme, spoke, hub)
+	convertWith(t, scheme, c, spoke, hub)
 	if got := hub.Status.Initialization.DataSecretCreated; got == nil || !*got {
 		t.Errorf("v1beta2 status.initialization.dataSecretCreated = %v, want true", got)
 	}
 	back := &bootstrapv1beta1.KubeadmConfig{}
-	convertWith(t, c, scheme, hub, back)
+	convertWith(t, scheme, c, hub, back)
 	if !back.Status.Ready || back.Status.Initialization != nil {
 		t.Errorf("v1beta1 status: ready %v, initialization %+v; want ready alone", back.Status.Ready, back.Status.Initialization)
 	}

@@ -12,7 +12,6 @@ import (
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta2"
 	clusterv1beta1 "github.com/capstan-dev/capstan/api/core/v1beta1"
-	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta2"
 )
 
 // The hand-written halves of the conversion between this package and bootstrap v1beta2 (the hub), which
@@ -568,30 +567,6 @@ func Convert_v1beta2_KubeadmConfigStatus_To_v1beta1_KubeadmConfigStatus(in *boot
 		out.V1Beta2 = &KubeadmConfigV1Beta2Status{Conditions: in.Conditions}
 	}
 	return nil
-}
-
-// The conversions of other packages' types conversion-gen needs in this one.
-
-// Convert_v1beta1_ObjectMeta_To_v1beta2_ObjectMeta converts a template's metadata.
-func Convert_v1beta1_ObjectMeta_To_v1beta2_ObjectMeta(in *clusterv1beta1.ObjectMeta, out *clusterv1.ObjectMeta, _ apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
-	out.Labels, out.Annotations = in.Labels, in.Annotations
-	return nil
-}
-
-// Convert_v1beta2_ObjectMeta_To_v1beta1_ObjectMeta converts a template's metadata.
-func Convert_v1beta2_ObjectMeta_To_v1beta1_ObjectMeta(in *clusterv1.ObjectMeta, out *clusterv1beta1.ObjectMeta, _ apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
-	out.Labels, out.Annotations = in.Labels, in.Annotations
-	return nil
-}
-
-// Convert_v1_Condition_To_v1beta1_Condition is core v1beta1's (the status conversions move the conditions).
-func Convert_v1_Condition_To_v1beta1_Condition(in *metav1.Condition, out *clusterv1beta1.Condition, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
-	return clusterv1beta1.Convert_v1_Condition_To_v1beta1_Condition(in, out, s)
-}
-
-// Convert_v1beta1_Condition_To_v1_Condition is core v1beta1's (the status conversions move the conditions).
-func Convert_v1beta1_Condition_To_v1_Condition(in *clusterv1beta1.Condition, out *metav1.Condition, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
-	return clusterv1beta1.Convert_v1beta1_Condition_To_v1_Condition(in, out, s)
 }
 
 // DurationToSeconds converts a v1beta1 duration to v1beta2's whole seconds: truncated, at most MaxInt32.

@@ -7,5 +7,6 @@
 //
 // +kubebuilder:object:generate=true
 // +k8s:conversion-gen=github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta2
+// +k8s:conversion-gen=github.com/capstan-dev/capstan/api/core/v1beta1
 // +groupName=bootstrap.cluster.x-k8s.io
 package v1beta1

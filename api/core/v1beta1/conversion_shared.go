@@ -7,8 +7,8 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta2"
 )
 
-// The conversions of conditions every group's v1beta1 ⇄ v1beta2 conversion uses (upstream's names, which
-// conversion-gen looks for). A v1beta1 object's status.conditions are v1beta2's
+// The conversions every group's v1beta1 ⇄ v1beta2 conversion uses: conditions and template metadata
+// (upstream's names, which conversion-gen looks for). A v1beta1 object's status.conditions are v1beta2's
 // status.deprecated.v1beta1.conditions, and its status.v1beta2.conditions are v1beta2's status.conditions:
 // the two kinds of condition are never converted into each other.
 
@@ -49,5 +49,19 @@ func Convert_v1_Condition_To_v1beta1_Condition(_ *metav1.Condition, _ *Condition
 
 // Convert_v1beta1_Condition_To_v1_Condition does nothing, as Convert_v1_Condition_To_v1beta1_Condition.
 func Convert_v1beta1_Condition_To_v1_Condition(_ *Condition, _ *metav1.Condition, _ apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
+	return nil
+}
+
+// Convert_v1beta1_ObjectMeta_To_v1beta2_ObjectMeta copies a template's labels and annotations. It is written
+// here rather than generated so that the other groups' conversions (kubeadm templates embed it) find it:
+// conversion-gen sees the hand-written functions of a peer package, not those it generates in the same run.
+func Convert_v1beta1_ObjectMeta_To_v1beta2_ObjectMeta(in *ObjectMeta, out *clusterv1.ObjectMeta, _ apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
+	out.Labels, out.Annotations = in.Labels, in.Annotations
+	return nil
+}
+
+// Convert_v1beta2_ObjectMeta_To_v1beta1_ObjectMeta copies a template's labels and annotations back.
+func Convert_v1beta2_ObjectMeta_To_v1beta1_ObjectMeta(in *clusterv1.ObjectMeta, out *ObjectMeta, _ apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
+	out.Labels, out.Annotations = in.Labels, in.Annotations
 	return nil
 }
