@@ -287,6 +287,11 @@ spec:
 `), wantErr: "either authProvider or exec must be defined"},
 
 		{name: "Machine: semantic version", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31.0")},
+		{name: "Machine: pre-release and build", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31.0-rc.1+build.5")},
+		{name: "Machine: version without v", crd: "machines.cluster.x-k8s.io", object: machine("c", "1.31.0"),
+			wantErr: "version must be a valid semantic version, for example v1.31.0"},
+		{name: "Machine: pre-release with a leading zero", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31.0-01"),
+			wantErr: "version must be a valid semantic version, for example v1.31.0"},
 		{name: "Machine: version without patch", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31"),
 			wantErr: "version must be a valid semantic version, for example v1.31.0"},
 		{name: "Machine: clusterName unchanged", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31.0"),
