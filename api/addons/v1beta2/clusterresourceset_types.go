@@ -7,10 +7,13 @@ import (
 )
 
 // ClusterResourceSetSpec is the desired state of a ClusterResourceSet.
+// +kubebuilder:validation:XValidation:rule="(has(self.strategy) ? self.strategy : 'ApplyOnce') == (has(oldSelf.strategy) ? oldSelf.strategy : 'ApplyOnce')",message="strategy is immutable",fieldPath=".strategy"
 type ClusterResourceSetSpec struct {
 	// clusterSelector selects, by label, the Clusters of the namespace the resources are applied to. It
 	// cannot be empty (an empty selector would select nothing) and cannot change.
 	// +required
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="clusterSelector is immutable"
+	// +kubebuilder:validation:XValidation:rule="(has(self.matchLabels) && size(self.matchLabels) > 0) || (has(self.matchExpressions) && size(self.matchExpressions) > 0)",message="clusterSelector must not be empty: it would select no Cluster"
 	ClusterSelector metav1.LabelSelector `json:"clusterSelector,omitempty,omitzero"`
 
 	// resources are the Secrets and ConfigMaps of the namespace whose data (YAML or JSON documents) is

@@ -58,6 +58,7 @@ type ClusterResourceSetBinding struct {
 }
 
 // ClusterResourceSetBindingSpec is the desired state of a ClusterResourceSetBinding.
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.clusterName) || (has(self.clusterName) && self.clusterName == oldSelf.clusterName)",message="clusterName is immutable",fieldPath=".clusterName"
 type ClusterResourceSetBindingSpec struct {
 	// bindings are the ClusterResourceSets applied to the Cluster and what each applied.
 	// +optional

@@ -57,6 +57,7 @@ type ClusterAvailabilityGate struct {
 }
 
 // Topology is the managed topology of a Cluster made from a ClusterClass.
+// +kubebuilder:validation:XValidation:rule=`!has(self.version) || self.version.matches(r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*)?(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$")`,message="version must be a valid semantic version, for example v1.31.0",fieldPath=".version"
 type Topology struct {
 	// classRef references the ClusterClass.
 	// +required
@@ -819,6 +820,7 @@ type APIEndpoint struct {
 // +kubebuilder:printcolumn:name="Version",type="string",JSONPath=".spec.topology.version",description="Kubernetes version associated with this Cluster"
 
 // Cluster is a Kubernetes cluster: its infrastructure, its control plane and, with a topology, its workers.
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.spec) || !has(oldSelf.spec.topology) || has(self.spec.topology)",message="spec.topology cannot be removed from a Cluster that uses a ClusterClass"
 type Cluster struct {
 	metav1.TypeMeta `json:",inline"`
 	// metadata of the Cluster.

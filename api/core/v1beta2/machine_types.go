@@ -6,11 +6,13 @@ import (
 )
 
 // MachineSpec is the desired state of a Machine.
+// +kubebuilder:validation:XValidation:rule=`!has(self.version) || self.version.matches(r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*)?(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$")`,message="version must be a valid semantic version, for example v1.31.0",fieldPath=".version"
 type MachineSpec struct {
 	// clusterName is the name of the Cluster the Machine belongs to.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="clusterName is immutable"
 	ClusterName string `json:"clusterName,omitempty"`
 
 	// bootstrap says where the Machine's bootstrap data comes from.

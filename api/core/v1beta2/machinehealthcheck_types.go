@@ -7,11 +7,13 @@ import (
 )
 
 // MachineHealthCheckSpec is the desired state of a MachineHealthCheck.
+// +kubebuilder:validation:XValidation:rule="has(self.selector) && ((has(self.selector.matchLabels) && size(self.selector.matchLabels) > 0) || (has(self.selector.matchExpressions) && size(self.selector.matchExpressions) > 0))",message="selector must not be empty: an empty selector would check every Machine of the Cluster",fieldPath=".selector"
 type MachineHealthCheckSpec struct {
 	// clusterName is the name of the Cluster the checked Machines belong to.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="clusterName is immutable"
 	ClusterName string `json:"clusterName,omitempty"`
 
 	// selector selects the Machines to check.

@@ -6,11 +6,13 @@ import (
 )
 
 // MachinePoolSpec is the desired state of a MachinePool.
+// +kubebuilder:validation:XValidation:rule="!has(self.template) || !has(self.template.spec) || !has(self.template.spec.bootstrap) || has(self.template.spec.bootstrap.configRef) || has(self.template.spec.bootstrap.dataSecretName)",message="expected either spec.template.spec.bootstrap.dataSecretName or spec.template.spec.bootstrap.configRef to be populated",fieldPath=".template.spec.bootstrap"
 type MachinePoolSpec struct {
 	// clusterName is the name of the Cluster the MachinePool belongs to.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="clusterName is immutable"
 	ClusterName string `json:"clusterName,omitempty"`
 
 	// replicas is the number of machines wanted.

@@ -5,6 +5,8 @@ import (
 )
 
 // IPAddressSpec is the desired state of an IPAddress. It cannot change once created.
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="IPAddress spec is immutable: delete the IPAddress and create a new one"
+// +kubebuilder:validation:XValidation:rule="!has(self.address) || !has(self.prefix) || !isIP(self.address) || self.prefix <= (ip(self.address).family() == 4 ? 32 : 128)",message="prefix is too large for the address (at most 32 for IPv4, 128 for IPv6)",fieldPath=".prefix"
 type IPAddressSpec struct {
 	// claimRef is the IPAddressClaim this address was allocated for.
 	// +required
@@ -18,6 +20,7 @@ type IPAddressSpec struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=39
+	// +kubebuilder:validation:XValidation:rule="isIP(self)",message="not a valid IP address"
 	Address string `json:"address,omitempty"`
 
 	// prefix is the length of the network prefix of the address.
@@ -30,6 +33,7 @@ type IPAddressSpec struct {
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=39
+	// +kubebuilder:validation:XValidation:rule="isIP(self)",message="not a valid IP address"
 	Gateway string `json:"gateway,omitempty"`
 }
 

@@ -7,6 +7,7 @@ import (
 )
 
 // IPAddressClaimSpec is the desired state of an IPAddressClaim. It cannot change once created.
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="IPAddressClaim spec is immutable: delete the IPAddressClaim and create a new one"
 type IPAddressClaimSpec struct {
 	// clusterName is the name of the Cluster the claim belongs to (the cluster.x-k8s.io/cluster-name label
 	// is read too).

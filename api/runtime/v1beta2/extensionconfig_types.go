@@ -26,6 +26,8 @@ type ExtensionConfigSpec struct {
 // ClientConfig says how the core reaches an Extension server: a URL, or a Service of the management
 // cluster, and the CA that signs the server's certificate.
 // +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="has(self.url) != has(self.service)",message="exactly one of url or service must be set: use service for an Extension server that runs in the management cluster, url otherwise"
+// +kubebuilder:validation:XValidation:rule="!has(self.url) || (isURL(self.url) && url(self.url).getScheme() == 'https')",message="url must be an https:// URL"
 type ClientConfig struct {
 	// url of the Extension server, https://host[:port][/path], outside the management cluster (use service
 	// for a server inside it); the path, if any, prefixes each hook's path. No user information, query or

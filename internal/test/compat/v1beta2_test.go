@@ -3,6 +3,7 @@ package compat
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -54,6 +55,125 @@ var v1beta2AllowedAdditions = map[string]string{
 // their differences are logged and the kind is skipped.
 var v1beta2Pending = map[string]string{}
 
+// v1beta2AllowedRules are the CEL rules the v1beta2 CRDs have beyond upstream v1.14's, keyed by
+// "<crd> <path> (<fieldPath>): <message>" (celRule.key), each with the reason. Each is a rule of the kind's
+// v1beta1 (IPAM: v1alpha1 and v1beta1) CRD, adapted to v1beta2's fields, and checks what upstream checks
+// in its v1beta2 admission webhook: without it, a v1beta2 write would skip the check (the API server
+// validates an object against the schema of the version it is written in).
+var v1beta2AllowedRules = func() map[string]string {
+	allowed := map[string]string{}
+	allow := func(crdName, webhook string, rules ...string) {
+		for _, r := range rules {
+			allowed[crdName+" "+r] = "upstream validates this in its v1beta2 webhook " + webhook
+		}
+	}
+	const (
+		clusterNameImmutable = "clusterName is immutable"
+		semver               = "version must be a valid semantic version, for example v1.31.0"
+	)
+	core := func(kind string) string {
+		return kind + " (core/webhooks/admission/" + strings.ToLower(kind) + ".go)"
+	}
+	allow("clusters.cluster.x-k8s.io", core("Cluster"),
+		".: spec.topology cannot be removed from a Cluster that uses a ClusterClass",
+		".spec.topology (.version): "+semver)
+	allow("machines.cluster.x-k8s.io", core("Machine"),
+		".spec (.version): "+semver,
+		".spec.clusterName: "+clusterNameImmutable)
+	// The webhooks of the kinds with a Machine template also require the template's clusterName to be the
+	// kind's, so it cannot change either.
+	for crdName, kind := range map[string]string{
+		"machinesets.cluster.x-k8s.io":        "MachineSet",
+		"machinedeployments.cluster.x-k8s.io": "MachineDeployment",
+		"machinepools.cluster.x-k8s.io":       "MachinePool",
+	} {
+		allow(crdName, core(kind),
+			".spec.clusterName: "+clusterNameImmutable,
+			".spec.template.spec (.version): "+semver,
+			".spec.template.spec.clusterName: "+clusterNameImmutable)
+	}
+	allow("machinepools.cluster.x-k8s.io", core("MachinePool"),
+		".spec (.template.spec.bootstrap): expected either spec.template.spec.bootstrap.dataSecretName or "+
+			"spec.template.spec.bootstrap.configRef to be populated")
+	allow("machinehealthchecks.cluster.x-k8s.io", core("MachineHealthCheck"),
+		".spec (.selector): selector must not be empty: an empty selector would check every Machine of the Cluster",
+		".spec.clusterName: "+clusterNameImmutable)
+
+	allow("clusterresourcesets.addons.cluster.x-k8s.io", core("ClusterResourceSet"),
+		".spec (.strategy): strategy is immutable",
+		".spec.clusterSelector: clusterSelector is immutable",
+		".spec.clusterSelector: clusterSelector must not be empty: it would select no Cluster")
+	allow("clusterresourcesetbindings.addons.cluster.x-k8s.io", core("ClusterResourceSetBinding"),
+		".spec (.clusterName): "+clusterNameImmutable)
+
+	allow("ipaddresses.ipam.cluster.x-k8s.io", core("IPAddress"),
+		".spec: IPAddress spec is immutable: delete the IPAddress and create a new one",
+		".spec (.prefix): prefix is too large for the address (at most 32 for IPv4, 128 for IPv6)",
+		".spec.address: not a valid IP address",
+		".spec.gateway: not a valid IP address")
+	allow("ipaddressclaims.ipam.cluster.x-k8s.io", core("IPAddressClaim"),
+		".spec: IPAddressClaim spec is immutable: delete the IPAddressClaim and create a new one")
+
+	allow("extensionconfigs.runtime.cluster.x-k8s.io", core("ExtensionConfig"),
+		".spec.clientConfig: exactly one of url or service must be set: use service for an Extension server "+
+			"that runs in the management cluster, url otherwise",
+		".spec.clientConfig: url must be an https:// URL")
+
+	// The KubeadmConfigSpec rules, in the four kinds that embed it; the control plane's webhooks call the
+	// KubeadmConfig webhook's validation.
+	const (
+		kcpWebhook  = "KubeadmControlPlane (controlplane/kubeadm/webhooks/admission/kubeadmcontrolplane.go)"
+		kcptWebhook = "KubeadmControlPlaneTemplate (controlplane/kubeadm/webhooks/admission/kubeadmcontrolplanetemplate.go)"
+	)
+	for _, k := range []struct{ crdName, spec, webhook string }{
+		{"kubeadmconfigs.bootstrap.cluster.x-k8s.io", ".spec",
+			"KubeadmConfig (bootstrap/kubeadm/webhooks/admission/kubeadmconfig.go)"},
+		{"kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io", ".spec.template.spec",
+			"KubeadmConfigTemplate (bootstrap/kubeadm/webhooks/admission/kubeadmconfigtemplate.go)"},
+		{"kubeadmcontrolplanes.controlplane.cluster.x-k8s.io", ".spec.kubeadmConfigSpec", kcpWebhook},
+		{"kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io", ".spec.template.spec.kubeadmConfigSpec", kcptWebhook},
+	} {
+		const ignition = ` is set to "ignition"`
+		allow(k.crdName, k.webhook,
+			k.spec+` (.format): must be set to "ignition" if spec.ignition is set`,
+			k.spec+" (.users): users[].inactive is not supported when spec.format"+ignition,
+			k.spec+" (.files): files[].encoding gzip and gzip+base64 are not supported when spec.format"+ignition,
+			k.spec+" (.bootCommands): not supported when spec.format"+ignition,
+			k.spec+` (.diskSetup): diskSetup.partitions[].tableType: only partition type "gpt" is supported when spec.format`+ignition,
+			k.spec+" (.diskSetup): diskSetup.filesystems[].replaceFS and partition are not supported when spec.format"+ignition,
+			k.spec+".files: path property must be unique among all files",
+			k.spec+".files[]: only one of content or contentFrom may be specified for a single file",
+			k.spec+".users[]: only one of passwd or passwdFrom may be specified for a single user",
+			k.spec+".joinConfiguration.discovery.file.kubeConfig.user: either authProvider or exec must be defined")
+		etcd := k.spec + ".clusterConfiguration (.etcd): cannot have both external and local etcd"
+		allow(k.crdName, kcpWebhook, etcd)
+		if !strings.HasPrefix(k.crdName, "kubeadmcontrolplane") {
+			// The rule is on the ClusterConfiguration type, as in capstan's v1beta1.
+			allowed[k.crdName+" "+etcd] += " for a control plane's ClusterConfiguration; a KubeadmConfig(Template) " +
+				"has the rule too because it is on the ClusterConfiguration type, as in capstan's v1beta1"
+		}
+	}
+
+	allow("kubeadmcontrolplanes.controlplane.cluster.x-k8s.io", kcpWebhook,
+		".spec (.replicas): cannot be less than or equal to 0",
+		".spec (.replicas): cannot be an even number when etcd is stacked",
+		".spec (.version): must be a valid semantic version",
+		".spec (.version): 'cannot update Kubernetes version from ' + oldSelf.version + ' to ' + self.version",
+		".spec (.rollout.strategy.rollingUpdate): when KubeadmControlPlane is configured to scale-in, replica count needs to be at least 3",
+		".spec (.kubeadmConfigSpec.clusterConfiguration.etcd): cannot change between external and local etcd",
+		".spec.machineNaming (.template): invalid template, {{ .random }} is missing",
+		".spec.rollout.strategy.rollingUpdate (.maxSurge): value must be 1 or 0")
+	allow("kubeadmcontrolplanes.controlplane.cluster.x-k8s.io", kcpWebhook+
+		" (its update check allows changes to a list of paths only, which does not have this one)",
+		".spec (.kubeadmConfigSpec.clusterConfiguration.controlPlaneEndpoint): is immutable",
+		".spec (.kubeadmConfigSpec.clusterConfiguration.certificatesDir): is immutable")
+	allow("kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io", kcptWebhook,
+		".spec.template.spec: KubeadmControlPlaneTemplate spec.template.spec field is immutable. Please create new resource instead",
+		".spec.template.spec.machineNaming (.template): invalid template, {{ .random }} is missing",
+		".spec.template.spec.rollout.strategy.rollingUpdate (.maxSurge): value must be 1 or 0")
+	return allowed
+}()
+
 // TestV1beta2SchemasMatchUpstream compares the v1beta2 schemas generated from the api/.../v1beta2 packages
 // with upstream v1.14's, kind by kind: fields, shapes, defaults, validations, printer columns, names and subresources.
 func TestV1beta2SchemasMatchUpstream(t *testing.T) {
@@ -63,6 +183,7 @@ func TestV1beta2SchemasMatchUpstream(t *testing.T) {
 	ours, err := LoadDir(v1beta2DraftCRDs)
 	g.Expect(err).NotTo(HaveOccurred())
 
+	allowedRulesSeen := map[string]bool{}
 	for _, name := range v1beta2Kinds {
 		t.Run(name, func(t *testing.T) {
 			u, o := upstream[name], ours[name]
@@ -82,18 +203,25 @@ func TestV1beta2SchemasMatchUpstream(t *testing.T) {
 				}
 				t.Skipf("%d differences left (%s)", len(diffs), reason)
 			}
-			// Compare lets capstan add CEL rules (they replace upstream's webhooks in v1beta1); v1beta2 has
-			// upstream's rules exactly, with their messages.
+			// Compare lets capstan add CEL rules; v1beta2 has upstream's rules exactly, with their messages,
+			// and only the additions of v1beta2AllowedRules.
 			uRules, oRules := celRules(u, "v1beta2"), celRules(o, "v1beta2")
 			for _, r := range uRules {
-				if !slices.Contains(oRules, r) {
+				if !slices.ContainsFunc(oRules, r.equal) {
 					t.Errorf("%s v1beta2: upstream CEL rule missing or different: %s", name, r)
 				}
 			}
 			for _, r := range oRules {
-				if !slices.Contains(uRules, r) {
-					t.Errorf("%s v1beta2: CEL rule not in upstream: %s", name, r)
+				if slices.ContainsFunc(uRules, r.equal) {
+					continue
 				}
+				key := name + " " + r.key()
+				if reason, ok := v1beta2AllowedRules[key]; ok {
+					allowedRulesSeen[key] = true
+					t.Logf("allowed: CEL rule %s (%s)", r, reason)
+					continue
+				}
+				t.Errorf("%s v1beta2: CEL rule not in upstream: %s", name, r)
 			}
 			for _, d := range diffs {
 				if reason, ok := v1beta2AllowedAdditions[d.CRD+" "+d.Path]; ok && d.What == "not in upstream" {
@@ -107,6 +235,13 @@ func TestV1beta2SchemasMatchUpstream(t *testing.T) {
 	for name := range ours {
 		if !slices.Contains(v1beta2Kinds, name) {
 			t.Errorf("%s in %s is not in v1beta2Kinds: compare it with upstream v1.14's", name, v1beta2DraftCRDs)
+		}
+	}
+	if !t.Failed() {
+		for key := range v1beta2AllowedRules {
+			if !allowedRulesSeen[key] {
+				t.Errorf("v1beta2AllowedRules: %s is not a CEL rule of the v1beta2 CRDs beyond upstream's: remove it", key)
+			}
 		}
 	}
 }
@@ -145,19 +280,45 @@ func versionNames(crd *apiextensionsv1.CustomResourceDefinition) []string {
 	return names
 }
 
-// celRules lists every x-kubernetes-validations rule of a version's schema as "path: rule, message,
-// messageExpression, reason, fieldPath".
-func celRules(crd *apiextensionsv1.CustomResourceDefinition, version string) []string {
+// celRule is an x-kubernetes-validations rule of a schema, with the path of the schema that holds it.
+type celRule struct {
+	path string
+	apiextensionsv1.ValidationRule
+}
+
+// String is "path: rule, message, messageExpression, reason, fieldPath".
+func (r celRule) String() string {
+	return fmt.Sprintf("%s: %q, %q, %q, %q, %q", r.path, r.Rule, r.Message, r.MessageExpression,
+		stringValue((*string)(r.Reason)), r.FieldPath)
+}
+
+func (r celRule) equal(other celRule) bool { return r.String() == other.String() }
+
+// key names a rule by where it is and what it says, not by its expression: "path (fieldPath): message",
+// the fieldPath part only when set, messageExpression when there is no message.
+func (r celRule) key() string {
+	where := r.path
+	if r.FieldPath != "" {
+		where += " (" + r.FieldPath + ")"
+	}
+	message := r.Message
+	if message == "" {
+		message = r.MessageExpression
+	}
+	return where + ": " + message
+}
+
+// celRules lists every x-kubernetes-validations rule of a version's schema.
+func celRules(crd *apiextensionsv1.CustomResourceDefinition, version string) []celRule {
 	v := findVersion(crd, version)
 	if v == nil || v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 		return nil
 	}
-	var out []string
+	var out []celRule
 	var walk func(path string, s *apiextensionsv1.JSONSchemaProps)
 	walk = func(path string, s *apiextensionsv1.JSONSchemaProps) {
 		for _, r := range s.XValidations {
-			out = append(out, fmt.Sprintf("%s: %q, %q, %q, %q, %q", path, r.Rule, r.Message, r.MessageExpression,
-				stringValue((*string)(r.Reason)), r.FieldPath))
+			out = append(out, celRule{path: path, ValidationRule: r})
 		}
 		for _, name := range sortedKeys(s.Properties) {
 			p := s.Properties[name]

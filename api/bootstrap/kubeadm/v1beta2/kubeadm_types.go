@@ -65,6 +65,7 @@ type InitConfiguration struct {
 
 // ClusterConfiguration is the cluster-wide part of the kubeadm configuration.
 // +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="!has(self.etcd) || !(has(self.etcd.local) && has(self.etcd.external))",message="cannot have both external and local etcd",fieldPath=".etcd"
 type ClusterConfiguration struct {
 	// etcd configures etcd; a local (stacked) etcd when empty.
 	// +optional
@@ -617,6 +618,7 @@ type KubeConfigCluster struct {
 
 // KubeConfigUser is the identity presented to a cluster: exactly one of authProvider and exec.
 // +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="!(has(self.authProvider) && has(self.exec))",message="either authProvider or exec must be defined"
 type KubeConfigUser struct {
 	// authProvider is an authentication provider plugin.
 	// +optional

@@ -20,6 +20,12 @@ const (
 // what else its first boot sets up. The first control plane machine needs clusterConfiguration and
 // initConfiguration; the machines that join later need joinConfiguration.
 // +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="!has(self.ignition) || (has(self.format) && self.format == 'ignition')",message="must be set to \"ignition\" if spec.ignition is set",fieldPath=".format"
+// +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'ignition' || !has(self.users) || self.users.all(u, !has(u.inactive) || !u.inactive)",message="users[].inactive is not supported when spec.format is set to \"ignition\"",fieldPath=".users"
+// +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'ignition' || !has(self.files) || self.files.all(f, !has(f.encoding) || f.encoding == 'base64')",message="files[].encoding gzip and gzip+base64 are not supported when spec.format is set to \"ignition\"",fieldPath=".files"
+// +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'ignition' || !has(self.bootCommands)",message="not supported when spec.format is set to \"ignition\"",fieldPath=".bootCommands"
+// +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'ignition' || !has(self.diskSetup) || !has(self.diskSetup.partitions) || self.diskSetup.partitions.all(p, !has(p.tableType) || p.tableType == 'gpt')",message="diskSetup.partitions[].tableType: only partition type \"gpt\" is supported when spec.format is set to \"ignition\"",fieldPath=".diskSetup"
+// +kubebuilder:validation:XValidation:rule="!has(self.format) || self.format != 'ignition' || !has(self.diskSetup) || !has(self.diskSetup.filesystems) || self.diskSetup.filesystems.all(f, !has(f.replaceFS) && !has(f.partition))",message="diskSetup.filesystems[].replaceFS and partition are not supported when spec.format is set to \"ignition\"",fieldPath=".diskSetup"
 type KubeadmConfigSpec struct {
 	// clusterConfiguration is the cluster-wide kubeadm configuration, read by `kubeadm init`.
 	// +optional
@@ -38,6 +44,7 @@ type KubeadmConfigSpec struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=200
+	// +kubebuilder:validation:XValidation:rule="self.all(f, self.exists_one(g, g.path == f.path))",message="path property must be unique among all files"
 	Files []File `json:"files,omitempty"`
 
 	// diskSetup partitions devices and creates file systems.
@@ -252,6 +259,7 @@ const (
 )
 
 // File is a file written on the machine, a cloud-init write_files entry.
+// +kubebuilder:validation:XValidation:rule="!(has(self.content) && has(self.contentFrom))",message="only one of content or contentFrom may be specified for a single file"
 type File struct {
 	// path is the absolute path of the file.
 	// +required
@@ -341,6 +349,7 @@ type SecretPasswdSource struct {
 }
 
 // User is a user created on the machine, a cloud-init users entry.
+// +kubebuilder:validation:XValidation:rule="!(has(self.passwd) && has(self.passwdFrom))",message="only one of passwd or passwdFrom may be specified for a single user"
 type User struct {
 	// name of the user.
 	// +required

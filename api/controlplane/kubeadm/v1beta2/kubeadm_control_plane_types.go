@@ -19,6 +19,14 @@ const RollingUpdateStrategyType KubeadmControlPlaneRolloutStrategyType = "Rollin
 type KubeadmControlPlaneStatusError string
 
 // KubeadmControlPlaneSpec is the desired state of a KubeadmControlPlane.
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas > 0",message="cannot be less than or equal to 0",fieldPath=".replicas"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas % 2 == 1 || (has(self.kubeadmConfigSpec) && has(self.kubeadmConfigSpec.clusterConfiguration) && has(self.kubeadmConfigSpec.clusterConfiguration.etcd) && has(self.kubeadmConfigSpec.clusterConfiguration.etcd.external))",message="cannot be an even number when etcd is stacked",fieldPath=".replicas"
+// +kubebuilder:validation:XValidation:rule=`!has(self.version) || self.version.matches(r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*)?(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$")`,message="must be a valid semantic version",fieldPath=".version"
+// +kubebuilder:validation:XValidation:rule="!has(self.rollout) || !has(self.rollout.strategy) || !has(self.rollout.strategy.rollingUpdate) || !has(self.rollout.strategy.rollingUpdate.maxSurge) || !(self.rollout.strategy.rollingUpdate.maxSurge == 0 || self.rollout.strategy.rollingUpdate.maxSurge == '0') || (has(self.replicas) && self.replicas >= 3)",message="when KubeadmControlPlane is configured to scale-in, replica count needs to be at least 3",fieldPath=".rollout.strategy.rollingUpdate"
+// +kubebuilder:validation:XValidation:rule=`!has(self.version) || !has(oldSelf.version) || !self.version.matches(r"^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_\.+]*)?$") || !oldSelf.version.matches(r"^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_\.+]*)?$") || int(self.version.split('.')[0].replace('v', "")) < int(oldSelf.version.split('.')[0].replace('v', "")) || (int(self.version.split('.')[0].replace('v', "")) == int(oldSelf.version.split('.')[0].replace('v', "")) && int(self.version.split('.')[1]) < int(oldSelf.version.split('.')[1]) + 2)`,messageExpression="'cannot update Kubernetes version from ' + oldSelf.version + ' to ' + self.version",fieldPath=".version"
+// +kubebuilder:validation:XValidation:rule="(has(self.kubeadmConfigSpec) && has(self.kubeadmConfigSpec.clusterConfiguration) && has(self.kubeadmConfigSpec.clusterConfiguration.controlPlaneEndpoint)) == (has(oldSelf.kubeadmConfigSpec) && has(oldSelf.kubeadmConfigSpec.clusterConfiguration) && has(oldSelf.kubeadmConfigSpec.clusterConfiguration.controlPlaneEndpoint)) && (!(has(self.kubeadmConfigSpec) && has(self.kubeadmConfigSpec.clusterConfiguration) && has(self.kubeadmConfigSpec.clusterConfiguration.controlPlaneEndpoint)) || self.kubeadmConfigSpec.clusterConfiguration.controlPlaneEndpoint == oldSelf.kubeadmConfigSpec.clusterConfiguration.controlPlaneEndpoint)",message="is immutable",fieldPath=".kubeadmConfigSpec.clusterConfiguration.controlPlaneEndpoint"
+// +kubebuilder:validation:XValidation:rule="(has(self.kubeadmConfigSpec) && has(self.kubeadmConfigSpec.clusterConfiguration) && has(self.kubeadmConfigSpec.clusterConfiguration.certificatesDir)) == (has(oldSelf.kubeadmConfigSpec) && has(oldSelf.kubeadmConfigSpec.clusterConfiguration) && has(oldSelf.kubeadmConfigSpec.clusterConfiguration.certificatesDir)) && (!(has(self.kubeadmConfigSpec) && has(self.kubeadmConfigSpec.clusterConfiguration) && has(self.kubeadmConfigSpec.clusterConfiguration.certificatesDir)) || self.kubeadmConfigSpec.clusterConfiguration.certificatesDir == oldSelf.kubeadmConfigSpec.clusterConfiguration.certificatesDir)",message="is immutable",fieldPath=".kubeadmConfigSpec.clusterConfiguration.certificatesDir"
+// +kubebuilder:validation:XValidation:rule="(has(self.kubeadmConfigSpec) && has(self.kubeadmConfigSpec.clusterConfiguration) && has(self.kubeadmConfigSpec.clusterConfiguration.etcd) && has(self.kubeadmConfigSpec.clusterConfiguration.etcd.external)) == (has(oldSelf.kubeadmConfigSpec) && has(oldSelf.kubeadmConfigSpec.clusterConfiguration) && has(oldSelf.kubeadmConfigSpec.clusterConfiguration.etcd) && has(oldSelf.kubeadmConfigSpec.clusterConfiguration.etcd.external))",message="cannot change between external and local etcd",fieldPath=".kubeadmConfigSpec.clusterConfiguration.etcd"
 type KubeadmControlPlaneSpec struct {
 	// replicas is the number of control plane Machines; 1 when unset. With stacked etcd it must be odd.
 	// +optional
@@ -157,6 +165,7 @@ type KubeadmControlPlaneRolloutStrategy struct {
 
 // KubeadmControlPlaneRolloutStrategyRollingUpdate configures the RollingUpdate strategy.
 // +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="!has(self.maxSurge) || self.maxSurge == 0 || self.maxSurge == 1 || self.maxSurge == '0' || self.maxSurge == '1'",message="value must be 1 or 0",fieldPath=".maxSurge"
 type KubeadmControlPlaneRolloutStrategyRollingUpdate struct {
 	// maxSurge is how many Machines may exist above the desired replicas during a rollout: 1 (the
 	// default) creates the new Machine first, 0 deletes the old one first (which needs at least 3
@@ -189,6 +198,7 @@ type KubeadmControlPlaneRemediationSpec struct {
 
 // MachineNamingSpec says how the control plane Machines are named.
 // +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="!has(self.template) || self.template.contains('{{ .random }}')",message="invalid template, {{ .random }} is missing",fieldPath=".template"
 type MachineNamingSpec struct {
 	// template of the names of the Machines (and of their InfraMachines and KubeadmConfigs), with the
 	// variables .cluster.name, .kubeadmControlPlane.name and .random (5 random characters, required);

@@ -52,6 +52,7 @@ type KubeadmControlPlaneTemplateResource struct {
 	// spec of the KubeadmControlPlanes cloned from the template. It is immutable: create a new template
 	// instead.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="KubeadmControlPlaneTemplate spec.template.spec field is immutable. Please create new resource instead"
 	Spec KubeadmControlPlaneTemplateResourceSpec `json:"spec,omitempty,omitzero"`
 }
 

@@ -1,0 +1,371 @@
+package compat
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"sigs.k8s.io/yaml"
+
+	"github.com/capstan-dev/capstan/config/crd"
+)
+
+// v1beta2NotApplicable are the CEL rules capstan's v1beta1 (IPAM: v1alpha1 and v1beta1; runtime: v1alpha1)
+// CRDs have beyond upstream v1.10's that the v1beta2 CRDs have no counterpart of, keyed by the v1beta1
+// rule's "<crd> <path> (<fieldPath>): <message>" (celRule.key), each with the reason.
+var v1beta2NotApplicable = func() map[string]string {
+	out := map[string]string{}
+	for _, k := range []struct{ crdName, spec string }{
+		{"kubeadmconfigs.bootstrap.cluster.x-k8s.io", ".spec"},
+		{"kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io", ".spec.template.spec"},
+		{"kubeadmcontrolplanes.controlplane.cluster.x-k8s.io", ".spec.kubeadmConfigSpec"},
+		{"kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io", ".spec.template.spec.kubeadmConfigSpec"},
+	} {
+		out[k.crdName+" "+k.spec+` (.useExperimentalRetryJoin): not supported when spec.format is set to "ignition"`] =
+			"v1beta2 has no useExperimentalRetryJoin"
+		out[k.crdName+" "+k.spec+".joinConfiguration.discovery.file.kubeConfig.user: at least one of authProvider or exec must be defined"] =
+			"upstream v1.14's v1beta2 schema has minProperties: 1 on user, whose only fields are authProvider and exec"
+	}
+	const kcp = "kubeadmcontrolplanes.controlplane.cluster.x-k8s.io "
+	out[kcp+".spec (.machineTemplate.infrastructureRef): apiVersion, kind and name cannot be empty"] = "v1beta2's " +
+		"machineTemplate.spec.infrastructureRef has apiGroup, kind and name, which upstream v1.14's v1beta2 schema " +
+		"requires, with minLength 1"
+	for _, field := range []string{"networking.serviceSubnet", "networking.podSubnet", "networking.dnsDomain",
+		"kubernetesVersion", "clusterName"} {
+		out[kcp+".spec (.kubeadmConfigSpec.clusterConfiguration."+field+"): is immutable"] = "v1beta2's " +
+			"ClusterConfiguration has no networking, kubernetesVersion and clusterName: the controllers take them " +
+			"from the Cluster and the KubeadmControlPlane"
+	}
+	for _, k := range []struct{ crdName, spec string }{
+		{"kubeadmcontrolplanes.controlplane.cluster.x-k8s.io", ".spec"},
+		{"kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io", ".spec.template.spec"},
+	} {
+		out[k.crdName+" "+k.spec+".rolloutBefore (.certificatesExpiryDays): must be greater than or equal to 7"] =
+			"upstream v1.14's v1beta2 schema has minimum: 7 on rollout.before.certificatesExpiryDays"
+	}
+	for _, crdName := range []string{"ipaddresses.ipam.cluster.x-k8s.io", "ipaddressclaims.ipam.cluster.x-k8s.io"} {
+		out[crdName+" .spec.poolRef: the pool reference needs to contain a group (apiGroup)"] = "upstream v1.14's " +
+			"v1beta2 schema requires poolRef.apiGroup, with minLength 1"
+	}
+	out["ipaddresses.ipam.cluster.x-k8s.io .spec.prefix: prefix cannot be negative"] = "upstream v1.14's v1beta2 " +
+		"schema has minimum: 0 on prefix"
+	return out
+}()
+
+// v1beta2Renames turns the field paths of a v1beta1 rule's key into v1beta2's.
+var v1beta2Renames = strings.NewReplacer(
+	".rolloutStrategy.", ".rollout.strategy.",
+	".rolloutBefore", ".rollout.before",
+	".machineNamingStrategy", ".machineNaming",
+	".machineTemplate.infrastructureRef", ".machineTemplate.spec.infrastructureRef",
+)
+
+// TestV1beta2HasTheV1beta1Rules checks that every CEL rule capstan's served versions of the v1beta2 kinds
+// have beyond upstream v1.10's (they replace upstream's admission webhooks) has its counterpart in the
+// kind's v1beta2 CRD, with the same message at the same place (v1beta2's field names), or is in
+// v1beta2NotApplicable: otherwise a v1beta2 write would skip the check.
+func TestV1beta2HasTheV1beta1Rules(t *testing.T) {
+	g := NewWithT(t)
+	upstream, err := LoadDir(upstreamCRDs)
+	g.Expect(err).NotTo(HaveOccurred())
+	served, err := crd.All()
+	g.Expect(err).NotTo(HaveOccurred())
+	draft, err := LoadDir(v1beta2DraftCRDs)
+	g.Expect(err).NotTo(HaveOccurred())
+
+	notApplicableSeen := map[string]bool{}
+	extras := 0
+	for _, o := range served {
+		if !slices.Contains(v1beta2Kinds, o.Name) {
+			continue
+		}
+		u, d := upstream[o.Name], draft[o.Name]
+		g.Expect(u).NotTo(BeNil(), o.Name)
+		g.Expect(d).NotTo(BeNil(), o.Name)
+		v1beta2Rules := celRules(d, "v1beta2")
+		for _, v := range o.Spec.Versions {
+			upstreamRules := celRules(u, v.Name)
+			for _, r := range celRules(o, v.Name) {
+				if slices.ContainsFunc(upstreamRules, r.equal) {
+					continue
+				}
+				extras++
+				key := o.Name + " " + r.key()
+				if reason, ok := v1beta2NotApplicable[key]; ok {
+					notApplicableSeen[key] = true
+					t.Logf("not applicable in v1beta2: %s %s (%s)", v.Name, key, reason)
+					continue
+				}
+				want := v1beta2Renames.Replace(r.key())
+				if !slices.ContainsFunc(v1beta2Rules, func(c celRule) bool { return c.key() == want }) {
+					t.Errorf("%s %s: the rule %s has no v1beta2 counterpart %q: add it to the v1beta2 types, or "+
+						"to v1beta2NotApplicable with the reason", o.Name, v.Name, r, want)
+				}
+			}
+		}
+	}
+	t.Logf("%d rules beyond upstream v1.10's in the served versions of the v1beta2 kinds", extras)
+	g.Expect(extras).To(BeNumerically(">", 0), "no rule beyond upstream's found: is the comparison broken?")
+	for key := range v1beta2NotApplicable {
+		if !notApplicableSeen[key] {
+			t.Errorf("v1beta2NotApplicable: %s is not a rule of a served version beyond upstream's: remove it", key)
+		}
+	}
+}
+
+// TestV1beta2DraftCRDsAreValid runs the API server's validation of a CRD on the draft CRDs, which nothing
+// installs yet: among others, every CEL rule must compile and stay within the cost budget.
+func TestV1beta2DraftCRDsAreValid(t *testing.T) {
+	g := NewWithT(t)
+	draft, err := LoadDir(v1beta2DraftCRDs)
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, name := range v1beta2Kinds {
+		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
+			v1 := draft[name].DeepCopy()
+			g.Expect(v1).NotTo(BeNil())
+			apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(v1)
+			internal := &apiextensions.CustomResourceDefinition{}
+			g.Expect(apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(v1, internal, nil)).To(Succeed())
+			g.Expect(apiextensionsvalidation.ValidateCustomResourceDefinition(context.Background(), internal)).To(BeEmpty())
+		})
+	}
+}
+
+// TestV1beta2RulesWork validates v1beta2 objects with the draft CRDs' CEL rules offline, as the API server
+// does on a create (no old object) or an update: one valid and one invalid object per family of rules.
+func TestV1beta2RulesWork(t *testing.T) {
+	const (
+		kcp = "kubeadmcontrolplanes.controlplane.cluster.x-k8s.io"
+		kc  = "kubeadmconfigs.bootstrap.cluster.x-k8s.io"
+	)
+	kcpObject := func(spec string) string {
+		return `
+apiVersion: controlplane.cluster.x-k8s.io/v1beta2
+kind: KubeadmControlPlane
+metadata: {name: cp, namespace: default}
+spec:
+  version: v1.31.0
+  machineTemplate:
+    spec:
+      infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerMachineTemplate, name: cp}
+` + spec
+	}
+	kubeadmConfig := func(spec string) string {
+		return `
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
+kind: KubeadmConfig
+metadata: {name: kc, namespace: default}
+spec:
+` + spec
+	}
+	kcpTemplate := func(spec string) string {
+		return `
+apiVersion: controlplane.cluster.x-k8s.io/v1beta2
+kind: KubeadmControlPlaneTemplate
+metadata: {name: cpt, namespace: default}
+spec:
+  template:
+    spec:
+      kubeadmConfigSpec: {format: cloud-config}
+` + spec
+	}
+	machine := func(clusterName, version string) string {
+		return `
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: Machine
+metadata: {name: m, namespace: default}
+spec:
+  clusterName: ` + clusterName + `
+  version: "` + version + `"
+  bootstrap: {dataSecretName: data}
+  infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerMachine, name: m}
+`
+	}
+	ipAddress := func(address string, prefix int) string {
+		return `
+apiVersion: ipam.cluster.x-k8s.io/v1beta2
+kind: IPAddress
+metadata: {name: ip, namespace: default}
+spec:
+  claimRef: {name: claim}
+  poolRef: {apiGroup: ipam.example.com, kind: Pool, name: pool}
+  address: "` + address + `"
+  prefix: ` + strconv.Itoa(prefix) + `
+`
+	}
+
+	tests := []struct {
+		name    string
+		crd     string
+		object  string
+		old     string
+		wantErr string
+	}{
+		{name: "KCP: odd replicas with stacked etcd", crd: kcp, object: kcpObject("  replicas: 3\n")},
+		{name: "KCP: even replicas with external etcd", crd: kcp, object: kcpObject(`  replicas: 2
+  kubeadmConfigSpec:
+    clusterConfiguration:
+      etcd:
+        external: {endpoints: ["https://etcd:2379"], caFile: ca, certFile: cert, keyFile: key}
+`)},
+		{name: "KCP: even replicas with stacked etcd", crd: kcp, object: kcpObject("  replicas: 2\n"),
+			wantErr: "cannot be an even number when etcd is stacked"},
+		{name: "KCP: zero replicas", crd: kcp, object: kcpObject(`  replicas: 0
+  kubeadmConfigSpec:
+    clusterConfiguration:
+      etcd:
+        external: {endpoints: ["https://etcd:2379"], caFile: ca, certFile: cert, keyFile: key}
+`), wantErr: "cannot be less than or equal to 0"},
+		{name: "KCP: maxSurge 0 with 3 replicas", crd: kcp, object: kcpObject(`  replicas: 3
+  rollout: {strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 0}}}
+`)},
+		{name: "KCP: maxSurge 0 with 1 replica", crd: kcp, object: kcpObject(`  replicas: 1
+  rollout: {strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 0}}}
+`), wantErr: "when KubeadmControlPlane is configured to scale-in, replica count needs to be at least 3"},
+		{name: "KCP: maxSurge 2", crd: kcp, object: kcpObject(`  replicas: 3
+  rollout: {strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: "2"}}}
+`), wantErr: "value must be 1 or 0"},
+		{name: "KCP: version without v", crd: kcp, object: strings.Replace(kcpObject(""), "v1.31.0", "1.31.0", 1),
+			wantErr: "must be a valid semantic version"},
+		{name: "KCP: upgrade by one minor", crd: kcp, object: strings.Replace(kcpObject(""), "v1.31.0", "v1.32.3", 1),
+			old: kcpObject("")},
+		{name: "KCP: upgrade by two minors", crd: kcp, object: strings.Replace(kcpObject(""), "v1.31.0", "v1.33.0", 1),
+			old: kcpObject(""), wantErr: "cannot update Kubernetes version from v1.31.0 to v1.33.0"},
+		{name: "KCP: stacked etcd made external", crd: kcp, object: kcpObject(`  kubeadmConfigSpec:
+    clusterConfiguration:
+      etcd:
+        external: {endpoints: ["https://etcd:2379"], caFile: ca, certFile: cert, keyFile: key}
+`), old: kcpObject(""), wantErr: "cannot change between external and local etcd"},
+		{name: "KCP: certificatesDir changed", crd: kcp,
+			object:  kcpObject("  kubeadmConfigSpec: {clusterConfiguration: {certificatesDir: /etc/pki}}\n"),
+			old:     kcpObject("  kubeadmConfigSpec: {clusterConfiguration: {certificatesDir: /etc/kubernetes/pki}}\n"),
+			wantErr: "is immutable"},
+		{name: "KCP: machine naming with random", crd: kcp,
+			object: kcpObject(`  machineNaming: {template: "{{ .kubeadmControlPlane.name }}-{{ .random }}"}` + "\n")},
+		{name: "KCP: machine naming without random", crd: kcp,
+			object:  kcpObject(`  machineNaming: {template: "{{ .kubeadmControlPlane.name }}"}` + "\n"),
+			wantErr: "invalid template, {{ .random }} is missing"},
+
+		{name: "KCPTemplate: spec changed", crd: "kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io",
+			object: kcpTemplate("      machineNaming: {template: \"{{ .random }}\"}\n"), old: kcpTemplate(""),
+			wantErr: "KubeadmControlPlaneTemplate spec.template.spec field is immutable"},
+		{name: "KCPTemplate: metadata changed", crd: "kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io",
+			object: strings.Replace(kcpTemplate(""), "name: cpt", "name: cpt, labels: {a: b}", 1), old: kcpTemplate("")},
+
+		{name: "KubeadmConfig: file with content", crd: kc, object: kubeadmConfig(`  files: [{path: /etc/a, content: a}]`)},
+		{name: "KubeadmConfig: file with content and contentFrom", crd: kc, object: kubeadmConfig(
+			`  files: [{path: /etc/a, content: a, contentFrom: {secret: {name: s, key: k}}}]`),
+			wantErr: "only one of content or contentFrom may be specified for a single file"},
+		{name: "KubeadmConfig: two files with a path", crd: kc, object: kubeadmConfig(
+			`  files: [{path: /etc/a, content: a}, {path: /etc/a, content: b}]`),
+			wantErr: "path property must be unique among all files"},
+		{name: "KubeadmConfig: ignition with format ignition", crd: kc, object: kubeadmConfig(
+			`  {format: ignition, ignition: {containerLinuxConfig: {additionalConfig: "storage: {}"}}}`)},
+		{name: "KubeadmConfig: ignition without format", crd: kc, object: kubeadmConfig(
+			`  {ignition: {containerLinuxConfig: {additionalConfig: "storage: {}"}}}`),
+			wantErr: `must be set to "ignition" if spec.ignition is set`},
+		{name: "KubeadmConfig: ignition with gzip files", crd: kc, object: kubeadmConfig(
+			`  {format: ignition, files: [{path: /etc/a, content: a, encoding: gzip}]}`),
+			wantErr: "files[].encoding gzip and gzip+base64 are not supported"},
+		{name: "KubeadmConfig: discovery user with authProvider and exec", crd: kc, object: kubeadmConfig(`  joinConfiguration:
+    discovery:
+      file:
+        kubeConfig:
+          cluster: {server: "https://cp:6443", certificateAuthorityData: Y2E=}
+          user: {authProvider: {name: p}, exec: {command: c}}
+`), wantErr: "either authProvider or exec must be defined"},
+
+		{name: "Machine: semantic version", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31.0")},
+		{name: "Machine: pre-release and build", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31.0-rc.1+build.5")},
+		{name: "Machine: version without v", crd: "machines.cluster.x-k8s.io", object: machine("c", "1.31.0"),
+			wantErr: "version must be a valid semantic version, for example v1.31.0"},
+		{name: "Machine: pre-release with a leading zero", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31.0-01"),
+			wantErr: "version must be a valid semantic version, for example v1.31.0"},
+		{name: "Machine: version without patch", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31"),
+			wantErr: "version must be a valid semantic version, for example v1.31.0"},
+		{name: "Machine: clusterName unchanged", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31.0"),
+			old: machine("c", "v1.30.0")},
+		{name: "Machine: clusterName changed", crd: "machines.cluster.x-k8s.io", object: machine("d", "v1.31.0"),
+			old: machine("c", "v1.31.0"), wantErr: "clusterName is immutable"},
+
+		{name: "IPAddress: IPv4 /24", crd: "ipaddresses.ipam.cluster.x-k8s.io", object: ipAddress("10.0.0.1", 24)},
+		{name: "IPAddress: IPv4 /33", crd: "ipaddresses.ipam.cluster.x-k8s.io", object: ipAddress("10.0.0.1", 33),
+			wantErr: "prefix is too large for the address"},
+		{name: "IPAddress: not an address", crd: "ipaddresses.ipam.cluster.x-k8s.io", object: ipAddress("10.0.0", 24),
+			wantErr: "not a valid IP address"},
+		{name: "IPAddress: spec unchanged", crd: "ipaddresses.ipam.cluster.x-k8s.io", object: ipAddress("10.0.0.1", 24),
+			old: ipAddress("10.0.0.1", 24)},
+		{name: "IPAddress: spec changed", crd: "ipaddresses.ipam.cluster.x-k8s.io", object: ipAddress("10.0.0.2", 24),
+			old: ipAddress("10.0.0.1", 24), wantErr: "IPAddress spec is immutable"},
+
+		{name: "ExtensionConfig: https URL", crd: "extensionconfigs.runtime.cluster.x-k8s.io", object: `
+apiVersion: runtime.cluster.x-k8s.io/v1beta2
+kind: ExtensionConfig
+metadata: {name: ext}
+spec: {clientConfig: {url: "https://ext.example.com"}}
+`},
+		{name: "ExtensionConfig: http URL", crd: "extensionconfigs.runtime.cluster.x-k8s.io", object: `
+apiVersion: runtime.cluster.x-k8s.io/v1beta2
+kind: ExtensionConfig
+metadata: {name: ext}
+spec: {clientConfig: {url: "http://ext.example.com"}}
+`, wantErr: "url must be an https:// URL"},
+	}
+
+	draft, err := LoadDir(v1beta2DraftCRDs)
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			got := validateV1beta2(g, draft[tt.crd], tt.object, tt.old)
+			if tt.wantErr == "" {
+				g.Expect(got).To(BeEmpty())
+				return
+			}
+			g.Expect(got).NotTo(BeEmpty())
+			g.Expect(got).To(HaveEach(ContainSubstring(tt.wantErr)))
+		})
+	}
+}
+
+// validateV1beta2 validates an object, given in YAML, with the CEL rules of a CRD's v1beta2 schema as the API
+// server does, with the old object on an update ("" on a create), and returns the errors.
+func validateV1beta2(g Gomega, v1 *apiextensionsv1.CustomResourceDefinition, object, old string) []string {
+	g.Expect(v1).NotTo(BeNil())
+	version := findVersion(v1, "v1beta2")
+	g.Expect(version).NotTo(BeNil())
+	internal := &apiextensions.JSONSchemaProps{}
+	g.Expect(apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(version.Schema.OpenAPIV3Schema, internal, nil)).To(Succeed())
+	structural, err := schema.NewStructural(internal)
+	g.Expect(err).NotTo(HaveOccurred())
+	validator := cel.NewValidator(structural, true, celconfig.PerCallLimit)
+	g.Expect(validator).NotTo(BeNil())
+
+	decode := func(doc string) any {
+		if doc == "" {
+			return nil
+		}
+		data, err := yaml.YAMLToJSON([]byte(doc))
+		g.Expect(err).NotTo(HaveOccurred())
+		out := map[string]any{}
+		g.Expect(utiljson.Unmarshal(data, &out)).To(Succeed())
+		return out
+	}
+	errs, _ := validator.Validate(context.Background(), nil, structural, decode(object), decode(old), celconfig.RuntimeCELCostBudget)
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return out
+}
