@@ -52,11 +52,7 @@ generate: $(BIN)/controller-gen $(BIN)/conversion-gen ## Generate deepcopy code,
 	cd api && find . -name zz_generated.conversion.go -delete && \
 		pkgs=$$(grep -rl --include=doc.go '^// +k8s:conversion-gen=' . | xargs -r -n1 dirname | sort); \
 		if [ -n "$$pkgs" ]; then $(BIN)/conversion-gen --output-file=zz_generated.conversion.go $$pkgs; fi
-	@# The v1beta2 packages are not served yet (docs/dev/v1beta2.md): their CRDs go to config/crd/v1beta2-draft,
-	@# where internal/test/compat compares them with upstream v1.14's, and the served CRDs stay as they are.
-	cd api && $(BIN)/controller-gen crd paths="$$(go list ./... | grep -v '/v1beta2$$' | paste -sd';')" output:crd:dir=../config/crd/bases
-	rm -rf config/crd/v1beta2-draft
-	cd api && $(BIN)/controller-gen crd paths="$$(go list ./... | grep '/v1beta2$$' | paste -sd';')" output:crd:dir=../config/crd/v1beta2-draft
+	cd api && $(BIN)/controller-gen crd paths=./... output:crd:dir=../config/crd/bases
 	@# metadata.yaml is a file format, not a served resource.
 	rm -f config/crd/bases/clusterctl.cluster.x-k8s.io_metadata.yaml
 	@# The operator's Helm chart carries its CRDs.

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	corewebhooks "github.com/capstan-dev/capstan/internal/webhooks/core"
+	kubeadmwebhooks "github.com/capstan-dev/capstan/internal/webhooks/kubeadm"
 	localwebhooks "github.com/capstan-dev/capstan/internal/webhooks/local"
 	operatorwebhooks "github.com/capstan-dev/capstan/internal/webhooks/operator"
 )
@@ -18,6 +19,8 @@ func main() {
 	}{
 		{corewebhooks.ManifestsFile, corewebhooks.Manifests},
 		{localwebhooks.ManifestsFile, localwebhooks.Manifests},
+		{kubeadmwebhooks.BootstrapManifestsFile, kubeadmwebhooks.BootstrapManifests},
+		{kubeadmwebhooks.ControlPlaneManifestsFile, kubeadmwebhooks.ControlPlaneManifests},
 		{operatorwebhooks.ManifestsFile, operatorwebhooks.Manifests},
 		{operatorwebhooks.ChartFile, operatorwebhooks.ChartManifests},
 	}

@@ -6,8 +6,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta2"
+	"github.com/capstan-dev/capstan/internal/contract"
 )
 
 // APIVersions returns the apiVersion a v1beta1 reference to an object of the group and kind carries.
@@ -43,4 +45,17 @@ func objectReference(ctx context.Context, versions APIVersions, ref clusterv1.Co
 		return nil, fmt.Errorf("the apiVersion of the reference to %s %s: %w", ref.Kind, ref.Name, err)
 	}
 	return &corev1.ObjectReference{APIVersion: apiVersion, Kind: ref.Kind, Namespace: namespace, Name: ref.Name}, nil
+}
+
+// ContractAPIVersions returns the APIVersions of a manager: the newest version of the kind's CRD for the
+// contract it follows (contract.Resolver, which reads the CRD's contract labels with c).
+func ContractAPIVersions(c client.Reader) APIVersions {
+	r := &contract.Resolver{Client: c}
+	return func(ctx context.Context, gk schema.GroupKind) (string, error) {
+		info, err := r.Resolve(ctx, gk)
+		if err != nil {
+			return "", err
+		}
+		return info.APIVersion, nil
+	}
 }

@@ -19,11 +19,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	addonsv1 "github.com/capstan-dev/capstan/api/addons/v1beta1"
+	addonsv1beta2 "github.com/capstan-dev/capstan/api/addons/v1beta2"
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	clusterv1beta2 "github.com/capstan-dev/capstan/api/core/v1beta2"
 	ipamv1alpha1 "github.com/capstan-dev/capstan/api/ipam/v1alpha1"
 	ipamv1 "github.com/capstan-dev/capstan/api/ipam/v1beta1"
+	ipamv1beta2 "github.com/capstan-dev/capstan/api/ipam/v1beta2"
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
+	runtimev1beta2 "github.com/capstan-dev/capstan/api/runtime/v1beta2"
 	"github.com/capstan-dev/capstan/internal/clustercache"
 	"github.com/capstan-dev/capstan/internal/contract"
 	clustercontroller "github.com/capstan-dev/capstan/internal/controllers/cluster"
@@ -112,11 +116,12 @@ type Options struct {
 }
 
 // NewScheme returns the scheme of the core manager: Kubernetes built-in types, apiextensions, and the
-// Cluster API (core, addons, IPAM v1beta1 and v1alpha1) and clusterctl types.
+// Cluster API (core, addons, IPAM and runtime, every version served) and clusterctl types.
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
-	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, clusterctlv1.AddToScheme,
-		addonsv1.AddToScheme, ipamv1.AddToScheme, ipamv1alpha1.AddToScheme, runtimev1.AddToScheme)
+	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, clusterv1beta2.AddToScheme,
+		clusterctlv1.AddToScheme, addonsv1.AddToScheme, addonsv1beta2.AddToScheme, ipamv1.AddToScheme, ipamv1alpha1.AddToScheme,
+		ipamv1beta2.AddToScheme, runtimev1.AddToScheme, runtimev1beta2.AddToScheme)
 	if err := add.AddToScheme(scheme); err != nil {
 		return nil, err
 	}

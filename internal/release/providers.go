@@ -9,6 +9,7 @@ import (
 	"github.com/capstan-dev/capstan/config/local"
 	"github.com/capstan-dev/capstan/config/operator"
 	"github.com/capstan-dev/capstan/internal/version"
+	kubeadmwebhooks "github.com/capstan-dev/capstan/internal/webhooks/kubeadm"
 )
 
 // DefaultVersion is the release version of development builds, whose own version is not a release.
@@ -42,8 +43,9 @@ func Core() (Provider, error) {
 		return Provider{}, err
 	}
 	crds = append(crds, runtimeCRDs...)
-	// The core manager converts the kinds served in several versions (IPAM's v1alpha1 and v1beta1): its
-	// webhook Service (internal/webhooks/core), in the namespace of its manifests.
+	// The core manager converts the kinds served in several versions (v1beta1 and v1beta2; IPAM's
+	// v1alpha1, runtime's v1alpha1): its webhook Service (internal/webhooks/core), in the namespace of its
+	// manifests.
 	crd.WithConversionWebhook(crds, coreNamespace, coreWebhookService)
 	return Provider{Name: "cluster-api", Type: clusterctlv1.CoreProviderType, CRDs: crds, Manifests: core.Files}, nil
 }
@@ -63,6 +65,9 @@ func KubeadmBootstrap() (Provider, error) {
 	if err != nil {
 		return Provider{}, err
 	}
+	// The bootstrap manager converts its kinds (v1beta1 and v1beta2): its webhook Service
+	// (internal/webhooks/kubeadm), in the namespace of its manifests.
+	crd.WithConversionWebhook(crds, kubeadmwebhooks.BootstrapNamespace, kubeadmwebhooks.Bootstrap().ServiceName())
 	return Provider{Name: "kubeadm", Type: clusterctlv1.BootstrapProviderType, CRDs: crds, Manifests: kubeadmbootstrap.Files}, nil
 }
 
@@ -73,6 +78,8 @@ func KubeadmControlPlane() (Provider, error) {
 	if err != nil {
 		return Provider{}, err
 	}
+	// The control plane manager converts its kinds, as the bootstrap manager does.
+	crd.WithConversionWebhook(crds, kubeadmwebhooks.ControlPlaneNamespace, kubeadmwebhooks.ControlPlane(nil).ServiceName())
 	return Provider{Name: "kubeadm", Type: clusterctlv1.ControlPlaneProviderType, CRDs: crds, Manifests: kubeadmcontrolplane.Files}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -62,6 +63,10 @@ func (c *Client) labelledObjects(ctx context.Context, selector map[string]string
 	if err != nil {
 		return nil, err
 	}
+	resources, err = withoutProviderKinds(ctx, dc, resources, selector)
+	if err != nil {
+		return nil, err
+	}
 	opts := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(selector).String()}
 	// Kinds are listed a few at a time: the first list of a kind can be slow while the API server
 	// prepares to serve it.
@@ -111,6 +116,34 @@ type resource struct {
 	gvk        schema.GroupVersionKind
 	gvr        schema.GroupVersionResource
 	namespaced bool
+}
+
+// withoutProviderKinds drops from resources the kinds of the providers' CRDs (those labelled
+// cluster.x-k8s.io/provider), and when selector picks cert-manager's objects the kinds of every CRD, as
+// upstream clusterctl does: their objects are not components (they go with their CRD), and listing them
+// could need a conversion webhook of a provider that is not running, such as a Cluster served as v1beta2.
+func withoutProviderKinds(ctx context.Context, dc dynamic.Interface, resources []resource, selector map[string]string) ([]resource, error) {
+	crds, err := dc.Resource(apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing the CRDs: %w", err)
+	}
+	certManager := selector[clusterctlv1.ClusterctlCoreLabel] == clusterctlv1.ClusterctlCoreLabelCertManagerValue
+	exclude := map[schema.GroupKind]bool{}
+	for _, crd := range crds.Items {
+		if _, provider := crd.GetLabels()[clusterv1.ProviderNameLabel]; !provider && !certManager {
+			continue
+		}
+		group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+		exclude[schema.GroupKind{Group: group, Kind: kind}] = true
+	}
+	out := resources[:0]
+	for _, r := range resources {
+		if !exclude[r.gvk.GroupKind()] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // listableResources returns the preferred version of every kind the API server serves that can be

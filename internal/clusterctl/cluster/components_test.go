@@ -41,7 +41,9 @@ func TestDeleteComponents(t *testing.T) {
 
 			components, err := c.ComponentObjects(t.Context(), label, ns)
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(components).To(HaveLen(5))
+			// The Deployment, the ConfigMap, the Namespace and the CRD; not the labelled Widget, an object of
+			// a provider's kind (it goes with its CRD, as upstream clusterctl has it).
+			g.Expect(kinds(components)).To(ConsistOf("Deployment", "ConfigMap", "Namespace", "CustomResourceDefinition"))
 
 			g.Expect(c.DeleteComponents(t.Context(), label, ns, tt.opts)).To(Succeed())
 
@@ -61,6 +63,43 @@ func TestDeleteComponents(t *testing.T) {
 			g.Expect(namespace.DeletionTimestamp != nil).To(Equal(tt.wantNamespaceSet))
 		})
 	}
+}
+
+// TestComponentsOfAProviderWhoseWebhookIsDown: a provider's components are listed while another
+// provider's conversion webhook does not answer (its manager is down, or not run at all): the objects of
+// providers' kinds are not components, so they are not listed in a version that needs the webhook, here
+// the kind's preferred version v2 while it is stored as v1.
+func TestComponentsOfAProviderWhoseWebhookIsDown(t *testing.T) {
+	g := NewWithT(t)
+	c := newClient(t)
+	group := uniqueGroup()
+	ns := "webhook-down-" + group[:7]
+	label := "infrastructure-" + group[:7]
+	crd := crdYAML(group, "cluster-api", [3]any{"v1", true, true}, [3]any{"v2", true, false}) + `  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions: [v1]
+      clientConfig: {service: {name: capi-webhook-service, namespace: capi-system, path: /convert}}
+`
+	g.Expect(c.Apply(t.Context(), parse(t, "%s", crd))).To(Succeed())
+	g.Expect(c.Apply(t.Context(), parse(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: %s, labels: {cluster.x-k8s.io/provider: %s}}\n", ns, label))).To(Succeed())
+	// A Widget stored as v1 in the provider's namespace, labelled as one of its components.
+	widget := parse(t, "apiVersion: %s/v1\nkind: Widget\nmetadata: {name: w, namespace: %s, labels: {cluster.x-k8s.io/provider: %s}}\n", group, ns, label)
+	g.Expect(env.CreateServed(t.Context(), &widget[0])).To(Succeed())
+
+	components, err := c.ComponentObjects(t.Context(), label, ns)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(kinds(components)).To(ConsistOf("Namespace"))
+	g.Expect(c.DeleteComponents(t.Context(), label, ns, DeleteComponentsOptions{IncludeNamespace: true})).To(Succeed())
+}
+
+// kinds returns the kinds of objs.
+func kinds(objs []unstructured.Unstructured) []string {
+	var out []string
+	for _, o := range objs {
+		out = append(out, o.GetKind())
+	}
+	return out
 }
 
 func TestCRDObjectCounts(t *testing.T) {

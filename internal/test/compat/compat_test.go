@@ -80,6 +80,9 @@ func TestSchemasMatchUpstream(t *testing.T) {
 			continue
 		}
 		for _, v := range o.Spec.Versions {
+			if v.Name == "v1beta2" && findVersion(u, v.Name) == nil {
+				continue // Upstream v1.14's v1beta2: TestV1beta2SchemasMatchUpstream.
+			}
 			t.Run(o.Name+"/"+v.Name, func(t *testing.T) {
 				diffs := Compare(u, o, v.Name)
 				for _, d := range diffs {

@@ -14,9 +14,8 @@ import (
 // must match.
 const upstreamV114CRDs = "testdata/upstream-v1.14/crds"
 
-// v1beta2DraftCRDs are the CRDs `make generate` writes from the api/.../v1beta2 packages, which are not
-// served yet: each holds the v1beta2 version alone (docs/dev/v1beta2.md).
-const v1beta2DraftCRDs = "../../../config/crd/v1beta2-draft"
+// servedCRDs are the CRDs capstan installs.
+const servedCRDs = "../../../config/crd/bases"
 
 // v1beta2Kinds are the CRDs that upstream v1.14 serves as v1beta2 and capstan has v1beta2 types for.
 var v1beta2Kinds = []string{
@@ -174,13 +173,13 @@ var v1beta2AllowedRules = func() map[string]string {
 	return allowed
 }()
 
-// TestV1beta2SchemasMatchUpstream compares the v1beta2 schemas generated from the api/.../v1beta2 packages
-// with upstream v1.14's, kind by kind: fields, shapes, defaults, validations, printer columns, names and subresources.
+// TestV1beta2SchemasMatchUpstream compares the v1beta2 version of the served CRDs with upstream v1.14's, kind
+// by kind: fields, shapes, defaults, validations, printer columns, names and subresources.
 func TestV1beta2SchemasMatchUpstream(t *testing.T) {
 	g := NewWithT(t)
 	upstream, err := LoadDir(upstreamV114CRDs)
 	g.Expect(err).NotTo(HaveOccurred())
-	ours, err := LoadDir(v1beta2DraftCRDs)
+	ours, err := LoadDir(servedCRDs)
 	g.Expect(err).NotTo(HaveOccurred())
 
 	allowedRulesSeen := map[string]bool{}
@@ -190,11 +189,8 @@ func TestV1beta2SchemasMatchUpstream(t *testing.T) {
 			if u == nil {
 				t.Fatalf("%s is not in %s: run `make sync-compat`", name, upstreamV114CRDs)
 			}
-			if o == nil {
-				t.Fatalf("%s is not in %s: no v1beta2 package has such a kind, or run `make generate`", name, v1beta2DraftCRDs)
-			}
-			if len(o.Spec.Versions) != 1 || o.Spec.Versions[0].Name != "v1beta2" {
-				t.Fatalf("%s in %s must hold version v1beta2 alone, has %v", name, v1beta2DraftCRDs, versionNames(o))
+			if o == nil || findVersion(o, "v1beta2") == nil {
+				t.Fatalf("%s in %s does not serve v1beta2: no v1beta2 package has such a kind, or run `make generate`", name, servedCRDs)
 			}
 			diffs := Compare(u, o, "v1beta2")
 			if reason, pending := v1beta2Pending[name]; pending {
@@ -232,9 +228,9 @@ func TestV1beta2SchemasMatchUpstream(t *testing.T) {
 			}
 		})
 	}
-	for name := range ours {
-		if !slices.Contains(v1beta2Kinds, name) {
-			t.Errorf("%s in %s is not in v1beta2Kinds: compare it with upstream v1.14's", name, v1beta2DraftCRDs)
+	for name, o := range ours {
+		if findVersion(o, "v1beta2") != nil && !slices.Contains(v1beta2Kinds, name) {
+			t.Errorf("%s in %s serves v1beta2 but is not in v1beta2Kinds: compare it with upstream v1.14's", name, servedCRDs)
 		}
 	}
 	if !t.Failed() {
@@ -246,29 +242,38 @@ func TestV1beta2SchemasMatchUpstream(t *testing.T) {
 	}
 }
 
-// servedBeforeV1beta2 are the versions the CRDs of v1beta2Kinds serve until v1beta2 is served: v1beta1,
-// unless listed here.
+// servedBeforeV1beta2 are the versions the CRDs of v1beta2Kinds served before v1beta2: v1beta1, unless listed
+// here. They are still served, and the first is still the storage version.
 var servedBeforeV1beta2 = map[string][]string{
 	"extensionconfigs.runtime.cluster.x-k8s.io": {"v1alpha1"},
 	"ipaddresses.ipam.cluster.x-k8s.io":         {"v1alpha1", "v1beta1"},
 	"ipaddressclaims.ipam.cluster.x-k8s.io":     {"v1alpha1", "v1beta1"},
 }
 
-// TestV1beta2IsNotServed keeps v1beta2 out of the CRDs capstan installs until conversion and controllers
-// exist (the next steps of issue 42): the served CRD of each kind with v1beta2 types holds the versions it
-// held before (v1beta1 alone, or as servedBeforeV1beta2 says).
-func TestV1beta2IsNotServed(t *testing.T) {
+// TestV1beta2IsServed checks each CRD with v1beta2 types serves v1beta2 beside the versions it served
+// before, and keeps storing objects in the newest of those: the controllers still read and write v1beta1,
+// and with v1beta2 as the storage version every one of their reads and watch events would go through the
+// conversion webhook (docs/dev/v1beta2.md). The storage version moves to v1beta2 with the controllers.
+func TestV1beta2IsServed(t *testing.T) {
 	g := NewWithT(t)
-	served, err := LoadDir("../../../config/crd/bases")
+	served, err := LoadDir(servedCRDs)
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, name := range v1beta2Kinds {
 		crd := served[name]
 		g.Expect(crd).NotTo(BeNil(), name)
-		want, ok := servedBeforeV1beta2[name]
+		before, ok := servedBeforeV1beta2[name]
 		if !ok {
-			want = []string{"v1beta1"}
+			before = []string{"v1beta1"}
 		}
-		g.Expect(versionNames(crd)).To(Equal(want), name)
+		g.Expect(versionNames(crd)).To(ConsistOf(append(slices.Clone(before), "v1beta2")), name)
+		storage := ""
+		for _, v := range crd.Spec.Versions {
+			g.Expect(v.Served).To(BeTrue(), "%s %s", name, v.Name)
+			if v.Storage {
+				storage = v.Name
+			}
+		}
+		g.Expect(storage).To(Equal(before[len(before)-1]), name)
 	}
 }
 

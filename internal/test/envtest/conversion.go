@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
@@ -22,14 +24,23 @@ import (
 	"github.com/capstan-dev/capstan/internal/conversion"
 )
 
-// Conversions are the conversions the harness's API server calls: those of every capstan manager.
-func Conversions() conversion.Kinds { return conversion.IPAM() }
+// Conversions are the conversions the harness's API server calls: those of every capstan manager (core,
+// kubeadm bootstrap and control plane); versions gives the apiVersion of v1beta1 references.
+func Conversions(versions conversion.APIVersions) conversion.Kinds {
+	return slices.Concat(conversion.Core(versions), conversion.Addons(), conversion.IPAMV1beta2(), conversion.Runtime(),
+		conversion.KubeadmBootstrap(), conversion.KubeadmControlPlane(versions))
+}
 
 // serveConversion serves the conversion webhook of Conversions on a loopback port, as the managers do on
 // their webhook Service, and returns the CRD conversion that calls it (by URL, which the API server dials
 // directly: the egress proxy of Options.PodNetwork carries calls to Services only) and what stops it.
-func serveConversion(scheme *runtime.Scheme) (*apiextensionsv1.CustomResourceConversion, func(), error) {
-	registry, err := Conversions().Registry(scheme)
+// reader returns the client the references' apiVersions are read with (the CRDs' contract labels, as a
+// manager reads them): the API server does not run yet.
+func serveConversion(scheme *runtime.Scheme, reader func() client.Reader) (*apiextensionsv1.CustomResourceConversion, func(), error) {
+	versions := func(ctx context.Context, gk schema.GroupKind) (string, error) {
+		return conversion.ContractAPIVersions(reader())(ctx, gk)
+	}
+	registry, err := Conversions(versions).Registry(scheme)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -27,13 +27,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	addonsv1 "github.com/capstan-dev/capstan/api/addons/v1beta1"
+	addonsv1beta2 "github.com/capstan-dev/capstan/api/addons/v1beta2"
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
+	bootstrapv1beta2 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta2"
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
+	controlplanev1beta2 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta2"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	clusterv1beta2 "github.com/capstan-dev/capstan/api/core/v1beta2"
 	ipamv1alpha1 "github.com/capstan-dev/capstan/api/ipam/v1alpha1"
 	ipamv1 "github.com/capstan-dev/capstan/api/ipam/v1beta1"
+	ipamv1beta2 "github.com/capstan-dev/capstan/api/ipam/v1beta2"
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
+	runtimev1beta2 "github.com/capstan-dev/capstan/api/runtime/v1beta2"
 	"github.com/capstan-dev/capstan/config/crd"
 	"github.com/capstan-dev/capstan/internal/cborclient"
 	"github.com/capstan-dev/capstan/internal/localnet"
@@ -80,12 +86,13 @@ type Options struct {
 }
 
 // NewScheme returns a scheme with the Kubernetes built-in types, apiextensions and capstan's API types
-// (core, clusterctl, kubeadm bootstrap and control plane, runtime).
+// (core, clusterctl, kubeadm bootstrap and control plane, addons, IPAM, runtime; every version served).
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
-	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme,
-		clusterctlv1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme, addonsv1.AddToScheme, ipamv1.AddToScheme, ipamv1alpha1.AddToScheme,
-		runtimev1.AddToScheme)
+	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, clusterv1beta2.AddToScheme,
+		clusterctlv1.AddToScheme, bootstrapv1.AddToScheme, bootstrapv1beta2.AddToScheme, controlplanev1.AddToScheme, controlplanev1beta2.AddToScheme,
+		addonsv1.AddToScheme, addonsv1beta2.AddToScheme, ipamv1.AddToScheme, ipamv1alpha1.AddToScheme, ipamv1beta2.AddToScheme,
+		runtimev1.AddToScheme, runtimev1beta2.AddToScheme)
 	if err := add.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
@@ -138,7 +145,8 @@ func Start(opts Options) (*Environment, error) {
 	for k, v := range flags {
 		env.ControlPlane.GetAPIServer().Configure().Set(k, v)
 	}
-	conversion, stopConversion, err := serveConversion(scheme)
+	var c client.Client // The API server's, once it runs.
+	conversion, stopConversion, err := serveConversion(scheme, func() client.Reader { return c })
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +170,7 @@ func Start(opts Options) (*Environment, error) {
 		return nil, fmt.Errorf("starting kube-apiserver and etcd from %s: %w", assets, err)
 	}
 	cfg.QPS, cfg.Burst = 500, 1000
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err = client.New(cfg, client.Options{Scheme: scheme})
 	if err == nil {
 		err = convertThrough(context.Background(), c, crds, conversion)
 	}

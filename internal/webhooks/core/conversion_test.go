@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	clusterv1beta2 "github.com/capstan-dev/capstan/api/core/v1beta2"
 	ipamv1alpha1 "github.com/capstan-dev/capstan/api/ipam/v1alpha1"
 	ipamv1 "github.com/capstan-dev/capstan/api/ipam/v1beta1"
 	"github.com/capstan-dev/capstan/config/crd"
@@ -104,12 +105,15 @@ func TestIPAMv1alpha1IsConvertedByTheCoreManager(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, bad)).To(MatchError(ContainSubstring("not a valid IP address")))
 }
 
-// The core components that clusterctl installs point exactly the kinds the core manager converts at its
-// webhook Service.
+// The core components that clusterctl installs (the core and runtime CRDs) point exactly the kinds the core
+// manager converts at its webhook Service.
 func TestCoreCRDsCallTheConversionWebhook(t *testing.T) {
 	g := NewWithT(t)
 	crds, err := crd.Core()
 	g.Expect(err).NotTo(HaveOccurred())
+	runtimeCRDs, err := crd.Runtime()
+	g.Expect(err).NotTo(HaveOccurred())
+	crds = append(crds, runtimeCRDs...)
 	crd.WithConversionWebhook(crds, Namespace, Webhooks(nil).ServiceName())
 	var converted []string
 	for _, c := range crds {
@@ -124,4 +128,42 @@ func TestCoreCRDsCallTheConversionWebhook(t *testing.T) {
 		want = append(want, webhooks.CRDName(gk))
 	}
 	g.Expect(converted).To(ConsistOf(want), "every CRD serving several versions is converted by the core manager, and no other")
+}
+
+// A client on v1beta2 and capstan's controllers, on v1beta1, share Machines: the core manager converts, and
+// the apiVersion of a v1beta1 reference is the version the provider's CRD serves for the contract.
+func TestV1beta2IsConvertedByTheCoreManager(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	install(t, ns)
+	webhookstest.Convert(t, env, ns, Webhooks(nil))
+	startManager(t, ns)
+
+	m := &clusterv1beta2.Machine{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "m-0"},
+		Spec: clusterv1beta2.MachineSpec{
+			ClusterName: "prod", Version: "v1.37.1",
+			Bootstrap:         clusterv1beta2.Bootstrap{DataSecretName: ptr.To("m-0-bootstrap")},
+			InfrastructureRef: clusterv1beta2.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "LocalMachine", Name: "m-0"},
+			Deletion:          clusterv1beta2.MachineDeletionSpec{NodeDrainTimeoutSeconds: ptr.To[int32](90)},
+		},
+	}
+	g.Expect(env.Client.Create(ctx, m)).To(Succeed())
+
+	old := &clusterv1.Machine{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(m), old)).To(Succeed())
+	g.Expect(old.Spec.InfrastructureRef).To(Equal(corev1.ObjectReference{APIVersion: "infrastructure.cluster.x-k8s.io/v1alpha1",
+		Kind: "LocalMachine", Namespace: ns, Name: "m-0"}))
+	g.Expect(old.Spec.NodeDrainTimeout).To(HaveValue(Equal(metav1.Duration{Duration: 90 * time.Second})))
+
+	// A v1beta1 write keeps what the v1beta2 client wrote.
+	old.Labels = map[string]string{"team": "a"}
+	g.Expect(env.Client.Update(ctx, old)).To(Succeed())
+	got := &clusterv1beta2.Machine{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(m), got)).To(Succeed())
+	g.Expect(got.Labels).To(HaveKeyWithValue("team", "a"))
+	g.Expect(got.Spec.InfrastructureRef).To(Equal(m.Spec.InfrastructureRef))
+	g.Expect(got.Spec.Deletion.NodeDrainTimeoutSeconds).To(HaveValue(BeEquivalentTo(90)))
+	g.Expect(got.Annotations).NotTo(HaveKey(conversion.DataAnnotation))
 }

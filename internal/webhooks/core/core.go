@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -47,7 +48,7 @@ func Webhooks(c client.Reader, opts ...Options) webhooks.Set {
 			webhooks.Validating(&clusterv1.ClusterClass{}, ClusterClass{Client: c, FeatureGates: o.FeatureGates}).
 				On(admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete),
 		},
-		Conversions: conversion.IPAM(),
+		Conversions: slices.Concat(conversion.Core(conversion.ContractAPIVersions(c)), conversion.Addons(), conversion.IPAMV1beta2(), conversion.Runtime()),
 	}
 }
 

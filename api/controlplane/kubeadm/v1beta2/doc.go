@@ -2,9 +2,9 @@
 // provider: KubeadmControlPlane and KubeadmControlPlaneTemplate, which embed the bootstrap provider's v1beta2
 // KubeadmConfigSpec. The schemas are upstream Cluster API v1.14's field for field.
 //
-// This version is not served yet (see docs/dev/v1beta2.md): no manager registers these types, and
-// `make generate` writes their CRDs to config/crd/v1beta2-draft only, where internal/test/compat compares
-// them with upstream v1.14's.
+// This version is served beside v1beta1 (runtime: v1alpha1), which stays the storage version while
+// the controllers read and write v1beta1; the API server converts through the managers' conversion
+// webhooks (internal/conversion, docs/api.md).
 //
 // +kubebuilder:object:generate=true
 // +groupName=controlplane.cluster.x-k8s.io

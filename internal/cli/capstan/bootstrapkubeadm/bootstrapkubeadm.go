@@ -12,6 +12,8 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/bootstrap"
+	"github.com/capstan-dev/capstan/internal/webhooks"
+	kubeadmwebhooks "github.com/capstan-dev/capstan/internal/webhooks/kubeadm"
 )
 
 // ManagerName names the provider's manager (and its leader election lease), as its Deployment is named.
@@ -21,11 +23,14 @@ const ManagerName = "capi-kubeadm-bootstrap-controller-manager"
 type Options struct {
 	Manager  *controllermanager.Options
 	Provider bootstrap.Options
+	// Webhooks are the flags of the webhook server, which converts the provider's kinds between the
+	// versions their CRDs serve (package internal/webhooks/kubeadm).
+	Webhooks webhooks.Options
 }
 
 // NewCommand returns `capstan bootstrap-kubeadm`.
 func NewCommand(streams iostreams.Streams) *cobra.Command {
-	o := &Options{Manager: controllermanager.DefaultOptions(ManagerName), Provider: bootstrap.DefaultOptions()}
+	o := &Options{Manager: controllermanager.DefaultOptions(ManagerName), Provider: bootstrap.DefaultOptions(), Webhooks: webhooks.DefaultOptions()}
 	cmd := o.Manager.Command(&cobra.Command{
 		Use:   "bootstrap-kubeadm",
 		Short: "Run the kubeadm bootstrap provider (KubeadmConfig): bootstrap data for kubeadm init and join",
@@ -37,6 +42,7 @@ status.dataSecretName: ` + "`kubeadm init`" + ` for the first control plane Mach
 the control plane is initialized, with bootstrap tokens created in the workload cluster.`,
 	}, streams.ErrOut, o.Run)
 	o.Provider.AddFlags(cmd.Flags())
+	o.Webhooks.AddFlags(cmd.Flags())
 	return cmd
 }
 
@@ -46,6 +52,9 @@ func (o *Options) Run(ctx context.Context) error {
 	opts.WatchFilter = o.Manager.WatchFilter
 	opts.FeatureGates = o.Manager.FeatureGates
 	return o.Manager.Run(ctx, "kubeadm bootstrap provider", bootstrap.NewScheme, func(mgr ctrl.Manager) error {
-		return bootstrap.Setup(ctx, mgr, opts)
+		if err := bootstrap.Setup(ctx, mgr, opts); err != nil {
+			return err
+		}
+		return o.Manager.SetupWebhooks(mgr, kubeadmwebhooks.Bootstrap(), o.Webhooks)
 	}, "bootstrapTokenTTL", opts.TokenTTL.String())
 }

@@ -11,7 +11,10 @@ import (
 
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/controllermanager"
+	"github.com/capstan-dev/capstan/internal/conversion"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane"
+	"github.com/capstan-dev/capstan/internal/webhooks"
+	kubeadmwebhooks "github.com/capstan-dev/capstan/internal/webhooks/kubeadm"
 )
 
 // ManagerName names the provider's manager (and its leader election lease), as its Deployment is named.
@@ -21,11 +24,14 @@ const ManagerName = "capi-kubeadm-control-plane-controller-manager"
 type Options struct {
 	Manager  *controllermanager.Options
 	Provider controlplane.Options
+	// Webhooks are the flags of the webhook server, which converts the provider's kinds between the
+	// versions their CRDs serve (package internal/webhooks/kubeadm).
+	Webhooks webhooks.Options
 }
 
 // NewCommand returns `capstan controlplane-kubeadm`.
 func NewCommand(streams iostreams.Streams) *cobra.Command {
-	o := &Options{Manager: controllermanager.DefaultOptions(ManagerName), Provider: controlplane.DefaultOptions()}
+	o := &Options{Manager: controllermanager.DefaultOptions(ManagerName), Provider: controlplane.DefaultOptions(), Webhooks: webhooks.DefaultOptions()}
 	cmd := o.Manager.Command(&cobra.Command{
 		Use:   "controlplane-kubeadm",
 		Short: "Run the kubeadm control plane provider (KubeadmControlPlane)",
@@ -36,6 +42,7 @@ KubeadmConfig and InfraMachine per Machine, scaling and rollouts one Machine at 
 members of the workload cluster, which it reaches through port-forwards of the workload API server.`,
 	}, streams.ErrOut, o.Run)
 	o.Provider.AddFlags(cmd.Flags())
+	o.Webhooks.AddFlags(cmd.Flags())
 	return cmd
 }
 
@@ -47,6 +54,9 @@ func (o *Options) Run(ctx context.Context) error {
 	p := o.Provider
 	p.WatchFilter = o.Manager.WatchFilter
 	return o.Manager.Run(ctx, "kubeadm control plane provider", controlplane.NewScheme, func(mgr ctrl.Manager) error {
-		return controlplane.Setup(ctx, mgr, p)
+		if err := controlplane.Setup(ctx, mgr, p); err != nil {
+			return err
+		}
+		return o.Manager.SetupWebhooks(mgr, kubeadmwebhooks.ControlPlane(conversion.ContractAPIVersions(mgr.GetClient())), o.Webhooks)
 	})
 }

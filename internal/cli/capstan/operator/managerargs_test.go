@@ -79,7 +79,8 @@ func TestManagerArgsCheckRefusesWhatAManagerLacks(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{name: "webhooks of a manager that serves none", args: []string{"bootstrap-kubeadm", "--webhook-port=9443"}, wantErr: "capstan bootstrap-kubeadm: unknown flag: --webhook-port"},
+		{name: "a concurrency flag of the core manager", args: []string{"bootstrap-kubeadm", "--machine-concurrency=3"}, wantErr: "capstan bootstrap-kubeadm: unknown flag: --machine-concurrency"},
+		{name: "the webhook flags of a manager that serves them", args: []string{"bootstrap-kubeadm", "--webhook-port=9443"}},
 		{name: "an unknown feature gate", args: []string{"bootstrap-kubeadm", "--feature-gates=NoSuchGate=true"}, wantErr: `unrecognized feature gate "NoSuchGate"`},
 		{name: "a malformed duration", args: []string{"manager", "--sync-period=often"}, wantErr: `invalid argument "often" for "--sync-period"`},
 		{name: "a concurrency flag of another manager", args: []string{"controlplane-kubeadm", "--localcluster-concurrency=3"}, wantErr: "unknown flag: --localcluster-concurrency"},

@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
+	bootstrapv1beta2 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
 	"github.com/capstan-dev/capstan/internal/feature"
@@ -63,11 +65,12 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.TokenTTL, "bootstrap-token-ttl", o.TokenTTL, "How long the bootstrap token of a joining Machine is valid; it is refreshed until the Machine's Node joins.")
 }
 
-// NewScheme returns the provider's scheme: Kubernetes built-in types, the Cluster API types and the
-// kubeadm bootstrap types.
+// NewScheme returns the provider's scheme: Kubernetes built-in types, apiextensions (the webhook
+// certificates' CA bundle goes into its CRDs), the Cluster API types and the kubeadm bootstrap types (every
+// version served).
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
-	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme)
+	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme, bootstrapv1beta2.AddToScheme)
 	if err := add.AddToScheme(scheme); err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
+	controlplanev1beta2 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta2"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane/controllers/kubeadmcontrolplane"
@@ -71,10 +72,11 @@ func (o Options) Validate() error {
 }
 
 // NewScheme returns the scheme of the provider's manager: Kubernetes built-in types, apiextensions, the
-// Cluster API core types, KubeadmConfig and KubeadmControlPlane.
+// Cluster API core types, KubeadmConfig and KubeadmControlPlane (every version served).
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
-	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme, controlplanev1.AddToScheme)
+	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme,
+		controlplanev1.AddToScheme, controlplanev1beta2.AddToScheme)
 	if err := add.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
