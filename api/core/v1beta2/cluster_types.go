@@ -105,6 +105,8 @@ type ClusterClassRef struct {
 
 // ControlPlaneTopology is the topology of a Cluster's control plane.
 // +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="!has(self.rollout) || !has(self.rollout.after)",message="rollout.after is not supported by capstan yet: remove it",fieldPath=".rollout.after"
+// +kubebuilder:validation:XValidation:rule="!has(self.taints)",message="taints are not supported by capstan yet: remove them",fieldPath=".taints"
 type ControlPlaneTopology struct {
 	// metadata put on the control plane object and its Machines.
 	// +optional
@@ -174,6 +176,7 @@ type ControlPlaneTopologyHealthCheck struct {
 
 // ControlPlaneTopologyHealthCheckChecks are the checks that find a control plane Machine unhealthy.
 // +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="!has(self.unhealthyMachineConditions)",message="unhealthyMachineConditions are not supported by capstan yet: remove them",fieldPath=".unhealthyMachineConditions"
 type ControlPlaneTopologyHealthCheckChecks struct {
 	// nodeStartupTimeoutSeconds is how long a Machine may take to get a Node.
 	// +optional
@@ -265,6 +268,8 @@ type WorkersTopology struct {
 }
 
 // MachineDeploymentTopology is one MachineDeployment of a topology.
+// +kubebuilder:validation:XValidation:rule="!has(self.rollout) || !has(self.rollout.after)",message="rollout.after is not supported by capstan yet: remove it",fieldPath=".rollout.after"
+// +kubebuilder:validation:XValidation:rule="!has(self.taints)",message="taints are not supported by capstan yet: remove them",fieldPath=".taints"
 type MachineDeploymentTopology struct {
 	// metadata put on the MachineDeployment and its Machines.
 	// +optional
@@ -350,6 +355,7 @@ type MachineDeploymentTopologyHealthCheck struct {
 
 // MachineDeploymentTopologyHealthCheckChecks are the checks that find a Machine unhealthy.
 // +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="!has(self.unhealthyMachineConditions)",message="unhealthyMachineConditions are not supported by capstan yet: remove them",fieldPath=".unhealthyMachineConditions"
 type MachineDeploymentTopologyHealthCheckChecks struct {
 	// nodeStartupTimeoutSeconds is how long a Machine may take to get a Node.
 	// +optional
@@ -466,6 +472,7 @@ type MachineDeploymentTopologyRolloutStrategyRollingUpdate struct {
 }
 
 // MachinePoolTopology is one MachinePool of a topology.
+// +kubebuilder:validation:XValidation:rule="!has(self.taints)",message="taints are not supported by capstan yet: remove them",fieldPath=".taints"
 type MachinePoolTopology struct {
 	// metadata put on the MachinePool.
 	// +optional

@@ -30,6 +30,8 @@ type ClusterClass struct {
 }
 
 // ClusterClassSpec is the desired state of a ClusterClass.
+// +kubebuilder:validation:XValidation:rule="!has(self.upgrade)",message="upgrade is not supported by capstan yet: remove it",fieldPath=".upgrade"
+// +kubebuilder:validation:XValidation:rule="!has(self.kubernetesVersions)",message="kubernetesVersions are not supported by capstan yet: remove them",fieldPath=".kubernetesVersions"
 type ClusterClassSpec struct {
 	// availabilityGates are extra conditions that must hold before a Cluster of the class is Available.
 	// +optional
@@ -92,6 +94,7 @@ type InfrastructureClass struct {
 }
 
 // ControlPlaneClass is the class of a control plane.
+// +kubebuilder:validation:XValidation:rule="!has(self.taints)",message="taints are not supported by capstan yet: remove them",fieldPath=".taints"
 type ControlPlaneClass struct {
 	// metadata put on the control plane object and its Machines.
 	// +optional
@@ -150,6 +153,7 @@ type ControlPlaneClassHealthCheck struct {
 
 // ControlPlaneClassHealthCheckChecks are the checks that find a control plane Machine unhealthy.
 // +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="!has(self.unhealthyMachineConditions)",message="unhealthyMachineConditions are not supported by capstan yet: remove them",fieldPath=".unhealthyMachineConditions"
 type ControlPlaneClassHealthCheckChecks struct {
 	// nodeStartupTimeoutSeconds is how long a Machine may take to get a Node.
 	// +optional
@@ -260,6 +264,7 @@ type WorkersClass struct {
 }
 
 // MachineDeploymentClass is the class of the MachineDeployments of a topology.
+// +kubebuilder:validation:XValidation:rule="!has(self.taints)",message="taints are not supported by capstan yet: remove them",fieldPath=".taints"
 type MachineDeploymentClass struct {
 	// metadata put on the MachineDeployments and their Machines.
 	// +optional
@@ -338,6 +343,7 @@ type MachineDeploymentClassHealthCheck struct {
 
 // MachineDeploymentClassHealthCheckChecks are the checks that find a Machine unhealthy.
 // +kubebuilder:validation:MinProperties=1
+// +kubebuilder:validation:XValidation:rule="!has(self.unhealthyMachineConditions)",message="unhealthyMachineConditions are not supported by capstan yet: remove them",fieldPath=".unhealthyMachineConditions"
 type MachineDeploymentClassHealthCheckChecks struct {
 	// nodeStartupTimeoutSeconds is how long a Machine may take to get a Node.
 	// +optional
@@ -459,6 +465,7 @@ type MachineDeploymentClassRolloutStrategyRollingUpdate struct {
 }
 
 // MachinePoolClass is the class of the MachinePools of a topology.
+// +kubebuilder:validation:XValidation:rule="!has(self.taints)",message="taints are not supported by capstan yet: remove them",fieldPath=".taints"
 type MachinePoolClass struct {
 	// metadata put on the MachinePools.
 	// +optional

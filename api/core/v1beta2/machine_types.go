@@ -7,6 +7,7 @@ import (
 
 // MachineSpec is the desired state of a Machine.
 // +kubebuilder:validation:XValidation:rule=`!has(self.version) || self.version.matches(r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*)?(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$")`,message="version must be a valid semantic version, for example v1.31.0",fieldPath=".version"
+// +kubebuilder:validation:XValidation:rule="!has(self.taints)",message="taints are not supported by capstan yet: remove them",fieldPath=".taints"
 type MachineSpec struct {
 	// clusterName is the name of the Cluster the Machine belongs to.
 	// +required
@@ -261,6 +262,7 @@ type Bootstrap struct {
 // +kubebuilder:printcolumn:name="Version",type="string",JSONPath=".spec.version",description="Kubernetes version associated with this Machine"
 
 // Machine is one host (a VM, a bare-metal server, a container) that runs a Kubernetes Node.
+// +kubebuilder:validation:XValidation:rule="!has(self.spec) || !has(self.spec.minReadySeconds)",message="minReadySeconds of a Machine is not supported by capstan yet: remove it (a MachineSet's, MachineDeployment's or MachinePool's template can set it)",fieldPath=".spec.minReadySeconds"
 type Machine struct {
 	metav1.TypeMeta `json:",inline"`
 	// metadata of the Machine.

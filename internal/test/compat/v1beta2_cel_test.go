@@ -192,6 +192,40 @@ spec:
   infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerMachine, name: m}
 `
 	}
+	machineOwner := func(kind, templateSpec string) string {
+		return `
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: ` + kind + `
+metadata: {name: o, namespace: default}
+spec:
+  clusterName: c
+  template:
+    spec:
+      clusterName: c
+      bootstrap: {dataSecretName: data}
+      infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerMachine, name: m}
+      ` + templateSpec + `
+`
+	}
+	cluster := func(topology string) string {
+		return `
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: Cluster
+metadata: {name: c, namespace: default}
+spec:
+  topology:
+    classRef: {name: class}
+    version: v1.31.0
+` + topology + "\n"
+	}
+	clusterClass := func(spec string) string {
+		return `
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: ClusterClass
+metadata: {name: class, namespace: default}
+spec:
+` + spec + "\n"
+	}
 	ipAddress := func(address string, prefix int) string {
 		return `
 apiVersion: ipam.cluster.x-k8s.io/v1beta2
@@ -298,6 +332,74 @@ spec:
 			old: machine("c", "v1.30.0")},
 		{name: "Machine: clusterName changed", crd: "machines.cluster.x-k8s.io", object: machine("d", "v1.31.0"),
 			old: machine("c", "v1.31.0"), wantErr: "clusterName is immutable"},
+
+		// v1beta2 fields capstan has no behaviour for yet are refused (v1beta2Refused).
+		{name: "Machine: taints", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31.0") + "  taints: [{key: a, effect: NoSchedule, propagation: Always}]\n",
+			wantErr: "spec.taints: Invalid value: taints are not supported by capstan yet: remove them"},
+		{name: "Machine: minReadySeconds", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31.0") + "  minReadySeconds: 5\n",
+			wantErr: "spec.minReadySeconds: Invalid value: minReadySeconds of a Machine is not supported by capstan yet"},
+		{name: "MachineDeployment: template taints", crd: "machinedeployments.cluster.x-k8s.io", object: machineOwner("MachineDeployment", "taints: [{key: a, effect: NoSchedule, propagation: Always}]"),
+			wantErr: "spec.template.spec.taints: Invalid value: taints are not supported by capstan yet: remove them"},
+		{name: "MachineSet: template minReadySeconds", crd: "machinesets.cluster.x-k8s.io", object: machineOwner("MachineSet", "minReadySeconds: 5")},
+		{name: "MachinePool: template taints", crd: "machinepools.cluster.x-k8s.io", object: machineOwner("MachinePool", "taints: [{key: a, effect: NoSchedule, propagation: Always}]"),
+			wantErr: "taints are not supported by capstan yet"},
+		{name: "MachineHealthCheck: unhealthyMachineConditions", crd: "machinehealthchecks.cluster.x-k8s.io", object: `
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: MachineHealthCheck
+metadata: {name: mhc, namespace: default}
+spec:
+  clusterName: c
+  selector: {matchLabels: {a: b}}
+  checks: {unhealthyMachineConditions: [{type: DiskPressure, status: "True", timeoutSeconds: 300}]}
+`, wantErr: "spec.checks.unhealthyMachineConditions: Invalid value: unhealthyMachineConditions are not supported by capstan yet: remove them"},
+		{name: "Cluster: topology without refused fields", crd: "clusters.cluster.x-k8s.io", object: cluster("")},
+		{name: "Cluster: control plane rollout.after", crd: "clusters.cluster.x-k8s.io", object: cluster(`    controlPlane: {rollout: {after: "2026-01-01T00:00:00Z"}}`),
+			wantErr: "spec.topology.controlPlane.rollout.after: Invalid value: rollout.after is not supported by capstan yet: remove it"},
+		{name: "Cluster: control plane taints", crd: "clusters.cluster.x-k8s.io", object: cluster(`    controlPlane: {taints: [{key: a, effect: NoSchedule, propagation: Always}]}`),
+			wantErr: "taints are not supported by capstan yet"},
+		{name: "Cluster: control plane unhealthyMachineConditions", crd: "clusters.cluster.x-k8s.io", object: cluster(`    controlPlane: {healthCheck: {checks: {unhealthyMachineConditions: [{type: DiskPressure, status: "True", timeoutSeconds: 300}]}}}`),
+			wantErr: "unhealthyMachineConditions are not supported by capstan yet"},
+		{name: "Cluster: MachineDeployment rollout.strategy", crd: "clusters.cluster.x-k8s.io", object: cluster(`    workers: {machineDeployments: [{name: md, class: w, rollout: {strategy: {type: OnDelete}}}]}`)},
+		{name: "Cluster: MachineDeployment rollout.after", crd: "clusters.cluster.x-k8s.io", object: cluster(`    workers: {machineDeployments: [{name: md, class: w, rollout: {after: "2026-01-01T00:00:00Z"}}]}`),
+			wantErr: "rollout.after is not supported by capstan yet"},
+		{name: "Cluster: MachineDeployment taints", crd: "clusters.cluster.x-k8s.io", object: cluster(`    workers: {machineDeployments: [{name: md, class: w, taints: [{key: a, effect: NoSchedule, propagation: Always}]}]}`),
+			wantErr: "taints are not supported by capstan yet"},
+		{name: "Cluster: MachineDeployment unhealthyMachineConditions", crd: "clusters.cluster.x-k8s.io", object: cluster(`    workers: {machineDeployments: [{name: md, class: w, healthCheck: {checks: {unhealthyMachineConditions: [{type: DiskPressure, status: "True", timeoutSeconds: 300}]}}}]}`),
+			wantErr: "unhealthyMachineConditions are not supported by capstan yet"},
+		{name: "Cluster: MachinePool taints", crd: "clusters.cluster.x-k8s.io", object: cluster(`    workers: {machinePools: [{name: mp, class: w, taints: [{key: a, effect: NoSchedule, propagation: Always}]}]}`),
+			wantErr: "taints are not supported by capstan yet"},
+		{name: "ClusterClass: upgrade", crd: "clusterclasses.cluster.x-k8s.io", object: clusterClass(`  upgrade: {external: {generateUpgradePlanExtension: ext}}`),
+			wantErr: "spec.upgrade: Invalid value: upgrade is not supported by capstan yet: remove it"},
+		{name: "ClusterClass: kubernetesVersions", crd: "clusterclasses.cluster.x-k8s.io", object: clusterClass(`  kubernetesVersions: [v1.31.0]`),
+			wantErr: "kubernetesVersions are not supported by capstan yet"},
+		{name: "ClusterClass: control plane taints", crd: "clusterclasses.cluster.x-k8s.io", object: clusterClass(`  controlPlane: {templateRef: {apiVersion: controlplane.cluster.x-k8s.io/v1beta2, kind: KubeadmControlPlaneTemplate, name: cp}, taints: [{key: a, effect: NoSchedule, propagation: Always}]}`),
+			wantErr: "taints are not supported by capstan yet"},
+		{name: "ClusterClass: MachineDeployment class unhealthyMachineConditions", crd: "clusterclasses.cluster.x-k8s.io", object: clusterClass(`  workers: {machineDeployments: [{class: w, healthCheck: {checks: {unhealthyMachineConditions: [{type: DiskPressure, status: "True", timeoutSeconds: 300}]}}}]}`),
+			wantErr: "unhealthyMachineConditions are not supported by capstan yet"},
+		{name: "ClusterClass: MachinePool class taints", crd: "clusterclasses.cluster.x-k8s.io", object: clusterClass(`  workers: {machinePools: [{class: w, taints: [{key: a, effect: NoSchedule, propagation: Always}]}]}`),
+			wantErr: "taints are not supported by capstan yet"},
+		{name: "KCP: machine template taints", crd: kcp, object: strings.Replace(kcpObject(""), "      infrastructureRef:", "      taints: [{key: a, effect: NoSchedule, propagation: Always}]\n      infrastructureRef:", 1),
+			wantErr: "spec.machineTemplate.spec.taints: Invalid value: taints are not supported by capstan yet"},
+		{name: "KCP: encryptionAlgorithm", crd: kcp, object: kcpObject("  kubeadmConfigSpec: {clusterConfiguration: {encryptionAlgorithm: ECDSA-P256}}\n"),
+			wantErr: "spec.kubeadmConfigSpec.clusterConfiguration.encryptionAlgorithm: Invalid value: encryptionAlgorithm is not supported by capstan yet: remove it"},
+		{name: "KCPTemplate: machine template taints", crd: "kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io",
+			object:  kcpTemplate("      machineTemplate: {spec: {taints: [{key: a, effect: NoSchedule, propagation: Always}]}}\n"),
+			wantErr: "taints are not supported by capstan yet"},
+		{name: "KubeadmConfig: certificateValidityPeriodDays", crd: kc, object: kubeadmConfig(`  clusterConfiguration: {certificateValidityPeriodDays: 100}`),
+			wantErr: "certificateValidityPeriodDays is not supported by capstan yet: remove it"},
+		{name: "KubeadmConfig: caCertificateValidityPeriodDays", crd: kc, object: kubeadmConfig(`  clusterConfiguration: {caCertificateValidityPeriodDays: 100}`),
+			wantErr: "caCertificateValidityPeriodDays is not supported by capstan yet: remove it"},
+		{name: "KubeadmConfig: file contentFormat", crd: kc, object: kubeadmConfig(`  files: [{path: /etc/a, content: a, contentFormat: Template}]`),
+			wantErr: "spec.files[0].contentFormat: Invalid value: contentFormat is not supported by capstan yet: remove it"},
+		{name: "KubeadmConfig: partition layout", crd: kc, object: kubeadmConfig(`  diskSetup: {partitions: [{device: /dev/sdb, layout: true}]}`)},
+		{name: "KubeadmConfig: partition diskLayout", crd: kc, object: kubeadmConfig(`  diskSetup: {partitions: [{device: /dev/sdb, diskLayout: [{percentage: 100}]}]}`),
+			wantErr: "diskLayout is not supported by capstan yet: remove it"},
+		{name: "KubeadmConfigTemplate: encryptionAlgorithm", crd: "kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io", object: `
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
+kind: KubeadmConfigTemplate
+metadata: {name: kct, namespace: default}
+spec: {template: {spec: {clusterConfiguration: {encryptionAlgorithm: RSA-3072}}}}
+`, wantErr: "encryptionAlgorithm is not supported by capstan yet: remove it"},
 
 		{name: "IPAddress: IPv4 /24", crd: "ipaddresses.ipam.cluster.x-k8s.io", object: ipAddress("10.0.0.1", 24)},
 		{name: "IPAddress: IPv4 /33", crd: "ipaddresses.ipam.cluster.x-k8s.io", object: ipAddress("10.0.0.1", 33),

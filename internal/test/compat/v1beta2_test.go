@@ -217,6 +217,10 @@ func TestV1beta2SchemasMatchUpstream(t *testing.T) {
 					t.Logf("allowed: CEL rule %s (%s)", r, reason)
 					continue
 				}
+				if field, ok := refusedField(r); ok {
+					t.Logf("allowed: CEL rule %s (capstan refuses %s: it has no behaviour yet)", r, field)
+					continue
+				}
 				t.Errorf("%s v1beta2: CEL rule not in upstream: %s", name, r)
 			}
 			for _, d := range diffs {
@@ -286,6 +290,32 @@ func versionNames(crd *apiextensionsv1.CustomResourceDefinition) []string {
 }
 
 // celRule is an x-kubernetes-validations rule of a schema, with the path of the schema that holds it.
+// v1beta2Refused are the v1beta2 fields capstan refuses because it has no behaviour for them yet (the
+// fields of upstream v1.11–v1.14 that capstan's v1beta1 lacks; docs/api.md lists them), each with the
+// rule that refuses it where it is. TestV1beta2RulesWork checks that each is refused.
+var v1beta2Refused = map[string]string{
+	"taints":                          "!has(self.taints)",
+	"unhealthyMachineConditions":      "!has(self.unhealthyMachineConditions)",
+	"rollout.after":                   "!has(self.rollout) || !has(self.rollout.after)",
+	"upgrade":                         "!has(self.upgrade)",
+	"kubernetesVersions":              "!has(self.kubernetesVersions)",
+	"minReadySeconds of a Machine":    "!has(self.spec) || !has(self.spec.minReadySeconds)",
+	"encryptionAlgorithm":             "!has(self.encryptionAlgorithm)",
+	"certificateValidityPeriodDays":   "!has(self.certificateValidityPeriodDays)",
+	"caCertificateValidityPeriodDays": "!has(self.caCertificateValidityPeriodDays)",
+	"diskLayout":                      "!has(self.diskLayout)",
+	"contentFormat":                   "!has(self.contentFormat)",
+}
+
+// refusedField returns the field r refuses, when r is one of v1beta2Refused's rules with its message.
+func refusedField(r celRule) (string, bool) {
+	field, _, ok := strings.Cut(r.Message, " is not supported by capstan yet: remove it")
+	if !ok {
+		field, _, ok = strings.Cut(r.Message, " are not supported by capstan yet: remove them")
+	}
+	return field, ok && v1beta2Refused[field] != "" && v1beta2Refused[field] == r.Rule
+}
+
 type celRule struct {
 	path string
 	apiextensionsv1.ValidationRule

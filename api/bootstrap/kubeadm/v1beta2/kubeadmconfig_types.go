@@ -259,6 +259,7 @@ const (
 
 // File is a file written on the machine, a cloud-init write_files entry.
 // +kubebuilder:validation:XValidation:rule="!(has(self.content) && has(self.contentFrom))",message="only one of content or contentFrom may be specified for a single file"
+// +kubebuilder:validation:XValidation:rule="!has(self.contentFormat)",message="contentFormat is not supported by capstan yet: remove it",fieldPath=".contentFormat"
 type File struct {
 	// path is the absolute path of the file.
 	// +required
@@ -456,6 +457,7 @@ type DiskSetup struct {
 // +kubebuilder:validation:XValidation:rule="[has(self.layout),has(self.diskLayout)].filter(x,x==true).size() == 1",message="exactly one of the fields in [layout diskLayout] must be set"
 
 // Partition is the partition table of one device: either layout or diskLayout.
+// +kubebuilder:validation:XValidation:rule="!has(self.diskLayout)",message="diskLayout is not supported by capstan yet: remove it",fieldPath=".diskLayout"
 type Partition struct {
 	// device is the device, for example /dev/sdb.
 	// +required
