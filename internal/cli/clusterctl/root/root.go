@@ -14,6 +14,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/alpha"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/completion"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/config"
+	convertcmd "github.com/capstan-dev/capstan/internal/cli/clusterctl/convert"
 	deletecmd "github.com/capstan-dev/capstan/internal/cli/clusterctl/delete"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/describe"
 	"github.com/capstan-dev/capstan/internal/cli/clusterctl/generate"
@@ -80,6 +81,8 @@ install providers, and create templates for your workload cluster.`,
 	add(groupOther, config.NewCommand(streams, deps))
 	add(groupOther, version.NewCommand(streams, deps))
 	add(groupOther, completion.NewCommand(streams))
+	// As upstream's, convert is in no group: help lists it under "Additional Commands".
+	cmd.AddCommand(convertcmd.NewCommand(streams))
 	cmd.SetHelpCommandGroupID(groupOther)
 
 	// Groups are shown in this order; a group without commands is not shown.
