@@ -145,11 +145,10 @@ func (g *graph) setSoftOwnership() {
 	}
 	// A topology Cluster needs its ClusterClass: the class is moved with it, and created first.
 	for _, c := range clusters {
-		class, _, _ := unstructured.NestedString(c.obj.Object, "spec", "topology", "class")
+		class, ns := topologyClass(c.obj)
 		if class == "" {
 			continue
 		}
-		ns, _, _ := unstructured.NestedString(c.obj.Object, "spec", "topology", "classNamespace")
 		if ns == "" {
 			ns = c.ref.Namespace
 		}
@@ -320,9 +319,23 @@ func sortedOwners(n *node) []*node {
 	return out
 }
 
+// topologyClass returns the name and namespace (empty: the Cluster's) of the ClusterClass of a topology
+// Cluster, in the v1beta1 (spec.topology.class, classNamespace) or the v1beta2 layout
+// (spec.topology.classRef): a management cluster of upstream v1.11 or later stores v1beta2.
+func topologyClass(c *unstructured.Unstructured) (name, namespace string) {
+	if name, _, _ = unstructured.NestedString(c.Object, "spec", "topology", "class"); name != "" {
+		namespace, _, _ = unstructured.NestedString(c.Object, "spec", "topology", "classNamespace")
+		return name, namespace
+	}
+	name, _, _ = unstructured.NestedString(c.Object, "spec", "topology", "classRef", "name")
+	namespace, _, _ = unstructured.NestedString(c.Object, "spec", "topology", "classRef", "namespace")
+	return name, namespace
+}
+
 // classTemplateRefs are the template references of a ClusterClass: spec.infrastructure,
 // spec.controlPlane (and its machineInfrastructure), and the bootstrap and infrastructure templates of
-// its MachineDeployment and MachinePool classes.
+// its MachineDeployment and MachinePool classes; each a ref in v1beta1, a templateRef in v1beta2 (where
+// the workers' templates are not under template).
 func classTemplateRefs(cc *unstructured.Unstructured) []Ref {
 	var out []Ref
 	add := func(m map[string]any, path ...string) {
@@ -339,9 +352,10 @@ func classTemplateRefs(cc *unstructured.Unstructured) []Ref {
 			out = append(out, r)
 		}
 	}
-	add(cc.Object, "spec", "infrastructure", "ref")
-	add(cc.Object, "spec", "controlPlane", "ref")
-	add(cc.Object, "spec", "controlPlane", "machineInfrastructure", "ref")
+	for _, path := range [][]string{{"infrastructure"}, {"controlPlane"}, {"controlPlane", "machineInfrastructure"}} {
+		add(cc.Object, append(append([]string{"spec"}, path...), "ref")...)
+		add(cc.Object, append(append([]string{"spec"}, path...), "templateRef")...)
+	}
 	for _, workers := range []string{"machineDeployments", "machinePools"} {
 		classes, _, _ := unstructured.NestedSlice(cc.Object, "spec", "workers", workers)
 		for _, c := range classes {
@@ -351,6 +365,8 @@ func classTemplateRefs(cc *unstructured.Unstructured) []Ref {
 			}
 			add(m, "template", "bootstrap", "ref")
 			add(m, "template", "infrastructure", "ref")
+			add(m, "bootstrap", "templateRef")
+			add(m, "infrastructure", "templateRef")
 		}
 	}
 	return out

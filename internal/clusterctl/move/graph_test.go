@@ -224,6 +224,41 @@ func TestGraph(t *testing.T) {
 			notMoved: map[string]string{},
 		},
 		{
+			// An upstream v1.11+ management cluster stores v1beta2: the topology names its class in classRef,
+			// and the ClusterClass its templates in templateRef (no owner references here either).
+			name: "v1beta2: a topology Cluster after its ClusterClass, the class's templates with it",
+			objs: []obj{
+				{kind: "Cluster", namespace: "ns", name: "c1", spec: map[string]any{"topology": map[string]any{"classRef": map[string]any{"name": "cc", "namespace": "ns"}, "version": "v1.31.0"}}},
+				{kind: "ClusterClass", namespace: "ns", name: "cc", spec: map[string]any{
+					"infrastructure": map[string]any{"templateRef": map[string]any{"apiVersion": kinds["GenericInfrastructureCluster"], "kind": "GenericInfrastructureCluster", "name": "cc-infra"}},
+					"controlPlane": map[string]any{"templateRef": map[string]any{"apiVersion": kinds["Widget"], "kind": "Widget", "name": "cc-cp"},
+						"machineInfrastructure": map[string]any{"templateRef": map[string]any{"apiVersion": kinds["GenericInfrastructureMachine"], "kind": "GenericInfrastructureMachine", "name": "cc-machine"}}},
+					"workers": map[string]any{
+						"machineDeployments": []any{map[string]any{"class": "w",
+							"bootstrap":      map[string]any{"templateRef": map[string]any{"apiVersion": kinds["ConfigMap"], "kind": "ConfigMap", "name": "cc-boot"}},
+							"infrastructure": map[string]any{"templateRef": map[string]any{"apiVersion": kinds["GenericInfrastructureMachine"], "kind": "GenericInfrastructureMachine", "name": "cc-machine"}},
+						}},
+						"machinePools": []any{map[string]any{"class": "p",
+							"bootstrap":      map[string]any{"templateRef": map[string]any{"apiVersion": kinds["ConfigMap"], "kind": "ConfigMap", "name": "cc-pool-boot"}},
+							"infrastructure": map[string]any{"templateRef": map[string]any{"apiVersion": kinds["Secret"], "kind": "Secret", "name": "cc-pool-infra"}},
+						}},
+					},
+				}},
+				{kind: "GenericInfrastructureCluster", namespace: "ns", name: "cc-infra"},
+				{kind: "Widget", namespace: "ns", name: "cc-cp"},
+				{kind: "GenericInfrastructureMachine", namespace: "ns", name: "cc-machine"},
+				{kind: "ConfigMap", namespace: "ns", name: "cc-boot"},
+				{kind: "ConfigMap", namespace: "ns", name: "cc-pool-boot"},
+				{kind: "Secret", namespace: "ns", name: "cc-pool-infra"},
+			},
+			groups: [][]string{
+				{"ClusterClass/cc"},
+				{"Cluster/c1", "ConfigMap/cc-boot", "ConfigMap/cc-pool-boot", "GenericInfrastructureCluster/cc-infra",
+					"GenericInfrastructureMachine/cc-machine", "Secret/cc-pool-infra", "Widget/cc-cp"},
+			},
+			notMoved: map[string]string{},
+		},
+		{
 			name: "global move-hierarchy root and its Secret in another namespace",
 			objs: []obj{
 				cluster,
