@@ -1,8 +1,6 @@
 package conversion
 
 import (
-	"context"
-
 	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
 	addonsv1beta1 "github.com/capstan-dev/capstan/api/addons/v1beta1"
@@ -15,24 +13,12 @@ import (
 func Addons() Kinds {
 	return Kinds{
 		{GroupKind: addonsv1beta2.GroupVersion.WithKind("ClusterResourceSet").GroupKind(), Converter: crconversion.NewHubSpokeConverter(&addonsv1beta2.ClusterResourceSet{},
-			crconversion.NewSpokeConverter(&addonsv1beta1.ClusterResourceSet{}, clusterResourceSetToV1beta1, clusterResourceSetFromV1beta1))},
+			crconversion.NewSpokeConverter(&addonsv1beta1.ClusterResourceSet{},
+				generated(addonsv1beta1.Convert_v1beta2_ClusterResourceSet_To_v1beta1_ClusterResourceSet),
+				generated(addonsv1beta1.Convert_v1beta1_ClusterResourceSet_To_v1beta2_ClusterResourceSet)))},
 		{GroupKind: addonsv1beta2.GroupVersion.WithKind("ClusterResourceSetBinding").GroupKind(), Converter: crconversion.NewHubSpokeConverter(&addonsv1beta2.ClusterResourceSetBinding{},
-			crconversion.NewSpokeConverter(&addonsv1beta1.ClusterResourceSetBinding{}, clusterResourceSetBindingToV1beta1, clusterResourceSetBindingFromV1beta1))},
+			crconversion.NewSpokeConverter(&addonsv1beta1.ClusterResourceSetBinding{},
+				generated(addonsv1beta1.Convert_v1beta2_ClusterResourceSetBinding_To_v1beta1_ClusterResourceSetBinding),
+				generated(addonsv1beta1.Convert_v1beta1_ClusterResourceSetBinding_To_v1beta2_ClusterResourceSetBinding)))},
 	}
-}
-
-func clusterResourceSetToV1beta1(_ context.Context, src *addonsv1beta2.ClusterResourceSet, dst *addonsv1beta1.ClusterResourceSet) error {
-	return addonsv1beta1.Convert_v1beta2_ClusterResourceSet_To_v1beta1_ClusterResourceSet(src, dst, nil)
-}
-
-func clusterResourceSetFromV1beta1(_ context.Context, src *addonsv1beta1.ClusterResourceSet, dst *addonsv1beta2.ClusterResourceSet) error {
-	return addonsv1beta1.Convert_v1beta1_ClusterResourceSet_To_v1beta2_ClusterResourceSet(src, dst, nil)
-}
-
-func clusterResourceSetBindingToV1beta1(_ context.Context, src *addonsv1beta2.ClusterResourceSetBinding, dst *addonsv1beta1.ClusterResourceSetBinding) error {
-	return addonsv1beta1.Convert_v1beta2_ClusterResourceSetBinding_To_v1beta1_ClusterResourceSetBinding(src, dst, nil)
-}
-
-func clusterResourceSetBindingFromV1beta1(_ context.Context, src *addonsv1beta1.ClusterResourceSetBinding, dst *addonsv1beta2.ClusterResourceSetBinding) error {
-	return addonsv1beta1.Convert_v1beta1_ClusterResourceSetBinding_To_v1beta2_ClusterResourceSetBinding(src, dst, nil)
 }

@@ -6,11 +6,13 @@
 package conversion
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiconversion "k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
@@ -95,4 +97,10 @@ func UnmarshalData(from metav1.Object, to any) (bool, error) {
 	}
 	from.SetAnnotations(annotations)
 	return true, nil
+}
+
+// generated adapts a generated conversion function (Convert_<from>_To_<to>, which needs no conversion
+// scope) to the converter's signature, for the kinds whose generated conversion is all there is.
+func generated[S, D any](convert func(S, D, apiconversion.Scope) error) func(context.Context, S, D) error {
+	return func(_ context.Context, src S, dst D) error { return convert(src, dst, nil) }
 }

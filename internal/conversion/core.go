@@ -42,7 +42,9 @@ func Core(versions APIVersions) Kinds {
 	kinds[5].Converter = crconversion.NewHubSpokeConverter(&clusterv1.MachinePool{},
 		crconversion.NewSpokeConverter(&clusterv1beta1.MachinePool{}, c.machinePoolToV1beta1, c.machinePoolFromV1beta1))
 	kinds[6].Converter = crconversion.NewHubSpokeConverter(&clusterv1.MachineDrainRule{},
-		crconversion.NewSpokeConverter(&clusterv1beta1.MachineDrainRule{}, machineDrainRuleToV1beta1, machineDrainRuleFromV1beta1))
+		crconversion.NewSpokeConverter(&clusterv1beta1.MachineDrainRule{},
+			generated(clusterv1beta1.Convert_v1beta2_MachineDrainRule_To_v1beta1_MachineDrainRule),
+			generated(clusterv1beta1.Convert_v1beta1_MachineDrainRule_To_v1beta2_MachineDrainRule)))
 	kinds[7].Converter = crconversion.NewHubSpokeConverter(&clusterv1.ClusterClass{},
 		crconversion.NewSpokeConverter(&clusterv1beta1.ClusterClass{}, clusterClassToV1beta1, clusterClassFromV1beta1))
 	return kinds
@@ -302,14 +304,6 @@ func (c core) machinePoolFromV1beta1(_ context.Context, src *clusterv1beta1.Mach
 }
 
 // MachineDrainRule: both versions have the same fields.
-
-func machineDrainRuleToV1beta1(_ context.Context, src *clusterv1.MachineDrainRule, dst *clusterv1beta1.MachineDrainRule) error {
-	return clusterv1beta1.Convert_v1beta2_MachineDrainRule_To_v1beta1_MachineDrainRule(src, dst, nil)
-}
-
-func machineDrainRuleFromV1beta1(_ context.Context, src *clusterv1beta1.MachineDrainRule, dst *clusterv1.MachineDrainRule) error {
-	return clusterv1beta1.Convert_v1beta1_MachineDrainRule_To_v1beta2_MachineDrainRule(src, dst, nil)
-}
 
 // Cluster: the infrastructure and control plane references; in the topology, the control plane's rollout,
 // taints and the health checks' unhealthyMachineConditions, the MachineDeployments' rollout.after, taints

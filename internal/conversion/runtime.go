@@ -1,8 +1,6 @@
 package conversion
 
 import (
-	"context"
-
 	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
 	runtimev1alpha1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
@@ -15,14 +13,8 @@ import (
 func Runtime() Kinds {
 	return Kinds{
 		{GroupKind: runtimev1beta2.GroupVersion.WithKind("ExtensionConfig").GroupKind(), Converter: crconversion.NewHubSpokeConverter(&runtimev1beta2.ExtensionConfig{},
-			crconversion.NewSpokeConverter(&runtimev1alpha1.ExtensionConfig{}, extensionConfigToV1alpha1, extensionConfigFromV1alpha1))},
+			crconversion.NewSpokeConverter(&runtimev1alpha1.ExtensionConfig{},
+				generated(runtimev1alpha1.Convert_v1beta2_ExtensionConfig_To_v1alpha1_ExtensionConfig),
+				generated(runtimev1alpha1.Convert_v1alpha1_ExtensionConfig_To_v1beta2_ExtensionConfig)))},
 	}
-}
-
-func extensionConfigToV1alpha1(_ context.Context, src *runtimev1beta2.ExtensionConfig, dst *runtimev1alpha1.ExtensionConfig) error {
-	return runtimev1alpha1.Convert_v1beta2_ExtensionConfig_To_v1alpha1_ExtensionConfig(src, dst, nil)
-}
-
-func extensionConfigFromV1alpha1(_ context.Context, src *runtimev1alpha1.ExtensionConfig, dst *runtimev1beta2.ExtensionConfig) error {
-	return runtimev1alpha1.Convert_v1alpha1_ExtensionConfig_To_v1beta2_ExtensionConfig(src, dst, nil)
 }
