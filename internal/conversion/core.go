@@ -232,8 +232,8 @@ func (c core) machineDeploymentFromV1beta1(_ context.Context, src *clusterv1beta
 	return nil
 }
 
-// MachineHealthCheck: unhealthyMachineConditions has no v1beta1 field, the status's counters are optional in
-// v1beta2; the remediation template is in the MachineHealthCheck's namespace.
+// MachineHealthCheck: the status's counters are optional in v1beta2; the remediation template is in the
+// MachineHealthCheck's namespace.
 
 func machineHealthCheckToV1beta1(_ context.Context, src *clusterv1.MachineHealthCheck, dst *clusterv1beta1.MachineHealthCheck) error {
 	if err := clusterv1beta1.Convert_v1beta2_MachineHealthCheck_To_v1beta1_MachineHealthCheck(src, dst, nil); err != nil {
@@ -257,9 +257,6 @@ func machineHealthCheckFromV1beta1(_ context.Context, src *clusterv1beta1.Machin
 	dst.Status.ExpectedMachines = int32FromV1beta1(src.Status.ExpectedMachines, ok, restored.Status.ExpectedMachines, false)
 	dst.Status.CurrentHealthy = int32FromV1beta1(src.Status.CurrentHealthy, ok, restored.Status.CurrentHealthy, false)
 	dst.Status.RemediationsAllowed = int32FromV1beta1(src.Status.RemediationsAllowed, ok, restored.Status.RemediationsAllowed, false)
-	if ok {
-		dst.Spec.Checks.UnhealthyMachineConditions = restored.Spec.Checks.UnhealthyMachineConditions
-	}
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	clusterv1beta2 "github.com/capstan-dev/capstan/api/core/v1beta2"
 	configcore "github.com/capstan-dev/capstan/config/core"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/manifest"
@@ -123,6 +124,58 @@ func TestMachineHealthCheckReplacesAnUnhealthyMachine(t *testing.T) {
 	events := &corev1.EventList{}
 	g.Expect(env.Client.List(ctx, events, client.InNamespace(ns))).To(Succeed())
 	g.Expect(reasons(events, "Machine", victim.Name)).To(ContainElement("MachineMarkedUnhealthy"))
+}
+
+// TestMachineHealthCheckOfMachineConditions: a MachineHealthCheck written in v1beta2 with only
+// checks.unhealthyMachineConditions (upstream v1.14's: the Machine's own conditions) is read back in v1beta1
+// with them; when a Node goes NotReady its Machine's NodeHealthy condition turns False, and after the
+// condition's timeout the Machine is marked unhealthy for that reason and replaced.
+func TestMachineHealthCheckOfMachineConditions(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	_, md := newClusterWithControlPlane(ctx, g, ns, "mhc-machine", 2)
+	waitForRunning(ctx, g, ns, "mhc-machine", 3)
+	machines := workers(ctx, g, md)
+	mhc := &clusterv1beta2.MachineHealthCheck{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mhc-machine"},
+		Spec: clusterv1beta2.MachineHealthCheckSpec{
+			ClusterName: md.Spec.ClusterName,
+			Selector:    metav1.LabelSelector{MatchLabels: map[string]string{clusterv1.MachineDeploymentNameLabel: md.Name}},
+			Checks: clusterv1beta2.MachineHealthCheckChecks{UnhealthyMachineConditions: []clusterv1beta2.UnhealthyMachineCondition{
+				{Type: clusterv1.MachineNodeHealthyV1Beta2Condition, Status: metav1.ConditionFalse, TimeoutSeconds: ptr.To[int32](2)},
+			}},
+		},
+	}
+	g.Expect(env.Client.Create(ctx, mhc)).To(Succeed())
+	v1 := &clusterv1.MachineHealthCheck{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mhc), v1)).To(Succeed())
+	g.Expect(v1.Spec.UnhealthyMachineConditions).To(Equal([]clusterv1.UnhealthyMachineCondition{
+		{Type: clusterv1.MachineNodeHealthyV1Beta2Condition, Status: metav1.ConditionFalse, Timeout: metav1.Duration{Duration: 2 * time.Second}}}))
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(v1), v1)).To(Succeed())
+		g.Expect(v1.Status.CurrentHealthy).To(Equal(int32(2)))
+	}, 60*time.Second, 250*time.Millisecond).Should(Succeed())
+
+	victim := machines[0]
+	makeNodeNotReady(ctx, g, victim.Status.NodeRef.Name)
+	g.Eventually(func(g Gomega) {
+		m := &clusterv1.Machine{}
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(&victim), m)
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(m.DeletionTimestamp).NotTo(BeNil(), "the MachineSet deletes the unhealthy Machine")
+	}, 60*time.Second, 250*time.Millisecond).Should(Succeed())
+	events := &corev1.EventList{}
+	g.Expect(env.Client.List(ctx, events, client.InNamespace(ns))).To(Succeed())
+	g.Expect(reasons(events, "Machine", victim.Name)).To(ContainElement("MachineMarkedUnhealthy"))
+	g.Eventually(func(g Gomega) {
+		waitForRunning(ctx, g, ns, "mhc-machine", 3)
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(v1), v1)).To(Succeed())
+		g.Expect(v1.Status.CurrentHealthy).To(Equal(int32(2)))
+	}, 120*time.Second, 500*time.Millisecond).Should(Succeed())
 }
 
 // TestMaxUnhealthyShortCircuitsRemediation: with two of three Nodes NotReady and maxUnhealthy 40% (one of

@@ -1094,12 +1094,36 @@ func Convert_v1beta1_MachineHealthCheckSpec_To_v1beta2_MachineHealthCheckSpec(in
 	out.Checks, out.Remediation.TriggerIf, out.Remediation.TemplateRef = healthCheckFromV1beta1(&MachineHealthCheckClass{
 		UnhealthyConditions: in.UnhealthyConditions, MaxUnhealthy: in.MaxUnhealthy, UnhealthyRange: in.UnhealthyRange,
 		NodeStartupTimeout: in.NodeStartupTimeout, RemediationTemplate: in.RemediationTemplate})
+	if in.UnhealthyMachineConditions != nil {
+		out.Checks.UnhealthyMachineConditions = make([]clusterv1.UnhealthyMachineCondition, len(in.UnhealthyMachineConditions))
+		for i := range in.UnhealthyMachineConditions {
+			if err := Convert_v1beta1_UnhealthyMachineCondition_To_v1beta2_UnhealthyMachineCondition(&in.UnhealthyMachineConditions[i], &out.Checks.UnhealthyMachineConditions[i], s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Convert_v1beta1_UnhealthyMachineCondition_To_v1beta2_UnhealthyMachineCondition converts the timeout to whole
+// seconds.
+func Convert_v1beta1_UnhealthyMachineCondition_To_v1beta2_UnhealthyMachineCondition(in *UnhealthyMachineCondition, out *clusterv1.UnhealthyMachineCondition, _ apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
+	*out = clusterv1.UnhealthyMachineCondition{Type: in.Type, Status: in.Status, TimeoutSeconds: seconds(&in.Timeout)}
+	return nil
+}
+
+// Convert_v1beta2_UnhealthyMachineCondition_To_v1beta1_UnhealthyMachineCondition is the reverse of
+// Convert_v1beta1_UnhealthyMachineCondition_To_v1beta2_UnhealthyMachineCondition.
+func Convert_v1beta2_UnhealthyMachineCondition_To_v1beta1_UnhealthyMachineCondition(in *clusterv1.UnhealthyMachineCondition, out *UnhealthyMachineCondition, _ apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
+	*out = UnhealthyMachineCondition{Type: in.Type, Status: in.Status}
+	if d := duration(in.TimeoutSeconds); d != nil {
+		out.Timeout = *d
+	}
 	return nil
 }
 
 // Convert_v1beta2_MachineHealthCheckSpec_To_v1beta1_MachineHealthCheckSpec is the reverse of
-// Convert_v1beta1_MachineHealthCheckSpec_To_v1beta2_MachineHealthCheckSpec; unhealthyMachineConditions has
-// no v1beta1 field.
+// Convert_v1beta1_MachineHealthCheckSpec_To_v1beta2_MachineHealthCheckSpec.
 func Convert_v1beta2_MachineHealthCheckSpec_To_v1beta1_MachineHealthCheckSpec(in *clusterv1.MachineHealthCheckSpec, out *MachineHealthCheckSpec, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	if err := autoConvert_v1beta2_MachineHealthCheckSpec_To_v1beta1_MachineHealthCheckSpec(in, out, s); err != nil {
 		return err
@@ -1107,6 +1131,14 @@ func Convert_v1beta2_MachineHealthCheckSpec_To_v1beta1_MachineHealthCheckSpec(in
 	if c := healthCheckToV1beta1(in.Checks, in.Remediation.TriggerIf, in.Remediation.TemplateRef); c != nil {
 		out.UnhealthyConditions, out.MaxUnhealthy, out.UnhealthyRange = c.UnhealthyConditions, c.MaxUnhealthy, c.UnhealthyRange
 		out.NodeStartupTimeout, out.RemediationTemplate = c.NodeStartupTimeout, c.RemediationTemplate
+	}
+	if in.Checks.UnhealthyMachineConditions != nil {
+		out.UnhealthyMachineConditions = make([]UnhealthyMachineCondition, len(in.Checks.UnhealthyMachineConditions))
+		for i := range in.Checks.UnhealthyMachineConditions {
+			if err := Convert_v1beta2_UnhealthyMachineCondition_To_v1beta1_UnhealthyMachineCondition(&in.Checks.UnhealthyMachineConditions[i], &out.UnhealthyMachineConditions[i], s); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -23,6 +23,8 @@ const (
 	NodeStartupTimeoutReason = "NodeStartupTimeout"
 	// UnhealthyNodeConditionReason: the Node held one of the unhealthyConditions for its timeout.
 	UnhealthyNodeConditionReason = "UnhealthyNode"
+	// UnhealthyMachineConditionReason: the Machine held one of the unhealthyMachineConditions for its timeout.
+	UnhealthyMachineConditionReason = "UnhealthyMachine"
 
 	// MachineOwnerRemediatedCondition is set False on a Machine that failed its health check; the Machine's
 	// owner (a MachineSet, a control plane) remediates it and sets it True.
@@ -59,6 +61,8 @@ const (
 	MachineHealthCheckSucceededV1Beta2Reason = "HealthCheckSucceeded"
 	// MachineHealthCheckUnhealthyNodeV1Beta2Reason: the Node held an unhealthy condition for its timeout.
 	MachineHealthCheckUnhealthyNodeV1Beta2Reason = "UnhealthyNode"
+	// MachineHealthCheckUnhealthyMachineV1Beta2Reason: the Machine held an unhealthy condition for its timeout.
+	MachineHealthCheckUnhealthyMachineV1Beta2Reason = "UnhealthyMachine"
 	// MachineHealthCheckNodeStartupTimeoutV1Beta2Reason: no Node within nodeStartupTimeout.
 	MachineHealthCheckNodeStartupTimeoutV1Beta2Reason = "NodeStartupTimeout"
 	// MachineHealthCheckNodeDeletedV1Beta2Reason: the Machine's Node has been deleted.

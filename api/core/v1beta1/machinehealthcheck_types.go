@@ -25,6 +25,14 @@ type MachineHealthCheckSpec struct {
 	// +kubebuilder:validation:MaxItems=100
 	UnhealthyConditions []UnhealthyCondition `json:"unhealthyConditions,omitempty"`
 
+	// unhealthyMachineConditions are Machine conditions that, held for their timeout, make a Machine
+	// unhealthy (any one of them). Upstream v1.14's v1beta1 field.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	UnhealthyMachineConditions []UnhealthyMachineCondition `json:"unhealthyMachineConditions,omitempty"`
+
 	// maxUnhealthy stops remediation when more Machines than this (a number or a percentage) are unhealthy;
 	// 100% when empty.
 	// +optional
@@ -47,6 +55,26 @@ type MachineHealthCheckSpec struct {
 	// left to the external remediation provider.
 	// +optional
 	RemediationTemplate *corev1.ObjectReference `json:"remediationTemplate,omitempty"`
+}
+
+// UnhealthyMachineCondition is a Machine condition that, held for its timeout, makes a Machine unhealthy.
+type UnhealthyMachineCondition struct {
+	// type of the Machine condition (one of its v1beta2 conditions, status.v1beta2.conditions).
+	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=316
+	// +kubebuilder:validation:XValidation:rule="!(self in ['Ready','Available','HealthCheckSucceeded','OwnerRemediated','ExternallyRemediated'])",message="type must not be one of: Ready, Available, HealthCheckSucceeded, OwnerRemediated, ExternallyRemediated"
+	// +required
+	Type string `json:"type,omitempty"`
+
+	// status of the condition: True, False or Unknown.
+	// +required
+	// +kubebuilder:validation:Enum=True;False;Unknown
+	Status metav1.ConditionStatus `json:"status,omitempty"`
+
+	// timeout is how long the condition must hold, for example "1h".
+	// +required
+	Timeout metav1.Duration `json:"timeout"`
 }
 
 // UnhealthyCondition is a Node condition that, held for its timeout, makes a Machine unhealthy.

@@ -663,6 +663,11 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddConversionFunc((*UnhealthyMachineCondition)(nil), (*v1beta2.UnhealthyMachineCondition)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1beta1_UnhealthyMachineCondition_To_v1beta2_UnhealthyMachineCondition(a.(*UnhealthyMachineCondition), b.(*v1beta2.UnhealthyMachineCondition), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddConversionFunc((*v1beta2.Bootstrap)(nil), (*Bootstrap)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1beta2_Bootstrap_To_v1beta1_Bootstrap(a.(*v1beta2.Bootstrap), b.(*Bootstrap), scope)
 	}); err != nil {
@@ -815,6 +820,11 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddConversionFunc((*v1beta2.Topology)(nil), (*Topology)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1beta2_Topology_To_v1beta1_Topology(a.(*v1beta2.Topology), b.(*Topology), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddConversionFunc((*v1beta2.UnhealthyMachineCondition)(nil), (*UnhealthyMachineCondition)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1beta2_UnhealthyMachineCondition_To_v1beta1_UnhealthyMachineCondition(a.(*v1beta2.UnhealthyMachineCondition), b.(*UnhealthyMachineCondition), scope)
 	}); err != nil {
 		return err
 	}
@@ -2466,6 +2476,7 @@ func autoConvert_v1beta1_MachineHealthCheckSpec_To_v1beta2_MachineHealthCheckSpe
 	out.ClusterName = in.ClusterName
 	out.Selector = in.Selector
 	// WARNING: in.UnhealthyConditions requires manual conversion: does not exist in peer-type
+	// WARNING: in.UnhealthyMachineConditions requires manual conversion: does not exist in peer-type
 	// WARNING: in.MaxUnhealthy requires manual conversion: does not exist in peer-type
 	// WARNING: in.UnhealthyRange requires manual conversion: does not exist in peer-type
 	// WARNING: in.NodeStartupTimeout requires manual conversion: does not exist in peer-type
@@ -3386,6 +3397,20 @@ func autoConvert_v1beta2_Topology_To_v1beta1_Topology(in *v1beta2.Topology, out 
 	} else {
 		out.Variables = nil
 	}
+	return nil
+}
+
+func autoConvert_v1beta1_UnhealthyMachineCondition_To_v1beta2_UnhealthyMachineCondition(in *UnhealthyMachineCondition, out *v1beta2.UnhealthyMachineCondition, s conversion.Scope) error {
+	out.Type = in.Type
+	out.Status = v1.ConditionStatus(in.Status)
+	// WARNING: in.Timeout requires manual conversion: does not exist in peer-type
+	return nil
+}
+
+func autoConvert_v1beta2_UnhealthyMachineCondition_To_v1beta1_UnhealthyMachineCondition(in *v1beta2.UnhealthyMachineCondition, out *UnhealthyMachineCondition, s conversion.Scope) error {
+	out.Type = in.Type
+	out.Status = v1.ConditionStatus(in.Status)
+	// WARNING: in.TimeoutSeconds requires manual conversion: does not exist in peer-type
 	return nil
 }
 

@@ -31,7 +31,6 @@ type MachineHealthCheckSpec struct {
 
 // MachineHealthCheckChecks are the checks that find a Machine unhealthy.
 // +kubebuilder:validation:MinProperties=1
-// +kubebuilder:validation:XValidation:rule="!has(self.unhealthyMachineConditions)",message="unhealthyMachineConditions are not supported by capstan yet: remove them",fieldPath=".unhealthyMachineConditions"
 type MachineHealthCheckChecks struct {
 	// nodeStartupTimeoutSeconds is how long a Machine may take to get a Node; 0 disables the check.
 	// +optional

@@ -220,7 +220,7 @@ func (r *Reconciler) reconcile(ctx context.Context, cluster *clusterv1.Cluster, 
 	var healthy, unhealthyTargets []*target
 	var nextCheck time.Duration
 	for _, t := range targets {
-		v := check(t, cluster, mhc.Spec.UnhealthyConditions, nodeStartupTimeout, now)
+		v := check(t, cluster, &mhc.Spec, nodeStartupTimeout, now)
 		switch {
 		case v.unhealthy:
 			conditions.Set(t.machine, v.v1beta1)

@@ -3,6 +3,7 @@ package machinehealthcheck
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -58,7 +59,58 @@ func unhealthy(reason string, message string, v1beta2Reason, v1beta2Message stri
 // remediate-machine annotation, a terminal failure, a deleted Node; then, once the Cluster's control plane
 // is initialized (except for control plane Machines) and its infrastructure ready, a Node that did not
 // appear within nodeStartupTimeout (0 disables this check) and Node conditions held for their timeout.
-func check(t *target, cluster *clusterv1.Cluster, unhealthyConditions []clusterv1.UnhealthyCondition, nodeStartupTimeout time.Duration, now time.Time) verdict {
+func check(t *target, cluster *clusterv1.Cluster, spec *clusterv1.MachineHealthCheckSpec, nodeStartupTimeout time.Duration, now time.Time) verdict {
+	v := checkNode(t, cluster, spec.UnhealthyConditions, nodeStartupTimeout, now)
+	if v.unhealthy || !evaluated(t, cluster) {
+		return v
+	}
+	// The Machine's own conditions, whatever its Node's state (upstream v1.14's machine checks).
+	machine := checkMachine(t.machine, spec.UnhealthyMachineConditions, now)
+	if machine.unhealthy {
+		return machine
+	}
+	if machine.nextCheck > 0 && (v.nextCheck == 0 || machine.nextCheck < v.nextCheck) {
+		v.nextCheck = machine.nextCheck
+	}
+	return v
+}
+
+// evaluated reports whether a Machine's health is evaluated yet: once its Cluster's control plane is
+// initialized (control plane Machines excepted, so that the first one can be remediated) and the Cluster's
+// infrastructure is ready.
+func evaluated(t *target, cluster *clusterv1.Cluster) bool {
+	_, controlPlane := t.machine.Labels[clusterv1.MachineControlPlaneLabel]
+	return (controlPlaneInitialized(cluster) || controlPlane) && infrastructureReady(cluster)
+}
+
+// checkMachine checks the Machine's v1beta2 conditions against unhealthyMachineConditions: a condition
+// held with the given status for its timeout makes the Machine unhealthy, with upstream v1.14's reasons and
+// messages (every such condition is named).
+func checkMachine(m *clusterv1.Machine, unhealthyMachineConditions []clusterv1.UnhealthyMachineCondition, now time.Time) verdict {
+	var messages []string
+	var next time.Duration
+	for _, c := range unhealthyMachineConditions {
+		mc := conditions.GetV1Beta2(m, c.Type)
+		if mc == nil || mc.Status != c.Status {
+			continue
+		}
+		if mc.LastTransitionTime.Add(c.Timeout.Duration).Before(now) {
+			messages = append(messages, fmt.Sprintf("Condition %s on Machine is reporting status %s with reason %s for more than %s", c.Type, c.Status, mc.Reason, c.Timeout.Duration))
+			continue
+		}
+		if n := c.Timeout.Duration - now.Sub(mc.LastTransitionTime.Time) + time.Second; n > 0 && (next == 0 || n < next) {
+			next = n
+		}
+	}
+	if len(messages) == 0 {
+		return verdict{nextCheck: next}
+	}
+	return unhealthy(clusterv1.UnhealthyMachineConditionReason, strings.Join(messages, "; "),
+		clusterv1.MachineHealthCheckUnhealthyMachineV1Beta2Reason, "Health check failed:\n  * "+strings.Join(messages, "\n  * "))
+}
+
+// checkNode decides on everything but the Machine's own conditions.
+func checkNode(t *target, cluster *clusterv1.Cluster, unhealthyConditions []clusterv1.UnhealthyCondition, nodeStartupTimeout time.Duration, now time.Time) verdict {
 	m := t.machine
 	if _, ok := m.Annotations[clusterv1.RemediateMachineAnnotation]; ok {
 		return unhealthy(clusterv1.HasRemediateMachineAnnotationReason, "Marked for remediation via remediate-machine annotation",
@@ -80,11 +132,7 @@ func check(t *target, cluster *clusterv1.Cluster, unhealthyConditions []clusterv
 
 	// Nothing is held against a Machine before its Cluster can have Nodes, except against control plane
 	// Machines, so that the first one can be remediated.
-	_, controlPlane := m.Labels[clusterv1.MachineControlPlaneLabel]
-	if !controlPlaneInitialized(cluster) && !controlPlane {
-		return verdict{}
-	}
-	if !infrastructureReady(cluster) {
+	if !evaluated(t, cluster) {
 		return verdict{}
 	}
 

@@ -71,7 +71,7 @@ func TestCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			v := check(tt.target, tt.cluster, conds, tt.startup, now)
+			v := check(tt.target, tt.cluster, &clusterv1.MachineHealthCheckSpec{UnhealthyConditions: conds}, tt.startup, now)
 			g.Expect(v.unhealthy).To(Equal(tt.wantUnhealthy))
 			g.Expect(v.v1beta1.Reason).To(Equal(tt.wantReason))
 			g.Expect(v.nextCheck).To(Equal(tt.wantNext))
@@ -81,6 +81,78 @@ func TestCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCheckMachineConditions: upstream v1.14's unhealthyMachineConditions, the Machine's own (v1beta2)
+// conditions held for their timeout.
+func TestCheckMachineConditions(t *testing.T) {
+	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	ago := func(d time.Duration) metav1.Time { return metav1.NewTime(now.Add(-d)) }
+	ready := &clusterv1.Cluster{Status: clusterv1.ClusterStatus{InfrastructureReady: true, ControlPlaneReady: true}}
+	notInitialized := &clusterv1.Cluster{Status: clusterv1.ClusterStatus{InfrastructureReady: true}}
+	healthyNode := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{
+		{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastTransitionTime: ago(time.Hour)}}}}
+	machine := func(conditions ...metav1.Condition) *clusterv1.Machine {
+		return &clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Name: "m", CreationTimestamp: ago(time.Hour)},
+			Status: clusterv1.MachineStatus{V1Beta2: &clusterv1.MachineV1Beta2Status{Conditions: conditions}}}
+	}
+	condition := func(t string, status metav1.ConditionStatus, since time.Duration) metav1.Condition {
+		return metav1.Condition{Type: t, Status: status, Reason: "Stuck", LastTransitionTime: ago(since)}
+	}
+	spec := &clusterv1.MachineHealthCheckSpec{UnhealthyMachineConditions: []clusterv1.UnhealthyMachineCondition{
+		{Type: "NodeHealthy", Status: metav1.ConditionFalse, Timeout: metav1.Duration{Duration: 5 * time.Minute}},
+		{Type: "UpToDate", Status: metav1.ConditionUnknown, Timeout: metav1.Duration{Duration: 10 * time.Minute}},
+	}}
+
+	t.Run("a condition held past its timeout", func(t *testing.T) {
+		g := NewWithT(t)
+		v := check(&target{machine: machine(condition("NodeHealthy", metav1.ConditionFalse, 6*time.Minute)), node: healthyNode}, ready, spec, 0, now)
+		g.Expect(v.unhealthy).To(BeTrue())
+		g.Expect(v.v1beta1.Reason).To(Equal("UnhealthyMachine"))
+		g.Expect(v.v1beta1.Message).To(Equal("Condition NodeHealthy on Machine is reporting status False with reason Stuck for more than 5m0s"))
+		g.Expect(v.v1beta2.Reason).To(Equal("UnhealthyMachine"))
+		g.Expect(v.v1beta2.Message).To(Equal("Health check failed:\n  * Condition NodeHealthy on Machine is reporting status False with reason Stuck for more than 5m0s"))
+	})
+	t.Run("two conditions held past their timeouts, without a Node", func(t *testing.T) {
+		g := NewWithT(t)
+		v := check(&target{machine: machine(condition("NodeHealthy", metav1.ConditionFalse, 6*time.Minute),
+			condition("UpToDate", metav1.ConditionUnknown, time.Hour))}, ready, spec, 0, now)
+		g.Expect(v.unhealthy).To(BeTrue())
+		g.Expect(v.v1beta2.Message).To(Equal("Health check failed:\n" +
+			"  * Condition NodeHealthy on Machine is reporting status False with reason Stuck for more than 5m0s\n" +
+			"  * Condition UpToDate on Machine is reporting status Unknown with reason Stuck for more than 10m0s"))
+	})
+	t.Run("a condition within its timeout is checked again when it would expire", func(t *testing.T) {
+		g := NewWithT(t)
+		v := check(&target{machine: machine(condition("NodeHealthy", metav1.ConditionFalse, 2*time.Minute)), node: healthyNode}, ready, spec, 0, now)
+		g.Expect(v.unhealthy).To(BeFalse())
+		g.Expect(v.nextCheck).To(Equal(3*time.Minute + time.Second))
+	})
+	t.Run("the sooner of a Machine's and a Node's next checks", func(t *testing.T) {
+		g := NewWithT(t)
+		m := machine(condition("UpToDate", metav1.ConditionUnknown, 2*time.Minute))
+		m.CreationTimestamp = ago(4 * time.Minute)
+		// No Node yet: nodeStartupTimeout (5m from the Machine's creation, 4m ago) is due in 1m01s, the
+		// condition's timeout (10m, held for 2m) in 8m01s.
+		v := check(&target{machine: m}, ready, spec, 5*time.Minute, now)
+		g.Expect(v.unhealthy).To(BeFalse())
+		g.Expect(v.nextCheck).To(Equal(time.Minute + time.Second))
+		m.CreationTimestamp = ago(time.Minute)
+		sooner := &clusterv1.MachineHealthCheckSpec{UnhealthyMachineConditions: []clusterv1.UnhealthyMachineCondition{
+			{Type: "UpToDate", Status: metav1.ConditionUnknown, Timeout: metav1.Duration{Duration: 3 * time.Minute}}}}
+		v = check(&target{machine: m}, ready, sooner, 5*time.Minute, now)
+		g.Expect(v.nextCheck).To(Equal(time.Minute+time.Second), "the condition's (3m, held for 2m) is sooner than the Node's (4m)")
+	})
+	t.Run("another status is healthy", func(t *testing.T) {
+		g := NewWithT(t)
+		v := check(&target{machine: machine(condition("NodeHealthy", metav1.ConditionTrue, time.Hour)), node: healthyNode}, ready, spec, 0, now)
+		g.Expect(v).To(Equal(verdict{}))
+	})
+	t.Run("a worker is not judged before the control plane is initialized", func(t *testing.T) {
+		g := NewWithT(t)
+		v := check(&target{machine: machine(condition("NodeHealthy", metav1.ConditionFalse, time.Hour)), node: healthyNode}, notInitialized, spec, 0, now)
+		g.Expect(v).To(Equal(verdict{}))
+	})
 }
 
 func TestAllowRemediation(t *testing.T) {

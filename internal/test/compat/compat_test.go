@@ -31,6 +31,8 @@ var allowedAdditions = func() map[string]string {
 		"machines.cluster.x-k8s.io .status.nodeInfo.runningInUserNamespace": "as .status.nodeInfo.swap",
 		"kubeadmconfigs.bootstrap.cluster.x-k8s.io .status.initialization": "the v1beta2 bootstrap contract's " +
 			"status.initialization.dataSecretCreated, which capstan's KubeadmConfig also reports",
+		"machinehealthchecks.cluster.x-k8s.io .spec.unhealthyMachineConditions": "upstream v1.14's v1beta1 field " +
+			"(v1beta2's spec.checks.unhealthyMachineConditions), which capstan implements",
 	}
 	// The extraEnvs of the control plane components are Kubernetes EnvVars, which gained fileKeyRef in
 	// Kubernetes v1.34; upstream v1.10 was generated from an older Kubernetes.

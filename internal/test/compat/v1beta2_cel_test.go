@@ -68,6 +68,7 @@ var v1beta2Renames = strings.NewReplacer(
 	".rolloutBefore", ".rollout.before",
 	".machineNamingStrategy", ".machineNaming",
 	".machineTemplate.infrastructureRef", ".machineTemplate.spec.infrastructureRef",
+	".spec.unhealthyMachineConditions", ".spec.checks.unhealthyMachineConditions",
 )
 
 // TestV1beta2HasTheV1beta1Rules checks that every CEL rule capstan's served versions of the v1beta2 kinds
@@ -343,7 +344,7 @@ spec:
 		{name: "MachineSet: template minReadySeconds", crd: "machinesets.cluster.x-k8s.io", object: machineOwner("MachineSet", "minReadySeconds: 5")},
 		{name: "MachinePool: template taints", crd: "machinepools.cluster.x-k8s.io", object: machineOwner("MachinePool", "taints: [{key: a, effect: NoSchedule, propagation: Always}]"),
 			wantErr: "taints are not supported by capstan yet"},
-		{name: "MachineHealthCheck: unhealthyMachineConditions", crd: "machinehealthchecks.cluster.x-k8s.io", object: `
+		{name: "MachineHealthCheck: unhealthyMachineConditions (implemented)", crd: "machinehealthchecks.cluster.x-k8s.io", object: `
 apiVersion: cluster.x-k8s.io/v1beta2
 kind: MachineHealthCheck
 metadata: {name: mhc, namespace: default}
@@ -351,7 +352,7 @@ spec:
   clusterName: c
   selector: {matchLabels: {a: b}}
   checks: {unhealthyMachineConditions: [{type: DiskPressure, status: "True", timeoutSeconds: 300}]}
-`, wantErr: "spec.checks.unhealthyMachineConditions: Invalid value: unhealthyMachineConditions are not supported by capstan yet: remove them"},
+`},
 		{name: "Cluster: topology without refused fields", crd: "clusters.cluster.x-k8s.io", object: cluster("")},
 		{name: "Cluster: control plane rollout.after", crd: "clusters.cluster.x-k8s.io", object: cluster(`    controlPlane: {rollout: {after: "2026-01-01T00:00:00Z"}}`),
 			wantErr: "spec.topology.controlPlane.rollout.after: Invalid value: rollout.after is not supported by capstan yet: remove it"},
