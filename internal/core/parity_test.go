@@ -78,6 +78,19 @@ func waitForRunning(ctx context.Context, g Gomega, ns, cluster string, n int) []
 	return machines
 }
 
+// waitRemediated waits until the MachineSet deletes an unhealthy Machine.
+func waitRemediated(ctx context.Context, g Gomega, victim *clusterv1.Machine) {
+	g.Eventually(func(g Gomega) {
+		m := &clusterv1.Machine{}
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(victim), m)
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(m.DeletionTimestamp).NotTo(BeNil(), "the MachineSet deletes the unhealthy Machine")
+	}, 60*time.Second, 250*time.Millisecond).Should(Succeed())
+}
+
 // TestMachineHealthCheckReplacesAnUnhealthyMachine: a MachineDeployment of 3 with a MachineHealthCheck;
 // one Node goes NotReady, its Machine is marked (HealthCheckSucceeded and OwnerRemediated False), the
 // MachineSet deletes it and creates a replacement, and the MachineHealthCheck counts 3 healthy again.
@@ -101,15 +114,7 @@ func TestMachineHealthCheckReplacesAnUnhealthyMachine(t *testing.T) {
 	victim := machines[0]
 	makeNodeNotReady(ctx, g, victim.Status.NodeRef.Name)
 
-	g.Eventually(func(g Gomega) {
-		m := &clusterv1.Machine{}
-		err := env.Client.Get(ctx, client.ObjectKeyFromObject(&victim), m)
-		if apierrors.IsNotFound(err) {
-			return
-		}
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(m.DeletionTimestamp).NotTo(BeNil(), "the MachineSet deletes the unhealthy Machine")
-	}, 60*time.Second, 250*time.Millisecond).Should(Succeed())
+	waitRemediated(ctx, g, &victim)
 
 	g.Eventually(func(g Gomega) {
 		waitForRunning(ctx, g, ns, "mhc", 4)
@@ -159,15 +164,7 @@ func TestMachineHealthCheckOfMachineConditions(t *testing.T) {
 
 	victim := machines[0]
 	makeNodeNotReady(ctx, g, victim.Status.NodeRef.Name)
-	g.Eventually(func(g Gomega) {
-		m := &clusterv1.Machine{}
-		err := env.Client.Get(ctx, client.ObjectKeyFromObject(&victim), m)
-		if apierrors.IsNotFound(err) {
-			return
-		}
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(m.DeletionTimestamp).NotTo(BeNil(), "the MachineSet deletes the unhealthy Machine")
-	}, 60*time.Second, 250*time.Millisecond).Should(Succeed())
+	waitRemediated(ctx, g, &victim)
 	events := &corev1.EventList{}
 	g.Expect(env.Client.List(ctx, events, client.InNamespace(ns))).To(Succeed())
 	g.Expect(reasons(events, "Machine", victim.Name)).To(ContainElement("MachineMarkedUnhealthy"))
