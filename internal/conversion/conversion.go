@@ -67,7 +67,18 @@ func MarshalData(src runtime.Object, dst metav1.Object) error {
 		return err
 	}
 	delete(u, "metadata")
-	data, err := json.Marshal(u)
+	return setAnnotationJSON(dst, DataAnnotation, u)
+}
+
+// UnmarshalData reads from's DataAnnotation into to and removes the annotation from from; it reports
+// false when from has none. from is the object in the older version, to the newer one's fields to restore.
+func UnmarshalData(from metav1.Object, to any) (bool, error) {
+	return takeAnnotationJSON(from, DataAnnotation, to)
+}
+
+// setAnnotationJSON sets dst's annotation key to data as JSON.
+func setAnnotationJSON(dst metav1.Object, key string, data any) error {
+	b, err := json.Marshal(data)
 	if err != nil {
 		return err
 	}
@@ -75,23 +86,23 @@ func MarshalData(src runtime.Object, dst metav1.Object) error {
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[DataAnnotation] = string(data)
+	annotations[key] = string(b)
 	dst.SetAnnotations(annotations)
 	return nil
 }
 
-// UnmarshalData reads from's DataAnnotation into to and removes the annotation from from; it reports
-// false when from has none. from is the object in the older version, to the newer one's fields to restore.
-func UnmarshalData(from metav1.Object, to any) (bool, error) {
-	data, ok := from.GetAnnotations()[DataAnnotation]
+// takeAnnotationJSON reads from's annotation key (JSON) into to and removes it from from; it reports false
+// when from has none.
+func takeAnnotationJSON(from metav1.Object, key string, to any) (bool, error) {
+	data, ok := from.GetAnnotations()[key]
 	if !ok {
 		return false, nil
 	}
 	if err := json.Unmarshal([]byte(data), to); err != nil {
-		return false, fmt.Errorf("reading the %s annotation: %w", DataAnnotation, err)
+		return false, fmt.Errorf("reading the %s annotation: %w", key, err)
 	}
 	annotations := maps.Clone(from.GetAnnotations())
-	delete(annotations, DataAnnotation)
+	delete(annotations, key)
 	if len(annotations) == 0 {
 		annotations = nil
 	}

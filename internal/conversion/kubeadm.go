@@ -2,14 +2,13 @@ package conversion
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"maps"
 	"reflect"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiconversion "k8s.io/apimachinery/pkg/conversion"
 	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
 	bootstrapv1beta1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
@@ -56,12 +55,8 @@ type kubeadmConfigV1beta1Readiness struct {
 }
 
 func kubeadmConfigToV1beta1(_ context.Context, src *bootstrapv1.KubeadmConfig, dst *bootstrapv1beta1.KubeadmConfig) error {
-	if err := bootstrapv1beta1.Convert_v1beta2_KubeadmConfig_To_v1beta1_KubeadmConfig(src, dst, nil); err != nil {
-		return err
-	}
-	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
 	var data kubeadmConfigV1beta1Data
-	if _, err := takeKubeadmV1beta1Data(dst, &data); err != nil {
+	if _, err := kubeadmToV1beta1(src, dst, bootstrapv1beta1.Convert_v1beta2_KubeadmConfig_To_v1beta1_KubeadmConfig, &data); err != nil {
 		return err
 	}
 	restoreKubeadmV1beta1Spec(data.Spec, &src.Spec, &dst.Spec)
@@ -72,13 +67,8 @@ func kubeadmConfigToV1beta1(_ context.Context, src *bootstrapv1.KubeadmConfig, d
 }
 
 func kubeadmConfigFromV1beta1(_ context.Context, src *bootstrapv1beta1.KubeadmConfig, dst *bootstrapv1.KubeadmConfig) error {
-	if err := bootstrapv1beta1.Convert_v1beta1_KubeadmConfig_To_v1beta2_KubeadmConfig(src, dst, nil); err != nil {
-		return err
-	}
-	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
-	delete(dst.Annotations, kubeadmV1beta1DataAnnotation)
 	restored := &bootstrapv1.KubeadmConfig{}
-	ok, err := UnmarshalData(dst, restored)
+	ok, err := kubeadmFromV1beta1(src, dst, bootstrapv1beta1.Convert_v1beta1_KubeadmConfig_To_v1beta2_KubeadmConfig, restored)
 	if err != nil {
 		return err
 	}
@@ -121,12 +111,8 @@ func (r *kubeadmConfigV1beta1Readiness) dataSecretCreated() *bool {
 }
 
 func kubeadmConfigTemplateToV1beta1(_ context.Context, src *bootstrapv1.KubeadmConfigTemplate, dst *bootstrapv1beta1.KubeadmConfigTemplate) error {
-	if err := bootstrapv1beta1.Convert_v1beta2_KubeadmConfigTemplate_To_v1beta1_KubeadmConfigTemplate(src, dst, nil); err != nil {
-		return err
-	}
-	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
 	var data bootstrapv1beta1.KubeadmConfigSpec
-	ok, err := takeKubeadmV1beta1Data(dst, &data)
+	ok, err := kubeadmToV1beta1(src, dst, bootstrapv1beta1.Convert_v1beta2_KubeadmConfigTemplate_To_v1beta1_KubeadmConfigTemplate, &data)
 	if err != nil {
 		return err
 	}
@@ -137,13 +123,8 @@ func kubeadmConfigTemplateToV1beta1(_ context.Context, src *bootstrapv1.KubeadmC
 }
 
 func kubeadmConfigTemplateFromV1beta1(_ context.Context, src *bootstrapv1beta1.KubeadmConfigTemplate, dst *bootstrapv1.KubeadmConfigTemplate) error {
-	if err := bootstrapv1beta1.Convert_v1beta1_KubeadmConfigTemplate_To_v1beta2_KubeadmConfigTemplate(src, dst, nil); err != nil {
-		return err
-	}
-	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
-	delete(dst.Annotations, kubeadmV1beta1DataAnnotation)
 	restored := &bootstrapv1.KubeadmConfigTemplate{}
-	ok, err := UnmarshalData(dst, restored)
+	ok, err := kubeadmFromV1beta1(src, dst, bootstrapv1beta1.Convert_v1beta1_KubeadmConfigTemplate_To_v1beta2_KubeadmConfigTemplate, restored)
 	if err != nil {
 		return err
 	}
@@ -392,35 +373,38 @@ func setKubeadmV1beta1Data(dst metav1.Object, data any, keep bool) error {
 	if !keep {
 		return nil
 	}
-	b, err := json.Marshal(data)
-	if err != nil {
-		return err
-	}
-	annotations := maps.Clone(dst.GetAnnotations())
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	annotations[kubeadmV1beta1DataAnnotation] = string(b)
-	dst.SetAnnotations(annotations)
-	return nil
+	return setAnnotationJSON(dst, kubeadmV1beta1DataAnnotation, data)
 }
 
-// takeKubeadmV1beta1Data reads from's kubeadmV1beta1DataAnnotation into to and removes it from from.
-func takeKubeadmV1beta1Data(from metav1.Object, to any) (bool, error) {
-	data, ok := from.GetAnnotations()[kubeadmV1beta1DataAnnotation]
-	if !ok {
-		return false, nil
+// kubeadmToV1beta1 is the start of a kubeadm kind's v1beta2 → v1beta1 conversion: the generated conversion
+// of src into dst, src's metadata, and what kubeadmV1beta1DataAnnotation kept of an earlier v1beta1 object
+// taken from dst into data.
+func kubeadmToV1beta1[S, D metav1.ObjectMetaAccessor](src S, dst D, convert func(S, D, apiconversion.Scope) error, data any) (bool, error) {
+	if err := convert(src, dst, nil); err != nil {
+		return false, err
 	}
-	if err := json.Unmarshal([]byte(data), to); err != nil {
-		return false, fmt.Errorf("reading the %s annotation: %w", kubeadmV1beta1DataAnnotation, err)
+	copyObjectMeta(src, dst)
+	return takeAnnotationJSON(dst.GetObjectMeta(), kubeadmV1beta1DataAnnotation, data)
+}
+
+// kubeadmFromV1beta1 is the start of a kubeadm kind's v1beta1 → v1beta2 conversion: the generated
+// conversion of src into dst, src's metadata but for kubeadmV1beta1DataAnnotation (a v1beta1 client
+// writing it back), and what DataAnnotation kept of the v1beta2 object taken from dst into restored.
+func kubeadmFromV1beta1[S, D metav1.ObjectMetaAccessor](src S, dst D, convert func(S, D, apiconversion.Scope) error, restored any) (bool, error) {
+	if err := convert(src, dst, nil); err != nil {
+		return false, err
 	}
-	annotations := maps.Clone(from.GetAnnotations())
-	delete(annotations, kubeadmV1beta1DataAnnotation)
-	if len(annotations) == 0 {
-		annotations = nil
+	copyObjectMeta(src, dst)
+	meta := dst.GetObjectMeta()
+	if annotations := meta.GetAnnotations(); annotations != nil {
+		delete(annotations, kubeadmV1beta1DataAnnotation)
 	}
-	from.SetAnnotations(annotations)
-	return true, nil
+	return UnmarshalData(meta, restored)
+}
+
+// copyObjectMeta gives dst a deep copy of src's metadata.
+func copyObjectMeta(src, dst metav1.ObjectMetaAccessor) {
+	src.GetObjectMeta().(*metav1.ObjectMeta).DeepCopyInto(dst.GetObjectMeta().(*metav1.ObjectMeta))
 }
 
 // KubeadmControlPlane returns the conversions of the controlplane.cluster.x-k8s.io kinds: v1beta1 ⇄ v1beta2
@@ -503,12 +487,8 @@ func restoreControlPlaneTimeouts(data *kubeadmControlPlaneV1beta1Data, drain, de
 
 func kubeadmControlPlaneToV1beta1(versions APIVersions) func(context.Context, *controlplanev1.KubeadmControlPlane, *controlplanev1beta1.KubeadmControlPlane) error {
 	return func(ctx context.Context, src *controlplanev1.KubeadmControlPlane, dst *controlplanev1beta1.KubeadmControlPlane) error {
-		if err := controlplanev1beta1.Convert_v1beta2_KubeadmControlPlane_To_v1beta1_KubeadmControlPlane(src, dst, nil); err != nil {
-			return err
-		}
-		src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
 		var data kubeadmControlPlaneV1beta1Data
-		if _, err := takeKubeadmV1beta1Data(dst, &data); err != nil {
+		if _, err := kubeadmToV1beta1(src, dst, controlplanev1beta1.Convert_v1beta2_KubeadmControlPlane_To_v1beta1_KubeadmControlPlane, &data); err != nil {
 			return err
 		}
 		ref := src.Spec.MachineTemplate.Spec.InfrastructureRef
@@ -544,18 +524,13 @@ func sameReference(v1beta1Ref *corev1.ObjectReference, ref clusterv1.ContractVer
 
 func kubeadmControlPlaneFromV1beta1(versions APIVersions) func(context.Context, *controlplanev1beta1.KubeadmControlPlane, *controlplanev1.KubeadmControlPlane) error {
 	return func(ctx context.Context, src *controlplanev1beta1.KubeadmControlPlane, dst *controlplanev1.KubeadmControlPlane) error {
-		if err := controlplanev1beta1.Convert_v1beta1_KubeadmControlPlane_To_v1beta2_KubeadmControlPlane(src, dst, nil); err != nil {
-			return err
-		}
-		src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
-		delete(dst.Annotations, kubeadmV1beta1DataAnnotation)
-		srcRef := src.Spec.MachineTemplate.InfrastructureRef
-		ref, err := contractReference(&srcRef)
+		restored := &controlplanev1.KubeadmControlPlane{}
+		ok, err := kubeadmFromV1beta1(src, dst, controlplanev1beta1.Convert_v1beta1_KubeadmControlPlane_To_v1beta2_KubeadmControlPlane, restored)
 		if err != nil {
 			return err
 		}
-		restored := &controlplanev1.KubeadmControlPlane{}
-		ok, err := UnmarshalData(dst, restored)
+		srcRef := src.Spec.MachineTemplate.InfrastructureRef
+		ref, err := contractReference(&srcRef)
 		if err != nil {
 			return err
 		}
@@ -629,12 +604,8 @@ func restoreUnsetSeconds(seconds **int32, restored *int32) {
 }
 
 func kubeadmControlPlaneTemplateToV1beta1(_ context.Context, src *controlplanev1.KubeadmControlPlaneTemplate, dst *controlplanev1beta1.KubeadmControlPlaneTemplate) error {
-	if err := controlplanev1beta1.Convert_v1beta2_KubeadmControlPlaneTemplate_To_v1beta1_KubeadmControlPlaneTemplate(src, dst, nil); err != nil {
-		return err
-	}
-	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
 	var data kubeadmControlPlaneV1beta1Data
-	if _, err := takeKubeadmV1beta1Data(dst, &data); err != nil {
+	if _, err := kubeadmToV1beta1(src, dst, controlplanev1beta1.Convert_v1beta2_KubeadmControlPlaneTemplate_To_v1beta1_KubeadmControlPlaneTemplate, &data); err != nil {
 		return err
 	}
 	in, out := &src.Spec.Template.Spec, &dst.Spec.Template.Spec
@@ -655,13 +626,8 @@ func kubeadmControlPlaneTemplateToV1beta1(_ context.Context, src *controlplanev1
 }
 
 func kubeadmControlPlaneTemplateFromV1beta1(_ context.Context, src *controlplanev1beta1.KubeadmControlPlaneTemplate, dst *controlplanev1.KubeadmControlPlaneTemplate) error {
-	if err := controlplanev1beta1.Convert_v1beta1_KubeadmControlPlaneTemplate_To_v1beta2_KubeadmControlPlaneTemplate(src, dst, nil); err != nil {
-		return err
-	}
-	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
-	delete(dst.Annotations, kubeadmV1beta1DataAnnotation)
 	restored := &controlplanev1.KubeadmControlPlaneTemplate{}
-	ok, err := UnmarshalData(dst, restored)
+	ok, err := kubeadmFromV1beta1(src, dst, controlplanev1beta1.Convert_v1beta1_KubeadmControlPlaneTemplate_To_v1beta2_KubeadmControlPlaneTemplate, restored)
 	if err != nil {
 		return err
 	}
