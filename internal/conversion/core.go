@@ -2,7 +2,6 @@ package conversion
 
 import (
 	"context"
-	"reflect"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimachineryconversion "k8s.io/apimachinery/pkg/conversion"
@@ -302,10 +301,9 @@ func (c core) machinePoolFromV1beta1(_ context.Context, src *clusterv1beta1.Mach
 
 // MachineDrainRule: both versions have the same fields.
 
-// Cluster: the infrastructure and control plane references; in the topology, the control plane's rollout,
-// taints and the health checks' unhealthyMachineConditions, the MachineDeployments' rollout.after, taints
-// and unhealthyMachineConditions, the MachinePools' taints; the status's versions and upgrade plans: none
-// has a v1beta1 field.
+// Cluster: the infrastructure and control plane references; in the topology, the control plane's rollout
+// and taints, the MachineDeployments' rollout.after and taints, the MachinePools' taints; the status's
+// versions and upgrade plans: none has a v1beta1 field.
 
 func (c core) clusterToV1beta1(ctx context.Context, src *clusterv1.Cluster, dst *clusterv1beta1.Cluster) error {
 	if err := clusterv1beta1.Convert_v1beta2_Cluster_To_v1beta1_Cluster(src, dst, nil); err != nil {
@@ -376,14 +374,12 @@ func (c core) clusterFromV1beta1(_ context.Context, src *clusterv1beta1.Cluster,
 func restoreTopology(dst, restored *clusterv1.Topology) {
 	dst.ControlPlane.Rollout = restored.ControlPlane.Rollout
 	dst.ControlPlane.Taints = restored.ControlPlane.Taints
-	restoreMachineConditions(&dst.ControlPlane.HealthCheck, restored.ControlPlane.HealthCheck)
 	for i := range dst.Workers.MachineDeployments {
 		md := &dst.Workers.MachineDeployments[i]
 		for _, r := range restored.Workers.MachineDeployments {
 			if r.Name == md.Name {
 				md.Rollout.After = r.Rollout.After
 				md.Taints = r.Taints
-				restoreMachineConditions(&md.HealthCheck, r.HealthCheck)
 				break
 			}
 		}
@@ -399,23 +395,8 @@ func restoreTopology(dst, restored *clusterv1.Topology) {
 	}
 }
 
-// restoreMachineConditions restores into hc, a health check converted from v1beta1, the
-// unhealthyMachineConditions (which v1beta1 lacks) of restored, the health check of the v1beta2 object it
-// came from, unless the v1beta1 client removed a health check v1beta1 showed. The health checks' types
-// differ by location, all with checks.unhealthyMachineConditions.
-func restoreMachineConditions[T any](hc *T, restored T) {
-	conditions := reflect.ValueOf(&restored).Elem().FieldByName("Checks").FieldByName("UnhealthyMachineConditions")
-	kept := reflect.New(conditions.Type()).Elem()
-	kept.Set(conditions)
-	conditions.SetZero() // restored is now what v1beta1 showed
-	if reflect.ValueOf(hc).Elem().IsZero() && !reflect.ValueOf(restored).IsZero() {
-		return
-	}
-	reflect.ValueOf(hc).Elem().FieldByName("Checks").FieldByName("UnhealthyMachineConditions").Set(kept)
-}
-
-// ClusterClass: upgrade, kubernetesVersions, the control plane's and the classes' taints and health checks'
-// unhealthyMachineConditions have no v1beta1 field. v1beta2's optional booleans of variables' schemas and
+// ClusterClass: upgrade, kubernetesVersions, the control plane's and the classes' taints have no v1beta1
+// field. v1beta2's optional booleans of variables' schemas and
 // patches' selectors are false in v1beta1: a variable, status variable or patch v1beta1 shows unchanged
 // is restored whole.
 
@@ -488,13 +469,11 @@ func clusterClassFromV1beta1(_ context.Context, src *clusterv1beta1.ClusterClass
 	dst.Spec.Upgrade = restored.Spec.Upgrade
 	dst.Spec.KubernetesVersions = restored.Spec.KubernetesVersions
 	dst.Spec.ControlPlane.Taints = restored.Spec.ControlPlane.Taints
-	restoreMachineConditions(&dst.Spec.ControlPlane.HealthCheck, restored.Spec.ControlPlane.HealthCheck)
 	for i := range dst.Spec.Workers.MachineDeployments {
 		md := &dst.Spec.Workers.MachineDeployments[i]
 		for _, r := range restored.Spec.Workers.MachineDeployments {
 			if r.Class == md.Class {
 				md.Taints = r.Taints
-				restoreMachineConditions(&md.HealthCheck, r.HealthCheck)
 				break
 			}
 		}

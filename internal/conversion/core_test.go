@@ -750,8 +750,8 @@ func hubMachinePoolStatus(in *clusterv1.MachinePoolStatus, c randfill.Continue) 
 	}
 }
 
-// A v1beta1 client that removes a topology's health check removes it whole: the unhealthy machine
-// conditions v1beta1 does not show do not come back alone.
+// A topology's health check shows its unhealthy machine conditions in v1beta1 (upstream v1.14's v1beta1
+// field), and a v1beta1 client that removes the health check removes it whole.
 func TestTopologyHealthCheckRemovedInV1beta1(t *testing.T) {
 	scheme := coreScheme(t)
 	hub := &clusterv1.Cluster{
@@ -766,6 +766,10 @@ func TestTopologyHealthCheckRemovedInV1beta1(t *testing.T) {
 	spoke := &clusterv1beta1.Cluster{}
 	if err := convertCore(t, scheme, "Cluster", hub.DeepCopy(), spoke); err != nil {
 		t.Fatal(err)
+	}
+	want := []clusterv1beta1.UnhealthyMachineCondition{{Type: "Ready", Status: metav1.ConditionFalse, Timeout: metav1.Duration{Duration: 5 * time.Minute}}}
+	if got := spoke.Spec.Topology.ControlPlane.MachineHealthCheck.UnhealthyMachineConditions; !reflect.DeepEqual(got, want) {
+		t.Errorf("v1beta1 shows the unhealthy machine conditions %+v, want %+v", got, want)
 	}
 	unchanged := &clusterv1.Cluster{}
 	if err := convertCore(t, scheme, "Cluster", spoke.DeepCopy(), unchanged); err != nil {

@@ -509,8 +509,8 @@ func healthCheck(class *clusterv1.MachineHealthCheckClass, topo *clusterv1.Machi
 }
 
 func isZeroHealthCheck(c clusterv1.MachineHealthCheckClass) bool {
-	return len(c.UnhealthyConditions) == 0 && c.MaxUnhealthy == nil && c.UnhealthyRange == nil &&
-		c.NodeStartupTimeout == nil && c.RemediationTemplate == nil
+	return len(c.UnhealthyConditions) == 0 && len(c.UnhealthyMachineConditions) == 0 && c.MaxUnhealthy == nil &&
+		c.UnhealthyRange == nil && c.NodeStartupTimeout == nil && c.RemediationTemplate == nil
 }
 
 func (c *computation) machineHealthCheck(name string, selector *metav1.LabelSelector, check *clusterv1.MachineHealthCheckClass) *clusterv1.MachineHealthCheck {
@@ -526,13 +526,14 @@ func (c *computation) machineHealthCheck(name string, selector *metav1.LabelSele
 			OwnerReferences: []metav1.OwnerReference{c.clusterOwnerRef()},
 		},
 		Spec: clusterv1.MachineHealthCheckSpec{
-			ClusterName:         c.cluster.Name,
-			Selector:            *selector,
-			UnhealthyConditions: check.UnhealthyConditions,
-			MaxUnhealthy:        check.MaxUnhealthy,
-			UnhealthyRange:      check.UnhealthyRange,
-			NodeStartupTimeout:  check.NodeStartupTimeout,
-			RemediationTemplate: check.RemediationTemplate,
+			ClusterName:                c.cluster.Name,
+			Selector:                   *selector,
+			UnhealthyConditions:        check.UnhealthyConditions,
+			UnhealthyMachineConditions: check.UnhealthyMachineConditions,
+			MaxUnhealthy:               check.MaxUnhealthy,
+			UnhealthyRange:             check.UnhealthyRange,
+			NodeStartupTimeout:         check.NodeStartupTimeout,
+			RemediationTemplate:        check.RemediationTemplate,
 		},
 	}
 	return mhc

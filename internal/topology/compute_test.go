@@ -4,9 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
@@ -128,6 +130,32 @@ func TestComputeMachineHealthCheckTopology(t *testing.T) {
 			g.Expect(d.ControlPlane.MachineHealthCheck != nil).To(Equal(tt.wantCP))
 		})
 	}
+}
+
+// TestComputeMachineHealthCheckMachineConditions: the unhealthyMachineConditions of a class's health check
+// reach the MachineHealthCheck the topology writes, and a topology's health check that sets only them
+// overrides the class's (as any of its fields does).
+func TestComputeMachineHealthCheckMachineConditions(t *testing.T) {
+	g := NewWithT(t)
+	class := mustClass(t, bookClass)
+	diskPressure := []clusterv1.UnhealthyMachineCondition{{Type: "DiskPressure", Status: metav1.ConditionTrue, Timeout: metav1.Duration{Duration: 5 * time.Minute}}}
+	class.Spec.ControlPlane.MachineHealthCheck.UnhealthyMachineConditions = diskPressure
+	cluster := mustCluster(t, bookCluster)
+	d := compute(t, blueprint(t, class), &Current{Cluster: cluster})
+	g.Expect(d.ControlPlane.MachineHealthCheck).NotTo(BeNil())
+	g.Expect(d.ControlPlane.MachineHealthCheck.Spec.UnhealthyMachineConditions).To(Equal(diskPressure))
+	g.Expect(d.ControlPlane.MachineHealthCheck.Spec.UnhealthyConditions).To(HaveLen(2), "the class's Node conditions stay beside them")
+
+	etcd := []clusterv1.UnhealthyMachineCondition{{Type: "EtcdMemberHealthy", Status: metav1.ConditionFalse, Timeout: metav1.Duration{Duration: time.Minute}}}
+	cluster.Spec.Topology.Workers.MachineDeployments[0].MachineHealthCheck = &clusterv1.MachineHealthCheckTopology{
+		MachineHealthCheckClass: clusterv1.MachineHealthCheckClass{UnhealthyMachineConditions: etcd}}
+	bp := blueprint(t, class)
+	d = compute(t, bp, asCurrent(t, cluster, compute(t, bp, &Current{Cluster: cluster}))) // the workers come once the control plane is up
+	md := d.MachineDeployments["md-0"]
+	g.Expect(md.MachineHealthCheck).NotTo(BeNil())
+	g.Expect(md.MachineHealthCheck.Spec.UnhealthyMachineConditions).To(Equal(etcd))
+	g.Expect(md.MachineHealthCheck.Spec.UnhealthyConditions).To(BeEmpty(), "the topology's health check replaces the class's")
+	g.Expect(md.MachineHealthCheck.Spec.UnhealthyRange).To(BeNil())
 }
 
 func ptrTo[T any](v T) *T { return &v }

@@ -82,6 +82,12 @@ func healthCheckFromV1beta1(in *MachineHealthCheckClass) (clusterv1.MachineHealt
 		return checks, triggerIf, template
 	}
 	checks.UnhealthyNodeConditions = unhealthyNodeConditionsFromV1beta1(in.UnhealthyConditions)
+	if in.UnhealthyMachineConditions != nil {
+		checks.UnhealthyMachineConditions = make([]clusterv1.UnhealthyMachineCondition, len(in.UnhealthyMachineConditions))
+		for i := range in.UnhealthyMachineConditions {
+			_ = Convert_v1beta1_UnhealthyMachineCondition_To_v1beta2_UnhealthyMachineCondition(&in.UnhealthyMachineConditions[i], &checks.UnhealthyMachineConditions[i], nil)
+		}
+	}
 	checks.NodeStartupTimeoutSeconds = seconds(in.NodeStartupTimeout)
 	triggerIf.UnhealthyLessThanOrEqualTo = in.MaxUnhealthy
 	triggerIf.UnhealthyInRange = stringValue(in.UnhealthyRange)
@@ -92,14 +98,19 @@ func healthCheckFromV1beta1(in *MachineHealthCheckClass) (clusterv1.MachineHealt
 	return checks, triggerIf, template
 }
 
-// healthCheckToV1beta1 returns nil when v1beta1 has nothing to show (v1beta2's unhealthy machine conditions
-// have no v1beta1 field).
+// healthCheckToV1beta1 returns nil when v1beta1 has nothing to show.
 func healthCheckToV1beta1(checks clusterv1.MachineHealthCheckChecks, triggerIf clusterv1.MachineHealthCheckRemediationTriggerIf, template clusterv1.MachineHealthCheckRemediationTemplateReference) *MachineHealthCheckClass {
 	out := &MachineHealthCheckClass{
 		UnhealthyConditions: unhealthyNodeConditionsToV1beta1(checks.UnhealthyNodeConditions),
 		MaxUnhealthy:        triggerIf.UnhealthyLessThanOrEqualTo,
 		UnhealthyRange:      stringOrNil(triggerIf.UnhealthyInRange),
 		NodeStartupTimeout:  duration(checks.NodeStartupTimeoutSeconds),
+	}
+	if checks.UnhealthyMachineConditions != nil {
+		out.UnhealthyMachineConditions = make([]UnhealthyMachineCondition, len(checks.UnhealthyMachineConditions))
+		for i := range checks.UnhealthyMachineConditions {
+			_ = Convert_v1beta2_UnhealthyMachineCondition_To_v1beta1_UnhealthyMachineCondition(&checks.UnhealthyMachineConditions[i], &out.UnhealthyMachineConditions[i], nil)
+		}
 	}
 	if template != (clusterv1.MachineHealthCheckRemediationTemplateReference{}) {
 		out.RemediationTemplate = &corev1.ObjectReference{APIVersion: template.APIVersion, Kind: template.Kind, Name: template.Name}
@@ -1092,16 +1103,8 @@ func Convert_v1beta1_MachineHealthCheckSpec_To_v1beta2_MachineHealthCheckSpec(in
 		return err
 	}
 	out.Checks, out.Remediation.TriggerIf, out.Remediation.TemplateRef = healthCheckFromV1beta1(&MachineHealthCheckClass{
-		UnhealthyConditions: in.UnhealthyConditions, MaxUnhealthy: in.MaxUnhealthy, UnhealthyRange: in.UnhealthyRange,
-		NodeStartupTimeout: in.NodeStartupTimeout, RemediationTemplate: in.RemediationTemplate})
-	if in.UnhealthyMachineConditions != nil {
-		out.Checks.UnhealthyMachineConditions = make([]clusterv1.UnhealthyMachineCondition, len(in.UnhealthyMachineConditions))
-		for i := range in.UnhealthyMachineConditions {
-			if err := Convert_v1beta1_UnhealthyMachineCondition_To_v1beta2_UnhealthyMachineCondition(&in.UnhealthyMachineConditions[i], &out.Checks.UnhealthyMachineConditions[i], s); err != nil {
-				return err
-			}
-		}
-	}
+		UnhealthyConditions: in.UnhealthyConditions, UnhealthyMachineConditions: in.UnhealthyMachineConditions, MaxUnhealthy: in.MaxUnhealthy,
+		UnhealthyRange: in.UnhealthyRange, NodeStartupTimeout: in.NodeStartupTimeout, RemediationTemplate: in.RemediationTemplate})
 	return nil
 }
 
@@ -1129,16 +1132,8 @@ func Convert_v1beta2_MachineHealthCheckSpec_To_v1beta1_MachineHealthCheckSpec(in
 		return err
 	}
 	if c := healthCheckToV1beta1(in.Checks, in.Remediation.TriggerIf, in.Remediation.TemplateRef); c != nil {
-		out.UnhealthyConditions, out.MaxUnhealthy, out.UnhealthyRange = c.UnhealthyConditions, c.MaxUnhealthy, c.UnhealthyRange
-		out.NodeStartupTimeout, out.RemediationTemplate = c.NodeStartupTimeout, c.RemediationTemplate
-	}
-	if in.Checks.UnhealthyMachineConditions != nil {
-		out.UnhealthyMachineConditions = make([]UnhealthyMachineCondition, len(in.Checks.UnhealthyMachineConditions))
-		for i := range in.Checks.UnhealthyMachineConditions {
-			if err := Convert_v1beta2_UnhealthyMachineCondition_To_v1beta1_UnhealthyMachineCondition(&in.Checks.UnhealthyMachineConditions[i], &out.UnhealthyMachineConditions[i], s); err != nil {
-				return err
-			}
-		}
+		out.UnhealthyConditions, out.UnhealthyMachineConditions, out.MaxUnhealthy = c.UnhealthyConditions, c.UnhealthyMachineConditions, c.MaxUnhealthy
+		out.UnhealthyRange, out.NodeStartupTimeout, out.RemediationTemplate = c.UnhealthyRange, c.NodeStartupTimeout, c.RemediationTemplate
 	}
 	return nil
 }

@@ -103,6 +103,14 @@ type MachineHealthCheckClass struct {
 	// +kubebuilder:validation:MaxItems=100
 	UnhealthyConditions []UnhealthyCondition `json:"unhealthyConditions,omitempty"`
 
+	// unhealthyMachineConditions are Machine conditions that, held for their timeout, make a Machine
+	// unhealthy (any one of them). Upstream v1.14's v1beta1 field.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	UnhealthyMachineConditions []UnhealthyMachineCondition `json:"unhealthyMachineConditions,omitempty"`
+
 	// maxUnhealthy stops remediation when more Machines than this (a number or a percentage) are unhealthy.
 	// +optional
 	MaxUnhealthy *intstr.IntOrString `json:"maxUnhealthy,omitempty"`

@@ -176,7 +176,6 @@ type ControlPlaneTopologyHealthCheck struct {
 
 // ControlPlaneTopologyHealthCheckChecks are the checks that find a control plane Machine unhealthy.
 // +kubebuilder:validation:MinProperties=1
-// +kubebuilder:validation:XValidation:rule="!has(self.unhealthyMachineConditions)",message="unhealthyMachineConditions are not supported by capstan yet: remove them",fieldPath=".unhealthyMachineConditions"
 type ControlPlaneTopologyHealthCheckChecks struct {
 	// nodeStartupTimeoutSeconds is how long a Machine may take to get a Node.
 	// +optional
@@ -355,7 +354,6 @@ type MachineDeploymentTopologyHealthCheck struct {
 
 // MachineDeploymentTopologyHealthCheckChecks are the checks that find a Machine unhealthy.
 // +kubebuilder:validation:MinProperties=1
-// +kubebuilder:validation:XValidation:rule="!has(self.unhealthyMachineConditions)",message="unhealthyMachineConditions are not supported by capstan yet: remove them",fieldPath=".unhealthyMachineConditions"
 type MachineDeploymentTopologyHealthCheckChecks struct {
 	// nodeStartupTimeoutSeconds is how long a Machine may take to get a Node.
 	// +optional

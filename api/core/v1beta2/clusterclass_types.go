@@ -153,7 +153,6 @@ type ControlPlaneClassHealthCheck struct {
 
 // ControlPlaneClassHealthCheckChecks are the checks that find a control plane Machine unhealthy.
 // +kubebuilder:validation:MinProperties=1
-// +kubebuilder:validation:XValidation:rule="!has(self.unhealthyMachineConditions)",message="unhealthyMachineConditions are not supported by capstan yet: remove them",fieldPath=".unhealthyMachineConditions"
 type ControlPlaneClassHealthCheckChecks struct {
 	// nodeStartupTimeoutSeconds is how long a Machine may take to get a Node.
 	// +optional
@@ -343,7 +342,6 @@ type MachineDeploymentClassHealthCheck struct {
 
 // MachineDeploymentClassHealthCheckChecks are the checks that find a Machine unhealthy.
 // +kubebuilder:validation:MinProperties=1
-// +kubebuilder:validation:XValidation:rule="!has(self.unhealthyMachineConditions)",message="unhealthyMachineConditions are not supported by capstan yet: remove them",fieldPath=".unhealthyMachineConditions"
 type MachineDeploymentClassHealthCheckChecks struct {
 	// nodeStartupTimeoutSeconds is how long a Machine may take to get a Node.
 	// +optional

@@ -34,6 +34,15 @@ var allowedAdditions = func() map[string]string {
 		"machinehealthchecks.cluster.x-k8s.io .spec.unhealthyMachineConditions": "upstream v1.14's v1beta1 field " +
 			"(v1beta2's spec.checks.unhealthyMachineConditions), which capstan implements",
 	}
+	for _, path := range []string{
+		"clusterclasses.cluster.x-k8s.io .spec.controlPlane.machineHealthCheck",
+		"clusterclasses.cluster.x-k8s.io .spec.workers.machineDeployments[].machineHealthCheck",
+		"clusters.cluster.x-k8s.io .spec.topology.controlPlane.machineHealthCheck",
+		"clusters.cluster.x-k8s.io .spec.topology.workers.machineDeployments[].machineHealthCheck",
+	} {
+		additions[path+".unhealthyMachineConditions"] = "upstream v1.14's v1beta1 field of a ClusterClass's or a " +
+			"topology's health check (v1beta2's healthCheck.checks.unhealthyMachineConditions), which capstan implements"
+	}
 	// The extraEnvs of the control plane components are Kubernetes EnvVars, which gained fileKeyRef in
 	// Kubernetes v1.34; upstream v1.10 was generated from an older Kubernetes.
 	kubeadmConfigSpecs := map[string]string{
