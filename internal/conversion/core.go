@@ -301,9 +301,9 @@ func (c core) machinePoolFromV1beta1(_ context.Context, src *clusterv1beta1.Mach
 
 // MachineDrainRule: both versions have the same fields.
 
-// Cluster: the infrastructure and control plane references; in the topology, the control plane's rollout
-// and taints, the MachineDeployments' rollout.after and taints, the MachinePools' taints; the status's
-// versions and upgrade plans: none has a v1beta1 field.
+// Cluster: the infrastructure and control plane references; in the topology, the taints of the control
+// plane, MachineDeployments and MachinePools; the status's versions and upgrade plans: none has a v1beta1
+// field.
 
 func (c core) clusterToV1beta1(ctx context.Context, src *clusterv1.Cluster, dst *clusterv1beta1.Cluster) error {
 	if err := clusterv1beta1.Convert_v1beta2_Cluster_To_v1beta1_Cluster(src, dst, nil); err != nil {
@@ -372,13 +372,11 @@ func (c core) clusterFromV1beta1(_ context.Context, src *clusterv1beta1.Cluster,
 // restoreTopology restores into dst the fields of the topology v1beta1 lacks, from restored; the
 // MachineDeployments and MachinePools are matched by name.
 func restoreTopology(dst, restored *clusterv1.Topology) {
-	dst.ControlPlane.Rollout = restored.ControlPlane.Rollout
 	dst.ControlPlane.Taints = restored.ControlPlane.Taints
 	for i := range dst.Workers.MachineDeployments {
 		md := &dst.Workers.MachineDeployments[i]
 		for _, r := range restored.Workers.MachineDeployments {
 			if r.Name == md.Name {
-				md.Rollout.After = r.Rollout.After
 				md.Taints = r.Taints
 				break
 			}

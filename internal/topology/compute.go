@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -431,6 +432,12 @@ func (c *computation) controlPlane() (*unstructured.Unstructured, error) {
 			return nil, err
 		}
 	}
+	if after := cpt.Rollout.After; !after.IsZero() {
+		// The control plane's rolloutAfter (upstream v1.14 sets the v1beta2 contract's spec.rollout.after).
+		if err := unstructured.SetNestedField(obj.Object, after.UTC().Format(time.RFC3339), "spec", "rolloutAfter"); err != nil {
+			return nil, err
+		}
+	}
 	gates := class.Spec.ControlPlane.ReadinessGates
 	if cpt.ReadinessGates != nil {
 		gates = cpt.ReadinessGates
@@ -620,6 +627,7 @@ func (c *computation) machineDeployment(mdt clusterv1.MachineDeploymentTopology)
 			Replicas:        mdt.Replicas,
 			MinReadySeconds: minReady,
 			Strategy:        strategy,
+			RolloutAfter:    timeOrNil(mdt.Rollout.After),
 			Selector: metav1.LabelSelector{MatchLabels: map[string]string{
 				clusterv1.ClusterNameLabel:                          c.cluster.Name,
 				clusterv1.ClusterTopologyOwnedLabel:                 "",
@@ -649,4 +657,12 @@ func (c *computation) machineDeployment(mdt clusterv1.MachineDeploymentTopology)
 		}}, check)
 	}
 	return out, nil
+}
+
+// timeOrNil is t, or nil when it is zero.
+func timeOrNil(t metav1.Time) *metav1.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }

@@ -158,6 +158,27 @@ func TestComputeMachineHealthCheckMachineConditions(t *testing.T) {
 	g.Expect(md.MachineHealthCheck.Spec.UnhealthyRange).To(BeNil())
 }
 
+// TestComputeRolloutAfter: the topology's rollout.after of the control plane and of a MachineDeployment
+// becomes the control plane's and the MachineDeployment's rolloutAfter, which replace the Machines created
+// before it; without it neither is set.
+func TestComputeRolloutAfter(t *testing.T) {
+	g := NewWithT(t)
+	class := mustClass(t, bookClass)
+	bp := blueprint(t, class)
+	cluster := mustCluster(t, bookCluster)
+	d := compute(t, bp, asCurrent(t, cluster, compute(t, bp, &Current{Cluster: cluster})))
+	_, found, _ := unstructured.NestedFieldNoCopy(d.ControlPlane.Object.Object, "spec", "rolloutAfter")
+	g.Expect(found).To(BeFalse())
+	g.Expect(d.MachineDeployments["md-0"].Object.Spec.RolloutAfter).To(BeNil())
+
+	after := metav1.NewTime(time.Date(2026, 3, 9, 9, 0, 0, 0, time.UTC))
+	cluster.Spec.Topology.ControlPlane.Rollout.After = after
+	cluster.Spec.Topology.Workers.MachineDeployments[0].Rollout.After = metav1.NewTime(after.Add(time.Hour))
+	d = compute(t, bp, asCurrent(t, cluster, compute(t, bp, &Current{Cluster: cluster})))
+	g.Expect(nested(t, d.ControlPlane.Object, "spec", "rolloutAfter")).To(Equal("2026-03-09T09:00:00Z"))
+	g.Expect(d.MachineDeployments["md-0"].Object.Spec.RolloutAfter).To(Equal(&metav1.Time{Time: after.Add(time.Hour)}))
+}
+
 func ptrTo[T any](v T) *T { return &v }
 
 func TestComputeNamingStrategies(t *testing.T) {

@@ -113,6 +113,10 @@ type ControlPlaneTopology struct {
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
 
+	// rollout configures the rollouts of the control plane. Upstream v1.14's v1beta1 field.
+	// +optional
+	Rollout ControlPlaneTopologyRolloutSpec `json:"rollout,omitempty,omitzero"`
+
 	// machineHealthCheck enables and tunes the health check of control plane Machines.
 	// +optional
 	MachineHealthCheck *MachineHealthCheckTopology `json:"machineHealthCheck,omitempty"`
@@ -158,6 +162,15 @@ type WorkersTopology struct {
 	MachinePools []MachinePoolTopology `json:"machinePools,omitempty"`
 }
 
+// ControlPlaneTopologyRolloutSpec configures the rollouts of a topology's control plane.
+// +kubebuilder:validation:MinProperties=1
+type ControlPlaneTopologyRolloutSpec struct {
+	// after replaces every control plane Machine created before this time, even when nothing else changed
+	// (the control plane's rolloutAfter), for example "2023-03-09T09:00:00Z".
+	// +optional
+	After metav1.Time `json:"after,omitempty,omitzero"`
+}
+
 // MachineDeploymentTopology is one MachineDeployment of a managed topology.
 type MachineDeploymentTopology struct {
 	// metadata is added to the MachineDeployment and its Machines.
@@ -185,6 +198,10 @@ type MachineDeploymentTopology struct {
 	// replicas is the number of worker nodes; left to the MachineDeployment defaults when empty.
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
+
+	// rollout configures the rollouts of the MachineDeployment's Machines. Upstream v1.14's v1beta1 field.
+	// +optional
+	Rollout MachineDeploymentTopologyRolloutSpec `json:"rollout,omitempty,omitzero"`
 
 	// machineHealthCheck enables and tunes the health check of this MachineDeployment's Machines.
 	// +optional
@@ -220,6 +237,15 @@ type MachineDeploymentTopology struct {
 	// variables overrides cluster variables for this MachineDeployment.
 	// +optional
 	Variables *MachineDeploymentVariables `json:"variables,omitempty"`
+}
+
+// MachineDeploymentTopologyRolloutSpec configures the rollouts of a topology's MachineDeployment.
+// +kubebuilder:validation:MinProperties=1
+type MachineDeploymentTopologyRolloutSpec struct {
+	// after replaces every Machine created before this time, even when nothing else changed (the
+	// MachineDeployment's rolloutAfter), for example "2023-03-09T09:00:00Z".
+	// +optional
+	After metav1.Time `json:"after,omitempty,omitzero"`
 }
 
 // MachineHealthCheckTopology enables and tunes a health check in a managed topology.

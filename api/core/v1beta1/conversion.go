@@ -580,7 +580,7 @@ func Convert_v1beta1_ControlPlaneTopology_To_v1beta2_ControlPlaneTopology(in *Co
 }
 
 // Convert_v1beta2_ControlPlaneTopology_To_v1beta1_ControlPlaneTopology is the reverse of
-// Convert_v1beta1_ControlPlaneTopology_To_v1beta2_ControlPlaneTopology; rollout and taints have no v1beta1
+// Convert_v1beta1_ControlPlaneTopology_To_v1beta2_ControlPlaneTopology; taints have no v1beta1
 // field.
 func Convert_v1beta2_ControlPlaneTopology_To_v1beta1_ControlPlaneTopology(in *clusterv1.ControlPlaneTopology, out *ControlPlaneTopology, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	if err := autoConvert_v1beta2_ControlPlaneTopology_To_v1beta1_ControlPlaneTopology(in, out, s); err != nil {
@@ -643,8 +643,8 @@ func Convert_v1beta1_MachineDeploymentTopology_To_v1beta2_MachineDeploymentTopol
 }
 
 // Convert_v1beta2_MachineDeploymentTopology_To_v1beta1_MachineDeploymentTopology is the reverse of
-// Convert_v1beta1_MachineDeploymentTopology_To_v1beta2_MachineDeploymentTopology; rollout.after and taints
-// have no v1beta1 field.
+// Convert_v1beta1_MachineDeploymentTopology_To_v1beta2_MachineDeploymentTopology; taints have no v1beta1
+// field.
 func Convert_v1beta2_MachineDeploymentTopology_To_v1beta1_MachineDeploymentTopology(in *clusterv1.MachineDeploymentTopology, out *MachineDeploymentTopology, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	if err := autoConvert_v1beta2_MachineDeploymentTopology_To_v1beta1_MachineDeploymentTopology(in, out, s); err != nil {
 		return err
@@ -664,6 +664,13 @@ func Convert_v1beta2_MachineDeploymentTopology_To_v1beta1_MachineDeploymentTopol
 	out.Strategy = strategyToV1beta1(clusterv1.MachineDeploymentRolloutStrategy{Type: in.Rollout.Strategy.Type,
 		RollingUpdate: clusterv1.MachineDeploymentRolloutStrategyRollingUpdate(in.Rollout.Strategy.RollingUpdate)},
 		in.Deletion.Order, in.HealthCheck.Remediation.MaxInFlight)
+	return nil
+}
+
+// Convert_v1beta2_MachineDeploymentTopologyRolloutSpec_To_v1beta1_MachineDeploymentTopologyRolloutSpec converts
+// rollout.after; v1beta1 has the strategy apart (see the MachineDeploymentTopology's conversion).
+func Convert_v1beta2_MachineDeploymentTopologyRolloutSpec_To_v1beta1_MachineDeploymentTopologyRolloutSpec(in *clusterv1.MachineDeploymentTopologyRolloutSpec, out *MachineDeploymentTopologyRolloutSpec, _ apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
+	out.After = in.After
 	return nil
 }
 

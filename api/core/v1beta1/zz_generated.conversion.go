@@ -133,6 +133,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*ControlPlaneTopologyRolloutSpec)(nil), (*v1beta2.ControlPlaneTopologyRolloutSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1beta1_ControlPlaneTopologyRolloutSpec_To_v1beta2_ControlPlaneTopologyRolloutSpec(a.(*ControlPlaneTopologyRolloutSpec), b.(*v1beta2.ControlPlaneTopologyRolloutSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*v1beta2.ControlPlaneTopologyRolloutSpec)(nil), (*ControlPlaneTopologyRolloutSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1beta2_ControlPlaneTopologyRolloutSpec_To_v1beta1_ControlPlaneTopologyRolloutSpec(a.(*v1beta2.ControlPlaneTopologyRolloutSpec), b.(*ControlPlaneTopologyRolloutSpec), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*ControlPlaneVariables)(nil), (*v1beta2.ControlPlaneVariables)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1beta1_ControlPlaneVariables_To_v1beta2_ControlPlaneVariables(a.(*ControlPlaneVariables), b.(*v1beta2.ControlPlaneVariables), scope)
 	}); err != nil {
@@ -200,6 +210,11 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*v1beta2.MachineDeploymentList)(nil), (*MachineDeploymentList)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1beta2_MachineDeploymentList_To_v1beta1_MachineDeploymentList(a.(*v1beta2.MachineDeploymentList), b.(*MachineDeploymentList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*MachineDeploymentTopologyRolloutSpec)(nil), (*v1beta2.MachineDeploymentTopologyRolloutSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1beta1_MachineDeploymentTopologyRolloutSpec_To_v1beta2_MachineDeploymentTopologyRolloutSpec(a.(*MachineDeploymentTopologyRolloutSpec), b.(*v1beta2.MachineDeploymentTopologyRolloutSpec), scope)
 	}); err != nil {
 		return err
 	}
@@ -760,6 +775,11 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddConversionFunc((*v1beta2.MachineDeploymentStatus)(nil), (*MachineDeploymentStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1beta2_MachineDeploymentStatus_To_v1beta1_MachineDeploymentStatus(a.(*v1beta2.MachineDeploymentStatus), b.(*MachineDeploymentStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddConversionFunc((*v1beta2.MachineDeploymentTopologyRolloutSpec)(nil), (*MachineDeploymentTopologyRolloutSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1beta2_MachineDeploymentTopologyRolloutSpec_To_v1beta1_MachineDeploymentTopologyRolloutSpec(a.(*v1beta2.MachineDeploymentTopologyRolloutSpec), b.(*MachineDeploymentTopologyRolloutSpec), scope)
 	}); err != nil {
 		return err
 	}
@@ -1543,6 +1563,9 @@ func autoConvert_v1beta1_ControlPlaneTopology_To_v1beta2_ControlPlaneTopology(in
 		return err
 	}
 	out.Replicas = (*int32)(unsafe.Pointer(in.Replicas))
+	if err := Convert_v1beta1_ControlPlaneTopologyRolloutSpec_To_v1beta2_ControlPlaneTopologyRolloutSpec(&in.Rollout, &out.Rollout, s); err != nil {
+		return err
+	}
 	// WARNING: in.MachineHealthCheck requires manual conversion: does not exist in peer-type
 	// WARNING: in.NodeDrainTimeout requires manual conversion: does not exist in peer-type
 	// WARNING: in.NodeVolumeDetachTimeout requires manual conversion: does not exist in peer-type
@@ -1557,13 +1580,35 @@ func autoConvert_v1beta2_ControlPlaneTopology_To_v1beta1_ControlPlaneTopology(in
 		return err
 	}
 	out.Replicas = (*int32)(unsafe.Pointer(in.Replicas))
-	// WARNING: in.Rollout requires manual conversion: does not exist in peer-type
+	if err := Convert_v1beta2_ControlPlaneTopologyRolloutSpec_To_v1beta1_ControlPlaneTopologyRolloutSpec(&in.Rollout, &out.Rollout, s); err != nil {
+		return err
+	}
 	// WARNING: in.HealthCheck requires manual conversion: does not exist in peer-type
 	// WARNING: in.Deletion requires manual conversion: does not exist in peer-type
 	// WARNING: in.Taints requires manual conversion: does not exist in peer-type
 	out.ReadinessGates = *(*[]MachineReadinessGate)(unsafe.Pointer(&in.ReadinessGates))
 	// WARNING: in.Variables requires manual conversion: inconvertible types (github.com/capstan-dev/capstan/api/core/v1beta2.ControlPlaneVariables vs *github.com/capstan-dev/capstan/api/core/v1beta1.ControlPlaneVariables)
 	return nil
+}
+
+func autoConvert_v1beta1_ControlPlaneTopologyRolloutSpec_To_v1beta2_ControlPlaneTopologyRolloutSpec(in *ControlPlaneTopologyRolloutSpec, out *v1beta2.ControlPlaneTopologyRolloutSpec, s conversion.Scope) error {
+	*out = *(*v1beta2.ControlPlaneTopologyRolloutSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1beta1_ControlPlaneTopologyRolloutSpec_To_v1beta2_ControlPlaneTopologyRolloutSpec is an autogenerated conversion function.
+func Convert_v1beta1_ControlPlaneTopologyRolloutSpec_To_v1beta2_ControlPlaneTopologyRolloutSpec(in *ControlPlaneTopologyRolloutSpec, out *v1beta2.ControlPlaneTopologyRolloutSpec, s conversion.Scope) error {
+	return autoConvert_v1beta1_ControlPlaneTopologyRolloutSpec_To_v1beta2_ControlPlaneTopologyRolloutSpec(in, out, s)
+}
+
+func autoConvert_v1beta2_ControlPlaneTopologyRolloutSpec_To_v1beta1_ControlPlaneTopologyRolloutSpec(in *v1beta2.ControlPlaneTopologyRolloutSpec, out *ControlPlaneTopologyRolloutSpec, s conversion.Scope) error {
+	*out = *(*ControlPlaneTopologyRolloutSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1beta2_ControlPlaneTopologyRolloutSpec_To_v1beta1_ControlPlaneTopologyRolloutSpec is an autogenerated conversion function.
+func Convert_v1beta2_ControlPlaneTopologyRolloutSpec_To_v1beta1_ControlPlaneTopologyRolloutSpec(in *v1beta2.ControlPlaneTopologyRolloutSpec, out *ControlPlaneTopologyRolloutSpec, s conversion.Scope) error {
+	return autoConvert_v1beta2_ControlPlaneTopologyRolloutSpec_To_v1beta1_ControlPlaneTopologyRolloutSpec(in, out, s)
 }
 
 func autoConvert_v1beta1_ControlPlaneVariables_To_v1beta2_ControlPlaneVariables(in *ControlPlaneVariables, out *v1beta2.ControlPlaneVariables, s conversion.Scope) error {
@@ -2199,6 +2244,9 @@ func autoConvert_v1beta1_MachineDeploymentTopology_To_v1beta2_MachineDeploymentT
 		return err
 	}
 	out.Replicas = (*int32)(unsafe.Pointer(in.Replicas))
+	if err := Convert_v1beta1_MachineDeploymentTopologyRolloutSpec_To_v1beta2_MachineDeploymentTopologyRolloutSpec(&in.Rollout, &out.Rollout, s); err != nil {
+		return err
+	}
 	// WARNING: in.MachineHealthCheck requires manual conversion: does not exist in peer-type
 	// WARNING: in.NodeDrainTimeout requires manual conversion: does not exist in peer-type
 	// WARNING: in.NodeVolumeDetachTimeout requires manual conversion: does not exist in peer-type
@@ -2225,8 +2273,26 @@ func autoConvert_v1beta2_MachineDeploymentTopology_To_v1beta1_MachineDeploymentT
 	// WARNING: in.Taints requires manual conversion: does not exist in peer-type
 	out.MinReadySeconds = (*int32)(unsafe.Pointer(in.MinReadySeconds))
 	out.ReadinessGates = *(*[]MachineReadinessGate)(unsafe.Pointer(&in.ReadinessGates))
-	// WARNING: in.Rollout requires manual conversion: does not exist in peer-type
+	if err := Convert_v1beta2_MachineDeploymentTopologyRolloutSpec_To_v1beta1_MachineDeploymentTopologyRolloutSpec(&in.Rollout, &out.Rollout, s); err != nil {
+		return err
+	}
 	// WARNING: in.Variables requires manual conversion: inconvertible types (github.com/capstan-dev/capstan/api/core/v1beta2.MachineDeploymentVariables vs *github.com/capstan-dev/capstan/api/core/v1beta1.MachineDeploymentVariables)
+	return nil
+}
+
+func autoConvert_v1beta1_MachineDeploymentTopologyRolloutSpec_To_v1beta2_MachineDeploymentTopologyRolloutSpec(in *MachineDeploymentTopologyRolloutSpec, out *v1beta2.MachineDeploymentTopologyRolloutSpec, s conversion.Scope) error {
+	out.After = in.After
+	return nil
+}
+
+// Convert_v1beta1_MachineDeploymentTopologyRolloutSpec_To_v1beta2_MachineDeploymentTopologyRolloutSpec is an autogenerated conversion function.
+func Convert_v1beta1_MachineDeploymentTopologyRolloutSpec_To_v1beta2_MachineDeploymentTopologyRolloutSpec(in *MachineDeploymentTopologyRolloutSpec, out *v1beta2.MachineDeploymentTopologyRolloutSpec, s conversion.Scope) error {
+	return autoConvert_v1beta1_MachineDeploymentTopologyRolloutSpec_To_v1beta2_MachineDeploymentTopologyRolloutSpec(in, out, s)
+}
+
+func autoConvert_v1beta2_MachineDeploymentTopologyRolloutSpec_To_v1beta1_MachineDeploymentTopologyRolloutSpec(in *v1beta2.MachineDeploymentTopologyRolloutSpec, out *MachineDeploymentTopologyRolloutSpec, s conversion.Scope) error {
+	out.After = in.After
+	// WARNING: in.Strategy requires manual conversion: does not exist in peer-type
 	return nil
 }
 

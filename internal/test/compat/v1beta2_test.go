@@ -295,7 +295,6 @@ func versionNames(crd *apiextensionsv1.CustomResourceDefinition) []string {
 // rule that refuses it where it is. TestV1beta2RulesWork checks that each is refused.
 var v1beta2Refused = map[string]string{
 	"taints":                          "!has(self.taints)",
-	"rollout.after":                   "!has(self.rollout) || !has(self.rollout.after)",
 	"upgrade":                         "!has(self.upgrade)",
 	"kubernetesVersions":              "!has(self.kubernetesVersions)",
 	"minReadySeconds of a Machine":    "!has(self.spec) || !has(self.spec.minReadySeconds)",
