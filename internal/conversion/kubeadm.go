@@ -275,7 +275,6 @@ func restoreKubeadmV1beta2Spec(restored *bootstrapv1.KubeadmConfigSpec, spoke *b
 	for i := range out.Files {
 		for _, f := range restored.Files {
 			if f.Path == out.Files[i].Path {
-				out.Files[i].ContentFormat = f.ContentFormat
 				restoreUnsetBool(&out.Files[i].Append, f.Append)
 				break
 			}

@@ -303,6 +303,18 @@ func TestKubeadmConfigEditedInV1beta1(t *testing.T) {
 			t.Errorf("v1beta2 lost encryptionAlgorithm or contentFormat: %+v", back.Spec)
 		}
 	})
+	t.Run("contentFormat, which v1beta1 shows", func(t *testing.T) {
+		if spoke.Spec.Files[0].ContentFormat != bootstrapv1beta1.FileContentFormatTemplate {
+			t.Fatalf("v1beta1 files[0].contentFormat = %q, want Template", spoke.Spec.Files[0].ContentFormat)
+		}
+		edited := spoke.DeepCopy()
+		edited.Spec.Files[0].ContentFormat = ""
+		back := &bootstrapv1.KubeadmConfig{}
+		convertWith(t, scheme, c, edited, back)
+		if got := back.Spec.Files[0].ContentFormat; got != "" {
+			t.Errorf("a contentFormat removed in v1beta1 is %q in v1beta2, want none", got)
+		}
+	})
 }
 
 func kubeadmControlPlaneScheme(t *testing.T) *runtime.Scheme {

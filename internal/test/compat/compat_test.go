@@ -61,6 +61,8 @@ var allowedAdditions = func() map[string]string {
 			additions[crdName+" "+path] = "Kubernetes v1.34's EnvVar has this field; upstream v1.10 was " +
 				"generated from an older Kubernetes"
 		}
+		additions[crdName+" "+spec+".files[].contentFormat"] = "upstream v1.14's v1beta1 field (as in v1beta2), " +
+			"which capstan implements"
 	}
 	return additions
 }()

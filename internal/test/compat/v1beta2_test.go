@@ -302,7 +302,6 @@ var v1beta2Refused = map[string]string{
 	"certificateValidityPeriodDays":   "!has(self.certificateValidityPeriodDays)",
 	"caCertificateValidityPeriodDays": "!has(self.caCertificateValidityPeriodDays)",
 	"diskLayout":                      "!has(self.diskLayout)",
-	"contentFormat":                   "!has(self.contentFormat)",
 }
 
 // refusedField returns the field r refuses, when r is one of v1beta2Refused's rules with its message.

@@ -303,7 +303,23 @@ type File struct {
 	// contentFrom reads the content from a Secret. Exclusive with content.
 	// +optional
 	ContentFrom *FileSource `json:"contentFrom,omitempty"`
+
+	// contentFormat is Raw (the content is written as it is, the default) or Template (the content, inline
+	// or from contentFrom, is rendered as a Go text/template; .controlPlane.version is the control plane's
+	// Kubernetes version when the Cluster's control plane has a spec.version). Upstream v1.14's v1beta1 field.
+	// +optional
+	ContentFormat FileContentFormat `json:"contentFormat,omitempty"`
 }
+
+// FileContentFormat says how a file's content is written: as it is, or rendered as a Go template.
+// +kubebuilder:validation:Enum=Raw;Template
+type FileContentFormat string
+
+// The file content formats.
+const (
+	FileContentFormatRaw      FileContentFormat = "Raw"
+	FileContentFormatTemplate FileContentFormat = "Template"
+)
 
 // FileSource is where a file's content comes from.
 type FileSource struct {

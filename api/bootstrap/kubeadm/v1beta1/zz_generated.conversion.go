@@ -840,6 +840,7 @@ func autoConvert_v1beta1_File_To_v1beta2_File(in *File, out *v1beta2.File, s con
 	}
 	out.Content = in.Content
 	// WARNING: in.ContentFrom requires manual conversion: inconvertible types (*github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1.FileSource vs github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta2.FileSource)
+	out.ContentFormat = v1beta2.FileContentFormat(in.ContentFormat)
 	return nil
 }
 
@@ -853,7 +854,7 @@ func autoConvert_v1beta2_File_To_v1beta1_File(in *v1beta2.File, out *File, s con
 	}
 	out.Content = in.Content
 	// WARNING: in.ContentFrom requires manual conversion: inconvertible types (github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta2.FileSource vs *github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1.FileSource)
-	// WARNING: in.ContentFormat requires manual conversion: does not exist in peer-type
+	out.ContentFormat = FileContentFormat(in.ContentFormat)
 	return nil
 }
 

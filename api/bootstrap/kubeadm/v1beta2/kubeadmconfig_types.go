@@ -259,7 +259,6 @@ const (
 
 // File is a file written on the machine, a cloud-init write_files entry.
 // +kubebuilder:validation:XValidation:rule="!(has(self.content) && has(self.contentFrom))",message="only one of content or contentFrom may be specified for a single file"
-// +kubebuilder:validation:XValidation:rule="!has(self.contentFormat)",message="contentFormat is not supported by capstan yet: remove it",fieldPath=".contentFormat"
 type File struct {
 	// path is the absolute path of the file.
 	// +required

@@ -411,7 +411,7 @@ func fillClusterConfiguration(cc *bootstrapv1.ClusterConfiguration, cluster *clu
 // the rest of the spec.
 func (r *Reconciler) fillInput(ctx context.Context, s *scope, in *userdata.Input, certFiles []bootstrapv1.File) error {
 	spec := &s.config.Spec
-	files, err := r.resolveFiles(ctx, s.config)
+	files, err := r.resolveFiles(ctx, s.config, s.cluster)
 	if err != nil {
 		return err
 	}
@@ -445,8 +445,9 @@ func (r *Reconciler) secretValue(ctx context.Context, namespace, name, key, refe
 	return data, nil
 }
 
-// resolveFiles returns the spec's files with contentFrom read into content.
-func (r *Reconciler) resolveFiles(ctx context.Context, config *bootstrapv1.KubeadmConfig) ([]bootstrapv1.File, error) {
+// resolveFiles returns the spec's files with contentFrom read into content, and those of contentFormat
+// Template rendered (upstream v1.14).
+func (r *Reconciler) resolveFiles(ctx context.Context, config *bootstrapv1.KubeadmConfig, cluster *clusterv1.Cluster) ([]bootstrapv1.File, error) {
 	out := make([]bootstrapv1.File, 0, len(config.Spec.Files))
 	for i, f := range config.Spec.Files {
 		if f.ContentFrom != nil {
@@ -459,7 +460,18 @@ func (r *Reconciler) resolveFiles(ctx context.Context, config *bootstrapv1.Kubea
 		}
 		out = append(out, f)
 	}
-	return out, nil
+	if !hasFileTemplates(out) {
+		return out, nil
+	}
+	version, err := r.controlPlaneVersion(ctx, cluster)
+	if err != nil {
+		return nil, err
+	}
+	data, err := fileTemplateData(version)
+	if err != nil {
+		return nil, err
+	}
+	return renderFileTemplates(out, data)
 }
 
 // resolveUsers returns the spec's users with passwdFrom read into passwd.
