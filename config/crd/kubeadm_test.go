@@ -57,6 +57,22 @@ func TestKubeadmConfigValidation(t *testing.T) {
 			wantErr: "files[].encoding gzip and gzip+base64 are not supported",
 		},
 		{
+			name: "a diskLayout of 100%",
+			spec: bootstrapv1.KubeadmConfigSpec{DiskSetup: &bootstrapv1.DiskSetup{Partitions: []bootstrapv1.Partition{{Device: "/dev/sdb",
+				DiskLayout: []bootstrapv1.PartitionSpec{{Percentage: 50}, {Percentage: 50, PartitionType: "LinuxSwap"}}}}}},
+		},
+		{
+			name: "a diskLayout over 100%",
+			spec: bootstrapv1.KubeadmConfigSpec{DiskSetup: &bootstrapv1.DiskSetup{Partitions: []bootstrapv1.Partition{{Device: "/dev/sdb",
+				DiskLayout: []bootstrapv1.PartitionSpec{{Percentage: 50}, {Percentage: 51}}}}}},
+			wantErr: "spec.diskSetup.partitions[0].diskLayout: Invalid value: the sum of all partition percentages must not be greater than 100",
+		},
+		{
+			name:    "a diskLayout's unknown partition type",
+			spec:    bootstrapv1.KubeadmConfigSpec{DiskSetup: &bootstrapv1.DiskSetup{Partitions: []bootstrapv1.Partition{{Device: "/dev/sdb", DiskLayout: []bootstrapv1.PartitionSpec{{Percentage: 50, PartitionType: "ext4"}}}}}},
+			wantErr: "partitionType must be one of Linux, LinuxSwap",
+		},
+		{
 			name:    "an mbr partition with ignition",
 			spec:    bootstrapv1.KubeadmConfigSpec{Format: bootstrapv1.Ignition, DiskSetup: &bootstrapv1.DiskSetup{Partitions: []bootstrapv1.Partition{{Device: "/dev/sdb", Layout: true, TableType: ptr.To("mbr")}}}},
 			wantErr: `only partition type "gpt" is supported`,

@@ -280,15 +280,11 @@ func restoreKubeadmV1beta2Spec(restored *bootstrapv1.KubeadmConfigSpec, spoke *b
 			}
 		}
 	}
-	// A partition with a diskLayout has no layout in v1beta2 (exactly one of the two), false in v1beta1.
 	for i := range out.DiskSetup.Partitions {
 		p := &out.DiskSetup.Partitions[i]
 		for _, rp := range restored.DiskSetup.Partitions {
 			if rp.Device == p.Device {
 				restoreUnsetBool(&p.Layout, rp.Layout)
-				if rp.DiskLayout != nil && p.Layout == nil {
-					p.DiskLayout = rp.DiskLayout
-				}
 				break
 			}
 		}

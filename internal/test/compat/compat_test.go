@@ -63,6 +63,7 @@ var allowedAdditions = func() map[string]string {
 		}
 		additions[crdName+" "+spec+".files[].contentFormat"] = "upstream v1.14's v1beta1 field (as in v1beta2), " +
 			"which capstan implements"
+		additions[crdName+" "+spec+".diskSetup.partitions[].diskLayout"] = additions[crdName+" "+spec+".files[].contentFormat"]
 	}
 	return additions
 }()

@@ -388,8 +388,9 @@ spec:
 			wantErr: "caCertificateValidityPeriodDays is not supported by capstan yet: remove it"},
 		{name: "KubeadmConfig: file contentFormat (implemented)", crd: kc, object: kubeadmConfig(`  files: [{path: /etc/a, content: a, contentFormat: Template}]`)},
 		{name: "KubeadmConfig: partition layout", crd: kc, object: kubeadmConfig(`  diskSetup: {partitions: [{device: /dev/sdb, layout: true}]}`)},
-		{name: "KubeadmConfig: partition diskLayout", crd: kc, object: kubeadmConfig(`  diskSetup: {partitions: [{device: /dev/sdb, diskLayout: [{percentage: 100}]}]}`),
-			wantErr: "diskLayout is not supported by capstan yet: remove it"},
+		{name: "KubeadmConfig: partition diskLayout (implemented)", crd: kc, object: kubeadmConfig(`  diskSetup: {partitions: [{device: /dev/sdb, diskLayout: [{percentage: 60}, {percentage: 40, partitionType: LinuxSwap}]}]}`)},
+		{name: "KubeadmConfig: partition diskLayout over 100%", crd: kc, object: kubeadmConfig(`  diskSetup: {partitions: [{device: /dev/sdb, diskLayout: [{percentage: 60}, {percentage: 41}]}]}`),
+			wantErr: "spec.diskSetup.partitions[0].diskLayout: Invalid value: the sum of all partition percentages must not be greater than 100"},
 		{name: "KubeadmConfigTemplate: encryptionAlgorithm", crd: "kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io", object: `
 apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
 kind: KubeadmConfigTemplate

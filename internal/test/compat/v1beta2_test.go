@@ -143,7 +143,8 @@ var v1beta2AllowedRules = func() map[string]string {
 			k.spec+".files: path property must be unique among all files",
 			k.spec+".files[]: only one of content or contentFrom may be specified for a single file",
 			k.spec+".users[]: only one of passwd or passwdFrom may be specified for a single user",
-			k.spec+".joinConfiguration.discovery.file.kubeConfig.user: either authProvider or exec must be defined")
+			k.spec+".joinConfiguration.discovery.file.kubeConfig.user: either authProvider or exec must be defined",
+			k.spec+".diskSetup.partitions[] (.diskLayout): the sum of all partition percentages must not be greater than 100")
 		etcd := k.spec + ".clusterConfiguration (.etcd): cannot have both external and local etcd"
 		allow(k.crdName, kcpWebhook, etcd)
 		if !strings.HasPrefix(k.crdName, "kubeadmcontrolplane") {
@@ -301,7 +302,6 @@ var v1beta2Refused = map[string]string{
 	"encryptionAlgorithm":             "!has(self.encryptionAlgorithm)",
 	"certificateValidityPeriodDays":   "!has(self.certificateValidityPeriodDays)",
 	"caCertificateValidityPeriodDays": "!has(self.caCertificateValidityPeriodDays)",
-	"diskLayout":                      "!has(self.diskLayout)",
 }
 
 // refusedField returns the field r refuses, when r is one of v1beta2Refused's rules with its message.

@@ -497,7 +497,19 @@ func Convert_v1beta2_User_To_v1beta1_User(in *bootstrapv1.User, out *User, s api
 	return err
 }
 
-// Convert_v1beta2_Partition_To_v1beta1_Partition converts a partition; v1beta1 has no diskLayout.
+// Convert_v1beta1_Partition_To_v1beta2_Partition converts a partition: a diskLayout's partition has no
+// layout in v1beta2 (exactly one of the two), false in v1beta1.
+func Convert_v1beta1_Partition_To_v1beta2_Partition(in *Partition, out *bootstrapv1.Partition, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
+	if err := autoConvert_v1beta1_Partition_To_v1beta2_Partition(in, out, s); err != nil {
+		return err
+	}
+	if len(in.DiskLayout) > 0 && !in.Layout {
+		out.Layout = nil
+	}
+	return nil
+}
+
+// Convert_v1beta2_Partition_To_v1beta1_Partition converts a partition (an unset layout is false).
 func Convert_v1beta2_Partition_To_v1beta1_Partition(in *bootstrapv1.Partition, out *Partition, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	if err := autoConvert_v1beta2_Partition_To_v1beta1_Partition(in, out, s); err != nil {
 		return err

@@ -464,6 +464,7 @@ type DiskSetup struct {
 }
 
 // Partition is the partition table of one device.
+// +kubebuilder:validation:XValidation:rule="!has(self.diskLayout) || self.diskLayout.map(l, l.percentage).sum() <= 100",message="the sum of all partition percentages must not be greater than 100",fieldPath=".diskLayout"
 type Partition struct {
 	// device is the device, for example /dev/sdb.
 	// +required
@@ -483,6 +484,32 @@ type Partition struct {
 	// +optional
 	// +kubebuilder:validation:Enum=mbr;gpt
 	TableType *string `json:"tableType,omitempty"`
+
+	// diskLayout lists the partitions to create, each a share of the device, instead of layout (whose value
+	// is then ignored; leave it false). The shares add up to 100 at most. Upstream v1.14's v1beta1 field;
+	// cloud-init only (with Ignition, as upstream, the device gets no partitions).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	DiskLayout []PartitionSpec `json:"diskLayout,omitempty"`
+}
+
+// PartitionSpec is one partition of a diskLayout.
+type PartitionSpec struct {
+	// percentage is the share of the device the partition takes.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +required
+	Percentage int32 `json:"percentage"`
+
+	// partitionType is the partition's type: a cloud-init name (Linux, the default, LinuxSwap, LinuxRAID,
+	// LVM, Fat32, NTFS, LinuxExtended) or a GPT partition type GUID.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=36
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(Linux|LinuxSwap|LinuxRAID|LVM|Fat32|NTFS|LinuxExtended|[0-9A-Fa-f]{8}(-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12})$')",message="partitionType must be one of Linux, LinuxSwap, LinuxRAID, LVM, Fat32, NTFS, LinuxExtended or a full GPT partition GUID"
+	PartitionType string `json:"partitionType,omitempty"`
 }
 
 // Filesystem is a file system to create.

@@ -456,7 +456,7 @@ type DiskSetup struct {
 // +kubebuilder:validation:XValidation:rule="[has(self.layout),has(self.diskLayout)].filter(x,x==true).size() == 1",message="exactly one of the fields in [layout diskLayout] must be set"
 
 // Partition is the partition table of one device: either layout or diskLayout.
-// +kubebuilder:validation:XValidation:rule="!has(self.diskLayout)",message="diskLayout is not supported by capstan yet: remove it",fieldPath=".diskLayout"
+// +kubebuilder:validation:XValidation:rule="!has(self.diskLayout) || self.diskLayout.map(l, l.percentage).sum() <= 100",message="the sum of all partition percentages must not be greater than 100",fieldPath=".diskLayout"
 type Partition struct {
 	// device is the device, for example /dev/sdb.
 	// +required

@@ -3,6 +3,7 @@ package userdata
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -60,8 +61,10 @@ type cloudUser struct {
 
 type cloudDisk struct {
 	TableType *string `yaml:"table_type,omitempty"`
-	Layout    bool    `yaml:"layout"`
-	Overwrite *bool   `yaml:"overwrite,omitempty"`
+	// Layout is a partition's layout (true or false), or its diskLayout: one entry a partition, its
+	// percentage or [percentage, cloud-init partition type].
+	Layout    any   `yaml:"layout"`
+	Overwrite *bool `yaml:"overwrite,omitempty"`
 }
 
 type cloudFilesystem struct {
@@ -125,7 +128,7 @@ func CloudConfig(in *Input) ([]byte, error) {
 			if cc.DiskSetup == nil {
 				cc.DiskSetup = map[string]cloudDisk{}
 			}
-			cc.DiskSetup[p.Device] = cloudDisk{TableType: p.TableType, Layout: p.Layout, Overwrite: trueOnly(p.Overwrite)}
+			cc.DiskSetup[p.Device] = cloudDisk{TableType: p.TableType, Layout: diskLayout(p), Overwrite: trueOnly(p.Overwrite)}
 		}
 		for _, fs := range in.DiskSetup.Filesystems {
 			cc.FSSetup = append(cc.FSSetup, cloudFilesystem{
@@ -186,4 +189,35 @@ done
 echo "kubeadm join failed 10 times, giving up" >&2
 exit 1
 `
+}
+
+// diskLayout is cloud-init's layout of a partition: its diskLayout when it has one (upstream v1.14's),
+// else its layout.
+func diskLayout(p bootstrapv1.Partition) any {
+	if len(p.DiskLayout) == 0 {
+		return p.Layout
+	}
+	out := make([]any, len(p.DiskLayout))
+	for i, l := range p.DiskLayout {
+		out[i] = l.Percentage
+		if l.PartitionType != "" {
+			out[i] = []any{l.Percentage, cloudInitPartitionType(l.PartitionType)}
+		}
+	}
+	return out
+}
+
+// cloudInitPartitionType is cloud-init's code of a partition type name (upstream's table); a GUID is
+// passed on as it is. A code of digits only is written as a number, as upstream's template writes it.
+func cloudInitPartitionType(name string) any {
+	code, ok := map[string]string{
+		"Linux": "83", "LinuxSwap": "82", "LinuxRAID": "fd", "LVM": "8e", "Fat32": "0c", "NTFS": "07", "LinuxExtended": "85",
+	}[name]
+	if !ok {
+		return name
+	}
+	if n, err := strconv.Atoi(code); err == nil && !strings.HasPrefix(code, "0") {
+		return n
+	}
+	return code
 }

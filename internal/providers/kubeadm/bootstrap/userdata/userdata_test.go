@@ -265,3 +265,27 @@ func TestRenderRetryJoinAndFormats(t *testing.T) {
 	_, _, err = Render("zip", in, nil)
 	g.Expect(err).To(MatchError(ContainSubstring(`unknown format "zip"`)))
 }
+
+// TestCloudConfigDiskLayout: a partition's diskLayout is cloud-init's layout list (percentages, with the
+// partition type's cloud-init code where set, as upstream v1.14 renders it); layout alone stays a bool.
+func TestCloudConfigDiskLayout(t *testing.T) {
+	g := NewWithT(t)
+	in := input(t, JoinWorker)
+	in.DiskSetup = &bootstrapv1.DiskSetup{Partitions: []bootstrapv1.Partition{
+		{Device: "/dev/sdb", TableType: ptr.To("gpt"), DiskLayout: []bootstrapv1.PartitionSpec{
+			{Percentage: 30}, {Percentage: 20, PartitionType: "LinuxSwap"}, {Percentage: 25, PartitionType: "NTFS"},
+			{Percentage: 25, PartitionType: "0FC63DAF-8483-4772-8E79-3D69D8477DE4"},
+		}},
+		{Device: "/dev/sdc", Layout: true, Overwrite: ptr.To(true)},
+	}}
+	data, err := CloudConfig(in)
+	g.Expect(err).NotTo(HaveOccurred())
+	var doc struct {
+		DiskSetup map[string]map[string]any `json:"disk_setup"`
+	}
+	g.Expect(yaml.Unmarshal(data, &doc)).To(Succeed())
+	g.Expect(doc.DiskSetup["/dev/sdb"]).To(Equal(map[string]any{"table_type": "gpt", "layout": []any{
+		float64(30), []any{float64(20), float64(82)}, []any{float64(25), "07"}, []any{float64(25), "0FC63DAF-8483-4772-8E79-3D69D8477DE4"},
+	}}))
+	g.Expect(doc.DiskSetup["/dev/sdc"]).To(Equal(map[string]any{"layout": true, "overwrite": true}))
+}
