@@ -262,9 +262,6 @@ func restoreKubeadmV1beta2Spec(restored *bootstrapv1.KubeadmConfigSpec, spoke *b
 	}
 
 	c, rc := &out.ClusterConfiguration, &restored.ClusterConfiguration
-	c.EncryptionAlgorithm = rc.EncryptionAlgorithm
-	c.CertificateValidityPeriodDays = rc.CertificateValidityPeriodDays
-	c.CACertificateValidityPeriodDays = rc.CACertificateValidityPeriodDays
 	restoreArgs(&c.APIServer.ExtraArgs, rc.APIServer.ExtraArgs)
 	restoreArgs(&c.ControllerManager.ExtraArgs, rc.ControllerManager.ExtraArgs)
 	restoreArgs(&c.Scheduler.ExtraArgs, rc.Scheduler.ExtraArgs)

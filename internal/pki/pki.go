@@ -8,6 +8,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -41,6 +42,9 @@ type CertConfig struct {
 	// Now is the time the validity starts from; the current time when zero. Certificates are back-dated
 	// by five minutes so that servers whose clock lags accept them.
 	Now time.Time
+	// KeyAlgorithm is the key of a signed certificate, a kubeadm encryption algorithm (NewKeyOf); ECDSA
+	// P-256 when empty.
+	KeyAlgorithm string
 }
 
 // clockSkew back-dates certificates so that servers whose clock lags accept them.
@@ -97,7 +101,13 @@ func NewCAFrom(cfg CertConfig) (*KeyPair, error) {
 
 // Sign returns a new key and a certificate for it signed by the CA.
 func (ca *KeyPair) Sign(cfg CertConfig) (*KeyPair, error) {
-	key, err := NewKey()
+	var key crypto.Signer
+	var err error
+	if cfg.KeyAlgorithm == "" {
+		key, err = NewKey()
+	} else {
+		key, err = NewKeyOf(cfg.KeyAlgorithm)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +214,40 @@ func Parse(certPEM, keyPEM []byte) (*KeyPair, error) {
 // NewKey returns a new ECDSA P-256 private key.
 func NewKey() (*ecdsa.PrivateKey, error) {
 	return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+}
+
+// NewKeyOf returns a new private key of a kubeadm encryption algorithm (kubeadm's and Cluster API's names):
+// RSA-2048 (also for ""), RSA-3072, RSA-4096, ECDSA-P256 or ECDSA-P384.
+func NewKeyOf(algorithm string) (crypto.Signer, error) {
+	switch algorithm {
+	case "", "RSA-2048":
+		return rsa.GenerateKey(rand.Reader, 2048)
+	case "RSA-3072":
+		return rsa.GenerateKey(rand.Reader, 3072)
+	case "RSA-4096":
+		return rsa.GenerateKey(rand.Reader, 4096)
+	case "ECDSA-P256":
+		return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	case "ECDSA-P384":
+		return ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	}
+	return nil, fmt.Errorf("unknown encryption algorithm %q: use RSA-2048, RSA-3072, RSA-4096, ECDSA-P256 or ECDSA-P384", algorithm)
+}
+
+// EncodeKeyAsKubeadm returns a private key in PEM as kubeadm and Cluster API write it: PKCS#1 ("RSA
+// PRIVATE KEY") for RSA, SEC 1 ("EC PRIVATE KEY") for ECDSA.
+func EncodeKeyAsKubeadm(key crypto.Signer) ([]byte, error) {
+	switch k := key.(type) {
+	case *rsa.PrivateKey:
+		return pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}), nil
+	case *ecdsa.PrivateKey:
+		der, err := x509.MarshalECPrivateKey(k)
+		if err != nil {
+			return nil, err
+		}
+		return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), nil
+	}
+	return nil, fmt.Errorf("a %T private key is neither RSA nor ECDSA", key)
 }
 
 // EncodeCert returns a certificate in PEM.

@@ -64,6 +64,9 @@ var allowedAdditions = func() map[string]string {
 		additions[crdName+" "+spec+".files[].contentFormat"] = "upstream v1.14's v1beta1 field (as in v1beta2), " +
 			"which capstan implements"
 		additions[crdName+" "+spec+".diskSetup.partitions[].diskLayout"] = additions[crdName+" "+spec+".files[].contentFormat"]
+		for _, field := range []string{"certificateValidityPeriodDays", "caCertificateValidityPeriodDays", "encryptionAlgorithm"} {
+			additions[crdName+" "+spec+".clusterConfiguration."+field] = additions[crdName+" "+spec+".files[].contentFormat"]
+		}
 	}
 	return additions
 }()

@@ -377,26 +377,23 @@ spec:
 			wantErr: "taints are not supported by capstan yet"},
 		{name: "KCP: machine template taints", crd: kcp, object: strings.Replace(kcpObject(""), "      infrastructureRef:", "      taints: [{key: a, effect: NoSchedule, propagation: Always}]\n      infrastructureRef:", 1),
 			wantErr: "spec.machineTemplate.spec.taints: Invalid value: taints are not supported by capstan yet"},
-		{name: "KCP: encryptionAlgorithm", crd: kcp, object: kcpObject("  kubeadmConfigSpec: {clusterConfiguration: {encryptionAlgorithm: ECDSA-P256}}\n"),
-			wantErr: "spec.kubeadmConfigSpec.clusterConfiguration.encryptionAlgorithm: Invalid value: encryptionAlgorithm is not supported by capstan yet: remove it"},
+		{name: "KCP: encryptionAlgorithm (implemented)", crd: kcp, object: kcpObject("  kubeadmConfigSpec: {clusterConfiguration: {encryptionAlgorithm: ECDSA-P256}}\n")},
 		{name: "KCPTemplate: machine template taints", crd: "kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io",
 			object:  kcpTemplate("      machineTemplate: {spec: {taints: [{key: a, effect: NoSchedule, propagation: Always}]}}\n"),
 			wantErr: "taints are not supported by capstan yet"},
-		{name: "KubeadmConfig: certificateValidityPeriodDays", crd: kc, object: kubeadmConfig(`  clusterConfiguration: {certificateValidityPeriodDays: 100}`),
-			wantErr: "certificateValidityPeriodDays is not supported by capstan yet: remove it"},
-		{name: "KubeadmConfig: caCertificateValidityPeriodDays", crd: kc, object: kubeadmConfig(`  clusterConfiguration: {caCertificateValidityPeriodDays: 100}`),
-			wantErr: "caCertificateValidityPeriodDays is not supported by capstan yet: remove it"},
+		{name: "KubeadmConfig: certificateValidityPeriodDays (implemented)", crd: kc, object: kubeadmConfig(`  clusterConfiguration: {certificateValidityPeriodDays: 100}`)},
+		{name: "KubeadmConfig: caCertificateValidityPeriodDays (implemented)", crd: kc, object: kubeadmConfig(`  clusterConfiguration: {caCertificateValidityPeriodDays: 100}`)},
 		{name: "KubeadmConfig: file contentFormat (implemented)", crd: kc, object: kubeadmConfig(`  files: [{path: /etc/a, content: a, contentFormat: Template}]`)},
 		{name: "KubeadmConfig: partition layout", crd: kc, object: kubeadmConfig(`  diskSetup: {partitions: [{device: /dev/sdb, layout: true}]}`)},
 		{name: "KubeadmConfig: partition diskLayout (implemented)", crd: kc, object: kubeadmConfig(`  diskSetup: {partitions: [{device: /dev/sdb, diskLayout: [{percentage: 60}, {percentage: 40, partitionType: LinuxSwap}]}]}`)},
 		{name: "KubeadmConfig: partition diskLayout over 100%", crd: kc, object: kubeadmConfig(`  diskSetup: {partitions: [{device: /dev/sdb, diskLayout: [{percentage: 60}, {percentage: 41}]}]}`),
 			wantErr: "spec.diskSetup.partitions[0].diskLayout: Invalid value: the sum of all partition percentages must not be greater than 100"},
-		{name: "KubeadmConfigTemplate: encryptionAlgorithm", crd: "kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io", object: `
+		{name: "KubeadmConfigTemplate: encryptionAlgorithm (implemented)", crd: "kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io", object: `
 apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
 kind: KubeadmConfigTemplate
 metadata: {name: kct, namespace: default}
 spec: {template: {spec: {clusterConfiguration: {encryptionAlgorithm: RSA-3072}}}}
-`, wantErr: "encryptionAlgorithm is not supported by capstan yet: remove it"},
+`},
 
 		{name: "IPAddress: IPv4 /24", crd: "ipaddresses.ipam.cluster.x-k8s.io", object: ipAddress("10.0.0.1", 24)},
 		{name: "IPAddress: IPv4 /33", crd: "ipaddresses.ipam.cluster.x-k8s.io", object: ipAddress("10.0.0.1", 33),

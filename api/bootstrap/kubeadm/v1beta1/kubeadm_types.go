@@ -113,6 +113,27 @@ type ClusterConfiguration struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	ClusterName string `json:"clusterName,omitempty"`
+
+	// certificateValidityPeriodDays is how long the non-CA certificates kubeadm generates are valid; 365 days
+	// when unset. Kubernetes v1.31 or later. Upstream v1.14's v1beta1 field.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1095
+	CertificateValidityPeriodDays int32 `json:"certificateValidityPeriodDays,omitempty"`
+
+	// caCertificateValidityPeriodDays is how long the CA certificates the provider generates are valid;
+	// 3650 days when unset. It applies when the CAs are generated. Upstream v1.14's v1beta1 field.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=36500
+	CACertificateValidityPeriodDays int32 `json:"caCertificateValidityPeriodDays,omitempty"`
+
+	// encryptionAlgorithm is the key algorithm of the keys and certificates generated from now on (CAs and
+	// service account keys already issued stay): RSA-2048 (when unset), RSA-3072, RSA-4096, ECDSA-P256 or
+	// ECDSA-P384 (Kubernetes v1.34 or later); the field itself needs Kubernetes v1.31 or later. Upstream
+	// v1.14's v1beta1 field.
+	// +optional
+	EncryptionAlgorithm EncryptionAlgorithmType `json:"encryptionAlgorithm,omitempty"`
 }
 
 // ControlPlaneComponent holds the settings every control plane component accepts.
@@ -702,3 +723,17 @@ type Patches struct {
 type EnvVar struct {
 	corev1.EnvVar `json:",inline"`
 }
+
+// EncryptionAlgorithmType is the key algorithm of the keys and certificates kubeadm and the providers
+// generate.
+// +kubebuilder:validation:Enum=ECDSA-P256;ECDSA-P384;RSA-2048;RSA-3072;RSA-4096
+type EncryptionAlgorithmType string
+
+// The encryption algorithms.
+const (
+	EncryptionAlgorithmECDSAP256 EncryptionAlgorithmType = "ECDSA-P256"
+	EncryptionAlgorithmECDSAP384 EncryptionAlgorithmType = "ECDSA-P384"
+	EncryptionAlgorithmRSA2048   EncryptionAlgorithmType = "RSA-2048"
+	EncryptionAlgorithmRSA3072   EncryptionAlgorithmType = "RSA-3072"
+	EncryptionAlgorithmRSA4096   EncryptionAlgorithmType = "RSA-4096"
+)

@@ -645,6 +645,9 @@ func autoConvert_v1beta1_ClusterConfiguration_To_v1beta2_ClusterConfiguration(in
 	out.ImageRepository = in.ImageRepository
 	out.FeatureGates = *(*map[string]bool)(unsafe.Pointer(&in.FeatureGates))
 	// WARNING: in.ClusterName requires manual conversion: does not exist in peer-type
+	out.CertificateValidityPeriodDays = in.CertificateValidityPeriodDays
+	out.CACertificateValidityPeriodDays = in.CACertificateValidityPeriodDays
+	out.EncryptionAlgorithm = v1beta2.EncryptionAlgorithmType(in.EncryptionAlgorithm)
 	return nil
 }
 
@@ -668,9 +671,9 @@ func autoConvert_v1beta2_ClusterConfiguration_To_v1beta1_ClusterConfiguration(in
 	out.CertificatesDir = in.CertificatesDir
 	out.ImageRepository = in.ImageRepository
 	out.FeatureGates = *(*map[string]bool)(unsafe.Pointer(&in.FeatureGates))
-	// WARNING: in.CertificateValidityPeriodDays requires manual conversion: does not exist in peer-type
-	// WARNING: in.CACertificateValidityPeriodDays requires manual conversion: does not exist in peer-type
-	// WARNING: in.EncryptionAlgorithm requires manual conversion: does not exist in peer-type
+	out.CertificateValidityPeriodDays = in.CertificateValidityPeriodDays
+	out.CACertificateValidityPeriodDays = in.CACertificateValidityPeriodDays
+	out.EncryptionAlgorithm = EncryptionAlgorithmType(in.EncryptionAlgorithm)
 	return nil
 }
 

@@ -66,9 +66,6 @@ type InitConfiguration struct {
 // ClusterConfiguration is the cluster-wide part of the kubeadm configuration.
 // +kubebuilder:validation:MinProperties=1
 // +kubebuilder:validation:XValidation:rule="!has(self.etcd) || !(has(self.etcd.local) && has(self.etcd.external))",message="cannot have both external and local etcd",fieldPath=".etcd"
-// +kubebuilder:validation:XValidation:rule="!has(self.encryptionAlgorithm)",message="encryptionAlgorithm is not supported by capstan yet: remove it",fieldPath=".encryptionAlgorithm"
-// +kubebuilder:validation:XValidation:rule="!has(self.certificateValidityPeriodDays)",message="certificateValidityPeriodDays is not supported by capstan yet: remove it",fieldPath=".certificateValidityPeriodDays"
-// +kubebuilder:validation:XValidation:rule="!has(self.caCertificateValidityPeriodDays)",message="caCertificateValidityPeriodDays is not supported by capstan yet: remove it",fieldPath=".caCertificateValidityPeriodDays"
 type ClusterConfiguration struct {
 	// etcd configures etcd; a local (stacked) etcd when empty.
 	// +optional

@@ -8,7 +8,6 @@ package certs
 import (
 	"context"
 	"crypto/rand"
-	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -54,6 +53,12 @@ type Certificate struct {
 	Cert, Key []byte
 	// Generated says the certificate was generated, not found.
 	Generated bool
+	// KeyAlgorithm is the encryption algorithm of a generated key (the ClusterConfiguration's
+	// encryptionAlgorithm; RSA-2048 when empty).
+	KeyAlgorithm bootstrapv1.EncryptionAlgorithmType
+	// ValidityDays is how long a generated CA is valid (the ClusterConfiguration's
+	// caCertificateValidityPeriodDays; CAValidity when zero).
+	ValidityDays int32
 }
 
 // Certificates are the cluster certificates a machine needs.
@@ -73,12 +78,19 @@ func ForControlPlane(cfg *bootstrapv1.ClusterConfiguration) Certificates {
 	}
 	if cfg != nil && cfg.Etcd.External != nil {
 		ext := cfg.Etcd.External
-		return append(out,
+		out = append(out,
 			&Certificate{Purpose: clustersecret.APIServerEtcdClient, CertFile: ext.CertFile, KeyFile: ext.KeyFile, External: true},
 			&Certificate{Purpose: clustersecret.EtcdCA, CertFile: ext.CAFile, External: true},
 		)
+	} else {
+		out = append(out, &Certificate{Purpose: clustersecret.EtcdCA, CertFile: path.Join(dir, "etcd", "ca.crt"), KeyFile: path.Join(dir, "etcd", "ca.key")})
 	}
-	return append(out, &Certificate{Purpose: clustersecret.EtcdCA, CertFile: path.Join(dir, "etcd", "ca.crt"), KeyFile: path.Join(dir, "etcd", "ca.key")})
+	if cfg != nil {
+		for _, c := range out {
+			c.KeyAlgorithm, c.ValidityDays = cfg.EncryptionAlgorithm, cfg.CACertificateValidityPeriodDays
+		}
+	}
+	return out
 }
 
 // ForWorker returns the certificates of a worker: the cluster CA's certificate only, at caCertPath
@@ -203,9 +215,10 @@ func (c *Certificate) Hashes() ([]string, error) {
 	return out, nil
 }
 
-// generate creates a CA (or, for clustersecret.ServiceAccount, a key pair): RSA 2048 keys, as upstream's.
+// generate creates a CA (or, for clustersecret.ServiceAccount, a key pair) with a key of KeyAlgorithm (RSA
+// 2048 by default) valid for ValidityDays (CAValidity by default), as upstream's.
 func (c *Certificate) generate() error {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	key, err := pki.NewKeyOf(string(c.KeyAlgorithm))
 	if err != nil {
 		return fmt.Errorf("generating the %s key: %w", c.Purpose, err)
 	}
@@ -217,23 +230,29 @@ func (c *Certificate) generate() error {
 		c.Generated = true
 		return nil
 	}
-	c.Key = pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	if c.Key, err = pki.EncodeKeyAsKubeadm(key); err != nil {
+		return fmt.Errorf("encoding the %s key: %w", c.Purpose, err)
+	}
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
 	if err != nil {
 		return err
 	}
 	now := time.Now().UTC()
+	validity := CAValidity
+	if c.ValidityDays > 0 {
+		validity = time.Duration(c.ValidityDays) * 24 * time.Hour
+	}
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial,
 		Subject:               pkix.Name{CommonName: "kubernetes"},
 		NotBefore:             now.Add(-5 * time.Minute),
-		NotAfter:              now.Add(CAValidity),
+		NotAfter:              now.Add(validity),
 		KeyUsage:              x509.KeyUsageKeyEncipherment | x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 		MaxPathLenZero:        true,
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
 	if err != nil {
 		return fmt.Errorf("creating the %s certificate: %w", c.Purpose, err)
 	}

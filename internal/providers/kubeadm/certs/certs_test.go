@@ -2,9 +2,12 @@ package certs
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -78,6 +81,58 @@ func TestLookupOrGenerate(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(hashes).To(HaveLen(1))
 	g.Expect(hashes[0]).To(MatchRegexp(`^sha256:[0-9a-f]{64}$`))
+}
+
+// TestGenerateWithEncryptionAlgorithmAndValidity: the CAs and the service account key are generated with
+// the ClusterConfiguration's encryptionAlgorithm and caCertificateValidityPeriodDays (upstream v1.14), and
+// with RSA 2048 for ten years without them.
+func TestGenerateWithEncryptionAlgorithmAndValidity(t *testing.T) {
+	tests := []struct {
+		name      string
+		cfg       *bootstrapv1.ClusterConfiguration
+		wantKey   x509.PublicKeyAlgorithm
+		wantBits  int
+		wantDays  int
+		wantBlock string
+	}{
+		{name: "defaults", cfg: nil, wantKey: x509.RSA, wantBits: 2048, wantDays: 3650, wantBlock: "RSA PRIVATE KEY"},
+		{name: "RSA-4096 for a year", cfg: &bootstrapv1.ClusterConfiguration{EncryptionAlgorithm: bootstrapv1.EncryptionAlgorithmRSA4096, CACertificateValidityPeriodDays: 365},
+			wantKey: x509.RSA, wantBits: 4096, wantDays: 365, wantBlock: "RSA PRIVATE KEY"},
+		{name: "ECDSA-P384", cfg: &bootstrapv1.ClusterConfiguration{EncryptionAlgorithm: bootstrapv1.EncryptionAlgorithmECDSAP384},
+			wantKey: x509.ECDSA, wantBits: 384, wantDays: 3650, wantBlock: "EC PRIVATE KEY"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			set := ForControlPlane(tt.cfg)
+			g.Expect(set.LookupOrGenerate(context.Background(), newClient(t), client.ObjectKey{Namespace: "ns", Name: "c"},
+				metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "o", UID: "u"})).To(Succeed())
+			for _, p := range []clustersecret.Purpose{clustersecret.ClusterCA, clustersecret.EtcdCA, clustersecret.FrontProxyCA} {
+				block, _ := pem.Decode(set.Get(p).Cert)
+				cert, err := x509.ParseCertificate(block.Bytes)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(cert.PublicKeyAlgorithm).To(Equal(tt.wantKey), string(p))
+				g.Expect(keyBits(cert.PublicKey)).To(Equal(tt.wantBits), string(p))
+				g.Expect(cert.NotAfter.Sub(cert.NotBefore).Round(time.Hour)).To(Equal(time.Duration(tt.wantDays)*24*time.Hour), string(p), "the validity, back-dated 5 minutes")
+				keyBlock, _ := pem.Decode(set.Get(p).Key)
+				g.Expect(keyBlock.Type).To(Equal(tt.wantBlock), string(p))
+			}
+			pub, _ := pem.Decode(set.Get(clustersecret.ServiceAccount).Cert)
+			key, err := x509.ParsePKIXPublicKey(pub.Bytes)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(keyBits(key)).To(Equal(tt.wantBits), "the service account key")
+		})
+	}
+}
+
+func keyBits(key any) int {
+	switch k := key.(type) {
+	case *rsa.PublicKey:
+		return k.N.BitLen()
+	case *ecdsa.PublicKey:
+		return k.Curve.Params().BitSize
+	}
+	return 0
 }
 
 func TestMissingCertificates(t *testing.T) {

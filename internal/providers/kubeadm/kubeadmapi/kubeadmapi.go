@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/blang/semver/v4"
 	"sigs.k8s.io/yaml"
@@ -59,6 +60,17 @@ func ClusterConfiguration(cfg *bootstrapv1.ClusterConfiguration, version semver.
 	return write(cfg, "ClusterConfiguration", version, func(obj map[string]any, apiVersion string) {
 		if apiServer := existing(obj, "apiServer"); apiServer != nil && apiVersion == V1Beta4 {
 			delete(apiServer, "timeoutForControlPlane") // moved to the Init and Join configurations' timeouts
+		}
+		// Cluster API's days are kubeadm v1beta4's durations; kubeadm v1beta3 (before Kubernetes v1.31) has
+		// none of these fields, and the provider's own CA and key generation applies them there too.
+		for days, period := range map[string]string{"certificateValidityPeriodDays": "certificateValidityPeriod", "caCertificateValidityPeriodDays": "caCertificateValidityPeriod"} {
+			if d, ok := obj[days].(float64); ok && apiVersion == V1Beta4 {
+				obj[period] = (time.Duration(d) * 24 * time.Hour).String()
+			}
+			delete(obj, days)
+		}
+		if apiVersion != V1Beta4 {
+			delete(obj, "encryptionAlgorithm")
 		}
 		components := []map[string]any{existing(obj, "apiServer"), existing(obj, "controllerManager"), existing(obj, "scheduler")}
 		if etcd := existing(obj, "etcd"); etcd != nil {

@@ -88,6 +88,24 @@ func TestClusterConfiguration(t *testing.T) {
 	g.Expect(apiServer).NotTo(HaveKey("extraEnvs"), "v1beta3 has no extraEnvs")
 	g.Expect(apiServer).To(HaveKeyWithValue("timeoutForControlPlane", "8m0s"))
 
+	// Certificate validity and key algorithm: kubeadm v1beta4's durations and algorithm; none in v1beta3.
+	certs := &bootstrapv1.ClusterConfiguration{CertificateValidityPeriodDays: 90, CACertificateValidityPeriodDays: 365,
+		EncryptionAlgorithm: bootstrapv1.EncryptionAlgorithmECDSAP256}
+	out, err = ClusterConfiguration(certs, mustVersion("v1.36.0"))
+	g.Expect(err).NotTo(HaveOccurred())
+	v4 = parse(t, out)
+	g.Expect(v4).To(HaveKeyWithValue("certificateValidityPeriod", "2160h0m0s"))
+	g.Expect(v4).To(HaveKeyWithValue("caCertificateValidityPeriod", "8760h0m0s"))
+	g.Expect(v4).To(HaveKeyWithValue("encryptionAlgorithm", "ECDSA-P256"))
+	g.Expect(v4).NotTo(HaveKey("certificateValidityPeriodDays"))
+	g.Expect(v4).NotTo(HaveKey("caCertificateValidityPeriodDays"))
+	out, err = ClusterConfiguration(certs, mustVersion("v1.30.0"))
+	g.Expect(err).NotTo(HaveOccurred())
+	v3 = parse(t, out)
+	for _, key := range []string{"certificateValidityPeriod", "certificateValidityPeriodDays", "caCertificateValidityPeriod", "caCertificateValidityPeriodDays", "encryptionAlgorithm"} {
+		g.Expect(v3).NotTo(HaveKey(key), "kubeadm v1beta3 has no %s", key)
+	}
+
 	// External etcd stays external: no local etcd appears.
 	ext := &bootstrapv1.ClusterConfiguration{Etcd: bootstrapv1.Etcd{External: &bootstrapv1.ExternalEtcd{Endpoints: []string{"https://e:2379"}, CAFile: "ca", CertFile: "c", KeyFile: "k"}}}
 	out, err = ClusterConfiguration(ext, mustVersion("v1.36.0"))

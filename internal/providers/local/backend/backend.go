@@ -122,6 +122,18 @@ type ControlPlane struct {
 	// that ran before starts again with the arguments it last ran with, as a node's static Pod manifests
 	// stay on its disk; one that never ran waits (ErrClusterNotReady-like status).
 	KeepConfiguration bool
+	// Certificates are how the machine's own certificates (the API server's, etcd's, their clients') are
+	// issued: the kubeadm ClusterConfiguration's encryptionAlgorithm and certificateValidityPeriod.
+	Certificates CertificateSettings
+}
+
+// CertificateSettings are how a machine's certificates are issued.
+type CertificateSettings struct {
+	// KeyAlgorithm is a kubeadm encryption algorithm (RSA-2048, RSA-3072, RSA-4096, ECDSA-P256,
+	// ECDSA-P384); the backend's default (ECDSA P-256) when empty.
+	KeyAlgorithm string `json:"keyAlgorithm,omitempty"`
+	// Validity is how long they are valid; the backend's default (a year) when zero.
+	Validity time.Duration `json:"validity,omitempty"`
 }
 
 // Arg is a command line argument.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
@@ -55,7 +56,11 @@ type ClusterConfiguration struct {
 	APIServer         ControlPlaneComponent `json:"apiServer"`
 	ControllerManager ControlPlaneComponent `json:"controllerManager"`
 	Scheduler         ControlPlaneComponent `json:"scheduler"`
-	Etcd              struct {
+	// EncryptionAlgorithm and CertificateValidityPeriod (kubeadm v1beta4) are how the machines'
+	// certificates are issued.
+	EncryptionAlgorithm       string           `json:"encryptionAlgorithm,omitempty"`
+	CertificateValidityPeriod *metav1.Duration `json:"certificateValidityPeriod,omitempty"`
+	Etcd                      struct {
 		Local *struct {
 			ExtraArgs Args `json:"extraArgs,omitempty"`
 		} `json:"local,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -166,4 +167,20 @@ func TestNodeInvalid(t *testing.T) {
 			g.Expect(err).To(MatchError(HavePrefix(tt.want)))
 		})
 	}
+}
+
+// TestParseCertificateSettings: kubeadm v1beta4's encryptionAlgorithm and certificateValidityPeriod are
+// read (the local provider issues the machines' certificates with them).
+func TestParseCertificateSettings(t *testing.T) {
+	g := NewWithT(t)
+	cc, err := ParseClusterConfiguration([]byte(`apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+encryptionAlgorithm: RSA-3072
+certificateValidityPeriod: 2160h0m0s
+caCertificateValidityPeriod: 8760h0m0s
+`))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(cc.EncryptionAlgorithm).To(Equal("RSA-3072"))
+	g.Expect(cc.CertificateValidityPeriod).NotTo(BeNil())
+	g.Expect(cc.CertificateValidityPeriod.Duration).To(Equal(90 * 24 * time.Hour))
 }

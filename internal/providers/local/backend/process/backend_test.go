@@ -2,7 +2,12 @@ package process
 
 import (
 	"context"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"net"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -221,6 +226,18 @@ func TestClusterLifecycle(t *testing.T) {
 	_, err = client.CoreV1().Nodes().Get(ctx, "m1", metav1.GetOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 
+	t.Log("the machine's certificates follow the kubeadm configuration's encryptionAlgorithm and certificateValidityPeriod")
+	g.Expect(servingCert(g, status.Port).PublicKeyAlgorithm).To(Equal(x509.ECDSA), "ECDSA P-256 by default")
+	rsa3072 := controlPlaneMachine("m1")
+	rsa3072.ControlPlane.Certificates = backend.CertificateSettings{KeyAlgorithm: "RSA-3072", Validity: 30 * 24 * time.Hour}
+	ensureMachine(g, b2, key, rsa3072)
+	g.Eventually(func(g Gomega) {
+		cert := servingCert(g, status.Port)
+		g.Expect(cert.PublicKeyAlgorithm).To(Equal(x509.RSA))
+		g.Expect(cert.PublicKey.(*rsa.PublicKey).N.BitLen()).To(Equal(3072))
+		g.Expect(cert.NotAfter.Sub(cert.NotBefore)).To(Equal(30*24*time.Hour+5*time.Minute), "30 days, back-dated 5 minutes")
+	}, 60*time.Second, 200*time.Millisecond).Should(Succeed())
+
 	t.Log("deleting the cluster stops its processes and removes its data")
 	etcdPid, apiPid = pidOf(t, dir, "m1", "etcd"), pidOf(t, dir, "m1", "kube-apiserver")
 	g.Expect(b2.DeleteCluster(ctx, key)).To(Succeed())
@@ -239,4 +256,12 @@ func nodeReady(n *corev1.Node) bool {
 		}
 	}
 	return false
+}
+
+// servingCert returns the certificate the cluster's API server serves behind the endpoint's port.
+func servingCert(g Gomega, port int32) *x509.Certificate {
+	conn, err := tls.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(int(port))), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // the certificate is what is inspected
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = conn.Close() }()
+	return conn.ConnectionState().PeerCertificates[0]
 }

@@ -84,6 +84,7 @@ func (m *machine) ensureControlPlane(ctx context.Context) (string, string, error
 		}
 		kept := *cp
 		kept.APIServerArgs, kept.EtcdArgs, kept.APIServerVolumes = st.Configuration.APIServerArgs, st.Configuration.EtcdArgs, st.Configuration.APIServerVolumes
+		kept.Certificates = st.Configuration.Certificates
 		cp = &kept
 	}
 	if err := m.writeFiles(cp.Files); err != nil {
@@ -98,18 +99,18 @@ func (m *machine) ensureControlPlane(ctx context.Context) (string, string, error
 	m.binary = m.c.b.binaries.forVersion(m.spec.Version)
 	etcdArgs := m.etcdArgsFor(cp)
 	apiArgs := m.apiServerArgsFor(cp)
-	if conf := (processConfiguration{APIServerArgs: cp.APIServerArgs, EtcdArgs: cp.EtcdArgs, APIServerVolumes: cp.APIServerVolumes}); st.Configuration == nil || !reflect.DeepEqual(*st.Configuration, conf) {
+	if conf := (processConfiguration{APIServerArgs: cp.APIServerArgs, EtcdArgs: cp.EtcdArgs, APIServerVolumes: cp.APIServerVolumes, Certificates: cp.Certificates}); st.Configuration == nil || !reflect.DeepEqual(*st.Configuration, conf) {
 		st.Configuration = &conf
 		if err := m.c.saveState(); err != nil {
 			return "", "", err
 		}
 	}
-	certsChanged := m.c.certsVersion != m.certsVersion()
+	certsChanged := certsVersion(m.c.certsVersion, cp.Certificates) != m.certsVersion()
 	if m.etcd == nil || certsChanged || !equal(etcdArgs, m.etcdArgs) || m.apiserver == nil || !equal(apiArgs, m.apiServerArgs) {
-		if err := m.pki().issue(m.c.certs, m.c.clusterName, st.NodeName, time.Now()); err != nil {
+		if err := m.pki().issue(m.c.certs, m.c.clusterName, st.NodeName, cp.Certificates, time.Now()); err != nil {
 			return "", "", err
 		}
-		m.markCerts()
+		m.markCerts(cp.Certificates)
 	}
 	if m.etcd == nil || certsChanged || !equal(etcdArgs, m.etcdArgs) {
 		if m.etcd != nil {
@@ -159,8 +160,17 @@ func (m *machine) certsVersion() string {
 	return string(data)
 }
 
-func (m *machine) markCerts() {
-	_ = writeFile(filepath.Join(m.pki().dir, "certs-version"), []byte(m.c.certsVersion))
+func (m *machine) markCerts(settings backend.CertificateSettings) {
+	_ = writeFile(filepath.Join(m.pki().dir, "certs-version"), []byte(certsVersion(m.c.certsVersion, settings)))
+}
+
+// certsVersion is what the machine's certificates were issued from: the cluster's CAs (their version) and
+// how they are issued, so that a change of either issues them again.
+func certsVersion(cas string, settings backend.CertificateSettings) string {
+	if settings == (backend.CertificateSettings{}) {
+		return cas
+	}
+	return fmt.Sprintf("%s %s %s", cas, settings.KeyAlgorithm, settings.Validity)
 }
 
 // joinEtcd makes the machine's etcd member: the first of the cluster when no other machine has one,

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"cmp"
 	"crypto"
 	"crypto/x509"
 	"errors"
@@ -169,7 +170,8 @@ func (p machinePKI) cert(name string) string { return filepath.Join(p.dir, name+
 func (p machinePKI) key(name string) string  { return filepath.Join(p.dir, name+".key") }
 
 // issue writes every certificate of a control plane machine named nodeName, of the cluster clusterName.
-func (p machinePKI) issue(c backend.Certificates, clusterName, nodeName string, now time.Time) error {
+// settings say how (the key algorithm and validity; certValidity and ECDSA P-256 by default).
+func (p machinePKI) issue(c backend.Certificates, clusterName, nodeName string, settings backend.CertificateSettings, now time.Time) error {
 	if err := os.MkdirAll(p.dir, 0o700); err != nil {
 		return err
 	}
@@ -194,7 +196,7 @@ func (p machinePKI) issue(c backend.Certificates, clusterName, nodeName string, 
 		{"controller-manager", c.CA, pki.CertConfig{CommonName: "system:kube-controller-manager", Usages: client}},
 	}
 	for _, cert := range certs {
-		cert.cfg.Validity, cert.cfg.Now = certValidity, now
+		cert.cfg.Validity, cert.cfg.Now, cert.cfg.KeyAlgorithm = cmp.Or(settings.Validity, certValidity), now, settings.KeyAlgorithm
 		kp, err := cert.ca.Sign(cert.cfg)
 		if err != nil {
 			return fmt.Errorf("issuing the %s certificate: %w", cert.name, err)

@@ -51,6 +51,8 @@ type processConfiguration struct {
 	APIServerArgs    []backend.Arg    `json:"apiServerArgs,omitempty"`
 	EtcdArgs         []backend.Arg    `json:"etcdArgs,omitempty"`
 	APIServerVolumes []backend.Volume `json:"apiServerVolumes,omitempty"`
+	// Certificates are how the machine's certificates are issued.
+	Certificates backend.CertificateSettings `json:"certificates,omitzero"`
 }
 
 func stateFile(dir string) string { return filepath.Join(dir, "state.json") }

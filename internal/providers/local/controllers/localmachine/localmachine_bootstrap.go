@@ -95,6 +95,10 @@ func (r *Reconciler) desiredMachine(ctx context.Context, s *scope, d *nodeboot.D
 		for _, v := range cc.APIServer.ExtraVolumes {
 			cp.APIServerVolumes = append(cp.APIServerVolumes, backend.Volume{HostPath: v.HostPath, MountPath: v.MountPath})
 		}
+		cp.Certificates.KeyAlgorithm = cc.EncryptionAlgorithm
+		if cc.CertificateValidityPeriod != nil {
+			cp.Certificates.Validity = cc.CertificateValidityPeriod.Duration
+		}
 		if cc.Etcd.Local != nil {
 			for _, a := range cc.Etcd.Local.ExtraArgs {
 				cp.EtcdArgs = append(cp.EtcdArgs, backend.Arg{Name: a.Name, Value: a.Value})
