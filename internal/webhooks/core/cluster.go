@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -367,6 +368,41 @@ func validateTopologyAgainstClass(ctx context.Context, c *clusterv1.Cluster, cla
 			if !mpClasses[mp.Class] {
 				errs = append(errs, field.Invalid(path.Child("workers", "machinePools").Key(mp.Name).Child("class"), mp.Class,
 					fmt.Sprintf("ClusterClass %s has no MachinePool class %q", class.Name, mp.Class)))
+			}
+		}
+	}
+	return append(errs, validateHealthChecksAgainstClass(t, class, path)...)
+}
+
+// validateHealthChecksAgainstClass checks the topology's health checks as upstream's Cluster webhook does:
+// the control plane's can be defined only if the class's control plane has machineInfrastructure (it has
+// Machines to check), and enable: true needs a definition in the topology or the class.
+func validateHealthChecksAgainstClass(t *clusterv1.Topology, class *clusterv1.ClusterClass, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	noDefinition := func(enable *bool, topology clusterv1.MachineHealthCheckClass, inClass *clusterv1.MachineHealthCheckClass, p *field.Path) {
+		if enable != nil && *enable && reflect.ValueOf(topology).IsZero() && inClass == nil {
+			errs = append(errs, field.Forbidden(p.Child("enable"),
+				"cannot be set to true as MachineHealthCheck definition is not available in the Cluster topology or the ClusterClass"))
+		}
+	}
+	if hc := t.ControlPlane.MachineHealthCheck; hc != nil {
+		p := path.Child("controlPlane", "machineHealthCheck")
+		if !reflect.ValueOf(hc.MachineHealthCheckClass).IsZero() && class.Spec.ControlPlane.MachineInfrastructure == nil {
+			errs = append(errs, field.Forbidden(p, "can be set only if spec.controlPlane.machineInfrastructure is set in ClusterClass"))
+		}
+		noDefinition(hc.Enable, hc.MachineHealthCheckClass, class.Spec.ControlPlane.MachineHealthCheck, p)
+	}
+	if t.Workers == nil {
+		return errs
+	}
+	for _, md := range t.Workers.MachineDeployments {
+		if md.MachineHealthCheck == nil {
+			continue
+		}
+		for _, mdClass := range class.Spec.Workers.MachineDeployments {
+			if mdClass.Class == md.Class {
+				noDefinition(md.MachineHealthCheck.Enable, md.MachineHealthCheck.MachineHealthCheckClass, mdClass.MachineHealthCheck,
+					path.Child("workers", "machineDeployments").Key(md.Name).Child("machineHealthCheck"))
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
@@ -88,6 +89,26 @@ func TestTopologyAdmission(t *testing.T) {
 	err = env.Client.Create(ctx, pools)
 	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
 	g.Expect(err.Error()).To(ContainSubstring(`spec.topology.workers.machinePools[mp-0].class: Invalid value: "default-worker": ClusterClass class has no MachinePool class "default-worker"`))
+
+	// Health checks, as upstream's webhook: enable: true needs a definition in the topology or the class,
+	// and the control plane's needs the class's control plane to have Machines (machineInfrastructure).
+	noDefinition := topologyCluster(ns, "no-health-check", "v1.30.0", `3`)
+	noDefinition.Spec.Topology.Workers.MachineDeployments[0].MachineHealthCheck = &clusterv1.MachineHealthCheckTopology{Enable: ptrTo(true)}
+	err = env.Client.Create(ctx, noDefinition)
+	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
+	g.Expect(err.Error()).To(ContainSubstring("spec.topology.workers.machineDeployments[md-0].machineHealthCheck.enable: Forbidden: " +
+		"cannot be set to true as MachineHealthCheck definition is not available in the Cluster topology or the ClusterClass"))
+	noMachines := topologyCluster(ns, "no-machines", "v1.30.0", `3`)
+	noMachines.Spec.Topology.ControlPlane.MachineHealthCheck = &clusterv1.MachineHealthCheckTopology{
+		MachineHealthCheckClass: clusterv1.MachineHealthCheckClass{MaxUnhealthy: ptrTo(intstr.FromInt32(1))}}
+	err = env.Client.Create(ctx, noMachines)
+	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
+	g.Expect(err.Error()).To(ContainSubstring("spec.topology.controlPlane.machineHealthCheck: Forbidden: can be set only if spec.controlPlane.machineInfrastructure is set in ClusterClass"))
+	defined := topologyCluster(ns, "defined", "v1.30.0", `3`)
+	defined.Spec.Topology.Workers.MachineDeployments[0].MachineHealthCheck = &clusterv1.MachineHealthCheckTopology{Enable: ptrTo(true),
+		MachineHealthCheckClass: clusterv1.MachineHealthCheckClass{MaxUnhealthy: ptrTo(intstr.FromInt32(1))}}
+	g.Expect(env.Client.Create(ctx, defined)).To(Succeed(), "enable: true with a definition in the topology")
+	g.Expect(env.Client.Delete(ctx, defined)).To(Succeed())
 
 	cluster := topologyCluster(ns, "good", "v1.30.0", `3`)
 	g.Expect(env.Client.Create(ctx, cluster)).To(Succeed())
