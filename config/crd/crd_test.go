@@ -81,6 +81,17 @@ func TestValidationReplacesWebhooks(t *testing.T) {
 		g.Expect(err.Error()).To(ContainSubstring("must be a valid semantic version"))
 	})
 
+	t.Run("a Machine's taints use no reserved key", func(t *testing.T) {
+		g := NewWithT(t)
+		m := machine(env.NewNamespace(t))
+		m.Spec.Taints = []clusterv1.MachineTaint{{Key: "node.cloudprovider.kubernetes.io/uninitialized", Effect: corev1.TaintEffectNoSchedule, Propagation: clusterv1.MachineTaintPropagationAlways}}
+		err := env.Client.Create(ctx, m)
+		g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
+		g.Expect(err.Error()).To(ContainSubstring("spec.taints[0].key: Invalid value: taint key must not have the prefix node.cloudprovider.kubernetes.io/"))
+		m.Spec.Taints[0].Key = "node.kubernetes.io/out-of-service"
+		g.Expect(env.Client.Create(ctx, m)).To(Succeed(), "the one node.kubernetes.io/ key allowed")
+	})
+
 	t.Run("a MachineHealthCheck's selector cannot be empty", func(t *testing.T) {
 		g := NewWithT(t)
 		mhc := &clusterv1.MachineHealthCheck{

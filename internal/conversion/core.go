@@ -102,7 +102,7 @@ func machineSpecRefsFromV1beta1(src *clusterv1beta1.MachineSpec, dst *clusterv1.
 	return err
 }
 
-// Machine: spec.minReadySeconds, spec.taints, status.failureDomain and the deletion status's hook times
+// Machine: spec.minReadySeconds, status.failureDomain and the deletion status's hook times
 // have no v1beta1 field; v1beta2's Updating phase is v1beta1's Running.
 
 func (c core) machineToV1beta1(ctx context.Context, src *clusterv1.Machine, dst *clusterv1beta1.Machine) error {
@@ -135,7 +135,6 @@ func (c core) machineFromV1beta1(_ context.Context, src *clusterv1beta1.Machine,
 		return nil
 	}
 	dst.Spec.MinReadySeconds = restored.Spec.MinReadySeconds
-	dst.Spec.Taints = restored.Spec.Taints
 	dst.Status.FailureDomain = restored.Status.FailureDomain
 	if restored.Status.Phase == string(clusterv1.MachinePhaseUpdating) && src.Status.Phase == string(clusterv1beta1.MachinePhaseRunning) {
 		dst.Status.Phase = restored.Status.Phase
@@ -150,8 +149,8 @@ func (c core) machineFromV1beta1(_ context.Context, src *clusterv1beta1.Machine,
 	return nil
 }
 
-// MachineSet: v1beta1 has minReadySeconds in the spec, v1beta2 in the template's spec; the template's
-// taints and status.versions have no v1beta1 field.
+// MachineSet: v1beta1 has minReadySeconds in the spec, v1beta2 in the template's spec;
+// status.versions has no v1beta1 field.
 
 func (c core) machineSetToV1beta1(ctx context.Context, src *clusterv1.MachineSet, dst *clusterv1beta1.MachineSet) error {
 	if err := clusterv1beta1.Convert_v1beta2_MachineSet_To_v1beta1_MachineSet(src, dst, nil); err != nil {
@@ -179,7 +178,6 @@ func (c core) machineSetFromV1beta1(_ context.Context, src *clusterv1beta1.Machi
 	dst.Spec.Template.Spec.MinReadySeconds = int32FromV1beta1(src.Spec.MinReadySeconds, ok, restored.Spec.Template.Spec.MinReadySeconds, true)
 	dst.Status.Replicas = int32FromV1beta1(src.Status.Replicas, ok, restored.Status.Replicas, false)
 	if ok {
-		dst.Spec.Template.Spec.Taints = restored.Spec.Template.Spec.Taints
 		dst.Status.Versions = restored.Status.Versions
 		dst.Status.Deprecated = keepUnsetDeprecated(dst.Status.Deprecated, restored.Status.Deprecated == nil, &clusterv1.MachineSetDeprecatedStatus{V1Beta1: &clusterv1.MachineSetV1Beta1DeprecatedStatus{}})
 	}
@@ -224,7 +222,6 @@ func (c core) machineDeploymentFromV1beta1(_ context.Context, src *clusterv1beta
 	dst.Spec.Paused = boolFromV1beta1(src.Spec.Paused, ok, restored.Spec.Paused)
 	dst.Status.Replicas = int32FromV1beta1(src.Status.Replicas, ok, restored.Status.Replicas, false)
 	if ok {
-		dst.Spec.Template.Spec.Taints = restored.Spec.Template.Spec.Taints
 		dst.Status.Versions = restored.Status.Versions
 		dst.Status.Deprecated = keepUnsetDeprecated(dst.Status.Deprecated, restored.Status.Deprecated == nil, &clusterv1.MachineDeploymentDeprecatedStatus{V1Beta1: &clusterv1.MachineDeploymentV1Beta1DeprecatedStatus{}})
 	}
@@ -259,8 +256,8 @@ func machineHealthCheckFromV1beta1(_ context.Context, src *clusterv1beta1.Machin
 	return nil
 }
 
-// MachinePool: v1beta1 has minReadySeconds in the spec, v1beta2 in the template's spec; the template's
-// taints and status.versions have no v1beta1 field.
+// MachinePool: v1beta1 has minReadySeconds in the spec, v1beta2 in the template's spec;
+// status.versions has no v1beta1 field.
 
 func (c core) machinePoolToV1beta1(ctx context.Context, src *clusterv1.MachinePool, dst *clusterv1beta1.MachinePool) error {
 	if err := clusterv1beta1.Convert_v1beta2_MachinePool_To_v1beta1_MachinePool(src, dst, nil); err != nil {
@@ -292,7 +289,6 @@ func (c core) machinePoolFromV1beta1(_ context.Context, src *clusterv1beta1.Mach
 	}
 	dst.Status.Replicas = int32FromV1beta1(src.Status.Replicas, ok, restored.Status.Replicas, false)
 	if ok {
-		dst.Spec.Template.Spec.Taints = restored.Spec.Template.Spec.Taints
 		dst.Status.Versions = restored.Status.Versions
 		dst.Status.Deprecated = keepUnsetDeprecated(dst.Status.Deprecated, restored.Status.Deprecated == nil, &clusterv1.MachinePoolDeprecatedStatus{V1Beta1: &clusterv1.MachinePoolV1Beta1DeprecatedStatus{}})
 	}

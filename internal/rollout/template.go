@@ -14,7 +14,7 @@ import (
 )
 
 // Fields returns a copy of a Machine template with only the fields whose change needs new Machines.
-// The fields propagated in place (labels, annotations, node timeouts, readiness gates) are dropped, and so
+// The fields propagated in place (labels, annotations, node timeouts, readiness gates, taints) are dropped, and so
 // are those that cannot differ for a reason worth a rollout: the cluster name, and the version and namespace
 // of the template references (a provider moving to a new API version of the same contract is no reason to
 // replace Machines).
@@ -23,6 +23,7 @@ func Fields(t *clusterv1.MachineTemplateSpec) *clusterv1.MachineTemplateSpec {
 	out.Labels, out.Annotations = nil, nil
 	out.Spec.ClusterName = ""
 	out.Spec.ReadinessGates = nil
+	out.Spec.Taints = nil
 	out.Spec.NodeDrainTimeout, out.Spec.NodeDeletionTimeout, out.Spec.NodeVolumeDetachTimeout = nil, nil, nil
 	out.Spec.InfrastructureRef = refWithoutVersion(out.Spec.InfrastructureRef)
 	if out.Spec.Bootstrap.ConfigRef != nil {
@@ -33,7 +34,7 @@ func Fields(t *clusterv1.MachineTemplateSpec) *clusterv1.MachineTemplateSpec {
 }
 
 // CopyInPlaceFields copies the Machine spec fields that change without replacing Machines (the node
-// timeouts and the readiness gates) from from to to.
+// timeouts, the readiness gates and the taints) from from to to.
 func CopyInPlaceFields(to, from *clusterv1.MachineSpec) {
 	to.NodeDrainTimeout = from.NodeDrainTimeout.DeepCopy()
 	to.NodeDeletionTimeout = from.NodeDeletionTimeout.DeepCopy()
@@ -41,6 +42,10 @@ func CopyInPlaceFields(to, from *clusterv1.MachineSpec) {
 	to.ReadinessGates = nil
 	if from.ReadinessGates != nil {
 		to.ReadinessGates = append([]clusterv1.MachineReadinessGate{}, from.ReadinessGates...)
+	}
+	to.Taints = nil
+	if from.Taints != nil {
+		to.Taints = append([]clusterv1.MachineTaint{}, from.Taints...)
 	}
 }
 

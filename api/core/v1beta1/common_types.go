@@ -3,6 +3,8 @@ package v1beta1
 import (
 	"fmt"
 	"net"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Labels that Cluster API sets and reads.
@@ -108,6 +110,10 @@ const (
 	OwnerNameAnnotation = "cluster.x-k8s.io/owner-name"
 	// LabelsFromMachineAnnotation lists the labels the Machine controller last synced to a Node.
 	LabelsFromMachineAnnotation = "cluster.x-k8s.io/labels-from-machine"
+
+	// TaintsFromMachineAnnotation lists the Always taints ("key:effect", comma-separated) the Machine
+	// controller last put on a Node; its presence says the Node's OnInitialization taints were put.
+	TaintsFromMachineAnnotation = "cluster.x-k8s.io/taints-from-machine"
 
 	// ExcludeNodeDrainingAnnotation on a Machine skips draining its Node on deletion.
 	ExcludeNodeDrainingAnnotation = "machine.cluster.x-k8s.io/exclude-node-draining"
@@ -309,3 +315,46 @@ func (in FailureDomains) GetIDs() []*string {
 // AggregateToManagerLabel on a ClusterRole adds its rules to the core manager's permissions (the
 // capi-aggregated-manager-role): a provider grants the core access to its kinds with it.
 const AggregateToManagerLabel = "cluster.x-k8s.io/aggregate-to-manager"
+
+// MachineTaint is a taint that a Machine puts on its Node, with when it is put there.
+// +kubebuilder:validation:XValidation:rule="!(self.key in ['node.cluster.x-k8s.io/uninitialized', 'node.cluster.x-k8s.io/outdated-revision'])",message="taint key is not allowed",fieldPath=".key"
+// +kubebuilder:validation:XValidation:rule="!self.key.startsWith('node.kubernetes.io/') || self.key == 'node.kubernetes.io/out-of-service'",message="taint key must not have the prefix node.kubernetes.io/, except for node.kubernetes.io/out-of-service",fieldPath=".key"
+// +kubebuilder:validation:XValidation:rule="!self.key.startsWith('node.cloudprovider.kubernetes.io/')",message="taint key must not have the prefix node.cloudprovider.kubernetes.io/",fieldPath=".key"
+// +kubebuilder:validation:XValidation:rule="self.key != 'node-role.kubernetes.io/master'",message="taint is deprecated since 1.24 and should not be used anymore",fieldPath=".key"
+type MachineTaint struct {
+	// key of the taint: a qualified name (an optional DNS subdomain prefix and "/", then a name of at most
+	// 63 characters).
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	// +kubebuilder:validation:Pattern=^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$
+	Key string `json:"key"`
+
+	// value of the taint.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$
+	Value string `json:"value,omitempty"`
+
+	// effect of the taint: NoSchedule, PreferNoSchedule or NoExecute.
+	// +required
+	// +kubebuilder:validation:Enum=NoSchedule;PreferNoSchedule;NoExecute
+	Effect corev1.TaintEffect `json:"effect"`
+
+	// propagation says when the taint is put on the Node: Always (kept there), or OnInitialization (put
+	// once, when the Node is first synced).
+	// +required
+	Propagation MachineTaintPropagation `json:"propagation"`
+}
+
+// MachineTaintPropagation says when a MachineTaint is put on the Node.
+// +kubebuilder:validation:Enum=Always;OnInitialization
+type MachineTaintPropagation string
+
+const (
+	// MachineTaintPropagationAlways keeps the taint on the Node.
+	MachineTaintPropagationAlways MachineTaintPropagation = "Always"
+	// MachineTaintPropagationOnInitialization puts the taint on the Node once.
+	MachineTaintPropagationOnInitialization MachineTaintPropagation = "OnInitialization"
+)

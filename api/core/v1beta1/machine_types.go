@@ -71,6 +71,17 @@ type MachineSpec struct {
 	// +kubebuilder:validation:MaxItems=32
 	ReadinessGates []MachineReadinessGate `json:"readinessGates,omitempty"`
 
+	// taints are put on the Machine's Node: Always ones are kept there (and removed when they leave this
+	// list), OnInitialization ones are put once, when the Node is first synced. They change in place,
+	// without replacing Machines. Upstream v1.14's v1beta1 field.
+	// +optional
+	// +listType=map
+	// +listMapKey=key
+	// +listMapKey=effect
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Taints []MachineTaint `json:"taints,omitempty"`
+
 	// nodeDrainTimeout is the longest time to spend draining the node; no limit when empty.
 	// +optional
 	NodeDrainTimeout *metav1.Duration `json:"nodeDrainTimeout,omitempty"`

@@ -105,6 +105,10 @@ func (r *ContractVersionedObjectReference) IsDefined() bool {
 }
 
 // MachineTaint is a taint that a Machine puts on its Node.
+// +kubebuilder:validation:XValidation:rule="!(self.key in ['node.cluster.x-k8s.io/uninitialized', 'node.cluster.x-k8s.io/outdated-revision'])",message="taint key is not allowed",fieldPath=".key"
+// +kubebuilder:validation:XValidation:rule="!self.key.startsWith('node.kubernetes.io/') || self.key == 'node.kubernetes.io/out-of-service'",message="taint key must not have the prefix node.kubernetes.io/, except for node.kubernetes.io/out-of-service",fieldPath=".key"
+// +kubebuilder:validation:XValidation:rule="!self.key.startsWith('node.cloudprovider.kubernetes.io/')",message="taint key must not have the prefix node.cloudprovider.kubernetes.io/",fieldPath=".key"
+// +kubebuilder:validation:XValidation:rule="self.key != 'node-role.kubernetes.io/master'",message="taint is deprecated since 1.24 and should not be used anymore",fieldPath=".key"
 type MachineTaint struct {
 	// key of the taint.
 	// +required

@@ -17,6 +17,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
+	"github.com/capstan-dev/capstan/internal/nodetaints"
 )
 
 // errNodeNotFound says that no Node has the Machine's providerID.
@@ -124,7 +125,8 @@ func inDomain(domain, parent string) bool {
 
 // desiredNode returns the Node with the Machine's managed labels (removing those synced before that the
 // Machine no longer has, as recorded in the labels-from-machine annotation), the annotations linking it to
-// the Machine, and without the uninitialized taint; changed is false when the Node already is so.
+// the Machine, without the uninitialized taint and with the Machine's taints (package nodetaints); changed is
+// false when the Node already is so.
 func desiredNode(node *corev1.Node, m *clusterv1.Machine, additional []*regexp.Regexp) (*corev1.Node, bool) {
 	wanted := managedLabels(m.Labels, additional)
 	out := node.DeepCopy()
@@ -161,6 +163,7 @@ func desiredNode(node *corev1.Node, m *clusterv1.Machine, additional []*regexp.R
 	if taintsChanged {
 		out.Spec.Taints = taints
 	}
+	taintsChanged = nodetaints.Apply(out, m.Spec.Taints) || taintsChanged
 
 	changed := taintsChanged || !maps.Equal(out.Labels, node.Labels) || !maps.Equal(out.Annotations, node.Annotations)
 	return out, changed

@@ -61,6 +61,32 @@ func TestNodeLabelSync(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 }
 
+// TestNodeTaintSync: a Machine's taints reach its Node in the workload cluster (an Always one is put back
+// when removed from the Node, and leaves it when it leaves the Machine).
+func TestNodeTaintSync(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t)
+	_, tm, node := runningMachine(t, builder.V1Beta1, ns)
+	nodeTaints := func(g Gomega) []corev1.Taint {
+		n := &corev1.Node{}
+		g.Expect(workload.Client.Get(ctx, client.ObjectKeyFromObject(node), n)).To(Succeed())
+		return n.Spec.Taints
+	}
+	dedicated := corev1.Taint{Key: "example.com/dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}
+	m := getMachine(g, tm.machine)
+	before := m.DeepCopy()
+	m.Spec.Taints = []clusterv1.MachineTaint{{Key: dedicated.Key, Value: dedicated.Value, Effect: dedicated.Effect, Propagation: clusterv1.MachineTaintPropagationAlways}}
+	g.Expect(env.Client.Patch(ctx, m, client.MergeFrom(before))).To(Succeed())
+	g.Eventually(func(g Gomega) { g.Expect(nodeTaints(g)).To(ContainElement(dedicated)) }, timeout, interval).Should(Succeed())
+
+	m = getMachine(g, tm.machine)
+	before = m.DeepCopy()
+	m.Spec.Taints = nil
+	g.Expect(env.Client.Patch(ctx, m, client.MergeFrom(before))).To(Succeed())
+	g.Eventually(func(g Gomega) { g.Expect(nodeTaints(g)).NotTo(ContainElement(HaveField("Key", dedicated.Key))) }, timeout, interval).Should(Succeed())
+}
+
 func TestManagedLabels(t *testing.T) {
 	labels := map[string]string{
 		"node-role.kubernetes.io/worker":          "",
@@ -108,6 +134,7 @@ func TestDesiredNode(t *testing.T) {
 		clusterv1.OwnerKindAnnotation:         "MachineSet",
 		clusterv1.OwnerNameAnnotation:         "ms",
 		clusterv1.LabelsFromMachineAnnotation: "node-role.kubernetes.io/worker,node.cluster.x-k8s.io/pool",
+		clusterv1.TaintsFromMachineAnnotation: "", // the Machine has no taints; the Node is initialized
 	}
 	uninitialized := corev1.Taint{Key: clusterv1.NodeUninitializedTaintKey, Effect: corev1.TaintEffectNoSchedule}
 	other := corev1.Taint{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}
@@ -139,6 +166,7 @@ func TestDesiredNode(t *testing.T) {
 				Name: "n",
 				Annotations: map[string]string{
 					clusterv1.LabelsFromMachineAnnotation: "node-role.kubernetes.io/control-plane,node-role.kubernetes.io/worker",
+					clusterv1.TaintsFromMachineAnnotation: "",
 				},
 				Labels: map[string]string{"node-role.kubernetes.io/control-plane": "", "node-role.kubernetes.io/worker": "", "kubelet": "x"},
 			}},

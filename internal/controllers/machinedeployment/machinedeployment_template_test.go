@@ -43,6 +43,9 @@ func TestTemplateDiff(t *testing.T) {
 			t.Spec.NodeVolumeDetachTimeout = &metav1.Duration{Duration: time.Minute}
 			t.Spec.ReadinessGates = []clusterv1.MachineReadinessGate{{ConditionType: "X"}}
 		}},
+		{name: "taints are propagated in place", change: func(t *clusterv1.MachineTemplateSpec) {
+			t.Spec.Taints = []clusterv1.MachineTaint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule, Propagation: clusterv1.MachineTaintPropagationAlways}}
+		}},
 		{name: "a new API version of the same template is no rollout", change: func(t *clusterv1.MachineTemplateSpec) {
 			t.Spec.InfrastructureRef.APIVersion = "infrastructure.cluster.x-k8s.io/v1beta2"
 			t.Spec.InfrastructureRef.Namespace = "ns"

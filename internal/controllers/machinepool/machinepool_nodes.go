@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/nodetaints"
 )
 
 // nodeRefsOf returns the Nodes of the provider IDs, in the order of the list, and how many are Ready and
@@ -115,6 +116,7 @@ func annotateNodes(ctx context.Context, c client.Client, mp *clusterv1.MachinePo
 		}); i >= 0 {
 			updated.Spec.Taints, changed = slices.Delete(updated.Spec.Taints, i, i+1), true
 		}
+		changed = nodetaints.Apply(updated, mp.Spec.Template.Spec.Taints) || changed
 		if !changed {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -200,6 +201,7 @@ func TestPropagatesTemplateMetadataInPlace(t *testing.T) {
 		ms.Spec.Template.Labels["tier"] = "gold"
 		ms.Spec.Template.Annotations["note"] = "changed"
 		ms.Spec.Template.Spec.NodeDrainTimeout = &metav1.Duration{Duration: 90_000_000_000}
+		ms.Spec.Template.Spec.Taints = []clusterv1.MachineTaint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule, Propagation: clusterv1.MachineTaintPropagationAlways}}
 	})
 	g.Eventually(func(g Gomega) {
 		machines := machinesOf(g, ms)
@@ -209,6 +211,7 @@ func TestPropagatesTemplateMetadataInPlace(t *testing.T) {
 			g.Expect(m.Labels).NotTo(HaveKey("old"))
 			g.Expect(m.Annotations).To(HaveKeyWithValue("note", "changed"))
 			g.Expect(m.Spec.NodeDrainTimeout).To(Equal(&metav1.Duration{Duration: 90_000_000_000}))
+			g.Expect(m.Spec.Taints).To(Equal([]clusterv1.MachineTaint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule, Propagation: clusterv1.MachineTaintPropagationAlways}}))
 			infra := &metav1.PartialObjectMetadata{}
 			infra.SetGroupVersionKind(schema.FromAPIVersionAndKind(m.Spec.InfrastructureRef.APIVersion, m.Spec.InfrastructureRef.Kind))
 			g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: f.namespace, Name: m.Spec.InfrastructureRef.Name}, infra)).To(Succeed())

@@ -43,6 +43,10 @@ var allowedAdditions = func() map[string]string {
 		additions[path+".unhealthyMachineConditions"] = "upstream v1.14's v1beta1 field of a ClusterClass's or a " +
 			"topology's health check (v1beta2's healthCheck.checks.unhealthyMachineConditions), which capstan implements"
 	}
+	for _, path := range []string{"machines.cluster.x-k8s.io .spec.taints", "machinesets.cluster.x-k8s.io .spec.template.spec.taints",
+		"machinedeployments.cluster.x-k8s.io .spec.template.spec.taints", "machinepools.cluster.x-k8s.io .spec.template.spec.taints"} {
+		additions[path] = "upstream v1.14's v1beta1 field (as in v1beta2), which capstan implements"
+	}
 	for _, path := range []string{".spec.topology.controlPlane.rollout", ".spec.topology.workers.machineDeployments[].rollout"} {
 		additions["clusters.cluster.x-k8s.io "+path] = "upstream v1.14's v1beta1 field (rollout.after, as in v1beta2), which capstan implements"
 		additions["clusters.cluster.x-k8s.io "+path+".after"] = additions["clusters.cluster.x-k8s.io "+path]

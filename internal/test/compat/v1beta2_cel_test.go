@@ -336,15 +336,14 @@ spec:
 			old: machine("c", "v1.31.0"), wantErr: "clusterName is immutable"},
 
 		// v1beta2 fields capstan has no behaviour for yet are refused (v1beta2Refused).
-		{name: "Machine: taints", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31.0") + "  taints: [{key: a, effect: NoSchedule, propagation: Always}]\n",
-			wantErr: "spec.taints: Invalid value: taints are not supported by capstan yet: remove them"},
+		{name: "Machine: taints (implemented)", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31.0") + "  taints: [{key: a, effect: NoSchedule, propagation: Always}]\n"},
+		{name: "Machine: a reserved taint key", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31.0") + "  taints: [{key: node.kubernetes.io/unreachable, effect: NoExecute, propagation: Always}]\n",
+			wantErr: "spec.taints[0].key: Invalid value: taint key must not have the prefix node.kubernetes.io/, except for node.kubernetes.io/out-of-service"},
 		{name: "Machine: minReadySeconds", crd: "machines.cluster.x-k8s.io", object: machine("c", "v1.31.0") + "  minReadySeconds: 5\n",
 			wantErr: "spec.minReadySeconds: Invalid value: minReadySeconds of a Machine is not supported by capstan yet"},
-		{name: "MachineDeployment: template taints", crd: "machinedeployments.cluster.x-k8s.io", object: machineOwner("MachineDeployment", "taints: [{key: a, effect: NoSchedule, propagation: Always}]"),
-			wantErr: "spec.template.spec.taints: Invalid value: taints are not supported by capstan yet: remove them"},
+		{name: "MachineDeployment: template taints (implemented)", crd: "machinedeployments.cluster.x-k8s.io", object: machineOwner("MachineDeployment", "taints: [{key: a, effect: NoSchedule, propagation: Always}]")},
 		{name: "MachineSet: template minReadySeconds", crd: "machinesets.cluster.x-k8s.io", object: machineOwner("MachineSet", "minReadySeconds: 5")},
-		{name: "MachinePool: template taints", crd: "machinepools.cluster.x-k8s.io", object: machineOwner("MachinePool", "taints: [{key: a, effect: NoSchedule, propagation: Always}]"),
-			wantErr: "taints are not supported by capstan yet"},
+		{name: "MachinePool: template taints (implemented)", crd: "machinepools.cluster.x-k8s.io", object: machineOwner("MachinePool", "taints: [{key: a, effect: NoSchedule, propagation: Always}]")},
 		{name: "MachineHealthCheck: unhealthyMachineConditions (implemented)", crd: "machinehealthchecks.cluster.x-k8s.io", object: `
 apiVersion: cluster.x-k8s.io/v1beta2
 kind: MachineHealthCheck

@@ -154,6 +154,33 @@ var v1beta2AllowedRules = func() map[string]string {
 		}
 	}
 
+	// The taint key rules of upstream's internal/util/taints, called by the webhooks of every kind with
+	// taints; capstan has them on the MachineTaint type, so on every list of taints.
+	taintRules := []string{
+		"taint key is not allowed",
+		"taint key must not have the prefix node.kubernetes.io/, except for node.kubernetes.io/out-of-service",
+		"taint key must not have the prefix node.cloudprovider.kubernetes.io/",
+		"taint is deprecated since 1.24 and should not be used anymore",
+	}
+	for crdName, paths := range map[string][]string{
+		"machines.cluster.x-k8s.io":           {".spec.taints[]"},
+		"machinesets.cluster.x-k8s.io":        {".spec.template.spec.taints[]"},
+		"machinedeployments.cluster.x-k8s.io": {".spec.template.spec.taints[]"},
+		"machinepools.cluster.x-k8s.io":       {".spec.template.spec.taints[]"},
+		"clusters.cluster.x-k8s.io": {".spec.topology.controlPlane.taints[]", ".spec.topology.workers.machineDeployments[].taints[]",
+			".spec.topology.workers.machinePools[].taints[]"},
+		"clusterclasses.cluster.x-k8s.io": {".spec.controlPlane.taints[]", ".spec.workers.machineDeployments[].taints[]",
+			".spec.workers.machinePools[].taints[]"},
+		"kubeadmcontrolplanes.controlplane.cluster.x-k8s.io":         {".spec.machineTemplate.spec.taints[]"},
+		"kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io": {".spec.template.spec.machineTemplate.spec.taints[]"},
+	} {
+		for _, path := range paths {
+			for _, message := range taintRules {
+				allow(crdName, "of its kind (internal/util/taints/validation.go)", path+" (.key): "+message)
+			}
+		}
+	}
+
 	allow("kubeadmcontrolplanes.controlplane.cluster.x-k8s.io", kcpWebhook,
 		".spec (.replicas): cannot be less than or equal to 0",
 		".spec (.replicas): cannot be an even number when etcd is stacked",
