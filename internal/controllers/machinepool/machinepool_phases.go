@@ -288,7 +288,7 @@ func (r *Reconciler) reconcileMachines(ctx context.Context, s *scope) (ctrl.Resu
 			continue
 		}
 		if updated, changed := updatedMachine(existing, desired); changed {
-			log.Info("Updating the labels, annotations and owner of a MachinePool Machine", "Machine", klog.KObj(existing))
+			log.Info("Updating the labels, annotations, taints and owner of a MachinePool Machine", "Machine", klog.KObj(existing))
 			if err := r.Client.Patch(ctx, updated, client.MergeFrom(existing), client.FieldOwner(fieldOwner)); err != nil {
 				errs = append(errs, fmt.Errorf("updating Machine %s: %w", existing.Name, err))
 			}
@@ -315,6 +315,9 @@ func desiredMachine(mp *clusterv1.MachinePool, im *unstructured.Unstructured) *c
 				APIVersion: im.GetAPIVersion(), Kind: im.GetKind(), Namespace: im.GetNamespace(), Name: im.GetName(),
 			},
 			Version: mp.Spec.Template.Spec.Version,
+			// The pool's taints: the Machine controller puts the same ones on the Node as the MachinePool
+			// does (annotateNodes), so the two agree.
+			Taints: slices.Clone(mp.Spec.Template.Spec.Taints),
 		},
 	}
 	for k, v := range mp.Spec.Template.Annotations {
@@ -328,7 +331,7 @@ func desiredMachine(mp *clusterv1.MachinePool, im *unstructured.Unstructured) *c
 	return m
 }
 
-// updatedMachine returns a copy of an existing MachinePool Machine with the labels, annotations and
+// updatedMachine returns a copy of an existing MachinePool Machine with the labels, annotations, taints and
 // controller of the desired one, and whether that changed anything. Labels and annotations others set
 // are kept.
 func updatedMachine(existing, desired *clusterv1.Machine) (*clusterv1.Machine, bool) {
@@ -349,6 +352,9 @@ func updatedMachine(existing, desired *clusterv1.Machine) (*clusterv1.Machine, b
 		if out.Annotations[k] != v {
 			out.Annotations[k], changed = v, true
 		}
+	}
+	if !slices.Equal(out.Spec.Taints, desired.Spec.Taints) {
+		out.Spec.Taints, changed = slices.Clone(desired.Spec.Taints), true
 	}
 	if owner := metav1.GetControllerOfNoCopy(out); owner == nil {
 		out.OwnerReferences, changed = append(out.OwnerReferences, desired.OwnerReferences[0]), true
