@@ -297,9 +297,8 @@ func (c core) machinePoolFromV1beta1(_ context.Context, src *clusterv1beta1.Mach
 
 // MachineDrainRule: both versions have the same fields.
 
-// Cluster: the infrastructure and control plane references; in the topology, the taints of the control
-// plane, MachineDeployments and MachinePools; the status's versions and upgrade plans: none has a v1beta1
-// field.
+// Cluster: the infrastructure and control plane references; the status's versions and upgrade plans have
+// no v1beta1 field.
 
 func (c core) clusterToV1beta1(ctx context.Context, src *clusterv1.Cluster, dst *clusterv1beta1.Cluster) error {
 	if err := clusterv1beta1.Convert_v1beta2_Cluster_To_v1beta1_Cluster(src, dst, nil); err != nil {
@@ -353,7 +352,6 @@ func (c core) clusterFromV1beta1(_ context.Context, src *clusterv1beta1.Cluster,
 	if !ok {
 		return nil
 	}
-	restoreTopology(&dst.Spec.Topology, &restored.Spec.Topology)
 	if dst.Status.ControlPlane != nil && restored.Status.ControlPlane != nil {
 		dst.Status.ControlPlane.Versions = restored.Status.ControlPlane.Versions
 		dst.Status.ControlPlane.UpgradePlan = restored.Status.ControlPlane.UpgradePlan
@@ -365,33 +363,8 @@ func (c core) clusterFromV1beta1(_ context.Context, src *clusterv1beta1.Cluster,
 	return nil
 }
 
-// restoreTopology restores into dst the fields of the topology v1beta1 lacks, from restored; the
-// MachineDeployments and MachinePools are matched by name.
-func restoreTopology(dst, restored *clusterv1.Topology) {
-	dst.ControlPlane.Taints = restored.ControlPlane.Taints
-	for i := range dst.Workers.MachineDeployments {
-		md := &dst.Workers.MachineDeployments[i]
-		for _, r := range restored.Workers.MachineDeployments {
-			if r.Name == md.Name {
-				md.Taints = r.Taints
-				break
-			}
-		}
-	}
-	for i := range dst.Workers.MachinePools {
-		mp := &dst.Workers.MachinePools[i]
-		for _, r := range restored.Workers.MachinePools {
-			if r.Name == mp.Name {
-				mp.Taints = r.Taints
-				break
-			}
-		}
-	}
-}
-
-// ClusterClass: upgrade, kubernetesVersions, the control plane's and the classes' taints have no v1beta1
-// field. v1beta2's optional booleans of variables' schemas and
-// patches' selectors are false in v1beta1: a variable, status variable or patch v1beta1 shows unchanged
+// ClusterClass: upgrade and kubernetesVersions have no v1beta1 field. v1beta2's optional booleans of
+// variables' schemas and patches' selectors are false in v1beta1: a variable, status variable or patch v1beta1 shows unchanged
 // is restored whole.
 
 func clusterClassToV1beta1(_ context.Context, src *clusterv1.ClusterClass, dst *clusterv1beta1.ClusterClass) error {
@@ -462,25 +435,6 @@ func clusterClassFromV1beta1(_ context.Context, src *clusterv1beta1.ClusterClass
 	}
 	dst.Spec.Upgrade = restored.Spec.Upgrade
 	dst.Spec.KubernetesVersions = restored.Spec.KubernetesVersions
-	dst.Spec.ControlPlane.Taints = restored.Spec.ControlPlane.Taints
-	for i := range dst.Spec.Workers.MachineDeployments {
-		md := &dst.Spec.Workers.MachineDeployments[i]
-		for _, r := range restored.Spec.Workers.MachineDeployments {
-			if r.Class == md.Class {
-				md.Taints = r.Taints
-				break
-			}
-		}
-	}
-	for i := range dst.Spec.Workers.MachinePools {
-		mp := &dst.Spec.Workers.MachinePools[i]
-		for _, r := range restored.Spec.Workers.MachinePools {
-			if r.Class == mp.Class {
-				mp.Taints = r.Taints
-				break
-			}
-		}
-	}
 	restoreUnchanged(dst.Spec.Variables, restored.Spec.Variables, clusterv1beta1.Convert_v1beta2_ClusterClassVariable_To_v1beta1_ClusterClassVariable,
 		func(v clusterv1.ClusterClassVariable) string { return v.Name })
 	restoreUnchanged(dst.Spec.Patches, restored.Spec.Patches, clusterv1beta1.Convert_v1beta2_ClusterClassPatch_To_v1beta1_ClusterClassPatch,

@@ -566,7 +566,7 @@ func derivedReference(ctx context.Context, versions APIVersions, v1beta1Ref core
 // restoreKubeadmControlPlaneSpec sets on out, the v1beta2 conversion of spoke, what restored (the v1beta2
 // spec spoke was converted from) has that v1beta1 cannot express: restored itself if spoke is still its
 // conversion (but for the infrastructureRef, which the caller sets), else the kubeadm configuration's as
-// restoreKubeadmV1beta2Spec does, and the machine template's taints.
+// restoreKubeadmV1beta2Spec does.
 func restoreKubeadmControlPlaneSpec(restored *controlplanev1.KubeadmControlPlaneSpec, spoke *controlplanev1beta1.KubeadmControlPlaneSpec, out *controlplanev1.KubeadmControlPlaneSpec) error {
 	restoredSpoke := &controlplanev1beta1.KubeadmControlPlaneSpec{}
 	if err := controlplanev1beta1.Convert_v1beta2_KubeadmControlPlaneSpec_To_v1beta1_KubeadmControlPlaneSpec(restored, restoredSpoke, nil); err != nil {
@@ -582,7 +582,6 @@ func restoreKubeadmControlPlaneSpec(restored *controlplanev1.KubeadmControlPlane
 	if err := restoreKubeadmV1beta2Spec(&restored.KubeadmConfigSpec, &spoke.KubeadmConfigSpec, &out.KubeadmConfigSpec); err != nil {
 		return err
 	}
-	out.MachineTemplate.Spec.Taints = restored.MachineTemplate.Spec.Taints
 	restoreUnsetSeconds(&out.Remediation.RetryPeriodSeconds, restored.Remediation.RetryPeriodSeconds)
 	return nil
 }
@@ -654,7 +653,6 @@ func restoreKubeadmControlPlaneTemplateSpec(restored *controlplanev1.KubeadmCont
 	if err := restoreKubeadmV1beta2Spec(&restored.KubeadmConfigSpec, &spoke.KubeadmConfigSpec, &out.KubeadmConfigSpec); err != nil {
 		return err
 	}
-	out.MachineTemplate.Spec.Taints = restored.MachineTemplate.Spec.Taints
 	restoreUnsetSeconds(&out.Remediation.RetryPeriodSeconds, restored.Remediation.RetryPeriodSeconds)
 	return nil
 }

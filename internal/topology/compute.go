@@ -447,6 +447,12 @@ func (c *computation) controlPlane() (*unstructured.Unstructured, error) {
 			return nil, err
 		}
 	}
+	// The control plane's taints: the topology's, else the class's (upstream v1.12); unset when neither has.
+	if taints := taintsOf(class.Spec.ControlPlane.Taints, cpt.Taints); taints != nil {
+		if err := setTyped(obj, taints, "spec", "machineTemplate", "taints"); err != nil {
+			return nil, err
+		}
+	}
 	for _, d := range []struct {
 		field       string
 		class, topo *metav1.Duration
@@ -645,6 +651,7 @@ func (c *computation) machineDeployment(mdt clusterv1.MachineDeploymentTopology)
 					NodeVolumeDetachTimeout: override(mdClass.NodeVolumeDetachTimeout, mdt.NodeVolumeDetachTimeout),
 					NodeDeletionTimeout:     override(mdClass.NodeDeletionTimeout, mdt.NodeDeletionTimeout),
 					ReadinessGates:          gates,
+					Taints:                  taintsOf(mdClass.Taints, mdt.Taints),
 				},
 			},
 		},
@@ -665,4 +672,12 @@ func timeOrNil(t metav1.Time) *metav1.Time {
 		return nil
 	}
 	return &t
+}
+
+// taintsOf is the topology's taints when it sets them (even an empty list), else the class's.
+func taintsOf(class, topology []clusterv1.MachineTaint) []clusterv1.MachineTaint {
+	if topology != nil {
+		return topology
+	}
+	return class
 }

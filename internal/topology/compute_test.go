@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -177,6 +178,30 @@ func TestComputeRolloutAfter(t *testing.T) {
 	d = compute(t, bp, asCurrent(t, cluster, compute(t, bp, &Current{Cluster: cluster})))
 	g.Expect(nested(t, d.ControlPlane.Object, "spec", "rolloutAfter")).To(Equal("2026-03-09T09:00:00Z"))
 	g.Expect(d.MachineDeployments["md-0"].Object.Spec.RolloutAfter).To(Equal(&metav1.Time{Time: after.Add(time.Hour)}))
+}
+
+// TestComputeTaints: the class's taints reach the control plane's machine template and the
+// MachineDeployment's Machine template; a topology's taints replace the class's.
+func TestComputeTaints(t *testing.T) {
+	g := NewWithT(t)
+	class := mustClass(t, bookClass)
+	classTaint := clusterv1.MachineTaint{Key: "class", Effect: corev1.TaintEffectNoSchedule, Propagation: clusterv1.MachineTaintPropagationAlways}
+	topologyTaint := clusterv1.MachineTaint{Key: "topology", Value: "x", Effect: corev1.TaintEffectNoExecute, Propagation: clusterv1.MachineTaintPropagationOnInitialization}
+	class.Spec.ControlPlane.Taints = []clusterv1.MachineTaint{classTaint}
+	class.Spec.Workers.MachineDeployments[0].Taints = []clusterv1.MachineTaint{classTaint}
+	bp := blueprint(t, class)
+	cluster := mustCluster(t, bookCluster)
+	d := compute(t, bp, asCurrent(t, cluster, compute(t, bp, &Current{Cluster: cluster})))
+	g.Expect(nested(t, d.ControlPlane.Object, "spec", "machineTemplate", "taints")).To(Equal([]any{
+		map[string]any{"key": "class", "effect": "NoSchedule", "propagation": "Always"}}))
+	g.Expect(d.MachineDeployments["md-0"].Object.Spec.Template.Spec.Taints).To(Equal([]clusterv1.MachineTaint{classTaint}))
+
+	cluster.Spec.Topology.ControlPlane.Taints = []clusterv1.MachineTaint{topologyTaint}
+	cluster.Spec.Topology.Workers.MachineDeployments[0].Taints = []clusterv1.MachineTaint{topologyTaint}
+	d = compute(t, bp, asCurrent(t, cluster, compute(t, bp, &Current{Cluster: cluster})))
+	g.Expect(nested(t, d.ControlPlane.Object, "spec", "machineTemplate", "taints")).To(Equal([]any{
+		map[string]any{"key": "topology", "value": "x", "effect": "NoExecute", "propagation": "OnInitialization"}}))
+	g.Expect(d.MachineDeployments["md-0"].Object.Spec.Template.Spec.Taints).To(Equal([]clusterv1.MachineTaint{topologyTaint}))
 }
 
 func ptrTo[T any](v T) *T { return &v }

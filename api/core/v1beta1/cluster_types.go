@@ -143,6 +143,16 @@ type ControlPlaneTopology struct {
 	// variables overrides cluster variables for the control plane.
 	// +optional
 	Variables *ControlPlaneVariables `json:"variables,omitempty"`
+
+	// taints are put on the Nodes of the Machines (see a Machine's spec.taints); they replace the class's. Upstream v1.14's v1beta1
+	// field.
+	// +optional
+	// +listType=map
+	// +listMapKey=key
+	// +listMapKey=effect
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Taints []MachineTaint `json:"taints,omitempty"`
 }
 
 // WorkersTopology lists the groups of worker machines of a managed topology.
@@ -237,6 +247,16 @@ type MachineDeploymentTopology struct {
 	// variables overrides cluster variables for this MachineDeployment.
 	// +optional
 	Variables *MachineDeploymentVariables `json:"variables,omitempty"`
+
+	// taints are put on the Nodes of the Machines (see a Machine's spec.taints); they replace the class's. Upstream v1.14's v1beta1
+	// field.
+	// +optional
+	// +listType=map
+	// +listMapKey=key
+	// +listMapKey=effect
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Taints []MachineTaint `json:"taints,omitempty"`
 }
 
 // MachineDeploymentTopologyRolloutSpec configures the rollouts of a topology's MachineDeployment.
@@ -306,6 +326,16 @@ type MachinePoolTopology struct {
 	// variables overrides cluster variables for this MachinePool.
 	// +optional
 	Variables *MachinePoolVariables `json:"variables,omitempty"`
+
+	// taints are put on the Nodes of the Machines (see a Machine's spec.taints); they replace the class's. Upstream v1.14's v1beta1
+	// field.
+	// +optional
+	// +listType=map
+	// +listMapKey=key
+	// +listMapKey=effect
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Taints []MachineTaint `json:"taints,omitempty"`
 }
 
 // ClusterVariable is the value of one ClusterClass variable.

@@ -125,6 +125,16 @@ type ControlPlaneClass struct {
 	// +listMapKey=conditionType
 	// +kubebuilder:validation:MaxItems=32
 	ReadinessGates []MachineReadinessGate `json:"readinessGates,omitempty"`
+
+	// taints are put on the Nodes of the Machines (see a Machine's spec.taints). Upstream v1.14's v1beta1
+	// field.
+	// +optional
+	// +listType=map
+	// +listMapKey=key
+	// +listMapKey=effect
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Taints []MachineTaint `json:"taints,omitempty"`
 }
 
 // ControlPlaneClassNamingStrategy sets how the name of the control plane object is built.
@@ -206,6 +216,16 @@ type MachineDeploymentClass struct {
 	// strategy is how old machines are replaced by new ones.
 	// +optional
 	Strategy *MachineDeploymentStrategy `json:"strategy,omitempty"`
+
+	// taints are put on the Nodes of the Machines (see a Machine's spec.taints). Upstream v1.14's v1beta1
+	// field.
+	// +optional
+	// +listType=map
+	// +listMapKey=key
+	// +listMapKey=effect
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Taints []MachineTaint `json:"taints,omitempty"`
 }
 
 // MachineDeploymentClassTemplate holds the templates of a MachineDeployment class's machines.
@@ -271,6 +291,16 @@ type MachinePoolClass struct {
 	// minReadySeconds is how long a new node must be Ready before it counts as available.
 	// +optional
 	MinReadySeconds *int32 `json:"minReadySeconds,omitempty"`
+
+	// taints are put on the Nodes of the Machines (see a Machine's spec.taints). Upstream v1.14's v1beta1
+	// field.
+	// +optional
+	// +listType=map
+	// +listMapKey=key
+	// +listMapKey=effect
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Taints []MachineTaint `json:"taints,omitempty"`
 }
 
 // MachinePoolClassTemplate holds the templates of a MachinePool class.

@@ -1551,6 +1551,7 @@ func autoConvert_v1beta1_ControlPlaneClass_To_v1beta2_ControlPlaneClass(in *Cont
 	// WARNING: in.NodeVolumeDetachTimeout requires manual conversion: does not exist in peer-type
 	// WARNING: in.NodeDeletionTimeout requires manual conversion: does not exist in peer-type
 	out.ReadinessGates = *(*[]v1beta2.MachineReadinessGate)(unsafe.Pointer(&in.ReadinessGates))
+	out.Taints = *(*[]v1beta2.MachineTaint)(unsafe.Pointer(&in.Taints))
 	return nil
 }
 
@@ -1563,7 +1564,7 @@ func autoConvert_v1beta2_ControlPlaneClass_To_v1beta1_ControlPlaneClass(in *v1be
 	// WARNING: in.HealthCheck requires manual conversion: does not exist in peer-type
 	// WARNING: in.Naming requires manual conversion: does not exist in peer-type
 	// WARNING: in.Deletion requires manual conversion: does not exist in peer-type
-	// WARNING: in.Taints requires manual conversion: does not exist in peer-type
+	out.Taints = *(*[]MachineTaint)(unsafe.Pointer(&in.Taints))
 	out.ReadinessGates = *(*[]MachineReadinessGate)(unsafe.Pointer(&in.ReadinessGates))
 	return nil
 }
@@ -1582,6 +1583,7 @@ func autoConvert_v1beta1_ControlPlaneTopology_To_v1beta2_ControlPlaneTopology(in
 	// WARNING: in.NodeDeletionTimeout requires manual conversion: does not exist in peer-type
 	out.ReadinessGates = *(*[]v1beta2.MachineReadinessGate)(unsafe.Pointer(&in.ReadinessGates))
 	// WARNING: in.Variables requires manual conversion: inconvertible types (*github.com/capstan-dev/capstan/api/core/v1beta1.ControlPlaneVariables vs github.com/capstan-dev/capstan/api/core/v1beta2.ControlPlaneVariables)
+	out.Taints = *(*[]v1beta2.MachineTaint)(unsafe.Pointer(&in.Taints))
 	return nil
 }
 
@@ -1595,7 +1597,7 @@ func autoConvert_v1beta2_ControlPlaneTopology_To_v1beta1_ControlPlaneTopology(in
 	}
 	// WARNING: in.HealthCheck requires manual conversion: does not exist in peer-type
 	// WARNING: in.Deletion requires manual conversion: does not exist in peer-type
-	// WARNING: in.Taints requires manual conversion: does not exist in peer-type
+	out.Taints = *(*[]MachineTaint)(unsafe.Pointer(&in.Taints))
 	out.ReadinessGates = *(*[]MachineReadinessGate)(unsafe.Pointer(&in.ReadinessGates))
 	// WARNING: in.Variables requires manual conversion: inconvertible types (github.com/capstan-dev/capstan/api/core/v1beta2.ControlPlaneVariables vs *github.com/capstan-dev/capstan/api/core/v1beta1.ControlPlaneVariables)
 	return nil
@@ -2085,6 +2087,7 @@ func autoConvert_v1beta1_MachineDeploymentClass_To_v1beta2_MachineDeploymentClas
 	out.MinReadySeconds = (*int32)(unsafe.Pointer(in.MinReadySeconds))
 	out.ReadinessGates = *(*[]v1beta2.MachineReadinessGate)(unsafe.Pointer(&in.ReadinessGates))
 	// WARNING: in.Strategy requires manual conversion: does not exist in peer-type
+	out.Taints = *(*[]v1beta2.MachineTaint)(unsafe.Pointer(&in.Taints))
 	return nil
 }
 
@@ -2099,7 +2102,7 @@ func autoConvert_v1beta2_MachineDeploymentClass_To_v1beta1_MachineDeploymentClas
 	}
 	// WARNING: in.Naming requires manual conversion: does not exist in peer-type
 	// WARNING: in.Deletion requires manual conversion: does not exist in peer-type
-	// WARNING: in.Taints requires manual conversion: does not exist in peer-type
+	out.Taints = *(*[]MachineTaint)(unsafe.Pointer(&in.Taints))
 	out.MinReadySeconds = (*int32)(unsafe.Pointer(in.MinReadySeconds))
 	out.ReadinessGates = *(*[]MachineReadinessGate)(unsafe.Pointer(&in.ReadinessGates))
 	// WARNING: in.Rollout requires manual conversion: does not exist in peer-type
@@ -2265,6 +2268,7 @@ func autoConvert_v1beta1_MachineDeploymentTopology_To_v1beta2_MachineDeploymentT
 	out.ReadinessGates = *(*[]v1beta2.MachineReadinessGate)(unsafe.Pointer(&in.ReadinessGates))
 	// WARNING: in.Strategy requires manual conversion: does not exist in peer-type
 	// WARNING: in.Variables requires manual conversion: inconvertible types (*github.com/capstan-dev/capstan/api/core/v1beta1.MachineDeploymentVariables vs github.com/capstan-dev/capstan/api/core/v1beta2.MachineDeploymentVariables)
+	out.Taints = *(*[]v1beta2.MachineTaint)(unsafe.Pointer(&in.Taints))
 	return nil
 }
 
@@ -2280,7 +2284,7 @@ func autoConvert_v1beta2_MachineDeploymentTopology_To_v1beta1_MachineDeploymentT
 	out.Replicas = (*int32)(unsafe.Pointer(in.Replicas))
 	// WARNING: in.HealthCheck requires manual conversion: does not exist in peer-type
 	// WARNING: in.Deletion requires manual conversion: does not exist in peer-type
-	// WARNING: in.Taints requires manual conversion: does not exist in peer-type
+	out.Taints = *(*[]MachineTaint)(unsafe.Pointer(&in.Taints))
 	out.MinReadySeconds = (*int32)(unsafe.Pointer(in.MinReadySeconds))
 	out.ReadinessGates = *(*[]MachineReadinessGate)(unsafe.Pointer(&in.ReadinessGates))
 	if err := Convert_v1beta2_MachineDeploymentTopologyRolloutSpec_To_v1beta1_MachineDeploymentTopologyRolloutSpec(&in.Rollout, &out.Rollout, s); err != nil {
@@ -2705,6 +2709,7 @@ func autoConvert_v1beta1_MachinePoolClass_To_v1beta2_MachinePoolClass(in *Machin
 	// WARNING: in.NodeVolumeDetachTimeout requires manual conversion: does not exist in peer-type
 	// WARNING: in.NodeDeletionTimeout requires manual conversion: does not exist in peer-type
 	out.MinReadySeconds = (*int32)(unsafe.Pointer(in.MinReadySeconds))
+	out.Taints = *(*[]v1beta2.MachineTaint)(unsafe.Pointer(&in.Taints))
 	return nil
 }
 
@@ -2716,7 +2721,7 @@ func autoConvert_v1beta2_MachinePoolClass_To_v1beta1_MachinePoolClass(in *v1beta
 	out.FailureDomains = *(*[]string)(unsafe.Pointer(&in.FailureDomains))
 	// WARNING: in.Naming requires manual conversion: does not exist in peer-type
 	// WARNING: in.Deletion requires manual conversion: does not exist in peer-type
-	// WARNING: in.Taints requires manual conversion: does not exist in peer-type
+	out.Taints = *(*[]MachineTaint)(unsafe.Pointer(&in.Taints))
 	out.MinReadySeconds = (*int32)(unsafe.Pointer(in.MinReadySeconds))
 	return nil
 }
@@ -2868,6 +2873,7 @@ func autoConvert_v1beta1_MachinePoolTopology_To_v1beta2_MachinePoolTopology(in *
 	out.MinReadySeconds = (*int32)(unsafe.Pointer(in.MinReadySeconds))
 	out.Replicas = (*int32)(unsafe.Pointer(in.Replicas))
 	// WARNING: in.Variables requires manual conversion: inconvertible types (*github.com/capstan-dev/capstan/api/core/v1beta1.MachinePoolVariables vs github.com/capstan-dev/capstan/api/core/v1beta2.MachinePoolVariables)
+	out.Taints = *(*[]v1beta2.MachineTaint)(unsafe.Pointer(&in.Taints))
 	return nil
 }
 
@@ -2879,7 +2885,7 @@ func autoConvert_v1beta2_MachinePoolTopology_To_v1beta1_MachinePoolTopology(in *
 	out.Name = in.Name
 	out.FailureDomains = *(*[]string)(unsafe.Pointer(&in.FailureDomains))
 	// WARNING: in.Deletion requires manual conversion: does not exist in peer-type
-	// WARNING: in.Taints requires manual conversion: does not exist in peer-type
+	out.Taints = *(*[]MachineTaint)(unsafe.Pointer(&in.Taints))
 	out.MinReadySeconds = (*int32)(unsafe.Pointer(in.MinReadySeconds))
 	out.Replicas = (*int32)(unsafe.Pointer(in.Replicas))
 	// WARNING: in.Variables requires manual conversion: inconvertible types (github.com/capstan-dev/capstan/api/core/v1beta2.MachinePoolVariables vs *github.com/capstan-dev/capstan/api/core/v1beta1.MachinePoolVariables)

@@ -105,7 +105,6 @@ type ClusterClassRef struct {
 
 // ControlPlaneTopology is the topology of a Cluster's control plane.
 // +kubebuilder:validation:MinProperties=1
-// +kubebuilder:validation:XValidation:rule="!has(self.taints)",message="taints are not supported by capstan yet: remove them",fieldPath=".taints"
 type ControlPlaneTopology struct {
 	// metadata put on the control plane object and its Machines.
 	// +optional
@@ -266,7 +265,6 @@ type WorkersTopology struct {
 }
 
 // MachineDeploymentTopology is one MachineDeployment of a topology.
-// +kubebuilder:validation:XValidation:rule="!has(self.taints)",message="taints are not supported by capstan yet: remove them",fieldPath=".taints"
 type MachineDeploymentTopology struct {
 	// metadata put on the MachineDeployment and its Machines.
 	// +optional
@@ -468,7 +466,6 @@ type MachineDeploymentTopologyRolloutStrategyRollingUpdate struct {
 }
 
 // MachinePoolTopology is one MachinePool of a topology.
-// +kubebuilder:validation:XValidation:rule="!has(self.taints)",message="taints are not supported by capstan yet: remove them",fieldPath=".taints"
 type MachinePoolTopology struct {
 	// metadata put on the MachinePool.
 	// +optional

@@ -94,7 +94,6 @@ type InfrastructureClass struct {
 }
 
 // ControlPlaneClass is the class of a control plane.
-// +kubebuilder:validation:XValidation:rule="!has(self.taints)",message="taints are not supported by capstan yet: remove them",fieldPath=".taints"
 type ControlPlaneClass struct {
 	// metadata put on the control plane object and its Machines.
 	// +optional
@@ -263,7 +262,6 @@ type WorkersClass struct {
 }
 
 // MachineDeploymentClass is the class of the MachineDeployments of a topology.
-// +kubebuilder:validation:XValidation:rule="!has(self.taints)",message="taints are not supported by capstan yet: remove them",fieldPath=".taints"
 type MachineDeploymentClass struct {
 	// metadata put on the MachineDeployments and their Machines.
 	// +optional
@@ -463,7 +461,6 @@ type MachineDeploymentClassRolloutStrategyRollingUpdate struct {
 }
 
 // MachinePoolClass is the class of the MachinePools of a topology.
-// +kubebuilder:validation:XValidation:rule="!has(self.taints)",message="taints are not supported by capstan yet: remove them",fieldPath=".taints"
 type MachinePoolClass struct {
 	// metadata put on the MachinePools.
 	// +optional

@@ -44,7 +44,12 @@ var allowedAdditions = func() map[string]string {
 			"topology's health check (v1beta2's healthCheck.checks.unhealthyMachineConditions), which capstan implements"
 	}
 	for _, path := range []string{"machines.cluster.x-k8s.io .spec.taints", "machinesets.cluster.x-k8s.io .spec.template.spec.taints",
-		"machinedeployments.cluster.x-k8s.io .spec.template.spec.taints", "machinepools.cluster.x-k8s.io .spec.template.spec.taints"} {
+		"machinedeployments.cluster.x-k8s.io .spec.template.spec.taints", "machinepools.cluster.x-k8s.io .spec.template.spec.taints",
+		"kubeadmcontrolplanes.controlplane.cluster.x-k8s.io .spec.machineTemplate.taints",
+		"kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io .spec.template.spec.machineTemplate.taints",
+		"clusters.cluster.x-k8s.io .spec.topology.controlPlane.taints", "clusters.cluster.x-k8s.io .spec.topology.workers.machineDeployments[].taints",
+		"clusters.cluster.x-k8s.io .spec.topology.workers.machinePools[].taints", "clusterclasses.cluster.x-k8s.io .spec.controlPlane.taints",
+		"clusterclasses.cluster.x-k8s.io .spec.workers.machineDeployments[].taints", "clusterclasses.cluster.x-k8s.io .spec.workers.machinePools[].taints"} {
 		additions[path] = "upstream v1.14's v1beta1 field (as in v1beta2), which capstan implements"
 	}
 	for _, path := range []string{".spec.topology.controlPlane.rollout", ".spec.topology.workers.machineDeployments[].rollout"} {

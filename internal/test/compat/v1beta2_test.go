@@ -322,7 +322,6 @@ func versionNames(crd *apiextensionsv1.CustomResourceDefinition) []string {
 // fields of upstream v1.11–v1.14 that capstan's v1beta1 lacks; docs/api.md lists them), each with the
 // rule that refuses it where it is. TestV1beta2RulesWork checks that each is refused.
 var v1beta2Refused = map[string]string{
-	"taints":                       "!has(self.taints)",
 	"upgrade":                      "!has(self.upgrade)",
 	"kubernetesVersions":           "!has(self.kubernetesVersions)",
 	"minReadySeconds of a Machine": "!has(self.spec) || !has(self.spec.minReadySeconds)",

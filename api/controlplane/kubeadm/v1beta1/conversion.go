@@ -78,7 +78,7 @@ func Convert_v1beta2_KubeadmControlPlaneTemplateResourceSpec_To_v1beta1_KubeadmC
 		if err := Convert_v1beta2_KubeadmControlPlaneTemplateMachineTemplate_To_v1beta1_KubeadmControlPlaneTemplateMachineTemplate(&in.MachineTemplate, out.MachineTemplate, s); err != nil {
 			return err
 		}
-		if reflect.ValueOf(*out.MachineTemplate).IsZero() { // taints alone, which v1beta1 has not
+		if reflect.ValueOf(*out.MachineTemplate).IsZero() {
 			out.MachineTemplate = nil
 		}
 	}
@@ -109,11 +109,35 @@ func Convert_v1beta1_KubeadmControlPlaneMachineTemplate_To_v1beta2_KubeadmContro
 	d.NodeDrainTimeoutSeconds = bootstrapv1beta1.DurationToSeconds(in.NodeDrainTimeout)
 	d.NodeVolumeDetachTimeoutSeconds = bootstrapv1beta1.DurationToSeconds(in.NodeVolumeDetachTimeout)
 	d.NodeDeletionTimeoutSeconds = bootstrapv1beta1.DurationToSeconds(in.NodeDeletionTimeout)
+	out.Spec.Taints = taintsToV1beta2(in.Taints)
 	return nil
 }
 
+// taintsToV1beta2 and taintsToV1beta1 convert taints, whose fields are the same in both versions.
+func taintsToV1beta2(in []clusterv1beta1.MachineTaint) []clusterv1.MachineTaint {
+	if in == nil {
+		return nil
+	}
+	out := make([]clusterv1.MachineTaint, len(in))
+	for i, t := range in {
+		out[i] = clusterv1.MachineTaint{Key: t.Key, Value: t.Value, Effect: t.Effect, Propagation: clusterv1.MachineTaintPropagation(t.Propagation)}
+	}
+	return out
+}
+
+func taintsToV1beta1(in []clusterv1.MachineTaint) []clusterv1beta1.MachineTaint {
+	if in == nil {
+		return nil
+	}
+	out := make([]clusterv1beta1.MachineTaint, len(in))
+	for i, t := range in {
+		out[i] = clusterv1beta1.MachineTaint{Key: t.Key, Value: t.Value, Effect: t.Effect, Propagation: clusterv1beta1.MachineTaintPropagation(t.Propagation)}
+	}
+	return out
+}
+
 // Convert_v1beta2_KubeadmControlPlaneMachineTemplate_To_v1beta1_KubeadmControlPlaneMachineTemplate converts the
-// machine template back; v1beta1 has no taints.
+// machine template back.
 func Convert_v1beta2_KubeadmControlPlaneMachineTemplate_To_v1beta1_KubeadmControlPlaneMachineTemplate(in *controlplanev1.KubeadmControlPlaneMachineTemplate, out *KubeadmControlPlaneMachineTemplate, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	if err := autoConvert_v1beta2_KubeadmControlPlaneMachineTemplate_To_v1beta1_KubeadmControlPlaneMachineTemplate(in, out, s); err != nil {
 		return err
@@ -129,6 +153,7 @@ func Convert_v1beta2_KubeadmControlPlaneMachineTemplate_To_v1beta1_KubeadmContro
 	out.NodeDrainTimeout = bootstrapv1beta1.SecondsToDuration(d.NodeDrainTimeoutSeconds)
 	out.NodeVolumeDetachTimeout = bootstrapv1beta1.SecondsToDuration(d.NodeVolumeDetachTimeoutSeconds)
 	out.NodeDeletionTimeout = bootstrapv1beta1.SecondsToDuration(d.NodeDeletionTimeoutSeconds)
+	out.Taints = taintsToV1beta1(in.Spec.Taints)
 	return nil
 }
 
@@ -141,10 +166,11 @@ func Convert_v1beta1_KubeadmControlPlaneTemplateMachineTemplate_To_v1beta2_Kubea
 	d.NodeDrainTimeoutSeconds = bootstrapv1beta1.DurationToSeconds(in.NodeDrainTimeout)
 	d.NodeVolumeDetachTimeoutSeconds = bootstrapv1beta1.DurationToSeconds(in.NodeVolumeDetachTimeout)
 	d.NodeDeletionTimeoutSeconds = bootstrapv1beta1.DurationToSeconds(in.NodeDeletionTimeout)
+	out.Spec.Taints = taintsToV1beta2(in.Taints)
 	return nil
 }
 
-// Convert_v1beta2_KubeadmControlPlaneTemplateMachineTemplate_To_v1beta1_KubeadmControlPlaneTemplateMachineTemplate converts the template's machine template back; v1beta1 has no taints.
+// Convert_v1beta2_KubeadmControlPlaneTemplateMachineTemplate_To_v1beta1_KubeadmControlPlaneTemplateMachineTemplate converts the template's machine template back.
 func Convert_v1beta2_KubeadmControlPlaneTemplateMachineTemplate_To_v1beta1_KubeadmControlPlaneTemplateMachineTemplate(in *controlplanev1.KubeadmControlPlaneTemplateMachineTemplate, out *KubeadmControlPlaneTemplateMachineTemplate, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	if err := autoConvert_v1beta2_KubeadmControlPlaneTemplateMachineTemplate_To_v1beta1_KubeadmControlPlaneTemplateMachineTemplate(in, out, s); err != nil {
 		return err
@@ -153,6 +179,7 @@ func Convert_v1beta2_KubeadmControlPlaneTemplateMachineTemplate_To_v1beta1_Kubea
 	out.NodeDrainTimeout = bootstrapv1beta1.SecondsToDuration(d.NodeDrainTimeoutSeconds)
 	out.NodeVolumeDetachTimeout = bootstrapv1beta1.SecondsToDuration(d.NodeVolumeDetachTimeoutSeconds)
 	out.NodeDeletionTimeout = bootstrapv1beta1.SecondsToDuration(d.NodeDeletionTimeoutSeconds)
+	out.Taints = taintsToV1beta1(in.Spec.Taints)
 	return nil
 }
 

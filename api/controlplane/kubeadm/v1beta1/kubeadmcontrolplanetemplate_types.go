@@ -80,6 +80,16 @@ type KubeadmControlPlaneTemplateMachineTemplate struct {
 	// retries forever, unset uses the Machine's default.
 	// +optional
 	NodeDeletionTimeout *metav1.Duration `json:"nodeDeletionTimeout,omitempty"`
+
+	// taints are put on the Nodes of the control plane Machines (see a Machine's spec.taints); they change in
+	// place, without a rollout. Upstream v1.14's v1beta1 field.
+	// +optional
+	// +listType=map
+	// +listMapKey=key
+	// +listMapKey=effect
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Taints []clusterv1.MachineTaint `json:"taints,omitempty"`
 }
 
 // +kubebuilder:object:root=true

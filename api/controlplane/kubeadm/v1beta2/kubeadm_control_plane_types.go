@@ -75,7 +75,6 @@ type KubeadmControlPlaneMachineTemplate struct {
 
 // KubeadmControlPlaneMachineTemplateSpec is the part of the control plane Machines' spec the
 // KubeadmControlPlane sets.
-// +kubebuilder:validation:XValidation:rule="!has(self.taints)",message="taints are not supported by capstan yet: remove them",fieldPath=".taints"
 type KubeadmControlPlaneMachineTemplateSpec struct {
 	// infrastructureRef is the InfraMachine template the Machines' InfraMachines are cloned from; it must be
 	// in the KubeadmControlPlane's namespace.

@@ -96,7 +96,6 @@ type KubeadmControlPlaneTemplateMachineTemplate struct {
 // KubeadmControlPlaneTemplateMachineTemplateSpec is a KubeadmControlPlaneMachineTemplateSpec without the
 // infrastructureRef and readinessGates.
 // +kubebuilder:validation:MinProperties=1
-// +kubebuilder:validation:XValidation:rule="!has(self.taints)",message="taints are not supported by capstan yet: remove them",fieldPath=".taints"
 type KubeadmControlPlaneTemplateMachineTemplateSpec struct {
 	// deletion holds the timeouts of the control plane Machines' deletion.
 	// +optional

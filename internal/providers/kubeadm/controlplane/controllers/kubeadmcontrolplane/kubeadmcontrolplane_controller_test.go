@@ -211,6 +211,18 @@ func TestControlPlaneLifecycle(t *testing.T) {
 	patchKCP(ctx, g, kcp, func(k *controlplanev1.KubeadmControlPlane) { k.Spec.Replicas = ptr.To[int32](1) })
 	readyKCP(ctx, g, kcp, 1, "v1.37.0")
 
+	// The machine template's taints reach the Machines in place, without a rollout.
+	before := controlPlaneMachines(ctx, g, ns, cluster.Name)
+	taints := []clusterv1.MachineTaint{{Key: "example.com/cp", Effect: corev1.TaintEffectNoSchedule, Propagation: clusterv1.MachineTaintPropagationAlways}}
+	patchKCP(ctx, g, kcp, func(k *controlplanev1.KubeadmControlPlane) { k.Spec.MachineTemplate.Taints = taints })
+	g.Eventually(func(g Gomega) {
+		for _, m := range controlPlaneMachines(ctx, g, ns, cluster.Name) {
+			g.Expect(m.Spec.Taints).To(Equal(taints))
+		}
+	}, timeout, interval).Should(Succeed())
+	g.Expect(controlPlaneMachines(ctx, g, ns, cluster.Name)).To(HaveLen(1))
+	g.Expect(controlPlaneMachines(ctx, g, ns, cluster.Name)[0].Name).To(Equal(before[0].Name), "no Machine is replaced")
+
 	// Deleting the KubeadmControlPlane deletes its Machines.
 	g.Expect(env.Client.Delete(ctx, getKCP(ctx, g, kcp))).To(Succeed())
 	g.Eventually(func(g Gomega) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -111,6 +112,7 @@ func desiredMachine(kcp *controlplanev1.KubeadmControlPlane, cluster *clusterv1.
 			NodeDrainTimeout:        kcp.Spec.MachineTemplate.NodeDrainTimeout,
 			NodeVolumeDetachTimeout: kcp.Spec.MachineTemplate.NodeVolumeDetachTimeout,
 			NodeDeletionTimeout:     kcp.Spec.MachineTemplate.NodeDeletionTimeout,
+			Taints:                  slices.Clone(kcp.Spec.MachineTemplate.Taints),
 		},
 	}
 	if existing == nil {
@@ -218,8 +220,8 @@ func (r *Reconciler) cleanup(ctx context.Context, refs ...*corev1.ObjectReferenc
 }
 
 // syncMachines propagates in place what changes without a rollout: the machine template's labels and
-// annotations (to the Machines, their KubeadmConfigs and InfraMachines), the node timeouts and the readiness
-// gates (to the Machines; only the timeouts to Machines being deleted).
+// annotations (to the Machines, their KubeadmConfigs and InfraMachines), the node timeouts, the readiness
+// gates and the taints (to the Machines; only the timeouts to Machines being deleted).
 func (r *Reconciler) syncMachines(ctx context.Context, s *scope) error {
 	log := ctrl.LoggerFrom(ctx)
 	for _, m := range s.all() {
@@ -235,6 +237,7 @@ func (r *Reconciler) syncMachines(ctx context.Context, s *scope) error {
 			m.Labels = rollout.SyncMetadata(m.Labels, want.Labels, rollout.OwnedKeys(m, fieldOwner, "f:labels"))
 			m.Annotations = rollout.SyncMetadata(m.Annotations, want.Annotations, rollout.OwnedKeys(m, fieldOwner, "f:annotations"))
 			m.Spec.ReadinessGates = want.Spec.ReadinessGates
+			m.Spec.Taints = want.Spec.Taints
 		}
 		if !reflect.DeepEqual(before.ObjectMeta, m.ObjectMeta) || !reflect.DeepEqual(before.Spec, m.Spec) {
 			log.V(2).Info("Updating Machine in place", "Machine", klog.KObj(m))
