@@ -3,6 +3,7 @@ package machine
 import (
 	"context"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -78,6 +79,14 @@ func TestNodeTaintSync(t *testing.T) {
 	before := m.DeepCopy()
 	m.Spec.Taints = []clusterv1.MachineTaint{{Key: dedicated.Key, Value: dedicated.Value, Effect: dedicated.Effect, Propagation: clusterv1.MachineTaintPropagationAlways}}
 	g.Expect(env.Client.Patch(ctx, m, client.MergeFrom(before))).To(Succeed())
+	g.Eventually(func(g Gomega) { g.Expect(nodeTaints(g)).To(ContainElement(dedicated)) }, timeout, interval).Should(Succeed())
+
+	// Someone removes it from the Node: an Always taint is put back.
+	n := &corev1.Node{}
+	g.Expect(workload.Client.Get(ctx, client.ObjectKeyFromObject(node), n)).To(Succeed())
+	untainted := n.DeepCopy()
+	untainted.Spec.Taints = slices.DeleteFunc(untainted.Spec.Taints, func(t corev1.Taint) bool { return t.Key == dedicated.Key })
+	g.Expect(workload.Client.Update(ctx, untainted)).To(Succeed())
 	g.Eventually(func(g Gomega) { g.Expect(nodeTaints(g)).To(ContainElement(dedicated)) }, timeout, interval).Should(Succeed())
 
 	m = getMachine(g, tm.machine)
