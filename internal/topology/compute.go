@@ -249,6 +249,14 @@ func override[T any](class, topology *T) *T {
 	return class
 }
 
+// overrideList is override for lists: the topology's when it sets one (even empty), else the class's.
+func overrideList[T any](class, topology []T) []T {
+	if topology != nil {
+		return topology
+	}
+	return class
+}
+
 func objectKind(templateKind string) string { return strings.TrimSuffix(templateKind, "Template") }
 
 // templateToObject builds an object (InfraCluster or control plane) from the spec.template of a template.
@@ -438,17 +446,13 @@ func (c *computation) controlPlane() (*unstructured.Unstructured, error) {
 			return nil, err
 		}
 	}
-	gates := class.Spec.ControlPlane.ReadinessGates
-	if cpt.ReadinessGates != nil {
-		gates = cpt.ReadinessGates
-	}
-	if gates != nil {
+	if gates := overrideList(class.Spec.ControlPlane.ReadinessGates, cpt.ReadinessGates); gates != nil {
 		if err := setTyped(obj, gates, "spec", "machineTemplate", "readinessGates"); err != nil {
 			return nil, err
 		}
 	}
 	// The control plane's taints: the topology's, else the class's (upstream v1.12); unset when neither has.
-	if taints := taintsOf(class.Spec.ControlPlane.Taints, cpt.Taints); taints != nil {
+	if taints := overrideList(class.Spec.ControlPlane.Taints, cpt.Taints); taints != nil {
 		if err := setTyped(obj, taints, "spec", "machineTemplate", "taints"); err != nil {
 			return nil, err
 		}
@@ -508,7 +512,7 @@ func setTyped(obj *unstructured.Unstructured, v any, path ...string) error {
 // defines one.
 func healthCheck(class *clusterv1.MachineHealthCheckClass, topo *clusterv1.MachineHealthCheckTopology) (*clusterv1.MachineHealthCheckClass, bool) {
 	check := class
-	if topo != nil && !isZeroHealthCheck(topo.MachineHealthCheckClass) {
+	if topo != nil && !topo.MachineHealthCheckClass.IsZero() { //nolint:staticcheck // the health check's fields, not enable
 		check = &topo.MachineHealthCheckClass
 	}
 	enabled := class != nil
@@ -519,11 +523,6 @@ func healthCheck(class *clusterv1.MachineHealthCheckClass, topo *clusterv1.Machi
 		return nil, false
 	}
 	return check, true
-}
-
-func isZeroHealthCheck(c clusterv1.MachineHealthCheckClass) bool {
-	return len(c.UnhealthyConditions) == 0 && len(c.UnhealthyMachineConditions) == 0 && c.MaxUnhealthy == nil &&
-		c.UnhealthyRange == nil && c.NodeStartupTimeout == nil && c.RemediationTemplate == nil
 }
 
 func (c *computation) machineHealthCheck(name string, selector *metav1.LabelSelector, check *clusterv1.MachineHealthCheckClass) *clusterv1.MachineHealthCheck {
@@ -615,10 +614,6 @@ func (c *computation) machineDeployment(mdt clusterv1.MachineDeploymentTopology)
 	minReady := override(mdClass.MinReadySeconds, mdt.MinReadySeconds)
 	strategy := override(mdClass.Strategy, mdt.Strategy)
 	failureDomain := override(mdClass.FailureDomain, mdt.FailureDomain)
-	gates := mdClass.ReadinessGates
-	if mdt.ReadinessGates != nil {
-		gates = mdt.ReadinessGates
-	}
 	labels, annotations := c.workerMetadata(mdt.Metadata, mdClass.Template.Metadata, clusterv1.ClusterTopologyMachineDeploymentNameLabel, mdt.Name)
 	md := &clusterv1.MachineDeployment{
 		TypeMeta: metav1.TypeMeta{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineDeployment"},
@@ -650,8 +645,8 @@ func (c *computation) machineDeployment(mdt clusterv1.MachineDeploymentTopology)
 					NodeDrainTimeout:        override(mdClass.NodeDrainTimeout, mdt.NodeDrainTimeout),
 					NodeVolumeDetachTimeout: override(mdClass.NodeVolumeDetachTimeout, mdt.NodeVolumeDetachTimeout),
 					NodeDeletionTimeout:     override(mdClass.NodeDeletionTimeout, mdt.NodeDeletionTimeout),
-					ReadinessGates:          gates,
-					Taints:                  taintsOf(mdClass.Taints, mdt.Taints),
+					ReadinessGates:          overrideList(mdClass.ReadinessGates, mdt.ReadinessGates),
+					Taints:                  overrideList(mdClass.Taints, mdt.Taints),
 				},
 			},
 		},
@@ -672,12 +667,4 @@ func timeOrNil(t metav1.Time) *metav1.Time {
 		return nil
 	}
 	return &t
-}
-
-// taintsOf is the topology's taints when it sets them (even an empty list), else the class's.
-func taintsOf(class, topology []clusterv1.MachineTaint) []clusterv1.MachineTaint {
-	if topology != nil {
-		return topology
-	}
-	return class
 }

@@ -105,7 +105,7 @@ func (c *computation) machinePool(mpt clusterv1.MachinePoolTopology) (*MachinePo
 					NodeDrainTimeout:        override(mpClass.NodeDrainTimeout, mpt.NodeDrainTimeout),
 					NodeVolumeDetachTimeout: override(mpClass.NodeVolumeDetachTimeout, mpt.NodeVolumeDetachTimeout),
 					NodeDeletionTimeout:     override(mpClass.NodeDeletionTimeout, mpt.NodeDeletionTimeout),
-					Taints:                  taintsOf(mpClass.Taints, mpt.Taints),
+					Taints:                  overrideList(mpClass.Taints, mpt.Taints),
 				},
 			},
 		},

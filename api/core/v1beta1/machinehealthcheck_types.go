@@ -1,6 +1,8 @@
 package v1beta1
 
 import (
+	"reflect"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -130,6 +132,9 @@ type MachineHealthCheckClass struct {
 	// +optional
 	RemediationTemplate *corev1.ObjectReference `json:"remediationTemplate,omitempty"`
 }
+
+// IsZero reports whether the health check sets no field (a topology's then defers to its class's).
+func (c MachineHealthCheckClass) IsZero() bool { return reflect.ValueOf(c).IsZero() }
 
 // MachineHealthCheckStatus is the observed state of a MachineHealthCheck.
 type MachineHealthCheckStatus struct {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"time"
 
@@ -380,14 +379,14 @@ func validateTopologyAgainstClass(ctx context.Context, c *clusterv1.Cluster, cla
 func validateHealthChecksAgainstClass(t *clusterv1.Topology, class *clusterv1.ClusterClass, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	noDefinition := func(enable *bool, topology clusterv1.MachineHealthCheckClass, inClass *clusterv1.MachineHealthCheckClass, p *field.Path) {
-		if enable != nil && *enable && reflect.ValueOf(topology).IsZero() && inClass == nil {
+		if enable != nil && *enable && topology.IsZero() && inClass == nil {
 			errs = append(errs, field.Forbidden(p.Child("enable"),
 				"cannot be set to true as MachineHealthCheck definition is not available in the Cluster topology or the ClusterClass"))
 		}
 	}
 	if hc := t.ControlPlane.MachineHealthCheck; hc != nil {
 		p := path.Child("controlPlane", "machineHealthCheck")
-		if !reflect.ValueOf(hc.MachineHealthCheckClass).IsZero() && class.Spec.ControlPlane.MachineInfrastructure == nil {
+		if !hc.MachineHealthCheckClass.IsZero() && class.Spec.ControlPlane.MachineInfrastructure == nil { //nolint:staticcheck // the health check's fields, not enable
 			errs = append(errs, field.Forbidden(p, "can be set only if spec.controlPlane.machineInfrastructure is set in ClusterClass"))
 		}
 		noDefinition(hc.Enable, hc.MachineHealthCheckClass, class.Spec.ControlPlane.MachineHealthCheck, p)
