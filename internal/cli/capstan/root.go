@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/capstan-dev/capstan/internal/cli/capstan/adopt"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/bootstrapkubeadm"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/conformance"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/controlplanekubeadm"
@@ -20,6 +21,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/cli/capstan/status"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/ui"
 	"github.com/capstan-dev/capstan/internal/cli/capstan/up"
+	clusterctlcli "github.com/capstan-dev/capstan/internal/cli/clusterctl"
 	"github.com/capstan-dev/capstan/internal/cli/iostreams"
 	"github.com/capstan-dev/capstan/internal/version"
 )
@@ -42,6 +44,7 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 	cmd.AddCommand(extensionsample.NewCommand(streams))
 	cmd.AddCommand(up.NewCommand(streams), down.NewCommand(streams), status.NewCommand(streams), kubeconfig.NewCommand(streams))
 	cmd.AddCommand(conformance.NewCommand(streams))
+	cmd.AddCommand(adopt.NewCommand(streams, clusterctlcli.DefaultDeps()))
 	cmd.AddCommand(ui.NewCommand(streams))
 	cmd.AddCommand(newVersionCommand(streams.Out))
 	return cmd

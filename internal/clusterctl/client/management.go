@@ -63,12 +63,15 @@ func findInstalled(installed []clusterctlv1.Provider, name string, t clusterctlv
 // installOrder sorts providers in install order: by type (core, bootstrap, control plane,
 // infrastructure, IPAM, runtime extension, add-on), then by name.
 func installOrder(providers []clusterctlv1.Provider) {
-	slices.SortStableFunc(providers, func(a, b clusterctlv1.Provider) int {
-		if d := a.GetProviderType().Order() - b.GetProviderType().Order(); d != 0 {
-			return d
-		}
-		return strings.Compare(a.ProviderName, b.ProviderName)
-	})
+	slices.SortStableFunc(providers, compareInstallOrder)
+}
+
+// compareInstallOrder orders two providers as installOrder does.
+func compareInstallOrder(a, b clusterctlv1.Provider) int {
+	if d := a.GetProviderType().Order() - b.GetProviderType().Order(); d != 0 {
+		return d
+	}
+	return strings.Compare(a.ProviderName, b.ProviderName)
 }
 
 // names lists providers as "label version" for messages.

@@ -45,6 +45,37 @@ func (c *Client) CheckCRDUpgrades(ctx context.Context, label string, objs []unst
 	return nil
 }
 
+// CheckCRDStoredVersions returns an error when a new CRD among objs does not serve every version the
+// installed CRD's objects may be stored in (status.storedVersions): objects of such a version could be
+// read neither by the new release nor, once the old one is gone, migrated. It is the check of a change
+// of implementation (capstan adopt), where no old conversion webhook runs to migrate them first.
+func (c *Client) CheckCRDStoredVersions(ctx context.Context, label string, objs []unstructured.Unstructured) error {
+	pairs, err := c.crdPairs(ctx, objs)
+	if err != nil {
+		return err
+	}
+	for _, p := range pairs {
+		for _, stored := range p.current.Status.StoredVersions {
+			if !slices.ContainsFunc(p.next.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == stored && v.Served }) {
+				return fmt.Errorf("objects of CRD %s may be stored as %s, which the new release of %s does not serve: migrate them to a version it serves (%s) with the installed release first",
+					p.current.Name, stored, label, strings.Join(servedVersions(p.next), ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// servedVersions returns the names of the versions crd serves.
+func servedVersions(crd *apiextensionsv1.CustomResourceDefinition) []string {
+	var out []string
+	for _, v := range crd.Spec.Versions {
+		if v.Served {
+			out = append(out, v.Name)
+		}
+	}
+	return out
+}
+
 // MigrateBeforeApply prepares the installed CRDs for the new ones among objs: when a new CRD drops a
 // version that objects may still be stored in, every object is written again in the current storage
 // version and storedVersions is reduced to it.

@@ -47,6 +47,12 @@ func TestStorageMigration(t *testing.T) {
 	g.Expect(c.MigrateBeforeApply(t.Context(), v2)).To(Succeed())
 	g.Expect(c.Apply(t.Context(), v2)).To(Succeed())
 	g.Expect(storedVersions()).To(ConsistOf("v1alpha1", "v1alpha2"))
+	// While objects may be stored as v1alpha1 and v1alpha2, a release of another implementation (capstan
+	// adopt) must serve both.
+	g.Expect(c.CheckCRDStoredVersions(t.Context(), label, v2)).To(Succeed())
+	notServed := parse(t, "%s", crdYAML(group, label, [3]any{"v1alpha1", false, false}, [3]any{"v1alpha2", true, true}))
+	g.Expect(c.CheckCRDStoredVersions(t.Context(), label, notServed)).To(MatchError(
+		"objects of CRD " + crdName + " may be stored as v1alpha1, which the new release of " + label + " does not serve: migrate them to a version it serves (v1alpha2) with the installed release first"))
 	g.Expect(c.MigrateAfterApply(t.Context(), v2)).To(Succeed())
 	g.Expect(storedVersions()).To(Equal([]string{"v1alpha2"}))
 	after := resourceVersions()

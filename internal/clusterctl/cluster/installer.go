@@ -25,6 +25,18 @@ func (c *Client) InstallProvider(ctx context.Context, comps *components.Componen
 // in the new storage version; last, the inventory records the new version and clears
 // UpgradeToAnnotation. The provider's Deployments are expected to be scaled down already.
 func (c *Client) UpgradeProvider(ctx context.Context, current clusterctlv1.Provider, next *components.Components) error {
+	return c.replaceProvider(ctx, current, next, true)
+}
+
+// ReplaceProvider is UpgradeProvider without the storage migration after the new components are applied:
+// when the new release comes from another implementation (capstan adopt), objects stored in the old
+// storage version can be written again only through the new release's conversion webhook, that is once
+// its Deployments are available; the caller runs MigrateAfterApply then.
+func (c *Client) ReplaceProvider(ctx context.Context, current clusterctlv1.Provider, next *components.Components) error {
+	return c.replaceProvider(ctx, current, next, false)
+}
+
+func (c *Client) replaceProvider(ctx context.Context, current clusterctlv1.Provider, next *components.Components, migrate bool) error {
 	label := current.ManifestLabel()
 	if err := c.MigrateBeforeApply(ctx, next.Objects()); err != nil {
 		return err
@@ -35,8 +47,10 @@ func (c *Client) UpgradeProvider(ctx context.Context, current clusterctlv1.Provi
 	if err := c.Apply(ctx, next.Objects()); err != nil {
 		return fmt.Errorf("installing %s %s: %w", label, next.Version(), err)
 	}
-	if err := c.MigrateAfterApply(ctx, next.Objects()); err != nil {
-		return err
+	if migrate {
+		if err := c.MigrateAfterApply(ctx, next.Objects()); err != nil {
+			return err
+		}
 	}
 	inventory := next.InventoryObject()
 	inventory.Namespace = current.Namespace

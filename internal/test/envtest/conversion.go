@@ -98,3 +98,33 @@ func convertThrough(ctx context.Context, c client.Client, crds []*apiextensionsv
 	}
 	return nil
 }
+
+// ConvertServiceWebhooks points every CRD whose conversion webhook is a Service (as the components
+// clusterctl installs have it: capstan's and upstream's) at the harness's conversion webhook, which
+// converts capstan's kinds. It plays the managers' webhook Service and CA injection for tests that install
+// components: call it after they are applied, before anything reads a kind in another version than its
+// storage version.
+func (e *Environment) ConvertServiceWebhooks(ctx context.Context) error {
+	list := &apiextensionsv1.CustomResourceDefinitionList{}
+	if err := e.Client.List(ctx, list); err != nil {
+		return err
+	}
+	for i := range list.Items {
+		c := list.Items[i].Spec.Conversion
+		if c == nil || c.Webhook == nil || c.Webhook.ClientConfig == nil || c.Webhook.ClientConfig.Service == nil {
+			continue
+		}
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			installed := &apiextensionsv1.CustomResourceDefinition{}
+			if err := e.Client.Get(ctx, client.ObjectKey{Name: list.Items[i].Name}, installed); err != nil {
+				return err
+			}
+			installed.Spec.Conversion = e.conversion.DeepCopy()
+			return e.Client.Update(ctx, installed)
+		})
+		if err != nil {
+			return fmt.Errorf("setting the conversion webhook of CRD %s: %w", list.Items[i].Name, err)
+		}
+	}
+	return nil
+}

@@ -64,6 +64,8 @@ type Environment struct {
 	Scheme *runtime.Scheme
 
 	env *crenvtest.Environment
+	// conversion calls the harness's conversion webhook (serveConversion).
+	conversion *apiextensionsv1.CustomResourceConversion
 	// stopLocal stops what runs in the test process for the API server: its conversion webhook and egress proxy.
 	stopLocal func()
 }
@@ -179,7 +181,7 @@ func Start(opts Options) (*Environment, error) {
 		stopLocal()
 		return nil, err
 	}
-	return &Environment{Config: cfg, Client: c, Scheme: scheme, env: env, stopLocal: stopLocal}, nil
+	return &Environment{Config: cfg, Client: c, Scheme: scheme, env: env, conversion: conversion, stopLocal: stopLocal}, nil
 }
 
 // Pids returns the process ids of the API server and of etcd, for benchmarks that read what they use from

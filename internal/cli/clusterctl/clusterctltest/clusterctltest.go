@@ -51,6 +51,14 @@ type Result struct {
 // Run runs clusterctl with args.
 func Run(t testing.TB, args []string, o Options) Result {
 	t.Helper()
+	return RunMain(t, args, o, root.Main)
+}
+
+// RunMain runs main, a command's entry point such as root.Main, with args in the world of o, as Run runs
+// clusterctl's (capstan's commands that work with clusterctl's library, such as `capstan adopt`, are
+// tested this way).
+func RunMain(t testing.TB, args []string, o Options, main func(context.Context, []string, iostreams.Streams, *clusterctlcli.Deps) int) Result {
+	t.Helper()
 	vars := map[string]string{"CLUSTERCTL_REPOSITORY_PATH": RepositoryPath(t)}
 	for k, v := range o.Env {
 		vars[k] = v
@@ -78,7 +86,7 @@ func Run(t testing.TB, args []string, o Options) Result {
 	}
 	var stdout, stderr bytes.Buffer
 	streams := iostreams.Streams{In: strings.NewReader(o.Stdin), Out: &stdout, ErrOut: &stderr}
-	code := root.Main(context.Background(), args, streams, deps)
+	code := main(context.Background(), args, streams, deps)
 	return Result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
 }
 

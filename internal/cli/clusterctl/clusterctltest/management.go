@@ -135,7 +135,7 @@ func MarkDeploymentsAvailable(t testing.TB, c client.Client, namespaces ...strin
 				return
 			case <-tick.C:
 			}
-			markAvailable(ctx, c, namespaces)
+			MarkAvailable(ctx, c, namespaces...)
 		}
 	}()
 	t.Cleanup(func() {
@@ -144,7 +144,9 @@ func MarkDeploymentsAvailable(t testing.TB, c client.Client, namespaces ...strin
 	})
 }
 
-func markAvailable(ctx context.Context, c client.Client, namespaces []string) {
+// MarkAvailable gives the Deployments in namespaces (every namespace when none is given) status
+// Available=True for their generation, once; MarkDeploymentsAvailable does it until the test ends.
+func MarkAvailable(ctx context.Context, c client.Client, namespaces ...string) {
 	if len(namespaces) == 0 {
 		namespaces = []string{""}
 	}
