@@ -2,7 +2,8 @@ package contract
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -82,11 +83,7 @@ func failureDomain(raw any) (clusterv1.FailureDomainSpec, error) {
 	}
 	if attrs, ok := m["attributes"].(map[string]any); ok {
 		fd.Attributes = map[string]string{}
-		keys := make([]string, 0, len(attrs))
-		for k := range attrs {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(attrs))
 		for _, k := range keys {
 			fd.Attributes[k] = fmt.Sprint(attrs[k])
 		}

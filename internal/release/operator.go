@@ -6,9 +6,10 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,11 +100,7 @@ func splitImage(ref string) (repo, tag, digest string) {
 
 // tarGzip writes the files into a gzipped tar, in name order, with fixed times and modes.
 func tarGzip(files map[string][]byte) ([]byte, error) {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(files))
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(zw)

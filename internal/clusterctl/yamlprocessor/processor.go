@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -54,12 +55,7 @@ func Parse(data []byte) (*Template, error) {
 
 // Variables returns the names of the template's variables, sorted.
 func (t *Template) Variables() []string {
-	names := make([]string, 0, len(t.variables))
-	for name := range t.variables {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(t.variables))
 }
 
 // VariableMap maps each variable to its default, or to nil when the variable is required.

@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -78,11 +78,7 @@ func getResource(ctx context.Context, c client.Reader, ref addonsv1.ResourceRef,
 		return nil, fmt.Errorf("resource %s has kind %q: only Secret and ConfigMap are supported", ref.Name, ref.Kind)
 	}
 	r := &resource{ref: ref, obj: obj}
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(values))
 	for _, k := range keys {
 		r.data = append(r.data, values[k])
 	}

@@ -6,6 +6,7 @@ package customize
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -248,11 +249,7 @@ func ReplaceImageParts(image string, parts operatorv1.ImageMeta) string {
 }
 func manager(c *corev1.Container, m *operatorv1.ManagerSpec) error {
 	if m.Controller != nil {
-		kinds := make([]string, 0, len(m.Controller.GroupKindConcurrency))
-		for k := range m.Controller.GroupKindConcurrency {
-			kinds = append(kinds, k)
-		}
-		sort.Strings(kinds)
+		kinds := slices.Sorted(maps.Keys(m.Controller.GroupKindConcurrency))
 		for _, k := range kinds {
 			kind, _, _ := strings.Cut(k, ".")
 			c.Args = SetArg(c.Args, "--"+strings.ToLower(kind)+"-concurrency", strconv.Itoa(m.Controller.GroupKindConcurrency[k]))
@@ -334,11 +331,7 @@ func manager(c *corev1.Container, m *operatorv1.ManagerSpec) error {
 		sort.Strings(pairs)
 		c.Args = SetArg(c.Args, "--feature-gates", strings.Join(pairs, ","))
 	}
-	keys := make([]string, 0, len(m.AdditionalArgs))
-	for k := range m.AdditionalArgs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m.AdditionalArgs))
 	for _, k := range keys {
 		c.Args = SetArg(c.Args, k, m.AdditionalArgs[k])
 	}

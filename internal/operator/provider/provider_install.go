@@ -7,7 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -172,11 +173,7 @@ func sourceParts(spec *operatorv1.ProviderSpec, secret map[string][]byte, releas
 		partSpec:        short(func(h hash.Hash) { data, _ := json.Marshal(rest); h.Write(data) }),
 		partFetchConfig: short(func(h hash.Hash) { data, _ := json.Marshal(spec.FetchConfig); h.Write(data) }),
 		partConfigSecret: short(func(h hash.Hash) {
-			keys := make([]string, 0, len(secret))
-			for k := range secret {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
+			keys := slices.Sorted(maps.Keys(secret))
 			for _, k := range keys {
 				h.Write([]byte(k))
 				h.Write([]byte{0})
@@ -190,11 +187,7 @@ func sourceParts(spec *operatorv1.ProviderSpec, secret map[string][]byte, releas
 }
 
 func formatParts(parts map[string]string) string {
-	keys := make([]string, 0, len(parts))
-	for k := range parts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(parts))
 	out := make([]string, 0, len(keys))
 	for _, k := range keys {
 		out = append(out, k+"="+parts[k])

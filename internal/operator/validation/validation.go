@@ -7,6 +7,7 @@ package validation
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -36,11 +37,7 @@ func Spec(ns string, spec *operatorv1.ProviderSpec, o Options) field.ErrorList {
 	path := field.NewPath("spec")
 	var errs field.ErrorList
 	errs = append(errs, manager(path.Child("manager"), spec.Manager)...)
-	names := make([]string, 0, len(spec.AdditionalDeployments))
-	for name := range spec.AdditionalDeployments {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(spec.AdditionalDeployments))
 	for _, name := range names {
 		errs = append(errs, manager(path.Child("additionalDeployments").Key(name).Child("manager"), spec.AdditionalDeployments[name].Manager)...)
 	}

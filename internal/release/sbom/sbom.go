@@ -11,9 +11,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -126,11 +128,7 @@ func Build(o Options) (*spdx.Document, error) {
 			doc.Relationships = append(doc.Relationships, relationship(main.PackageSPDXIdentifier, p.PackageSPDXIdentifier, "DEPENDS_ON"))
 		}
 	}
-	keys := make([]string, 0, len(modules))
-	for k := range modules {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(modules))
 	for _, k := range keys {
 		doc.Packages = append(doc.Packages, modules[k])
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -100,11 +101,7 @@ func (s *Server) AddRelease(owner, name, tag string, assets map[string][]byte) {
 	defer s.mu.Unlock()
 	r := s.repo(owner, name)
 	rel := &release{id: s.id(), tag: tag}
-	names := make([]string, 0, len(assets))
-	for n := range assets {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(assets))
 	for _, n := range names {
 		rel.assets = append(rel.assets, &asset{id: s.id(), name: n, content: assets[n]})
 	}

@@ -7,7 +7,8 @@ package kubeadmapi
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/blang/semver/v4"
@@ -178,11 +179,7 @@ func toArgs(obj map[string]any, key string) {
 	if !ok {
 		return
 	}
-	names := make([]string, 0, len(m))
-	for name := range m {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(m))
 	args := make([]any, 0, len(names))
 	for _, name := range names {
 		args = append(args, map[string]any{"name": name, "value": m[name]})

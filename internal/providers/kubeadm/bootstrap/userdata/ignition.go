@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -284,11 +285,7 @@ func addMounts(cfg *igntypes.Config, mounts []bootstrapv1.MountPoints, ds *boots
 		label, where := m[0], m[1]
 		device, ok := devices[label]
 		if !ok {
-			labels := make([]string, 0, len(devices))
-			for l := range devices {
-				labels = append(labels, l)
-			}
-			sort.Strings(labels)
+			labels := slices.Sorted(maps.Keys(devices))
 			return fmt.Errorf("mounts entry %v: no diskSetup.filesystems entry has label %q (labels: %v)", []string(m), label, labels)
 		}
 		unit := fmt.Sprintf("[Unit]\nDescription = Mount %s\n\n[Mount]\nWhat=%s\nWhere=%s\nOptions=%s\n\n[Install]\nWantedBy=multi-user.target\n",

@@ -85,31 +85,36 @@ type memberAddr struct {
 func (a memberAddr) Network() string { return "portforward" }
 func (a memberAddr) String() string  { return a.cluster.key.String() + "/etcd-" + a.node }
 
-func target(ctx context.Context) (*cluster, string, error) {
+// target is the member a call is for: the peer address of its connection.
+func target(ctx context.Context) (memberAddr, error) {
 	p, ok := peer.FromContext(ctx)
 	if !ok {
-		return nil, "", status.Error(codes.Internal, "no peer")
+		return memberAddr{}, status.Error(codes.Internal, "no peer")
 	}
 	a, ok := p.Addr.(memberAddr)
 	if !ok {
-		return nil, "", status.Error(codes.Internal, "unknown peer")
+		return memberAddr{}, status.Error(codes.Internal, "unknown peer")
 	}
-	return a.cluster, a.node, nil
+	return a, nil
 }
 
-func (s *etcdServer) header(c *cluster, node string) *pb.ResponseHeader {
-	return &pb.ResponseHeader{ClusterId: memberID(c.key, ""), MemberId: memberID(c.key, node), Revision: 1, RaftTerm: 2}
+// id is the member's ID.
+func (a memberAddr) id() uint64 { return memberID(a.cluster.key, a.node) }
+
+// header is the header of the member's responses.
+func (a memberAddr) header() *pb.ResponseHeader {
+	return &pb.ResponseHeader{ClusterId: memberID(a.cluster.key, ""), MemberId: a.id(), Revision: 1, RaftTerm: 2}
 }
 
 func (s *etcdServer) MemberList(ctx context.Context, _ *pb.MemberListRequest) (*pb.MemberListResponse, error) {
-	c, node, err := target(ctx)
+	m, err := target(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := &pb.MemberListResponse{Header: s.header(c, node)}
-	for _, m := range c.etcdMembers() {
-		out.Members = append(out.Members, &pb.Member{ID: m.id, Name: m.name,
-			PeerURLs: []string{"https://" + m.name + ":2380"}, ClientURLs: []string{"https://" + m.name + ":2379"}})
+	out := &pb.MemberListResponse{Header: m.header()}
+	for _, e := range m.cluster.etcdMembers() {
+		out.Members = append(out.Members, &pb.Member{ID: e.id, Name: e.name,
+			PeerURLs: []string{"https://" + e.name + ":2380"}, ClientURLs: []string{"https://" + e.name + ":2379"}})
 	}
 	return out, nil
 }
@@ -119,54 +124,54 @@ func (s *etcdServer) MemberAdd(ctx context.Context, req *pb.MemberAddRequest) (*
 }
 
 func (s *etcdServer) MemberRemove(ctx context.Context, req *pb.MemberRemoveRequest) (*pb.MemberRemoveResponse, error) {
-	c, node, err := target(ctx)
+	m, err := target(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if !c.removeEtcdMember(req.ID) {
+	if !m.cluster.removeEtcdMember(req.ID) {
 		return nil, rpctypes.ErrGRPCMemberNotFound
 	}
-	return &pb.MemberRemoveResponse{Header: s.header(c, node)}, nil
+	return &pb.MemberRemoveResponse{Header: m.header()}, nil
 }
 
 func (s *etcdServer) MemberPromote(ctx context.Context, req *pb.MemberPromoteRequest) (*pb.MemberPromoteResponse, error) {
-	c, node, err := target(ctx)
+	m, err := target(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &pb.MemberPromoteResponse{Header: s.header(c, node)}, nil
+	return &pb.MemberPromoteResponse{Header: m.header()}, nil
 }
 
 func (s *etcdServer) Status(ctx context.Context, _ *pb.StatusRequest) (*pb.StatusResponse, error) {
-	c, node, err := target(ctx)
+	m, err := target(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &pb.StatusResponse{Header: s.header(c, node), Version: etcdVersion, Leader: c.etcdLeader(), RaftIndex: 1,
+	return &pb.StatusResponse{Header: m.header(), Version: etcdVersion, Leader: m.cluster.etcdLeader(), RaftIndex: 1,
 		RaftTerm: 2, RaftAppliedIndex: 1, StorageVersion: "3.5.0", DbSize: 1 << 20, DbSizeInUse: 1 << 20}, nil
 }
 
 func (s *etcdServer) MoveLeader(ctx context.Context, req *pb.MoveLeaderRequest) (*pb.MoveLeaderResponse, error) {
-	c, node, err := target(ctx)
+	m, err := target(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if c.etcdLeader() != memberID(c.key, node) {
+	if m.cluster.etcdLeader() != m.id() {
 		return nil, rpctypes.ErrGRPCNotLeader
 	}
-	if !c.moveEtcdLeader(req.TargetID) {
+	if !m.cluster.moveEtcdLeader(req.TargetID) {
 		return nil, rpctypes.ErrGRPCBadLeaderTransferee
 	}
-	return &pb.MoveLeaderResponse{Header: s.header(c, node)}, nil
+	return &pb.MoveLeaderResponse{Header: m.header()}, nil
 }
 
 func (s *etcdServer) Alarm(ctx context.Context, req *pb.AlarmRequest) (*pb.AlarmResponse, error) {
-	c, node, err := target(ctx)
+	m, err := target(ctx)
 	if err != nil {
 		return nil, err
 	}
 	// The simulated members never raise an alarm.
-	return &pb.AlarmResponse{Header: s.header(c, node)}, nil
+	return &pb.AlarmResponse{Header: m.header()}, nil
 }
 
 // portForward serves `pods/<pod>/portforward` of the workload API: port 2379 of an etcd Pod reaches the

@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
@@ -21,15 +22,9 @@ import (
 func (r *Reconciler) initialize(ctx context.Context, s *scope) (ctrl.Result, error) {
 	spec := s.kcp.Spec.KubeadmConfigSpec.DeepCopy()
 	spec.JoinConfiguration = nil
-	m, err := r.createMachine(ctx, s, spec)
-	if err != nil {
-		r.recorder.Eventf(s.kcp, corev1.EventTypeWarning, "FailedInitialization", "Failed to create initial control plane Machine for cluster %s control plane: %v", klog.KObj(s.cluster), err)
-		return ctrl.Result{}, err
-	}
-	ctrl.LoggerFrom(ctx).Info("Machine created (init)", "Machine", klog.KObj(m))
-	r.recorder.Eventf(s.kcp, corev1.EventTypeNormal, "SuccessfulCreate", "Created control plane Machine %s (init)", m.Name)
-	s.machines[m.Name] = m
-	return ctrl.Result{Requeue: true}, nil //nolint:staticcheck // Requeue for the next step, as upstream.
+	return r.addMachine(ctx, s, spec, machineCreation{
+		failedReason: "FailedInitialization", which: "initial", reason: "SuccessfulCreate", step: "init",
+	})
 }
 
 // scaleUp creates one Machine joining the control plane, once the preflight checks pass.
@@ -39,13 +34,31 @@ func (r *Reconciler) scaleUp(ctx context.Context, s *scope) (ctrl.Result, error)
 	}
 	spec := s.kcp.Spec.KubeadmConfigSpec.DeepCopy()
 	spec.InitConfiguration = nil
+	return r.addMachine(ctx, s, spec, machineCreation{
+		failedReason: "FailedScaleUp", which: "additional", reason: "SuccessfulScaleUp", step: "scale up",
+	})
+}
+
+// machineCreation names a step that creates a control plane Machine in its events and log line.
+type machineCreation struct {
+	// failedReason and which are the reason of the event of a failure, and which Machine it says failed
+	// ("initial", "additional").
+	failedReason, which string
+	// reason and step are the reason of the event of a success, and the step it and the log name ("init",
+	// "scale up").
+	reason, step string
+}
+
+// addMachine creates a control plane Machine with spec, says so (events and log line of c), and requeues
+// for the next step.
+func (r *Reconciler) addMachine(ctx context.Context, s *scope, spec *bootstrapv1.KubeadmConfigSpec, c machineCreation) (ctrl.Result, error) {
 	m, err := r.createMachine(ctx, s, spec)
 	if err != nil {
-		r.recorder.Eventf(s.kcp, corev1.EventTypeWarning, "FailedScaleUp", "Failed to create additional control plane Machine for cluster %s control plane: %v", klog.KObj(s.cluster), err)
+		r.recorder.Eventf(s.kcp, corev1.EventTypeWarning, c.failedReason, "Failed to create %s control plane Machine for cluster %s control plane: %v", c.which, klog.KObj(s.cluster), err)
 		return ctrl.Result{}, err
 	}
-	ctrl.LoggerFrom(ctx).Info("Machine created (scale up)", "Machine", klog.KObj(m))
-	r.recorder.Eventf(s.kcp, corev1.EventTypeNormal, "SuccessfulScaleUp", "Created control plane Machine %s (scale up)", m.Name)
+	ctrl.LoggerFrom(ctx).Info("Machine created ("+c.step+")", "Machine", klog.KObj(m))
+	r.recorder.Eventf(s.kcp, corev1.EventTypeNormal, c.reason, "Created control plane Machine %s (%s)", m.Name, c.step)
 	s.machines[m.Name] = m
 	return ctrl.Result{Requeue: true}, nil //nolint:staticcheck // Requeue for the next step, as upstream.
 }

@@ -516,24 +516,23 @@ func setScalingV1Beta2(s *scope) {
 		}
 		return strings.Join(out, "\n")
 	}
-	if current < desired && kcp.DeletionTimestamp.IsZero() {
-		msg := fmt.Sprintf("Scaling up from %d to %d replicas", current, desired)
+	// scaling sets condition t of scaling in direction ("up", "down"): True with reason, saying what blocks
+	// it, while the KubeadmControlPlane scales that way and is not being deleted; False with notReason else.
+	scaling := func(t string, scales bool, direction, reason, notReason string) {
+		if !scales || !kcp.DeletionTimestamp.IsZero() {
+			set(t, metav1.ConditionFalse, notReason, "")
+			return
+		}
+		msg := fmt.Sprintf("Scaling %s from %d to %d replicas", direction, current, desired)
 		if b := blockers(); b != "" {
 			msg += " is blocked because:\n" + b
 		}
-		set(controlplanev1.KubeadmControlPlaneScalingUpV1Beta2Condition, metav1.ConditionTrue, controlplanev1.KubeadmControlPlaneScalingUpV1Beta2Reason, msg)
-	} else {
-		set(controlplanev1.KubeadmControlPlaneScalingUpV1Beta2Condition, metav1.ConditionFalse, controlplanev1.KubeadmControlPlaneNotScalingUpV1Beta2Reason, "")
+		set(t, metav1.ConditionTrue, reason, msg)
 	}
-	if current > desired && kcp.DeletionTimestamp.IsZero() {
-		msg := fmt.Sprintf("Scaling down from %d to %d replicas", current, desired)
-		if b := blockers(); b != "" {
-			msg += " is blocked because:\n" + b
-		}
-		set(controlplanev1.KubeadmControlPlaneScalingDownV1Beta2Condition, metav1.ConditionTrue, controlplanev1.KubeadmControlPlaneScalingDownV1Beta2Reason, msg)
-	} else {
-		set(controlplanev1.KubeadmControlPlaneScalingDownV1Beta2Condition, metav1.ConditionFalse, controlplanev1.KubeadmControlPlaneNotScalingDownV1Beta2Reason, "")
-	}
+	scaling(controlplanev1.KubeadmControlPlaneScalingUpV1Beta2Condition, current < desired, "up",
+		controlplanev1.KubeadmControlPlaneScalingUpV1Beta2Reason, controlplanev1.KubeadmControlPlaneNotScalingUpV1Beta2Reason)
+	scaling(controlplanev1.KubeadmControlPlaneScalingDownV1Beta2Condition, current > desired, "down",
+		controlplanev1.KubeadmControlPlaneScalingDownV1Beta2Reason, controlplanev1.KubeadmControlPlaneNotScalingDownV1Beta2Reason)
 }
 
 // setRemediatingV1Beta2 sets Remediating from the Machines a MachineHealthCheck marked.
