@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
@@ -112,6 +115,7 @@ func (c *Client) planInit(ctx context.Context, mc *cluster.Client, installed []c
 	plan := &initPlan{}
 	seen := map[string]bool{}
 	coreContract := ""
+	var coreObjs []unstructured.Unstructured
 	for _, p := range requested {
 		name, version, err := ParseProviderName(p.name)
 		if err != nil {
@@ -139,6 +143,7 @@ func (c *Client) planInit(ctx context.Context, mc *cluster.Client, installed []c
 		}
 		if p.t == clusterctlv1.CoreProviderType {
 			coreContract = contract
+			coreObjs = comps.Objects()
 		}
 		plan.install = append(plan.install, installItem{comps: comps, contract: contract})
 	}
@@ -164,10 +169,15 @@ func (c *Client) planInit(ctx context.Context, mc *cluster.Client, installed []c
 			return nil, fmt.Errorf("%s follows the %s contract, but this clusterctl works with %s management clusters only: use a version of the core provider for %s, or a clusterctl for %s",
 				core, coreContract, SupportedContract, SupportedContract, coreContract)
 		}
+		serves, err := coreServesV1beta2(ctx, mc, coreObjs)
+		if err != nil {
+			return nil, err
+		}
+		compatible := compatibleContracts(coreContract, serves)
 		for _, item := range plan.install {
-			if item.contract != coreContract {
-				return nil, fmt.Errorf("%s %s follows the %s contract, but %s follows %s: all providers must follow the same contract; choose a version of %s for %s (see its metadata.yaml)",
-					item.comps.ManifestLabel(), item.comps.Version(), item.contract, core, coreContract, item.comps.ManifestLabel(), coreContract)
+			if !slices.Contains(compatible, item.contract) {
+				return nil, fmt.Errorf("%s %s follows the %s contract, but %s follows %s and works with providers of the %s contracts: choose a version of %s for one of them (see its metadata.yaml)",
+					item.comps.ManifestLabel(), item.comps.Version(), item.contract, core, coreContract, strings.Join(compatible, " and "), item.comps.ManifestLabel())
 			}
 			if err := cluster.CheckCRDNames(item.comps.ManifestLabel(), item.comps.Objects()); err != nil {
 				return nil, err

@@ -7,9 +7,14 @@ import (
 	"slices"
 	"strings"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/clusterctl/cluster"
+	"github.com/capstan-dev/capstan/internal/clusterctl/config"
 )
 
 // SupportedContract is the contract of the management clusters this clusterctl installs and upgrades
@@ -81,4 +86,60 @@ func names(providers []clusterctlv1.Provider) string {
 		out = append(out, p.ManifestLabel()+" "+p.Version)
 	}
 	return strings.Join(out, ", ")
+}
+
+// clustersCRD is the CRD whose served versions say which API versions a core release serves.
+const clustersCRD = "clusters.cluster.x-k8s.io"
+
+// compatibleContracts returns the contracts the providers of a management cluster whose core provider
+// follows contract may follow. Upstream's rule: a v1beta2 core accepts v1beta1 providers. capstan's rule
+// besides: a v1beta1 core that serves the v1beta2 API (capstan's, whose controllers also drive the v1beta2
+// provider contract) accepts v1beta2 providers, which read the core's objects as v1beta2; upstream's
+// v1beta1 cores (v1.10 and older) do not serve v1beta2 and accept v1beta1 providers only. servesV1beta2
+// tells whether the core serves v1beta2.
+func compatibleContracts(contract string, servesV1beta2 bool) []string {
+	switch {
+	case contract == "v1beta2":
+		return []string{"v1beta2", "v1beta1"}
+	case contract == "v1beta1" && servesV1beta2:
+		return []string{"v1beta1", "v1beta2"}
+	}
+	return []string{contract}
+}
+
+// coreServesV1beta2 reports whether a core provider serves the v1beta2 API: from its components when
+// given (a core being installed or upgraded), else from the installed CRD of Clusters.
+func coreServesV1beta2(ctx context.Context, mc ManagementCluster, components []unstructured.Unstructured) (bool, error) {
+	if components != nil {
+		for i := range components {
+			if components[i].GetKind() == "CustomResourceDefinition" && components[i].GetName() == clustersCRD {
+				crd := &apiextensionsv1.CustomResourceDefinition{}
+				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(components[i].Object, crd); err != nil {
+					return false, fmt.Errorf("reading CRD %s: %w", clustersCRD, err)
+				}
+				return servesVersion(crd, "v1beta2"), nil
+			}
+		}
+		return false, nil
+	}
+	crds, ok := mc.(interface {
+		ProviderCRDs(ctx context.Context, label string) ([]apiextensionsv1.CustomResourceDefinition, error)
+	})
+	if !ok {
+		return false, nil
+	}
+	list, err := crds.ProviderCRDs(ctx, config.CoreProviderName)
+	if err != nil {
+		return false, err
+	}
+	for i := range list {
+		if list[i].Name == clustersCRD {
+			return servesVersion(&list[i], "v1beta2"), nil
+		}
+	}
+	return false, nil
+}
+
+func servesVersion(crd *apiextensionsv1.CustomResourceDefinition, version string) bool {
+	return slices.ContainsFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == version && v.Served })
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	operatorv1 "github.com/capstan-dev/capstan/api/operator/v1alpha2"
@@ -275,6 +277,7 @@ func (c *Client) planApply(ctx context.Context, mc *cluster.Client, o ApplyUpgra
 	}
 
 	var items []upgradeItem
+	var coreObjs []unstructured.Unstructured
 	for _, p := range installed {
 		version, ok := targets[key(p)]
 		if !ok {
@@ -295,6 +298,13 @@ func (c *Client) planApply(ctx context.Context, mc *cluster.Client, o ApplyUpgra
 			return nil, err
 		}
 		items = append(items, upgradeItem{current: p, next: comps, contract: itemContract})
+		if p.GetProviderType() == clusterctlv1.CoreProviderType {
+			coreObjs = comps.Objects()
+		}
+	}
+	serves, err := coreServesV1beta2(ctx, mc, coreObjs)
+	if err != nil {
+		return nil, err
 	}
 
 	if contract == "" {
@@ -311,6 +321,9 @@ func (c *Client) planApply(ctx context.Context, mc *cluster.Client, o ApplyUpgra
 		if contract != SupportedContract {
 			return nil, fmt.Errorf("the core provider would follow the %s contract, but this clusterctl works with %s management clusters only", contract, SupportedContract)
 		}
+	}
+	compatible := compatibleContracts(contract, serves)
+	if o.Contract == "" {
 		for _, p := range installed {
 			if _, upgrading := targets[key(p)]; upgrading {
 				continue
@@ -319,17 +332,17 @@ func (c *Client) planApply(ctx context.Context, mc *cluster.Client, o ApplyUpgra
 			if err != nil {
 				return nil, err
 			}
-			if current != contract {
-				return nil, fmt.Errorf("%s %s follows the %s contract, but the core provider would follow %s: upgrade it too (or use --contract %s)",
-					p.ManifestLabel(), p.Version, current, contract, contract)
+			if !slices.Contains(compatible, current) {
+				return nil, fmt.Errorf("%s %s follows the %s contract, but the core provider would follow %s and work with providers of the %s contracts: upgrade it too (or use --contract %s)",
+					p.ManifestLabel(), p.Version, current, contract, strings.Join(compatible, " and "), contract)
 			}
 		}
 	}
 	for _, item := range items {
 		label := item.current.ManifestLabel()
-		if item.contract != contract {
-			return nil, fmt.Errorf("%s %s follows the %s contract, not %s like the rest of the management cluster: choose a release of %s for %s (see 'clusterctl upgrade plan')",
-				label, item.next.Version(), item.contract, contract, label, contract)
+		if !slices.Contains(compatible, item.contract) {
+			return nil, fmt.Errorf("%s %s follows the %s contract, but the management cluster's core provider follows %s and works with providers of the %s contracts: choose a release of %s for one of them (see 'clusterctl upgrade plan')",
+				label, item.next.Version(), item.contract, contract, strings.Join(compatible, " and "), label)
 		}
 		if err := cluster.CheckCRDNames(label, item.next.Objects()); err != nil {
 			return nil, err

@@ -87,14 +87,23 @@ func (c *Client) PlanUpgrade(ctx context.Context) ([]UpgradePlan, error) {
 		infos[p.Namespace+"/"+p.Name] = info
 	}
 	coreInfo := infos[core.Namespace+"/"+core.Name]
+	serves, err := coreServesV1beta2(ctx, c.cluster, nil)
+	if err != nil {
+		return nil, err
+	}
 	var plans []UpgradePlan
 	for _, contract := range coreInfo.contractsFrom(coreInfo.currentContract) {
 		plan := UpgradePlan{Contract: contract}
+		compatible := compatibleContracts(contract, serves)
 		complete := true
 		for _, p := range installed {
 			info := infos[p.Namespace+"/"+p.Name]
-			next := info.latestNext(contract)
-			if next == "" && contract != coreInfo.currentContract && info.currentContract != contract {
+			next := info.latestNext(compatible)
+			if p.GetProviderType() == clusterctlv1.CoreProviderType {
+				// The core moves to the plan's contract itself, not to a compatible one.
+				next = info.latestNext([]string{contract})
+			}
+			if next == "" && contract != coreInfo.currentContract && !slices.Contains(compatible, info.currentContract) {
 				complete = false
 			}
 			plan.Providers = append(plan.Providers, UpgradeItem{Provider: p, NextVersion: next, Operator: info.operator})
@@ -234,12 +243,12 @@ func (c *Client) upgradeInfo(ctx context.Context, p clusterctlv1.Provider, repo 
 	return info, nil
 }
 
-// latestNext returns the newest release newer than the current one that follows contract; "" when
-// there is none.
-func (u *upgradeInfo) latestNext(contract string) string {
+// latestNext returns the newest release newer than the current one that follows one of contracts; ""
+// when there is none.
+func (u *upgradeInfo) latestNext(contracts []string) string {
 	for _, tag := range u.next {
 		v, _ := repository.ParseVersion(tag)
-		if s := u.metadata.GetReleaseSeriesForVersion(v.Major, v.Minor); s != nil && s.Contract == contract {
+		if s := u.metadata.GetReleaseSeriesForVersion(v.Major, v.Minor); s != nil && slices.Contains(contracts, s.Contract) {
 			return tag
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	clusterctlv1 "github.com/capstan-dev/capstan/api/clusterctl/v1alpha3"
 	"github.com/capstan-dev/capstan/internal/clusterctl/config"
@@ -52,6 +53,7 @@ func installedProvider(name string, t clusterctlv1.ProviderType, version, namesp
 func TestPlanUpgrade(t *testing.T) {
 	const v1beta1 = "- {major: 1, minor: 0, contract: v1beta1}\n- {major: 1, minor: 1, contract: v1beta1}\n"
 	const v1beta2 = v1beta1 + "- {major: 2, minor: 0, contract: v1beta2}\n"
+	const v1beta3 = v1beta1 + "- {major: 2, minor: 0, contract: v1beta3}\n"
 	installed := []clusterctlv1.Provider{
 		installedProvider("foo", clusterctlv1.InfrastructureProviderType, "v1.0.0", "foo-system"),
 		installedProvider("cluster-api", clusterctlv1.CoreProviderType, "v1.0.0", "capi-system"),
@@ -84,8 +86,15 @@ func TestPlanUpgrade(t *testing.T) {
 			},
 		},
 		{
-			name: "a newer contract a provider has no release for",
+			// A v1beta2 core works with v1beta1 providers (upstream's rule): the provider stays.
+			name: "a newer contract a provider has no release for, whose core accepts the provider's",
 			core: map[string]string{"v1.0.0": v1beta1, "v2.0.0": v1beta2},
+			foo:  map[string]string{"v1.0.0": v1beta1},
+			want: map[string][]row{"v1beta1": {{"cluster-api", ""}, {"infrastructure-foo", ""}}, "v1beta2": {{"cluster-api", "v2.0.0"}, {"infrastructure-foo", ""}}},
+		},
+		{
+			name: "a newer contract a provider has no release for",
+			core: map[string]string{"v1.0.0": v1beta1, "v2.0.0": v1beta3},
 			foo:  map[string]string{"v1.0.0": v1beta1},
 			want: map[string][]row{"v1beta1": {{"cluster-api", ""}, {"infrastructure-foo", ""}}},
 		},
@@ -203,3 +212,31 @@ type testError struct{}
 func (testError) Error() string { return "boom" }
 
 var errTest error = testError{}
+
+func TestCompatibleContracts(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(compatibleContracts("v1beta2", false)).To(Equal([]string{"v1beta2", "v1beta1"}), "upstream's rule")
+	g.Expect(compatibleContracts("v1beta1", true)).To(Equal([]string{"v1beta1", "v1beta2"}), "a v1beta1 core that serves v1beta2")
+	g.Expect(compatibleContracts("v1beta1", false)).To(Equal([]string{"v1beta1"}), "upstream's v1beta1 cores")
+	g.Expect(compatibleContracts("v1beta3", true)).To(Equal([]string{"v1beta3"}))
+
+	crd := func(versions ...string) unstructured.Unstructured {
+		u := unstructured.Unstructured{Object: map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+			"metadata": map[string]any{"name": clustersCRD}}}
+		var vs []any
+		for _, v := range versions {
+			vs = append(vs, map[string]any{"name": v, "served": true, "storage": v == versions[0]})
+		}
+		_ = unstructured.SetNestedSlice(u.Object, vs, "spec", "versions")
+		return u
+	}
+	serves, err := coreServesV1beta2(t.Context(), nil, []unstructured.Unstructured{crd("v1beta1", "v1beta2")})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(serves).To(BeTrue())
+	serves, err = coreServesV1beta2(t.Context(), nil, []unstructured.Unstructured{crd("v1beta1")})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(serves).To(BeFalse())
+	serves, err = coreServesV1beta2(t.Context(), &fakeCluster{}, nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(serves).To(BeFalse(), "a management cluster whose CRDs cannot be read")
+}

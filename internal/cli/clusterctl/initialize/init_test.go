@@ -81,7 +81,7 @@ func TestInit(t *testing.T) {
 		{
 			name:    "a provider that follows another contract",
 			args:    []string{"init", "-i", "fixture:v0.3.0"},
-			wantErr: "Error: infrastructure-fixture v0.3.0 follows the v1beta2 contract, but the installed core provider cluster-api v0.2.0 follows v1beta1: all providers must follow the same contract; choose a version of infrastructure-fixture for v1beta1 (see its metadata.yaml)\n",
+			wantErr: "Error: infrastructure-fixture v0.3.0 follows the v1beta3 contract, but the installed core provider cluster-api v0.2.0 follows v1beta1 and works with providers of the v1beta1 and v1beta2 contracts: choose a version of infrastructure-fixture for one of them (see its metadata.yaml)\n",
 		},
 		{
 			name:    "another version of an installed provider",
@@ -130,6 +130,8 @@ func TestInit(t *testing.T) {
 		g.Expect(res.Stdout).To(Equal("quay.io/jetstack/cert-manager-cainjector:v1.21.1\nquay.io/jetstack/cert-manager-controller:v1.21.1\nquay.io/jetstack/cert-manager-webhook:v1.21.1\nghcr.io/capstan-dev/webhooks:v0.1.0\n"))
 	})
 
+	// The webhooks provider follows the v1beta2 contract (its metadata.yaml), which capstan's v1beta1 core,
+	// serving v1beta2, works with.
 	t.Run("cert-manager is installed when a provider needs it", func(t *testing.T) {
 		g := NewWithT(t)
 		clusterctltest.MarkDeploymentsAvailable(t, env.Client, "cert-manager", "webhooks-system")

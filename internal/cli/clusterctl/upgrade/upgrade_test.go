@@ -102,7 +102,7 @@ spec: {size: 2}
 			{args: []string{"upgrade", "apply"},
 				wantErr: "Error: either the --contract flag or at least one of the following flags has to be set: --core, --bootstrap, --control-plane, --infrastructure, --ipam, --runtime-extension, --addon\n"},
 			{args: []string{"upgrade", "apply", "-i", "fixture:v0.3.0"},
-				wantErr: "Error: infrastructure-fixture v0.3.0 follows the v1beta2 contract, not v1beta1 like the rest of the management cluster: choose a release of infrastructure-fixture for v1beta1 (see 'clusterctl upgrade plan')\n"},
+				wantErr: "Error: infrastructure-fixture v0.3.0 follows the v1beta3 contract, but the management cluster's core provider follows v1beta1 and works with providers of the v1beta1 and v1beta2 contracts: choose a release of infrastructure-fixture for one of them (see 'clusterctl upgrade plan')\n"},
 			{args: []string{"upgrade", "apply", "-i", "local"},
 				wantErr: "Error: no version in --infrastructure \"local\": use name:version, for example --infrastructure local:v1.2.3\n"},
 			{args: []string{"upgrade", "apply", "-i", "badcrd:v0.1.0"},
