@@ -147,6 +147,11 @@ func TestAdoptHandsBackAndTakesOver(t *testing.T) {
 	g.Expect(objectUIDs(g, ns)).To(Equal(objects))
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: "capi-system", Name: "capi-serving-cert"}, certificate())).To(Succeed())
 	expectImage(g, "registry.k8s.io/cluster-api/cluster-api-controller:"+upstreamVersion)
+	// clusterctl describes a cluster whose objects are stored as v1beta2.
+	res = run("describe", "cluster", "adopted", "-n", ns)
+	g.Expect(res.Code).To(Equal(0), res.Stderr)
+	g.Expect(res.Stdout).To(ContainSubstring("Cluster/adopted"))
+	g.Expect(res.Stdout).To(ContainSubstring("KubeadmControlPlane/adopted-control-plane"))
 
 	t.Log("taking it over with capstan's newest release keeps every object, stored as v1beta1")
 	res = runAdopt("--config", repo.Config)
