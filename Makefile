@@ -64,9 +64,11 @@ fmt: ## Format Go code
 	gofmt -w $$(git ls-files '*.go' | grep -v /testdata/)
 
 .PHONY: lint
+# --allow-serial-runners: another golangci-lint running on the machine (another checkout's) makes this one
+# wait for it instead of failing.
 lint: $(BIN)/golangci-lint ## Run golangci-lint on every module
-	$(BIN)/golangci-lint run ./...
-	cd api && $(BIN)/golangci-lint run --config ../.golangci.yml ./...
+	$(BIN)/golangci-lint run --allow-serial-runners ./...
+	cd api && $(BIN)/golangci-lint run --allow-serial-runners --config ../.golangci.yml ./...
 
 .PHONY: verify
 verify: generate lint verify-deps ## Check that generated code, formatting and go.mod files are up to date and lint passes

@@ -85,34 +85,8 @@ func (c *Client) Adopt(ctx context.Context, o AdoptOptions) error {
 	if err != nil {
 		return err
 	}
-	log := logr.FromContextOrDiscard(ctx)
-	for _, item := range pending {
-		if err := mc.SetUpgradeTo(ctx, item.current, item.next.Version()); err != nil {
-			return err
-		}
-	}
-	if err := c.runCertManager(ctx, mc, certManager); err != nil {
-		return c.abortUpgrade(ctx, mc, pending, err)
-	}
-	for _, item := range pending {
-		p := item.current
-		log.Info("Scaling down", "Provider", p.ManifestLabel(), "Version", p.Version, "Namespace", p.Namespace)
-		if err := mc.ScaleDownDeployments(ctx, p.ManifestLabel(), p.Namespace); err != nil {
-			return c.abortUpgrade(ctx, mc, pending, err)
-		}
-	}
-	var done []string
-	for i, item := range pending {
-		p := item.current
-		log.Info("Replacing", "Provider", p.ManifestLabel(), "Version", p.Version, "NewVersion", item.next.Version(), "Namespace", p.Namespace)
-		if err := mc.ReplaceProvider(ctx, p, item.next); err != nil {
-			adoptErr := &UpgradeError{Err: err, Done: done, InProgress: item.String()}
-			for _, rest := range pending[i+1:] {
-				adoptErr.NotStarted = append(adoptErr.NotStarted, rest.String())
-			}
-			return c.abortUpgrade(ctx, mc, pending[i+1:], adoptErr)
-		}
-		done = append(done, p.ManifestLabel()+" "+item.next.Version())
+	if err := c.replaceProviders(ctx, mc, pending, certManager, mc.ReplaceProvider); err != nil {
+		return err
 	}
 
 	// The objects stored in the old release's storage version are written again through the new
@@ -136,7 +110,7 @@ func (c *Client) Adopt(ctx context.Context, o AdoptOptions) error {
 				item.current.ManifestLabel(), err)
 		}
 	}
-	log.Info("Adopted", "providers", strings.Join(itemLabels(items), ", "))
+	logr.FromContextOrDiscard(ctx).Info("Adopted", "providers", strings.Join(itemLabels(items), ", "))
 	return nil
 }
 

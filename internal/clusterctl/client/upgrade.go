@@ -119,6 +119,31 @@ func (c *Client) ApplyUpgrade(ctx context.Context, o ApplyUpgradeOptions) error 
 	}
 
 	log.Info("Performing upgrade...")
+	if err := c.replaceProviders(ctx, mc, items, certManager, mc.UpgradeProvider); err != nil {
+		return err
+	}
+	if o.WaitProviders {
+		upgraded := make([]clusterctlv1.Provider, 0, len(items))
+		for _, item := range items {
+			p := item.next.InventoryObject()
+			p.Namespace = item.current.Namespace
+			upgraded = append(upgraded, p)
+		}
+		if err := c.waitProviders(ctx, mc, upgraded, o.WaitProviderTimeout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replaceProviders replaces the components of the providers of items, in their order, with their new
+// releases' (replace: cluster.Client.UpgradeProvider or ReplaceProvider), as an upgrade does: every
+// provider is marked in the inventory (cluster.UpgradeToAnnotation), the cert-manager step runs, every
+// provider's Deployments are scaled down, then each is replaced. A failure restores the providers not
+// reached and says which provider is in which state (UpgradeError).
+func (c *Client) replaceProviders(ctx context.Context, mc *cluster.Client, items []upgradeItem, certManager *certManagerStep,
+	replace func(context.Context, clusterctlv1.Provider, *components.Components) error) error {
+	log := logr.FromContextOrDiscard(ctx)
 	for _, item := range items {
 		if err := mc.SetUpgradeTo(ctx, item.current, item.next.Version()); err != nil {
 			return err
@@ -139,7 +164,7 @@ func (c *Client) ApplyUpgrade(ctx context.Context, o ApplyUpgradeOptions) error 
 		p := item.current
 		log.Info("Deleting", "Provider", p.ManifestLabel(), "Version", p.Version, "Namespace", p.Namespace)
 		log.Info("Installing", "Provider", p.ManifestLabel(), "Version", item.next.Version(), "TargetNamespace", p.Namespace)
-		if err := mc.UpgradeProvider(ctx, p, item.next); err != nil {
+		if err := replace(ctx, p, item.next); err != nil {
 			upgradeErr := &UpgradeError{Err: err, Done: done, InProgress: item.String()}
 			for _, rest := range items[i+1:] {
 				upgradeErr.NotStarted = append(upgradeErr.NotStarted, rest.String())
@@ -147,17 +172,6 @@ func (c *Client) ApplyUpgrade(ctx context.Context, o ApplyUpgradeOptions) error 
 			return c.abortUpgrade(ctx, mc, items[i+1:], upgradeErr)
 		}
 		done = append(done, item.current.ManifestLabel()+" "+item.next.Version())
-	}
-	if o.WaitProviders {
-		upgraded := make([]clusterctlv1.Provider, 0, len(items))
-		for _, item := range items {
-			p := item.next.InventoryObject()
-			p.Namespace = item.current.Namespace
-			upgraded = append(upgraded, p)
-		}
-		if err := c.waitProviders(ctx, mc, upgraded, o.WaitProviderTimeout); err != nil {
-			return err
-		}
 	}
 	return nil
 }

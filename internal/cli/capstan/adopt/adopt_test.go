@@ -14,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -277,50 +278,15 @@ func objectUIDs(g Gomega, ns string) map[string]types.UID {
 		&controlplanev1.KubeadmControlPlaneList{}, &infrav1.LocalClusterList{}, &infrav1.LocalMachineList{},
 	} {
 		g.Expect(env.Client.List(context.Background(), list, client.InNamespace(ns))).To(Succeed())
-		items, err := metaItems(list)
+		items, err := meta.ExtractList(list)
 		g.Expect(err).NotTo(HaveOccurred())
-		for _, o := range items {
+		for _, item := range items {
+			o, err := meta.Accessor(item)
+			g.Expect(err).NotTo(HaveOccurred())
 			out[fmt.Sprintf("%T/%s", list, o.GetName())] = o.GetUID()
 		}
 	}
 	return out
-}
-
-func metaItems(list client.ObjectList) ([]metav1.Object, error) {
-	var out []metav1.Object
-	switch l := list.(type) {
-	case *clusterv1.ClusterList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-	case *clusterv1.MachineList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-	case *clusterv1.MachineSetList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-	case *clusterv1.MachineDeploymentList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-	case *controlplanev1.KubeadmControlPlaneList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-	case *infrav1.LocalClusterList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-	case *infrav1.LocalMachineList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-	default:
-		return nil, fmt.Errorf("unexpected list %T", list)
-	}
-	return out, nil
 }
 
 // expectProviders expects the inventory to record the core and kubeadm providers at version.
