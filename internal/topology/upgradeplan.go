@@ -132,21 +132,25 @@ func minWorkersVersion(controlPlaneVersion string, workers []workerAt) (string, 
 	return vString(*lowest), nil
 }
 
+// parseUpgradeEnds parses the desired version and the control plane's, with upstream's messages.
+func parseUpgradeEnds(desiredVersion, controlPlaneVersion string) (desired, controlPlane semver.Version, err error) {
+	if desired, err = semver.ParseTolerant(desiredVersion); err != nil {
+		return desired, controlPlane, fmt.Errorf("failed to parse desired version: %w", err)
+	}
+	if controlPlane, err = semver.ParseTolerant(controlPlaneVersion); err != nil {
+		return desired, controlPlane, fmt.Errorf("failed to parse current ControlPlane version: %w", err)
+	}
+	return desired, controlPlane, nil
+}
+
 // upgradePlanOneMinor is the control plane's plan when the ClusterClass names neither Kubernetes
 // versions nor an upgrade plan extension: the desired version, at most one minor above the control
 // plane's (as before chained upgrades); nothing when the control plane runs it. The workers' plan is
 // left to defaultAndValidateUpgradePlans (upstream's GetUpgradePlanOneMinor).
 func upgradePlanOneMinor(desiredVersion, controlPlaneVersion string) ([]string, error) {
-	desired, err := semver.ParseTolerant(desiredVersion)
-	if err != nil {
-		return nil, fmt.Errorf("failed to parse desired version: %w", err)
-	}
-	cp, err := semver.ParseTolerant(controlPlaneVersion)
-	if err != nil {
-		return nil, fmt.Errorf("failed to parse current ControlPlane version: %w", err)
-	}
-	if cp.String() == desired.String() {
-		return nil, nil
+	desired, cp, err := parseUpgradeEnds(desiredVersion, controlPlaneVersion)
+	if err != nil || cp.String() == desired.String() {
+		return nil, err
 	}
 	if desired.Minor > cp.Minor+1 {
 		return nil, fmt.Errorf("cannot compute an upgrade plan from %s to %s", controlPlaneVersion, desiredVersion)
@@ -162,16 +166,9 @@ func upgradePlanOneMinor(desiredVersion, controlPlaneVersion string) ([]string, 
 // list lacks one; defaultAndValidateUpgradePlans refuses such a plan. The workers' plan is left to
 // defaultAndValidateUpgradePlans (upstream's GetUpgradePlanFromClusterClassVersions).
 func upgradePlanFromVersions(classVersions []string, desiredVersion, controlPlaneVersion string) ([]string, error) {
-	desired, err := semver.ParseTolerant(desiredVersion)
-	if err != nil {
-		return nil, fmt.Errorf("failed to parse desired version: %w", err)
-	}
-	cp, err := semver.ParseTolerant(controlPlaneVersion)
-	if err != nil {
-		return nil, fmt.Errorf("failed to parse current ControlPlane version: %w", err)
-	}
-	if cp.String() == desired.String() {
-		return nil, nil
+	desired, cp, err := parseUpgradeEnds(desiredVersion, controlPlaneVersion)
+	if err != nil || cp.String() == desired.String() {
+		return nil, err
 	}
 
 	type candidate struct {
