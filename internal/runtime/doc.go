@@ -11,5 +11,7 @@
 // pending with hooks.MarkPending when an upgrade starts and hooks.MarkDone once called); package mutation
 // runs external patches (GeneratePatches, ValidateTopology) as the topology engine's ExternalPatcher and
 // DiscoverVariables for the ClusterClass controller. The Cluster controller calls BeforeClusterDelete and
-// AfterControlPlaneInitialized.
+// AfterControlPlaneInitialized. The hooks of chained upgrades (BeforeControlPlaneUpgrade,
+// BeforeWorkersUpgrade, AfterWorkersUpgrade, GenerateUpgradePlan) are discovered and registered but not
+// called yet: registry.Called says which hooks are.
 package runtime

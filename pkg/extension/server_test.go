@@ -3,6 +3,7 @@ package extension
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -64,6 +65,80 @@ func TestServerServesDiscoveryAndHandlers(t *testing.T) {
 	g.Expect(rec.Code).To(Equal(http.StatusBadRequest))
 	rec = post(s, "/hooks.runtime.cluster.x-k8s.io/v1alpha1/beforeclusterdelete/unknown", `{}`)
 	g.Expect(rec.Code).To(Equal(http.StatusNotFound))
+}
+
+// The hooks of chained upgrades are served like the others: a handler is a typed function, discovery
+// lists it, its request carries the upgrade plan and its response is upstream's.
+func TestServerServesTheHooksOfChainedUpgrades(t *testing.T) {
+	g := NewWithT(t)
+	s := NewServer(Options{})
+	g.Expect(AddHandler(s, Handler[*hooksv1.BeforeControlPlaneUpgradeRequest, *hooksv1.BeforeControlPlaneUpgradeResponse]{
+		Hook: hooksv1.BeforeControlPlaneUpgrade, Name: "before-cp",
+		Func: func(_ context.Context, req *hooksv1.BeforeControlPlaneUpgradeRequest, resp *hooksv1.BeforeControlPlaneUpgradeResponse) {
+			resp.RetryAfterSeconds = 4
+			resp.Message = fmt.Sprintf("%s to %s, then %v; workers %v", req.FromKubernetesVersion, req.ToKubernetesVersion, req.ControlPlaneUpgrades, req.WorkersUpgrades)
+		}})).To(Succeed())
+	g.Expect(AddHandler(s, Handler[*hooksv1.BeforeWorkersUpgradeRequest, *hooksv1.BeforeWorkersUpgradeResponse]{
+		Hook: hooksv1.BeforeWorkersUpgrade, Name: "before-workers",
+		Func: func(context.Context, *hooksv1.BeforeWorkersUpgradeRequest, *hooksv1.BeforeWorkersUpgradeResponse) {}})).To(Succeed())
+	g.Expect(AddHandler(s, Handler[*hooksv1.AfterWorkersUpgradeRequest, *hooksv1.AfterWorkersUpgradeResponse]{
+		Hook: hooksv1.AfterWorkersUpgrade, Name: "after-workers",
+		Func: func(_ context.Context, _ *hooksv1.AfterWorkersUpgradeRequest, resp *hooksv1.AfterWorkersUpgradeResponse) {
+			resp.RetryAfterSeconds = 2
+		}})).To(Succeed())
+	g.Expect(AddHandler(s, Handler[*hooksv1.AfterClusterUpgradeRequest, *hooksv1.AfterClusterUpgradeResponse]{
+		Hook: hooksv1.AfterClusterUpgrade, Name: "after-cluster",
+		Func: func(_ context.Context, _ *hooksv1.AfterClusterUpgradeRequest, resp *hooksv1.AfterClusterUpgradeResponse) {
+			resp.RetryAfterSeconds = 9 // blocking since upstream v1.12
+		}})).To(Succeed())
+	g.Expect(AddHandler(s, Handler[*hooksv1.GenerateUpgradePlanRequest, *hooksv1.GenerateUpgradePlanResponse]{
+		Hook: hooksv1.GenerateUpgradePlan, Name: "plan",
+		Func: func(_ context.Context, req *hooksv1.GenerateUpgradePlanRequest, resp *hooksv1.GenerateUpgradePlanResponse) {
+			resp.ControlPlaneUpgrades = []hooksv1.UpgradeStep{{Version: "v1.31.4"}, {Version: req.ToKubernetesVersion}}
+			resp.WorkersUpgrades = []hooksv1.UpgradeStep{{Version: req.ToKubernetesVersion}}
+		}})).To(Succeed())
+
+	rec := post(s, "/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery", `{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"DiscoveryRequest"}`)
+	disc := &hooksv1.DiscoveryResponse{}
+	g.Expect(json.Unmarshal(rec.Body.Bytes(), disc)).To(Succeed())
+	var hooks []string
+	for _, h := range disc.Handlers {
+		hooks = append(hooks, h.Name+"="+h.RequestHook.Hook)
+	}
+	g.Expect(hooks).To(Equal([]string{"before-cp=BeforeControlPlaneUpgrade", "before-workers=BeforeWorkersUpgrade",
+		"after-workers=AfterWorkersUpgrade", "after-cluster=AfterClusterUpgrade", "plan=GenerateUpgradePlan"}))
+
+	tests := []struct {
+		path, request, response string
+	}{
+		{"beforecontrolplaneupgrade/before-cp",
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"BeforeControlPlaneUpgradeRequest","cluster":{},
+			"fromKubernetesVersion":"v1.30.2","toKubernetesVersion":"v1.31.4","controlPlaneUpgrades":[{"version":"v1.32.2"}],"workersUpgrades":[{"version":"v1.32.2"}]}`,
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"BeforeControlPlaneUpgradeResponse",
+			"status":"Success","message":"v1.30.2 to v1.31.4, then [{v1.32.2}]; workers [{v1.32.2}]","retryAfterSeconds":4}`},
+		{"beforeworkersupgrade/before-workers",
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"BeforeWorkersUpgradeRequest","cluster":{},"fromKubernetesVersion":"v1.30.2","toKubernetesVersion":"v1.32.2"}`,
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"BeforeWorkersUpgradeResponse","status":"Success","retryAfterSeconds":0}`},
+		{"afterworkersupgrade/after-workers",
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"AfterWorkersUpgradeRequest","cluster":{},"kubernetesVersion":"v1.32.2"}`,
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"AfterWorkersUpgradeResponse","status":"Success","retryAfterSeconds":2}`},
+		{"afterclusterupgrade/after-cluster",
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"AfterClusterUpgradeRequest","cluster":{},"kubernetesVersion":"v1.32.2"}`,
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"AfterClusterUpgradeResponse","status":"Success","retryAfterSeconds":9}`},
+		{"generateupgradeplan/plan",
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"GenerateUpgradePlanRequest","cluster":{"metadata":{"name":"c1"}},
+			"fromControlPlaneKubernetesVersion":"v1.30.2","fromWorkersKubernetesVersion":"v1.30.2","toKubernetesVersion":"v1.32.2"}`,
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"GenerateUpgradePlanResponse","status":"Success",
+			"controlPlaneUpgrades":[{"version":"v1.31.4"},{"version":"v1.32.2"}],"workersUpgrades":[{"version":"v1.32.2"}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			g := NewWithT(t)
+			rec := post(s, "/hooks.runtime.cluster.x-k8s.io/v1alpha1/"+tt.path, tt.request)
+			g.Expect(rec.Code).To(Equal(http.StatusOK), rec.Body.String())
+			g.Expect(rec.Body.String()).To(MatchJSON(tt.response))
+		})
+	}
 }
 
 func TestAddHandlerRefusesWhatCannotBeServed(t *testing.T) {

@@ -305,3 +305,77 @@ func TestSchemaRefusesInvalidClientConfigs(t *testing.T) {
 		})
 	}
 }
+
+// An Extension written for upstream v1.12+ serves the hooks of chained upgrades, which capstan does not
+// call yet: it is discovered and its other handlers work, and the Discovered condition names the
+// handlers that are never called.
+func TestHandlersOfHooksNotCalledYetAreNamedInTheCondition(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	reg := startManager(t)
+	ns := env.NewNamespace(t)
+	ext := runtimetest.Start(t)
+	var calls atomic.Int32
+	g.Expect(extension.AddHandler(ext.Server, holdHandler(&calls))).To(Succeed())
+	g.Expect(extension.AddHandler(ext.Server, extension.Handler[*hooksv1.GenerateUpgradePlanRequest, *hooksv1.GenerateUpgradePlanResponse]{
+		Hook: hooksv1.GenerateUpgradePlan, Name: "plan",
+		Func: func(context.Context, *hooksv1.GenerateUpgradePlanRequest, *hooksv1.GenerateUpgradePlanResponse) {},
+	})).To(Succeed())
+
+	name := "chained-" + ns
+	create(t, &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ptr.To(ext.URL), CABundle: ext.CA}}})
+	g.Eventually(func(g Gomega) {
+		ec := &runtimev1.ExtensionConfig{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: name}, ec)).To(Succeed())
+		g.Expect(ec.Status.Handlers).To(HaveLen(2))
+		c := discovered(g, name)
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(c.Reason).To(Equal(runtimev1.ExtensionConfigDiscoveredV1Beta2Reason))
+		g.Expect(c.Message).To(Equal("Handlers of hooks capstan does not call yet: plan." + name + " (GenerateUpgradePlan)"))
+		_, ok := reg.Get("hold." + name)
+		g.Expect(ok).To(BeTrue(), "the handlers of called hooks are registered")
+	}, timeout, interval).Should(Succeed())
+}
+
+func TestUpdateStatus(t *testing.T) {
+	handler := func(name, hook string) runtimev1.ExtensionHandler {
+		return runtimev1.ExtensionHandler{Name: name, RequestHook: runtimev1.GroupVersionHook{APIVersion: hooksv1.GroupVersion.String(), Hook: hook}}
+	}
+	tests := []struct {
+		name        string
+		handlers    []runtimev1.ExtensionHandler
+		failure     error
+		wantStatus  metav1.ConditionStatus
+		wantReason  string
+		wantMessage string
+	}{
+		{name: "hooks capstan calls", handlers: []runtimev1.ExtensionHandler{handler("hold.ext", "BeforeClusterCreate"), handler("patch.ext", "GeneratePatches")},
+			wantStatus: metav1.ConditionTrue, wantReason: "Discovered"},
+		{name: "no handler", wantStatus: metav1.ConditionTrue, wantReason: "Discovered"},
+		{name: "hooks of chained upgrades", handlers: []runtimev1.ExtensionHandler{
+			handler("hold.ext", "BeforeClusterUpgrade"), handler("plan.ext", "GenerateUpgradePlan"), handler("after-workers.ext", "AfterWorkersUpgrade"),
+			handler("before-workers.ext", "BeforeWorkersUpgrade"), handler("before-cp.ext", "BeforeControlPlaneUpgrade"), handler("after-cp.ext", "AfterControlPlaneUpgrade"),
+		},
+			wantStatus: metav1.ConditionTrue, wantReason: "Discovered",
+			wantMessage: "Handlers of hooks capstan does not call yet: after-workers.ext (AfterWorkersUpgrade), before-cp.ext (BeforeControlPlaneUpgrade), " +
+				"before-workers.ext (BeforeWorkersUpgrade), plan.ext (GenerateUpgradePlan)"},
+		{name: "failed discovery", failure: fmt.Errorf("calling https://ext/discovery: connection refused"),
+			wantStatus: metav1.ConditionFalse, wantReason: "NotDiscovered", wantMessage: "Calling https://ext/discovery: connection refused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			s := &scope{ec: &runtimev1.ExtensionConfig{}, handlers: tt.handlers, failure: tt.failure}
+			updateStatus(s)
+			c := conditions.GetV1Beta2(s.ec, runtimev1.ExtensionConfigDiscoveredV1Beta2Condition)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Status).To(Equal(tt.wantStatus))
+			g.Expect(c.Reason).To(Equal(tt.wantReason))
+			g.Expect(c.Message).To(Equal(tt.wantMessage))
+			if tt.failure == nil {
+				g.Expect(s.ec.Status.Handlers).To(Equal(tt.handlers))
+			}
+		})
+	}
+}

@@ -129,6 +129,51 @@ func TestDiscoverNamesAndDefaultsHandlers(t *testing.T) {
 	}))
 }
 
+// The hooks of chained upgrades (upstream v1.12) are discovered like the others, and their handlers can
+// be called: the request carries the plan's fields, the response the plan, and AfterWorkersUpgrade's
+// retryAfterSeconds is aggregated as every blocking hook's.
+func TestHooksOfChainedUpgradesAreDiscoveredAndCalled(t *testing.T) {
+	g := NewWithT(t)
+	f := newFixture(t)
+	ext := runtimetest.Start(t)
+	g.Expect(extension.AddHandler(ext.Server, extension.Handler[*hooksv1.GenerateUpgradePlanRequest, *hooksv1.GenerateUpgradePlanResponse]{
+		Hook: hooksv1.GenerateUpgradePlan, Name: "plan",
+		Func: func(_ context.Context, req *hooksv1.GenerateUpgradePlanRequest, resp *hooksv1.GenerateUpgradePlanResponse) {
+			resp.Message = req.FromControlPlaneKubernetesVersion + " " + req.FromWorkersKubernetesVersion + " " + req.ToKubernetesVersion
+			resp.ControlPlaneUpgrades = []hooksv1.UpgradeStep{{Version: "v1.31.4"}, {Version: "v1.32.2"}}
+		},
+	})).To(Succeed())
+	g.Expect(extension.AddHandler(ext.Server, extension.Handler[*hooksv1.AfterWorkersUpgradeRequest, *hooksv1.AfterWorkersUpgradeResponse]{
+		Hook: hooksv1.AfterWorkersUpgrade, Name: "after-workers",
+		Func: func(_ context.Context, req *hooksv1.AfterWorkersUpgradeRequest, resp *hooksv1.AfterWorkersUpgradeResponse) {
+			resp.RetryAfterSeconds = 7
+			resp.Message = fmt.Sprintf("%s %v %v", req.KubernetesVersion, req.ControlPlaneUpgrades, req.WorkersUpgrades)
+		},
+	})).To(Succeed())
+	f.register(t, "ext1", ext)
+	_, ok := f.registry.Get("plan.ext1")
+	g.Expect(ok).To(BeTrue())
+
+	c := cluster("default")
+	plan := &hooksv1.GenerateUpgradePlanResponse{}
+	err := f.client.Call(context.Background(), hooksv1.GenerateUpgradePlan, "plan.ext1", c, &hooksv1.GenerateUpgradePlanRequest{
+		Cluster: *c, FromControlPlaneKubernetesVersion: "v1.30.1", FromWorkersKubernetesVersion: "v1.29.3", ToKubernetesVersion: "v1.32.2",
+	}, plan)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(plan.Message).To(Equal("v1.30.1 v1.29.3 v1.32.2"))
+	g.Expect(plan.ControlPlaneUpgrades).To(Equal([]hooksv1.UpgradeStep{{Version: "v1.31.4"}, {Version: "v1.32.2"}}))
+	g.Expect(plan.WorkersUpgrades).To(BeEmpty())
+
+	after := &hooksv1.AfterWorkersUpgradeResponse{}
+	err = f.client.CallAll(context.Background(), hooksv1.AfterWorkersUpgrade, c, &hooksv1.AfterWorkersUpgradeRequest{
+		Cluster: *c, KubernetesVersion: "v1.31.4",
+		ControlPlaneUpgrades: []hooksv1.UpgradeStepInfo{{Version: "v1.32.2"}}, WorkersUpgrades: []hooksv1.UpgradeStepInfo{{Version: "v1.32.2"}},
+	}, after)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(after.RetryAfterSeconds).To(Equal(int32(7)))
+	g.Expect(after.Message).To(Equal("v1.31.4 [{v1.32.2}] [{v1.32.2}]"))
+}
+
 // A discovery that fails says why, in the same words at every attempt.
 func TestDiscoveryFailuresSayWhatFailed(t *testing.T) {
 	good := runtimetest.Start(t)

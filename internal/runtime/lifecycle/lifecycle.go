@@ -71,6 +71,11 @@ func (h *Hooks) Call(ctx context.Context, c *clusterv1.Cluster, call topology.Ho
 		if err := h.call(ctx, runtimehooksv1.AfterClusterUpgrade, c, req, resp); err != nil {
 			return topology.HookResponse{}, err
 		}
+		// TODO(issue 43): upstream v1.12 made the hook blocking; the engine calls it once the desired state
+		// is applied and does not hold on its answer yet, so retryAfterSeconds is dropped here.
+		if resp.RetryAfterSeconds != 0 {
+			log.Info("The AfterClusterUpgrade hook asks to be called again; capstan does not hold on it yet and marks it done", "version", call.ToVersion, "retryAfterSeconds", resp.RetryAfterSeconds)
+		}
 		return topology.HookResponse{}, nil
 	}
 	return topology.HookResponse{}, fmt.Errorf("%s is not a lifecycle hook of managed topologies", call.Hook)

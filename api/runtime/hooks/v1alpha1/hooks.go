@@ -25,13 +25,21 @@ const (
 	// AfterControlPlaneInitialized is called once after the control plane of a Cluster with a topology is
 	// initialized; it does not block.
 	AfterControlPlaneInitialized Hook = "AfterControlPlaneInitialized"
-	// BeforeClusterUpgrade is called before a new spec.topology.version reaches the control plane; it
-	// blocks.
+	// BeforeClusterUpgrade is called before a new spec.topology.version reaches the control plane, once
+	// per upgrade; it blocks.
 	BeforeClusterUpgrade Hook = "BeforeClusterUpgrade"
-	// AfterControlPlaneUpgrade is called once the control plane has the new version and before the
-	// workers get it; it blocks.
+	// BeforeControlPlaneUpgrade is called before each version of the upgrade plan reaches the control
+	// plane; it blocks.
+	BeforeControlPlaneUpgrade Hook = "BeforeControlPlaneUpgrade"
+	// AfterControlPlaneUpgrade is called once the control plane has a version of the upgrade plan and
+	// before the workers or the control plane take the next; it blocks.
 	AfterControlPlaneUpgrade Hook = "AfterControlPlaneUpgrade"
-	// AfterClusterUpgrade is called once the whole Cluster has the new version; it does not block.
+	// BeforeWorkersUpgrade is called before a version of the upgrade plan reaches the workers; it blocks.
+	BeforeWorkersUpgrade Hook = "BeforeWorkersUpgrade"
+	// AfterWorkersUpgrade is called once the workers have a version of the upgrade plan; it blocks.
+	AfterWorkersUpgrade Hook = "AfterWorkersUpgrade"
+	// AfterClusterUpgrade is called once the whole Cluster has the new version; it blocks the next
+	// upgrade (since upstream Cluster API v1.12).
 	AfterClusterUpgrade Hook = "AfterClusterUpgrade"
 	// BeforeClusterDelete is called before the objects of a deleted Cluster with a topology are deleted;
 	// it blocks.
@@ -43,6 +51,10 @@ const (
 	ValidateTopology Hook = "ValidateTopology"
 	// DiscoverVariables returns the definitions of the variables an external patch uses.
 	DiscoverVariables Hook = "DiscoverVariables"
+
+	// GenerateUpgradePlan returns the versions an upgrade of a Cluster's topology goes through, for a
+	// ClusterClass that names the handler in spec.upgrade.external.generateUpgradePlanExtension.
+	GenerateUpgradePlan Hook = "GenerateUpgradePlan"
 )
 
 // hookTypes are the request and response of each hook.
@@ -57,8 +69,17 @@ var hookTypes = map[Hook]func() (runtime.Object, ResponseObject){
 	BeforeClusterUpgrade: func() (runtime.Object, ResponseObject) {
 		return &BeforeClusterUpgradeRequest{}, &BeforeClusterUpgradeResponse{}
 	},
+	BeforeControlPlaneUpgrade: func() (runtime.Object, ResponseObject) {
+		return &BeforeControlPlaneUpgradeRequest{}, &BeforeControlPlaneUpgradeResponse{}
+	},
 	AfterControlPlaneUpgrade: func() (runtime.Object, ResponseObject) {
 		return &AfterControlPlaneUpgradeRequest{}, &AfterControlPlaneUpgradeResponse{}
+	},
+	BeforeWorkersUpgrade: func() (runtime.Object, ResponseObject) {
+		return &BeforeWorkersUpgradeRequest{}, &BeforeWorkersUpgradeResponse{}
+	},
+	AfterWorkersUpgrade: func() (runtime.Object, ResponseObject) {
+		return &AfterWorkersUpgradeRequest{}, &AfterWorkersUpgradeResponse{}
 	},
 	AfterClusterUpgrade: func() (runtime.Object, ResponseObject) {
 		return &AfterClusterUpgradeRequest{}, &AfterClusterUpgradeResponse{}
@@ -75,14 +96,21 @@ var hookTypes = map[Hook]func() (runtime.Object, ResponseObject){
 	DiscoverVariables: func() (runtime.Object, ResponseObject) {
 		return &DiscoverVariablesRequest{}, &DiscoverVariablesResponse{}
 	},
+	GenerateUpgradePlan: func() (runtime.Object, ResponseObject) {
+		return &GenerateUpgradePlanRequest{}, &GenerateUpgradePlanResponse{}
+	},
 }
 
-// Hooks returns every hook of this version, Discovery first.
+// Hooks returns every hook of this version, Discovery first, in the order of upstream's catalog: the
+// lifecycle hooks, the topology mutation hooks, the upgrade plan hook.
 func Hooks() []Hook {
 	return []Hook{
-		Discovery, BeforeClusterCreate, AfterControlPlaneInitialized, BeforeClusterUpgrade,
-		AfterControlPlaneUpgrade, AfterClusterUpgrade, BeforeClusterDelete,
+		Discovery,
+		BeforeClusterCreate, AfterControlPlaneInitialized, BeforeClusterUpgrade, BeforeControlPlaneUpgrade,
+		AfterControlPlaneUpgrade, BeforeWorkersUpgrade, AfterWorkersUpgrade, AfterClusterUpgrade,
+		BeforeClusterDelete,
 		GeneratePatches, ValidateTopology, DiscoverVariables,
+		GenerateUpgradePlan,
 	}
 }
 

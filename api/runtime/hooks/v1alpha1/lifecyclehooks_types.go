@@ -78,6 +78,23 @@ type BeforeClusterUpgradeRequest struct {
 	// toKubernetesVersion is the target Kubernetes version of the upgrade.
 	// +required
 	ToKubernetesVersion string `json:"toKubernetesVersion"`
+
+	// controlPlaneUpgrades is the list of version upgrade steps for the control plane.
+	// +optional
+	ControlPlaneUpgrades []UpgradeStepInfo `json:"controlPlaneUpgrades,omitempty"`
+
+	// workersUpgrades is the list of version upgrade steps for the workers.
+	// +optional
+	WorkersUpgrades []UpgradeStepInfo `json:"workersUpgrades,omitempty"`
+}
+
+// UpgradeStepInfo is one version of an upgrade plan, as the lifecycle hooks of upgrades tell it: the plan
+// ends at the target version, which it lists too.
+type UpgradeStepInfo struct {
+	// version is the Kubernetes version for this upgrade step.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	Version string `json:"version,omitempty"`
 }
 
 var _ RetryResponseObject = &BeforeClusterUpgradeResponse{}
@@ -92,8 +109,52 @@ type BeforeClusterUpgradeResponse struct {
 	CommonRetryResponse `json:",inline"`
 }
 
+// BeforeControlPlaneUpgradeRequest is the request of the BeforeControlPlaneUpgrade hook, called before each
+// version of the upgrade plan is propagated to the control plane (BeforeClusterUpgrade is called once,
+// before the first).
+// +kubebuilder:object:root=true
+type BeforeControlPlaneUpgradeRequest struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// CommonRequest contains fields common to all request types.
+	CommonRequest `json:",inline"`
+
+	// cluster is the cluster object the lifecycle hook corresponds to.
+	// +required
+	Cluster clusterv1.Cluster `json:"cluster"`
+
+	// fromKubernetesVersion is the current Kubernetes version of the control plane for the next upgrade step.
+	// +required
+	FromKubernetesVersion string `json:"fromKubernetesVersion"`
+
+	// toKubernetesVersion is the target Kubernetes version of the control plane for the next upgrade step.
+	// +required
+	ToKubernetesVersion string `json:"toKubernetesVersion"`
+
+	// controlPlaneUpgrades is the list of the remaining version upgrade steps for the control plane, if any.
+	// +optional
+	ControlPlaneUpgrades []UpgradeStepInfo `json:"controlPlaneUpgrades,omitempty"`
+
+	// workersUpgrades is the list of the remaining version upgrade steps for workers, if any.
+	// +optional
+	WorkersUpgrades []UpgradeStepInfo `json:"workersUpgrades,omitempty"`
+}
+
+var _ RetryResponseObject = &BeforeControlPlaneUpgradeResponse{}
+
+// BeforeControlPlaneUpgradeResponse is the response of the BeforeControlPlaneUpgrade hook; a non-zero
+// retryAfterSeconds holds the control plane at its version.
+// +kubebuilder:object:root=true
+type BeforeControlPlaneUpgradeResponse struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// CommonRetryResponse contains Status, Message and RetryAfterSeconds fields.
+	CommonRetryResponse `json:",inline"`
+}
+
 // AfterControlPlaneUpgradeRequest is the request of the AfterControlPlaneUpgrade hook, called after the
-// control plane reached the new version and before the workers are upgraded.
+// control plane reached a version of the upgrade plan (or the target version) and before the workers or
+// the control plane take the next one.
 // +kubebuilder:object:root=true
 type AfterControlPlaneUpgradeRequest struct {
 	metav1.TypeMeta `json:",inline"`
@@ -105,17 +166,106 @@ type AfterControlPlaneUpgradeRequest struct {
 	// +required
 	Cluster clusterv1.Cluster `json:"cluster"`
 
-	// kubernetesVersion is the Kubernetes version of the Control Plane after the upgrade.
+	// kubernetesVersion is the Kubernetes version of the control plane after an upgrade step.
 	// +required
 	KubernetesVersion string `json:"kubernetesVersion"`
+
+	// controlPlaneUpgrades is the list of the remaining version upgrade steps for the control plane, if any.
+	// +optional
+	ControlPlaneUpgrades []UpgradeStepInfo `json:"controlPlaneUpgrades,omitempty"`
+
+	// workersUpgrades is the list of the remaining version upgrade steps for workers, if any.
+	// +optional
+	WorkersUpgrades []UpgradeStepInfo `json:"workersUpgrades,omitempty"`
 }
 
 var _ RetryResponseObject = &AfterControlPlaneUpgradeResponse{}
 
 // AfterControlPlaneUpgradeResponse is the response of the AfterControlPlaneUpgrade hook; a non-zero
-// retryAfterSeconds holds the upgrade of the workers.
+// retryAfterSeconds holds the upgrade of the workers and the control plane's next step.
 // +kubebuilder:object:root=true
 type AfterControlPlaneUpgradeResponse struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// CommonRetryResponse contains Status, Message and RetryAfterSeconds fields.
+	CommonRetryResponse `json:",inline"`
+}
+
+// BeforeWorkersUpgradeRequest is the request of the BeforeWorkersUpgrade hook, called before a version of
+// the upgrade plan (or the target version) is propagated to the workers, for the steps the workers take.
+// +kubebuilder:object:root=true
+type BeforeWorkersUpgradeRequest struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// CommonRequest contains fields common to all request types.
+	CommonRequest `json:",inline"`
+
+	// cluster is the cluster object the lifecycle hook corresponds to.
+	// +required
+	Cluster clusterv1.Cluster `json:"cluster"`
+
+	// fromKubernetesVersion is the current Kubernetes version of the workers for the next upgrade step.
+	// +required
+	FromKubernetesVersion string `json:"fromKubernetesVersion"`
+
+	// toKubernetesVersion is the target Kubernetes version of the workers for the next upgrade step.
+	// +required
+	ToKubernetesVersion string `json:"toKubernetesVersion"`
+
+	// controlPlaneUpgrades is the list of the remaining version upgrade steps for the control plane, if any.
+	// +optional
+	ControlPlaneUpgrades []UpgradeStepInfo `json:"controlPlaneUpgrades,omitempty"`
+
+	// workersUpgrades is the list of the remaining version upgrade steps for workers, if any.
+	// +optional
+	WorkersUpgrades []UpgradeStepInfo `json:"workersUpgrades,omitempty"`
+}
+
+var _ RetryResponseObject = &BeforeWorkersUpgradeResponse{}
+
+// BeforeWorkersUpgradeResponse is the response of the BeforeWorkersUpgrade hook; a non-zero
+// retryAfterSeconds holds the workers at their version.
+// +kubebuilder:object:root=true
+type BeforeWorkersUpgradeResponse struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// CommonRetryResponse contains Status, Message and RetryAfterSeconds fields.
+	CommonRetryResponse `json:",inline"`
+}
+
+// AfterWorkersUpgradeRequest is the request of the AfterWorkersUpgrade hook, called after every worker
+// reached a version of the upgrade plan (or the target version), before the control plane takes the next
+// one or AfterClusterUpgrade is called.
+// +kubebuilder:object:root=true
+type AfterWorkersUpgradeRequest struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// CommonRequest contains fields common to all request types.
+	CommonRequest `json:",inline"`
+
+	// cluster is the cluster object the lifecycle hook corresponds to.
+	// +required
+	Cluster clusterv1.Cluster `json:"cluster"`
+
+	// kubernetesVersion is the Kubernetes version of the workers after an upgrade step.
+	// +required
+	KubernetesVersion string `json:"kubernetesVersion"`
+
+	// controlPlaneUpgrades is the list of the remaining version upgrade steps for the control plane, if any.
+	// +optional
+	ControlPlaneUpgrades []UpgradeStepInfo `json:"controlPlaneUpgrades,omitempty"`
+
+	// workersUpgrades is the list of the remaining version upgrade steps for workers, if any.
+	// +optional
+	WorkersUpgrades []UpgradeStepInfo `json:"workersUpgrades,omitempty"`
+}
+
+var _ RetryResponseObject = &AfterWorkersUpgradeResponse{}
+
+// AfterWorkersUpgradeResponse is the response of the AfterWorkersUpgrade hook; a non-zero
+// retryAfterSeconds holds the control plane's next step, or AfterClusterUpgrade at the end.
+// +kubebuilder:object:root=true
+type AfterWorkersUpgradeResponse struct {
 	metav1.TypeMeta `json:",inline"`
 
 	// CommonRetryResponse contains Status, Message and RetryAfterSeconds fields.
@@ -140,15 +290,16 @@ type AfterClusterUpgradeRequest struct {
 	KubernetesVersion string `json:"kubernetesVersion"`
 }
 
-var _ ResponseObject = &AfterClusterUpgradeResponse{}
+var _ RetryResponseObject = &AfterClusterUpgradeResponse{}
 
-// AfterClusterUpgradeResponse is the response of the AfterClusterUpgrade hook, which does not block.
+// AfterClusterUpgradeResponse is the response of the AfterClusterUpgrade hook; a non-zero
+// retryAfterSeconds holds the next upgrade (blocking since upstream Cluster API v1.12).
 // +kubebuilder:object:root=true
 type AfterClusterUpgradeResponse struct {
 	metav1.TypeMeta `json:",inline"`
 
-	// CommonResponse contains Status and Message fields common to all response types.
-	CommonResponse `json:",inline"`
+	// CommonRetryResponse contains Status, Message and RetryAfterSeconds fields.
+	CommonRetryResponse `json:",inline"`
 }
 
 // BeforeClusterDeleteRequest is the request of the BeforeClusterDelete hook, called before the objects of

@@ -111,10 +111,15 @@ func TestHookPathsAndKinds(t *testing.T) {
 		{BeforeClusterCreate, "before-cluster-create", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/beforeclustercreate/before-cluster-create", true},
 		{AfterControlPlaneInitialized, "Notify", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/aftercontrolplaneinitialized/notify", false},
 		{BeforeClusterUpgrade, "x", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/beforeclusterupgrade/x", true},
+		{BeforeControlPlaneUpgrade, "x", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/beforecontrolplaneupgrade/x", true},
 		{AfterControlPlaneUpgrade, "x", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/aftercontrolplaneupgrade/x", true},
-		{AfterClusterUpgrade, "x", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/afterclusterupgrade/x", false},
+		{BeforeWorkersUpgrade, "x", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/beforeworkersupgrade/x", true},
+		{AfterWorkersUpgrade, "x", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/afterworkersupgrade/x", true},
+		// Blocking since upstream v1.12: its response has retryAfterSeconds.
+		{AfterClusterUpgrade, "x", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/afterclusterupgrade/x", true},
 		{BeforeClusterDelete, "x", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/beforeclusterdelete/x", true},
 		{GeneratePatches, "x", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/generatepatches/x", false},
+		{GenerateUpgradePlan, "plan", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/generateupgradeplan/plan", false},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.hook), func(t *testing.T) {
@@ -128,6 +133,25 @@ func TestHookPathsAndKinds(t *testing.T) {
 	}
 	if _, _, err := Hook("BeforeMachineCreate").New(); err == nil {
 		t.Error("an unknown hook has request types")
+	}
+}
+
+// Hooks lists every hook that has types, once.
+func TestHooksListsEveryHookWithTypes(t *testing.T) {
+	listed := map[Hook]bool{}
+	for _, h := range Hooks() {
+		if listed[h] {
+			t.Errorf("%s is listed twice", h)
+		}
+		listed[h] = true
+		if !h.Known() {
+			t.Errorf("%s is listed but has no request and response types", h)
+		}
+	}
+	for h := range hookTypes {
+		if !listed[h] {
+			t.Errorf("%s has types but is not listed by Hooks()", h)
+		}
 	}
 }
 
