@@ -297,8 +297,7 @@ func (c core) machinePoolFromV1beta1(_ context.Context, src *clusterv1beta1.Mach
 
 // MachineDrainRule: both versions have the same fields.
 
-// Cluster: the infrastructure and control plane references; the status's versions and upgrade plans have
-// no v1beta1 field.
+// Cluster: the infrastructure and control plane references; the status's versions have no v1beta1 field.
 
 func (c core) clusterToV1beta1(ctx context.Context, src *clusterv1.Cluster, dst *clusterv1beta1.Cluster) error {
 	if err := clusterv1beta1.Convert_v1beta2_Cluster_To_v1beta1_Cluster(src, dst, nil); err != nil {
@@ -354,18 +353,15 @@ func (c core) clusterFromV1beta1(_ context.Context, src *clusterv1beta1.Cluster,
 	}
 	if dst.Status.ControlPlane != nil && restored.Status.ControlPlane != nil {
 		dst.Status.ControlPlane.Versions = restored.Status.ControlPlane.Versions
-		dst.Status.ControlPlane.UpgradePlan = restored.Status.ControlPlane.UpgradePlan
 	}
 	if dst.Status.Workers != nil && restored.Status.Workers != nil {
 		dst.Status.Workers.Versions = restored.Status.Workers.Versions
-		dst.Status.Workers.UpgradePlan = restored.Status.Workers.UpgradePlan
 	}
 	return nil
 }
 
-// ClusterClass: upgrade and kubernetesVersions have no v1beta1 field. v1beta2's optional booleans of
-// variables' schemas and patches' selectors are false in v1beta1: a variable, status variable or patch v1beta1 shows unchanged
-// is restored whole.
+// ClusterClass: v1beta2's optional booleans of variables' schemas and patches' selectors are false in
+// v1beta1: a variable, status variable or patch v1beta1 shows unchanged is restored whole.
 
 func clusterClassToV1beta1(_ context.Context, src *clusterv1.ClusterClass, dst *clusterv1beta1.ClusterClass) error {
 	if err := clusterv1beta1.Convert_v1beta2_ClusterClass_To_v1beta1_ClusterClass(src, dst, nil); err != nil {
@@ -433,8 +429,6 @@ func clusterClassFromV1beta1(_ context.Context, src *clusterv1beta1.ClusterClass
 	if err != nil || !ok {
 		return err
 	}
-	dst.Spec.Upgrade = restored.Spec.Upgrade
-	dst.Spec.KubernetesVersions = restored.Spec.KubernetesVersions
 	restoreUnchanged(dst.Spec.Variables, restored.Spec.Variables, clusterv1beta1.Convert_v1beta2_ClusterClassVariable_To_v1beta1_ClusterClassVariable,
 		func(v clusterv1.ClusterClassVariable) string { return v.Name })
 	restoreUnchanged(dst.Spec.Patches, restored.Spec.Patches, clusterv1beta1.Convert_v1beta2_ClusterClassPatch_To_v1beta1_ClusterClassPatch,

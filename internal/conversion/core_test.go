@@ -787,3 +787,64 @@ func TestTopologyHealthCheckRemovedInV1beta1(t *testing.T) {
 		t.Errorf("the health check removed in v1beta1 is %+v in v1beta2, want none", hc)
 	}
 }
+
+// A ClusterClass's kubernetesVersions and upgrade, and a Cluster's upgrade plans, are upstream v1.14's
+// v1beta1 fields: v1beta1 shows them, and a v1beta1 client's edit of them is kept rather than overwritten
+// by what the conversion's annotation holds.
+func TestUpgradeFieldsEditedInV1beta1(t *testing.T) {
+	scheme := coreScheme(t)
+	hub := &clusterv1.ClusterClass{
+		ObjectMeta: metav1.ObjectMeta{Name: "quick-start", Namespace: "ns"},
+		Spec: clusterv1.ClusterClassSpec{
+			KubernetesVersions: []string{"v1.31.4", "v1.32.2"},
+			Upgrade:            clusterv1.ClusterClassUpgrade{External: clusterv1.ClusterClassUpgradeExternal{GenerateUpgradePlanExtension: "plan.ext"}},
+		},
+	}
+	spoke := &clusterv1beta1.ClusterClass{}
+	if err := convertCore(t, scheme, "ClusterClass", hub.DeepCopy(), spoke); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"v1.31.4", "v1.32.2"}, spoke.Spec.KubernetesVersions); diff != "" {
+		t.Errorf("v1beta1 kubernetesVersions (-want +got):\n%s", diff)
+	}
+	if got := spoke.Spec.Upgrade.External.GenerateUpgradePlanExtension; got != "plan.ext" {
+		t.Errorf("v1beta1 upgrade.external.generateUpgradePlanExtension = %q, want plan.ext", got)
+	}
+	spoke.Spec.KubernetesVersions = append(spoke.Spec.KubernetesVersions, "v1.33.0")
+	spoke.Spec.Upgrade = clusterv1beta1.ClusterClassUpgrade{}
+	edited := &clusterv1.ClusterClass{}
+	if err := convertCore(t, scheme, "ClusterClass", spoke, edited); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"v1.31.4", "v1.32.2", "v1.33.0"}, edited.Spec.KubernetesVersions); diff != "" {
+		t.Errorf("v1beta2 kubernetesVersions after the v1beta1 edit (-want +got):\n%s", diff)
+	}
+	if edited.Spec.Upgrade != (clusterv1.ClusterClassUpgrade{}) {
+		t.Errorf("v1beta2 upgrade after v1beta1 removed it: %+v, want none", edited.Spec.Upgrade)
+	}
+
+	cluster := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"},
+		Status: clusterv1.ClusterStatus{
+			ControlPlane: &clusterv1.ClusterControlPlaneStatus{UpgradePlan: []clusterv1.StatusUpgradePlanVersion{{Version: "v1.32.2"}, {Version: "v1.33.0"}}},
+			Workers:      &clusterv1.WorkersStatus{UpgradePlan: []clusterv1.StatusUpgradePlanVersion{{Version: "v1.33.0"}}},
+		},
+	}
+	spokeCluster := &clusterv1beta1.Cluster{}
+	if err := convertCore(t, scheme, "Cluster", cluster.DeepCopy(), spokeCluster); err != nil {
+		t.Fatal(err)
+	}
+	if v := spokeCluster.Status.V1Beta2; v == nil || v.ControlPlane == nil || v.Workers == nil ||
+		!reflect.DeepEqual(v.ControlPlane.UpgradePlan, []clusterv1beta1.StatusUpgradePlanVersion{{Version: "v1.32.2"}, {Version: "v1.33.0"}}) ||
+		!reflect.DeepEqual(v.Workers.UpgradePlan, []clusterv1beta1.StatusUpgradePlanVersion{{Version: "v1.33.0"}}) {
+		t.Errorf("v1beta1 status.v1beta2 = %+v, want the control plane's and workers' upgrade plans", v)
+	}
+	spokeCluster.Status.V1Beta2.ControlPlane.UpgradePlan = spokeCluster.Status.V1Beta2.ControlPlane.UpgradePlan[1:]
+	back := &clusterv1.Cluster{}
+	if err := convertCore(t, scheme, "Cluster", spokeCluster, back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]clusterv1.StatusUpgradePlanVersion{{Version: "v1.33.0"}}, back.Status.ControlPlane.UpgradePlan); diff != "" {
+		t.Errorf("v1beta2 control plane upgradePlan after the v1beta1 edit (-want +got):\n%s", diff)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/blang/semver/v4"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // VersionChangeError says why a change of spec.topology.version is refused.
@@ -91,4 +92,43 @@ func sameVersion(a, b string) bool {
 		return a == b
 	}
 	return va.EQ(vb)
+}
+
+// CheckKubernetesVersions is the admission check of a ClusterClass's kubernetesVersions, with upstream's
+// rules and messages: each is a semantic version greater than the one before (two versions that differ
+// only by build metadata that cannot be ordered, such as commit hashes, pass), and the next minor follows
+// the previous one without a gap, since the upgrade plan goes through every minor. A version that does
+// not parse is skipped in the comparisons. The errors are at path's items: upstream's is
+// spec.kubernetesVersion, singular.
+func CheckKubernetesVersions(versions []string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	var previous *semver.Version
+	for i, v := range versions {
+		version, err := semver.ParseTolerant(v)
+		if err != nil {
+			errs = append(errs, field.Invalid(path.Index(i), v, "version must be a valid semantic version"))
+			continue
+		}
+		if previous != nil {
+			if c := compareBuild(version, *previous); c == 0 || c == -1 {
+				errs = append(errs, field.Invalid(path.Index(i), v, "version must be greater than "+vString(*previous)))
+			}
+			if version.Minor != previous.Minor && version.Minor != previous.Minor+1 {
+				errs = append(errs, field.Invalid(path.Index(i), v,
+					fmt.Sprintf("expecting a version with minor %d or %d, found version %s", previous.Minor, previous.Minor+1, version)))
+			}
+		}
+		previous = &version
+	}
+	return errs
+}
+
+// CheckVersionInClass is the admission check of a Cluster's spec.topology.version against its class's
+// kubernetesVersions: when the class lists versions, the Cluster's must be one of them, written the same
+// way (upstream compares the strings).
+func CheckVersionInClass(version string, kubernetesVersions []string) error {
+	if len(kubernetesVersions) == 0 || slices.Contains(kubernetesVersions, version) {
+		return nil
+	}
+	return errors.New("version must match one of the versions defined in the ClusterClass")
 }

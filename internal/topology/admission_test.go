@@ -3,9 +3,11 @@ package topology
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 )
@@ -61,4 +63,70 @@ func TestCheckVersionChange(t *testing.T) {
 func mustMachinePool(name, version string) *clusterv1.MachinePool {
 	return &clusterv1.MachinePool{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: clusterv1.MachinePoolSpec{Template: clusterv1.MachineTemplateSpec{Spec: clusterv1.MachineSpec{Version: &version}}}}
+}
+
+func TestCheckKubernetesVersions(t *testing.T) {
+	tests := []struct {
+		name     string
+		versions []string
+		want     []string
+	}{
+		{name: "none"},
+		{name: "one version", versions: []string{"v1.31.0"}},
+		{name: "ascending, a minor each", versions: []string{"v1.30.2", "v1.31.0", "v1.31.4", "v1.32.1"}},
+		{name: "without the v", versions: []string{"1.30.2", "v1.31.0"}},
+		{name: "ordered build metadata", versions: []string{"v1.31.0+1", "v1.31.0+2"}},
+		{name: "unordered build metadata", versions: []string{"v1.31.0+abc", "v1.31.0+def"}},
+		{name: "not a version, and the next compared with the one before it", versions: []string{"v1.30.0", "latest", "v1.31.0"},
+			want: []string{`spec.kubernetesVersion[1]: Invalid value: "latest": version must be a valid semantic version`}},
+		{name: "the same version twice", versions: []string{"v1.30.0", "v1.30.0"},
+			want: []string{`spec.kubernetesVersion[1]: Invalid value: "v1.30.0": version must be greater than v1.30.0`}},
+		{name: "a lower version", versions: []string{"v1.30.2", "v1.30.1"},
+			want: []string{`spec.kubernetesVersion[1]: Invalid value: "v1.30.1": version must be greater than v1.30.2`}},
+		{name: "a lower build", versions: []string{"v1.31.0+2", "v1.31.0+1"},
+			want: []string{`spec.kubernetesVersion[1]: Invalid value: "v1.31.0+1": version must be greater than v1.31.0+2`}},
+		{name: "a skipped minor", versions: []string{"v1.30.0", "v1.32.0"},
+			want: []string{`spec.kubernetesVersion[1]: Invalid value: "v1.32.0": expecting a version with minor 30 or 31, found version 1.32.0`}},
+		{name: "a lower minor", versions: []string{"v1.31.0", "v1.29.0"}, want: []string{
+			`spec.kubernetesVersion[1]: Invalid value: "v1.29.0": version must be greater than v1.31.0`,
+			`spec.kubernetesVersion[1]: Invalid value: "v1.29.0": expecting a version with minor 31 or 32, found version 1.29.0`,
+		}},
+		{name: "a version without patch, read as upstream reads it (v1.31.0)", versions: []string{"v1.30.0", "v1.31", "v1.31.0"},
+			want: []string{`spec.kubernetesVersion[2]: Invalid value: "v1.31.0": version must be greater than v1.31.0`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			var got []string
+			for _, e := range CheckKubernetesVersions(tt.versions, field.NewPath("spec", "kubernetesVersion")) {
+				got = append(got, e.Error())
+			}
+			g.Expect(got).To(Equal(tt.want), cmp.Diff(tt.want, got))
+		})
+	}
+}
+
+func TestCheckVersionInClass(t *testing.T) {
+	tests := []struct {
+		name     string
+		version  string
+		versions []string
+		wantErr  bool
+	}{
+		{name: "the class lists no versions", version: "v1.33.0"},
+		{name: "a listed version", version: "v1.31.4", versions: []string{"v1.30.2", "v1.31.4"}},
+		{name: "a version not listed", version: "v1.31.0", versions: []string{"v1.30.2", "v1.31.4"}, wantErr: true},
+		{name: "a listed version written otherwise", version: "1.31.4", versions: []string{"v1.30.2", "v1.31.4"}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			err := CheckVersionInClass(tt.version, tt.versions)
+			if !tt.wantErr {
+				g.Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			g.Expect(err).To(MatchError("version must match one of the versions defined in the ClusterClass"))
+		})
+	}
 }

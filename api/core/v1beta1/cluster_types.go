@@ -513,6 +513,12 @@ type ClusterControlPlaneStatus struct {
 	// availableReplicas is the number of control plane Machines that are Available.
 	// +optional
 	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+	// upgradePlan are the versions the control plane goes through to reach the topology's version.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	UpgradePlan []StatusUpgradePlanVersion `json:"upgradePlan,omitempty"`
 }
 
 // WorkersStatus holds the replica counters of a Cluster's worker Machines.
@@ -532,6 +538,12 @@ type WorkersStatus struct {
 	// availableReplicas is the number of worker Machines that are Available.
 	// +optional
 	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+	// upgradePlan are the versions the workers go through to reach the topology's version.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	UpgradePlan []StatusUpgradePlanVersion `json:"upgradePlan,omitempty"`
 }
 
 // ClusterStatusError is the kind of a Cluster's terminal failure.

@@ -40,6 +40,8 @@ const (
 )
 
 // ClusterClassSpec is the desired state of a ClusterClass.
+// +kubebuilder:validation:XValidation:rule="!has(self.upgrade)",message="upgrade is not supported by capstan yet: remove it",fieldPath=".upgrade"
+// +kubebuilder:validation:XValidation:rule="!has(self.kubernetesVersions)",message="kubernetesVersions are not supported by capstan yet: remove them",fieldPath=".kubernetesVersions"
 type ClusterClassSpec struct {
 	// availabilityGates names extra conditions that must be true before a Cluster of this class is Available.
 	// +optional
@@ -73,6 +75,39 @@ type ClusterClassSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxItems=1000
 	Patches []ClusterClassPatch `json:"patches,omitempty"`
+
+	// upgrade says how Clusters of the class are upgraded.
+	// +optional
+	Upgrade ClusterClassUpgrade `json:"upgrade,omitempty,omitzero"`
+
+	// kubernetesVersions are the Kubernetes versions Clusters of the class may run, from the oldest to the
+	// newest, with at least one version of every minor between the first and the last; the upgrade plan
+	// goes through them.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=256
+	KubernetesVersions []string `json:"kubernetesVersions,omitempty"`
+}
+
+// ClusterClassUpgrade says how Clusters of a class are upgraded.
+// +kubebuilder:validation:MinProperties=1
+type ClusterClassUpgrade struct {
+	// external names Runtime SDK extensions of the upgrade.
+	// +optional
+	External ClusterClassUpgradeExternal `json:"external,omitempty,omitzero"`
+}
+
+// ClusterClassUpgradeExternal names Runtime SDK extensions of the upgrade.
+// +kubebuilder:validation:MinProperties=1
+type ClusterClassUpgradeExternal struct {
+	// generateUpgradePlanExtension is the extension that computes the upgrade plan.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	GenerateUpgradePlanExtension string `json:"generateUpgradePlanExtension,omitempty"`
 }
 
 // InfrastructureNamingStrategy sets how the name of the infrastructure cluster object is built.

@@ -358,3 +358,12 @@ const (
 	// MachineTaintPropagationOnInitialization puts the taint on the Node once.
 	MachineTaintPropagationOnInitialization MachineTaintPropagation = "OnInitialization"
 )
+
+// StatusUpgradePlanVersion is one step of an upgrade plan.
+type StatusUpgradePlanVersion struct {
+	// version is a Kubernetes version.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Version string `json:"version,omitempty"`
+}

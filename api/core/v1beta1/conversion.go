@@ -190,7 +190,7 @@ func Convert_v1beta1_ClusterClassSpec_To_v1beta2_ClusterClassSpec(in *ClusterCla
 }
 
 // Convert_v1beta2_ClusterClassSpec_To_v1beta1_ClusterClassSpec moves infrastructure.naming to
-// infrastructureNamingStrategy; upgrade and kubernetesVersions have no v1beta1 field.
+// infrastructureNamingStrategy.
 func Convert_v1beta2_ClusterClassSpec_To_v1beta1_ClusterClassSpec(in *clusterv1.ClusterClassSpec, out *ClusterClassSpec, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	if err := autoConvert_v1beta2_ClusterClassSpec_To_v1beta1_ClusterClassSpec(in, out, s); err != nil {
 		return err
@@ -719,12 +719,16 @@ func Convert_v1beta1_ClusterStatus_To_v1beta2_ClusterStatus(in *ClusterStatus, o
 	if in.V1Beta2 != nil {
 		out.Conditions = in.V1Beta2.Conditions
 		if cp := in.V1Beta2.ControlPlane; cp != nil {
-			out.ControlPlane = &clusterv1.ClusterControlPlaneStatus{DesiredReplicas: cp.DesiredReplicas, Replicas: cp.Replicas,
-				UpToDateReplicas: cp.UpToDateReplicas, ReadyReplicas: cp.ReadyReplicas, AvailableReplicas: cp.AvailableReplicas}
+			out.ControlPlane = &clusterv1.ClusterControlPlaneStatus{}
+			if err := Convert_v1beta1_ClusterControlPlaneStatus_To_v1beta2_ClusterControlPlaneStatus(cp, out.ControlPlane, s); err != nil {
+				return err
+			}
 		}
 		if w := in.V1Beta2.Workers; w != nil {
-			out.Workers = &clusterv1.WorkersStatus{DesiredReplicas: w.DesiredReplicas, Replicas: w.Replicas,
-				UpToDateReplicas: w.UpToDateReplicas, ReadyReplicas: w.ReadyReplicas, AvailableReplicas: w.AvailableReplicas}
+			out.Workers = &clusterv1.WorkersStatus{}
+			if err := Convert_v1beta1_WorkersStatus_To_v1beta2_WorkersStatus(w, out.Workers, s); err != nil {
+				return err
+			}
 		}
 	}
 	if in.FailureDomains != nil {
@@ -770,12 +774,16 @@ func Convert_v1beta2_ClusterStatus_To_v1beta1_ClusterStatus(in *clusterv1.Cluste
 	if in.Conditions != nil || in.ControlPlane != nil || in.Workers != nil {
 		out.V1Beta2 = &ClusterV1Beta2Status{Conditions: in.Conditions}
 		if cp := in.ControlPlane; cp != nil {
-			out.V1Beta2.ControlPlane = &ClusterControlPlaneStatus{DesiredReplicas: cp.DesiredReplicas, Replicas: cp.Replicas,
-				UpToDateReplicas: cp.UpToDateReplicas, ReadyReplicas: cp.ReadyReplicas, AvailableReplicas: cp.AvailableReplicas}
+			out.V1Beta2.ControlPlane = &ClusterControlPlaneStatus{}
+			if err := Convert_v1beta2_ClusterControlPlaneStatus_To_v1beta1_ClusterControlPlaneStatus(cp, out.V1Beta2.ControlPlane, s); err != nil {
+				return err
+			}
 		}
 		if w := in.Workers; w != nil {
-			out.V1Beta2.Workers = &WorkersStatus{DesiredReplicas: w.DesiredReplicas, Replicas: w.Replicas,
-				UpToDateReplicas: w.UpToDateReplicas, ReadyReplicas: w.ReadyReplicas, AvailableReplicas: w.AvailableReplicas}
+			out.V1Beta2.Workers = &WorkersStatus{}
+			if err := Convert_v1beta2_WorkersStatus_To_v1beta1_WorkersStatus(w, out.V1Beta2.Workers, s); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -785,14 +793,13 @@ func boolValue(b *bool) bool {
 	return b != nil && *b
 }
 
-// Convert_v1beta2_ClusterControlPlaneStatus_To_v1beta1_ClusterControlPlaneStatus leaves out versions and
-// upgradePlan, which v1beta1 lacks.
+// Convert_v1beta2_ClusterControlPlaneStatus_To_v1beta1_ClusterControlPlaneStatus leaves out versions, which
+// v1beta1 lacks.
 func Convert_v1beta2_ClusterControlPlaneStatus_To_v1beta1_ClusterControlPlaneStatus(in *clusterv1.ClusterControlPlaneStatus, out *ClusterControlPlaneStatus, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	return autoConvert_v1beta2_ClusterControlPlaneStatus_To_v1beta1_ClusterControlPlaneStatus(in, out, s)
 }
 
-// Convert_v1beta2_WorkersStatus_To_v1beta1_WorkersStatus leaves out versions and upgradePlan, which v1beta1
-// lacks.
+// Convert_v1beta2_WorkersStatus_To_v1beta1_WorkersStatus leaves out versions, which v1beta1 lacks.
 func Convert_v1beta2_WorkersStatus_To_v1beta1_WorkersStatus(in *clusterv1.WorkersStatus, out *WorkersStatus, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	return autoConvert_v1beta2_WorkersStatus_To_v1beta1_WorkersStatus(in, out, s)
 }

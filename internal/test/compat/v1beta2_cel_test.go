@@ -146,7 +146,8 @@ func TestV1beta2CRDsAreValid(t *testing.T) {
 }
 
 // TestV1beta2RulesWork validates v1beta2 objects with the served CRDs' CEL rules offline, as the API server
-// does on a create (no old object) or an update: one valid and one invalid object per family of rules.
+// does on a create (no old object) or an update: one valid and one invalid object per family of rules. A
+// refused field v1beta1 has too is checked in v1beta1 as well (the object's apiVersion names the version).
 func TestV1beta2RulesWork(t *testing.T) {
 	const (
 		kcp = "kubeadmcontrolplanes.controlplane.cluster.x-k8s.io"
@@ -228,6 +229,9 @@ kind: ClusterClass
 metadata: {name: class, namespace: default}
 spec:
 ` + spec + "\n"
+	}
+	v1beta1 := func(object string) string {
+		return strings.Replace(object, "/v1beta2\n", "/v1beta1\n", 1)
 	}
 	ipAddress := func(address string, prefix int) string {
 		return `
@@ -367,6 +371,11 @@ spec:
 			wantErr: "spec.upgrade: Invalid value: upgrade is not supported by capstan yet: remove it"},
 		{name: "ClusterClass: kubernetesVersions", crd: "clusterclasses.cluster.x-k8s.io", object: clusterClass(`  kubernetesVersions: [v1.31.0]`),
 			wantErr: "kubernetesVersions are not supported by capstan yet"},
+		{name: "ClusterClass v1beta1: upgrade", crd: "clusterclasses.cluster.x-k8s.io", object: v1beta1(clusterClass(`  upgrade: {external: {generateUpgradePlanExtension: ext}}`)),
+			wantErr: "spec.upgrade: Invalid value: upgrade is not supported by capstan yet: remove it"},
+		{name: "ClusterClass v1beta1: kubernetesVersions", crd: "clusterclasses.cluster.x-k8s.io", object: v1beta1(clusterClass(`  kubernetesVersions: [v1.31.0]`)),
+			wantErr: "spec.kubernetesVersions: Invalid value: kubernetesVersions are not supported by capstan yet: remove them"},
+		{name: "ClusterClass v1beta1: without them", crd: "clusterclasses.cluster.x-k8s.io", object: v1beta1(clusterClass(`  variables: [{name: v, required: false, schema: {openAPIV3Schema: {type: string}}}]`))},
 		{name: "ClusterClass: control plane taints (implemented)", crd: "clusterclasses.cluster.x-k8s.io", object: clusterClass(`  controlPlane: {templateRef: {apiVersion: controlplane.cluster.x-k8s.io/v1beta2, kind: KubeadmControlPlaneTemplate, name: cp}, taints: [{key: a, effect: NoSchedule, propagation: Always}]}`)},
 		{name: "ClusterClass: MachineDeployment class unhealthyMachineConditions (implemented)", crd: "clusterclasses.cluster.x-k8s.io", object: clusterClass(`  workers: {machineDeployments: [{class: w, healthCheck: {checks: {unhealthyMachineConditions: [{type: DiskPressure, status: "True", timeoutSeconds: 300}]}}}]}`)},
 		{name: "ClusterClass: MachinePool class taints (implemented)", crd: "clusterclasses.cluster.x-k8s.io", object: clusterClass(`  workers: {machinePools: [{class: w, taints: [{key: a, effect: NoSchedule, propagation: Always}]}]}`)},
@@ -417,7 +426,7 @@ spec: {clientConfig: {url: "http://ext.example.com"}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			got := validateV1beta2(g, served[tt.crd], tt.object, tt.old)
+			got := validateCEL(g, served[tt.crd], tt.object, tt.old)
 			if tt.wantErr == "" {
 				g.Expect(got).To(BeEmpty())
 				return
@@ -428,12 +437,17 @@ spec: {clientConfig: {url: "http://ext.example.com"}}
 	}
 }
 
-// validateV1beta2 validates an object, given in YAML, with the CEL rules of a CRD's v1beta2 schema as the API
-// server does, with the old object on an update ("" on a create), and returns the errors.
-func validateV1beta2(g Gomega, v1 *apiextensionsv1.CustomResourceDefinition, object, old string) []string {
+// validateCEL validates an object, given in YAML, with the CEL rules of the CRD's schema of the object's
+// version as the API server does, with the old object on an update ("" on a create), and returns the errors.
+func validateCEL(g Gomega, v1 *apiextensionsv1.CustomResourceDefinition, object, old string) []string {
 	g.Expect(v1).NotTo(BeNil())
-	version := findVersion(v1, "v1beta2")
-	g.Expect(version).NotTo(BeNil())
+	meta := struct {
+		APIVersion string `json:"apiVersion"`
+	}{}
+	g.Expect(yaml.Unmarshal([]byte(object), &meta)).To(Succeed())
+	_, name, _ := strings.Cut(meta.APIVersion, "/")
+	version := findVersion(v1, name)
+	g.Expect(version).NotTo(BeNil(), "%s serves no %s", v1.Name, meta.APIVersion)
 	internal := &apiextensions.JSONSchemaProps{}
 	g.Expect(apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(version.Schema.OpenAPIV3Schema, internal, nil)).To(Succeed())
 	structural, err := schema.NewStructural(internal)

@@ -278,6 +278,12 @@ func (w Cluster) validate(ctx context.Context, old, c *clusterv1.Cluster) (admis
 		return admission.Warnings{fmt.Sprintf("Cluster refers to ClusterClass %s/%s, which does not exist: its topology has not been fully validated", ns, name)}, nil
 	}
 	errs = append(errs, validateTopologyAgainstClass(ctx, c, class, path)...)
+	// Unreachable while the CRD refuses a class's kubernetesVersions (the topology engine does not use
+	// them yet); not part of validateTopologyAgainstClass, whose errors a class change would repeat with
+	// kubernetesVersionsOfClusters'.
+	if err := topology.CheckVersionInClass(t.Version, class.Spec.KubernetesVersions); err != nil {
+		errs = append(errs, field.Invalid(path.Child("version"), t.Version, err.Error()))
+	}
 	if old != nil && old.Spec.Topology != nil {
 		if old.Spec.Topology.Version != t.Version {
 			if _, ok := c.Annotations[clusterv1.ClusterTopologyUnsafeUpdateVersionAnnotation]; ok {

@@ -17,10 +17,10 @@ import (
 	"github.com/capstan-dev/capstan/internal/topology/variables"
 )
 
-// ClusterClass validates ClusterClasses: variables, naming templates and patches; an update keeps the
-// template kinds and groups (upstream's compatibility rules), keeps the MachineDeployment and MachinePool
-// classes in use, and may not break the variables of the Clusters that use the class; a class in use may
-// not be deleted. Refusals name the Clusters that would break.
+// ClusterClass validates ClusterClasses: variables, naming templates, patches and kubernetesVersions; an
+// update keeps the template kinds and groups (upstream's compatibility rules), keeps the MachineDeployment
+// and MachinePool classes and the Kubernetes versions in use, and may not break the variables of the
+// Clusters that use the class; a class in use may not be deleted. Refusals name the Clusters that would break.
 type ClusterClass struct {
 	// Client lists the Clusters of a class.
 	Client client.Reader
@@ -57,6 +57,7 @@ func (w ClusterClass) ValidateUpdate(ctx context.Context, old, cc *clusterv1.Clu
 		}
 		errs = append(errs, e)
 	}
+	errs = append(errs, kubernetesVersionsOfClusters(cc, clusters)...)
 	errs = append(errs, removedClassesInUse(old, cc, clusters)...)
 	for i := range clusters {
 		c := &clusters[i]
@@ -65,6 +66,19 @@ func (w ClusterClass) ValidateUpdate(ctx context.Context, old, cc *clusterv1.Clu
 		}
 	}
 	return nil, invalid("ClusterClass", cc.Name, errs)
+}
+
+// kubernetesVersionsOfClusters refuses, as upstream, a class whose kubernetesVersions leave out the version
+// of a Cluster that uses it (the Cluster's version must be one of them).
+func kubernetesVersionsOfClusters(cc *clusterv1.ClusterClass, clusters []clusterv1.Cluster) field.ErrorList {
+	var errs field.ErrorList
+	for _, c := range clusters {
+		if topology.CheckVersionInClass(c.Spec.Topology.Version, cc.Spec.KubernetesVersions) != nil {
+			errs = append(errs, field.Forbidden(field.NewPath("spec", "kubernetesVersions"),
+				fmt.Sprintf("Kubernetes Version %s is used by Cluster %q but not set in ClusterClass", c.Spec.Topology.Version, c.Name)))
+		}
+	}
+	return errs
 }
 
 // removedClassesInUse refuses to remove a MachineDeployment or MachinePool class that a Cluster uses, as
@@ -149,6 +163,8 @@ func (w ClusterClass) validateClusterClass(cc *clusterv1.ClusterClass) field.Err
 			}
 		}
 	}
+	// Unreachable while the CRD refuses kubernetesVersions (the topology engine does not use them yet).
+	errs = append(errs, topology.CheckKubernetesVersions(cc.Spec.KubernetesVersions, spec.Child("kubernetesVersion"))...)
 	patchNames := map[string]bool{}
 	if _, err := variables.Compile(cc.Spec.Variables); err != nil {
 		errs = append(errs, field.Invalid(spec.Child("variables"), "", err.Error()))
