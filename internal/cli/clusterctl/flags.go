@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/capstan-dev/capstan/internal/clusterctl/client"
@@ -47,8 +48,14 @@ func AddProviderFlags(fs *pflag.FlagSet, p *client.Providers, u ProviderUsages) 
 // providers ("installed", "upgraded"), doing names it ("installation", "upgrade").
 func AddWaitFlags(fs *pflag.FlagSet, wait *bool, timeout *time.Duration, done, doing string) {
 	fs.BoolVar(wait, "wait-providers", false, "Wait for providers to be "+done+".")
+	AddWaitTimeoutFlag(fs, timeout, "Wait timeout per provider "+doing+" in seconds. This value is ignored if --wait-providers is false")
+}
+
+// AddWaitTimeoutFlag registers --wait-provider-timeout alone, in seconds as clusterctl's (5 minutes unless
+// given), for commands that always wait.
+func AddWaitTimeoutFlag(fs *pflag.FlagSet, timeout *time.Duration, usage string) {
 	*timeout = 5 * time.Minute
-	fs.Var(secondsValue{timeout}, "wait-provider-timeout", "Wait timeout per provider "+doing+" in seconds. This value is ignored if --wait-providers is false")
+	fs.Var(secondsValue{timeout}, "wait-provider-timeout", usage)
 }
 
 // secondsValue is a duration flag given as a whole number of seconds; it reads, prints and reports its
@@ -72,3 +79,19 @@ func (s secondsValue) Set(v string) error {
 }
 
 func (s secondsValue) Type() string { return "int" }
+
+// AddGlobalFlags registers clusterctl's global flags, which fill deps: --config, -v and the limits of
+// downloads and API calls. The returned function, run before the command (PersistentPreRun), records
+// whether -v was given.
+func AddGlobalFlags(fs *pflag.FlagSet, deps *Deps) func(*cobra.Command, []string) {
+	var verbosity int
+	fs.StringVar(&deps.Options.ConfigFile, "config", "", "Path to clusterctl configuration (default is $XDG_CONFIG_HOME/cluster-api/clusterctl.yaml) or to a remote location (i.e. https://example.com/clusterctl.yaml)")
+	fs.IntVarP(&verbosity, "v", "v", 0, "Set the log level verbosity. This overrides the CLUSTERCTL_LOG_LEVEL environment variable.")
+	deps.HTTP.AddFlags(fs, "http", "the downloads and API calls")
+	return func(cmd *cobra.Command, _ []string) {
+		deps.Options.Verbosity = -1
+		if cmd.Flags().Changed("v") {
+			deps.Options.Verbosity = verbosity
+		}
+	}
+}

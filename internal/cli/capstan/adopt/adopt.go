@@ -4,6 +4,7 @@ package adopt
 
 import (
 	"context"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,8 +19,7 @@ func NewCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Comm
 	var (
 		kubeconfig cluster.Kubeconfig
 		o          client.AdoptOptions
-		verbosity  int
-		timeout    = client.DefaultAdoptWaitTimeout
+		timeout    time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "adopt",
@@ -49,24 +49,17 @@ finishes it.`,
   # Hand it back to upstream Cluster API v1.14.0 (upstream.yaml names upstream's repositories).
   capstan adopt --config upstream.yaml --core cluster-api:v1.14.0 --bootstrap kubeadm:v1.14.0 --control-plane kubeadm:v1.14.0`,
 		Args: cobra.NoArgs,
-		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
-			deps.Options.Verbosity = -1
-			if cmd.Flags().Changed("v") {
-				deps.Options.Verbosity = verbosity
-			}
-		},
 		RunE: deps.RunE(streams, &kubeconfig, func(ctx context.Context, c *client.Client) error {
 			o.WaitProviderTimeout = timeout
 			return c.Adopt(ctx, o)
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVar(&deps.Options.ConfigFile, "config", "", "Path to clusterctl configuration (default is $XDG_CONFIG_HOME/cluster-api/clusterctl.yaml) or to a remote location (i.e. https://example.com/clusterctl.yaml)")
-	f.IntVarP(&verbosity, "v", "v", 0, "Set the log level verbosity. This overrides the CLUSTERCTL_LOG_LEVEL environment variable.")
+	cmd.PreRun = clusterctlcli.AddGlobalFlags(f, deps)
 	clusterctlcli.AddKubeconfigFlags(f, &kubeconfig, "")
 	f.StringVar(&o.CoreProvider, "core", "", "Core provider release to move to (e.g. cluster-api:v0.1.0; cluster-api for the newest)")
 	f.StringSliceVarP(&o.BootstrapProviders, "bootstrap", "b", nil, "Bootstrap provider release to move to (kubeadm:v0.1.0; kubeadm for the newest)")
 	f.StringSliceVarP(&o.ControlPlaneProviders, "control-plane", "c", nil, "Control plane provider release to move to (kubeadm:v0.1.0; kubeadm for the newest)")
-	f.DurationVar(&timeout, "wait-provider-timeout", timeout, "How long to wait for each provider's Deployments to be available")
+	clusterctlcli.AddWaitTimeoutFlag(f, &timeout, "Wait timeout per provider in seconds: how long to wait for each provider's Deployments to be available before migrating its objects")
 	return cmd
 }

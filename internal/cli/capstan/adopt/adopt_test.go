@@ -100,7 +100,7 @@ func TestAdoptHandsBackAndTakesOver(t *testing.T) {
 	}
 	runAdopt := func(args ...string) clusterctltest.Result {
 		t.Helper()
-		args = append(args, "--kubeconfig", kc, "--wait-provider-timeout", "1m")
+		args = append(args, "--kubeconfig", kc, "--wait-provider-timeout", "60")
 		return clusterctltest.RunMain(t, args, clusterctltest.Options{Env: repo.Env(), Cluster: clusterctltest.ManagementCluster(kc)}, adoptMain)
 	}
 	playTheDeploymentsAndWebhooks(t)

@@ -36,7 +36,6 @@ const (
 // NewCommand returns the clusterctl root command. Commands that need a management cluster client (upgrade,
 // delete, move, describe, get kubeconfig) are added to the management and debug groups when they exist.
 func NewCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Command {
-	var verbosity int
 	cmd := &cobra.Command{
 		Use:   "clusterctl",
 		Short: "clusterctl controls the lifecycle of a Cluster API management cluster",
@@ -44,12 +43,6 @@ func NewCommand(streams iostreams.Streams, deps *clusterctlcli.Deps) *cobra.Comm
 install providers, and create templates for your workload cluster.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
-			deps.Options.Verbosity = -1
-			if cmd.Flags().Changed("v") {
-				deps.Options.Verbosity = verbosity
-			}
-		},
 	}
 	cmd.SetIn(streams.In)
 	cmd.SetOut(streams.Out)
@@ -59,10 +52,7 @@ install providers, and create templates for your workload cluster.`,
 		return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	})
 
-	pf := cmd.PersistentFlags()
-	pf.StringVar(&deps.Options.ConfigFile, "config", "", "Path to clusterctl configuration (default is $XDG_CONFIG_HOME/cluster-api/clusterctl.yaml) or to a remote location (i.e. https://example.com/clusterctl.yaml)")
-	pf.IntVarP(&verbosity, "v", "v", 0, "Set the log level verbosity. This overrides the CLUSTERCTL_LOG_LEVEL environment variable.")
-	deps.HTTP.AddFlags(pf, "http", "the downloads and API calls")
+	cmd.PersistentPreRun = clusterctlcli.AddGlobalFlags(cmd.PersistentFlags(), deps)
 
 	used := map[string]bool{}
 	add := func(group string, c *cobra.Command) {
