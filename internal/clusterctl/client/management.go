@@ -117,7 +117,7 @@ func coreServesV1beta2(ctx context.Context, mc ManagementCluster, components []u
 				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(components[i].Object, crd); err != nil {
 					return false, fmt.Errorf("reading CRD %s: %w", clustersCRD, err)
 				}
-				return servesVersion(crd, "v1beta2"), nil
+				return slices.Contains(cluster.ServedVersions(crd), "v1beta2"), nil
 			}
 		}
 		return false, nil
@@ -134,12 +134,8 @@ func coreServesV1beta2(ctx context.Context, mc ManagementCluster, components []u
 	}
 	for i := range list {
 		if list[i].Name == clustersCRD {
-			return servesVersion(&list[i], "v1beta2"), nil
+			return slices.Contains(cluster.ServedVersions(&list[i]), "v1beta2"), nil
 		}
 	}
 	return false, nil
-}
-
-func servesVersion(crd *apiextensionsv1.CustomResourceDefinition, version string) bool {
-	return slices.ContainsFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == version && v.Served })
 }

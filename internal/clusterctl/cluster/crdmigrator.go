@@ -56,17 +56,17 @@ func (c *Client) CheckCRDStoredVersions(ctx context.Context, label string, objs 
 	}
 	for _, p := range pairs {
 		for _, stored := range p.current.Status.StoredVersions {
-			if !slices.ContainsFunc(p.next.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name == stored && v.Served }) {
+			if !slices.Contains(ServedVersions(p.next), stored) {
 				return fmt.Errorf("objects of CRD %s may be stored as %s, which the new release of %s does not serve: migrate them to a version it serves (%s) with the installed release first",
-					p.current.Name, stored, label, strings.Join(servedVersions(p.next), ", "))
+					p.current.Name, stored, label, strings.Join(ServedVersions(p.next), ", "))
 			}
 		}
 	}
 	return nil
 }
 
-// servedVersions returns the names of the versions crd serves.
-func servedVersions(crd *apiextensionsv1.CustomResourceDefinition) []string {
+// ServedVersions returns the names of the versions crd serves.
+func ServedVersions(crd *apiextensionsv1.CustomResourceDefinition) []string {
 	var out []string
 	for _, v := range crd.Spec.Versions {
 		if v.Served {
