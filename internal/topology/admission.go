@@ -8,6 +8,10 @@ import (
 
 	"github.com/blang/semver/v4"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	runtimehooksv1 "github.com/capstan-dev/capstan/api/runtime/hooks/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/runtime/hooks"
 )
 
 // VersionChangeError says why a change of spec.topology.version is refused.
@@ -15,13 +19,36 @@ type VersionChangeError struct{ msg string }
 
 func (e *VersionChangeError) Error() string { return e.msg }
 
-// CheckVersionChange is the admission check of a change of spec.topology.version from oldVersion to
-// newVersion, with upstream's rules and messages, against the current state of the Cluster: the version
-// may not decrease nor go up two minors, and a new version is accepted only when the control plane runs
-// oldVersion and is neither provisioning nor upgrading, and every topology MachineDeployment and
-// MachinePool runs oldVersion and is not upgrading (deferred and held ones included: the control plane
-// would otherwise move further from them than the version skew allows).
-func CheckVersionChange(cur *Current, oldVersion, newVersion string) error {
+// VersionChange is a change of a Cluster's spec.topology.version, with what its admission depends on
+// besides the state of the Cluster.
+type VersionChange struct {
+	// Old and New are spec.topology.version before and after the change.
+	Old, New string
+	// Class is the Cluster's ClusterClass; nil when it is not known, which is judged as a class without
+	// chained upgrades.
+	Class *clusterv1.ClusterClass
+	// Cluster is the changed Cluster, whose runtime.cluster.x-k8s.io/pending-hooks annotation is read;
+	// nil when it is not known.
+	Cluster *clusterv1.Cluster
+}
+
+// ChainedUpgrades reports whether the Clusters of class may move spec.topology.version several minors at
+// once, the upgrade going through every minor: the class lists kubernetesVersions (which the ClusterClass
+// webhook keeps free of gaps, and a Cluster's version must be one of), or names a GenerateUpgradePlan
+// extension (which upstream expects to come with a Cluster webhook of its own).
+func ChainedUpgrades(class *clusterv1.ClusterClass) bool {
+	return class != nil && (len(class.Spec.KubernetesVersions) > 0 || class.Spec.Upgrade.External.GenerateUpgradePlanExtension != "")
+}
+
+// CheckVersionChange is the admission check of a change of spec.topology.version, with upstream's rules
+// and messages, against the current state of the Cluster: the version may not decrease, nor go up two
+// minors unless the class does chained upgrades (ChainedUpgrades), nor change while the
+// AfterClusterUpgrade hook of the previous upgrade is pending; and a new version is accepted only when
+// the control plane runs the old version and is neither provisioning nor upgrading, and every topology
+// MachineDeployment and MachinePool runs the old version and is not upgrading (deferred and held ones
+// included: the control plane would otherwise move further from them than the version skew allows).
+func CheckVersionChange(cur *Current, change VersionChange) error {
+	oldVersion, newVersion := change.Old, change.New
 	if oldVersion == newVersion {
 		return nil
 	}
@@ -36,8 +63,12 @@ func CheckVersionChange(cur *Current, oldVersion, newVersion string) error {
 	if n.LT(o) {
 		return &VersionChangeError{fmt.Sprintf("version cannot be decreased from %q to %q", oldVersion, newVersion)}
 	}
-	if n.GTE(semver.Version{Major: o.Major, Minor: o.Minor + 2}) {
+	if !ChainedUpgrades(change.Class) && n.GTE(semver.Version{Major: o.Major, Minor: o.Minor + 2}) {
 		return &VersionChangeError{fmt.Sprintf("version cannot be increased from %q to %q", oldVersion, newVersion)}
+	}
+	// The previous upgrade is not over until AfterClusterUpgrade has been called and let it go.
+	if change.Cluster != nil && hooks.IsPending(runtimehooksv1.AfterClusterUpgrade, change.Cluster) {
+		return &VersionChangeError{fmt.Sprintf("version cannot be changed when the %q hook is still blocking", runtimehooksv1.AfterClusterUpgrade)}
 	}
 	var errs []error
 	if cp := cur.ControlPlane.Object; cp != nil {

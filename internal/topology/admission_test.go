@@ -10,12 +10,22 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 )
 
 func TestCheckVersionChange(t *testing.T) {
+	versions := &clusterv1.ClusterClass{Spec: clusterv1.ClusterClassSpec{KubernetesVersions: []string{"v1.30.0", "v1.31.2", "v1.32.0"}}}
+	extension := &clusterv1.ClusterClass{Spec: clusterv1.ClusterClassSpec{Upgrade: clusterv1.ClusterClassUpgrade{
+		External: clusterv1.ClusterClassUpgradeExternal{GenerateUpgradePlanExtension: "plan.ext"}}}}
+	const blocking = `version cannot be changed when the "AfterClusterUpgrade" hook is still blocking`
+	cpUpgrading := func(c *Current) {
+		_ = unstructured.SetNestedField(c.ControlPlane.Object.Object, "v1.29.0", "status", "version")
+	}
 	tests := []struct {
 		name     string
 		old, new string
+		class    *clusterv1.ClusterClass
+		pending  string // the Cluster's runtime.cluster.x-k8s.io/pending-hooks
 		mutate   func(*Current)
 		want     string
 	}{
@@ -24,6 +34,24 @@ func TestCheckVersionChange(t *testing.T) {
 		{name: "the next minor", old: "v1.30.0", new: "v1.31.0"},
 		{name: "a decrease", old: "v1.30.0", new: "v1.29.9", want: `version cannot be decreased from "v1.30.0" to "v1.29.9"`},
 		{name: "two minors up", old: "v1.30.0", new: "v1.32.0", want: `version cannot be increased from "v1.30.0" to "v1.32.0"`},
+		{name: "two minors up, a class without kubernetesVersions nor upgrade", old: "v1.30.0", new: "v1.32.0", class: &clusterv1.ClusterClass{},
+			want: `version cannot be increased from "v1.30.0" to "v1.32.0"`},
+		{name: "two minors up, a class with kubernetesVersions", old: "v1.30.0", new: "v1.32.0", class: versions},
+		{name: "two minors up, a class with a GenerateUpgradePlan extension", old: "v1.30.0", new: "v1.32.0", class: extension},
+		{name: "a decrease, a class with kubernetesVersions", old: "v1.31.2", new: "v1.30.0", class: versions,
+			want: `version cannot be decreased from "v1.31.2" to "v1.30.0"`},
+		{name: "two minors up, a class with kubernetesVersions, the control plane upgrading", old: "v1.30.0", new: "v1.32.0", class: versions,
+			mutate: cpUpgrading,
+			want:   "version cannot be changed: control plane is still completing a previous upgrade"},
+		{name: "AfterClusterUpgrade pending", old: "v1.30.0", new: "v1.30.4", pending: "AfterClusterUpgrade", want: blocking},
+		{name: "AfterClusterUpgrade pending among others", old: "v1.30.0", new: "v1.31.0", pending: "AfterControlPlaneUpgrade,AfterClusterUpgrade", want: blocking},
+		{name: "AfterClusterUpgrade pending, before the state of the Cluster", old: "v1.30.0", new: "v1.31.0", pending: "AfterClusterUpgrade",
+			mutate: cpUpgrading,
+			want:   blocking},
+		{name: "AfterClusterUpgrade pending, after the decrease", old: "v1.30.0", new: "v1.29.0", pending: "AfterClusterUpgrade",
+			want: `version cannot be decreased from "v1.30.0" to "v1.29.0"`},
+		{name: "AfterClusterUpgrade pending, the version unchanged", old: "v1.30.0", new: "v1.30.0", pending: "AfterClusterUpgrade"},
+		{name: "another hook pending", old: "v1.30.0", new: "v1.31.0", pending: "AfterControlPlaneUpgrade"},
 		{name: "the control plane is not on the old version", old: "v1.31.0", new: "v1.32.0",
 			want: "version cannot be changed: [Cluster.spec.topology.version v1.31.0 was not propagated to control plane yet (control plane version v1.30.0), " +
 				"there are still MachineDeployments completing a previous upgrade: [MD1, MD2, MD3]]"},
@@ -50,7 +78,11 @@ func TestCheckVersionChange(t *testing.T) {
 			if tt.mutate != nil {
 				tt.mutate(cur)
 			}
-			err := CheckVersionChange(cur, tt.old, tt.new)
+			cluster := &clusterv1.Cluster{}
+			if tt.pending != "" {
+				cluster.Annotations = map[string]string{runtimev1.PendingHooksAnnotation: tt.pending}
+			}
+			err := CheckVersionChange(cur, VersionChange{Old: tt.old, New: tt.new, Class: tt.class, Cluster: cluster})
 			if tt.want == "" {
 				g.Expect(err).NotTo(HaveOccurred())
 				return

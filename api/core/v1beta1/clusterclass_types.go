@@ -40,8 +40,6 @@ const (
 )
 
 // ClusterClassSpec is the desired state of a ClusterClass.
-// +kubebuilder:validation:XValidation:rule="!has(self.upgrade)",message="upgrade is not supported by capstan yet: remove it",fieldPath=".upgrade"
-// +kubebuilder:validation:XValidation:rule="!has(self.kubernetesVersions)",message="kubernetesVersions are not supported by capstan yet: remove them",fieldPath=".kubernetesVersions"
 type ClusterClassSpec struct {
 	// availabilityGates names extra conditions that must be true before a Cluster of this class is Available.
 	// +optional

@@ -30,8 +30,6 @@ type ClusterClass struct {
 }
 
 // ClusterClassSpec is the desired state of a ClusterClass.
-// +kubebuilder:validation:XValidation:rule="!has(self.upgrade)",message="upgrade is not supported by capstan yet: remove it",fieldPath=".upgrade"
-// +kubebuilder:validation:XValidation:rule="!has(self.kubernetesVersions)",message="kubernetesVersions are not supported by capstan yet: remove them",fieldPath=".kubernetesVersions"
 type ClusterClassSpec struct {
 	// availabilityGates are extra conditions that must hold before a Cluster of the class is Available.
 	// +optional

@@ -57,8 +57,7 @@ var allowedAdditions = func() map[string]string {
 		additions["clusters.cluster.x-k8s.io "+path+".after"] = additions["clusters.cluster.x-k8s.io "+path]
 	}
 	for _, path := range []string{"clusterclasses.cluster.x-k8s.io .spec.kubernetesVersions", "clusterclasses.cluster.x-k8s.io .spec.upgrade"} {
-		additions[path] = "upstream v1.14's v1beta1 field (as in v1beta2), refused in both versions by capstan's CEL " +
-			"rule until the topology engine does chained upgrades (issue 43)"
+		additions[path] = "upstream v1.14's v1beta1 field (as in v1beta2): chained upgrades (issue 43)"
 	}
 	for _, path := range []string{".status.v1beta2.controlPlane.upgradePlan", ".status.v1beta2.workers.upgradePlan"} {
 		additions["clusters.cluster.x-k8s.io "+path] = "upstream v1.14's v1beta1 status field (as v1beta2's status." +

@@ -319,21 +319,16 @@ func versionNames(crd *apiextensionsv1.CustomResourceDefinition) []string {
 
 // celRule is an x-kubernetes-validations rule of a schema, with the path of the schema that holds it.
 // v1beta2Refused are the v1beta2 fields capstan refuses because it has no behaviour for them yet (fields of
-// upstream v1.11–v1.14; docs/api.md lists them), each with the rule that refuses it where it is. Those
-// v1beta1 has too (upstream v1.14's v1beta1 fields) carry the same rule there, which
+// upstream v1.11–v1.14; docs/api.md lists them), each with the rule that refuses it where it is. One that
+// v1beta1 has too (an upstream v1.14 v1beta1 field) would carry the same rule there, which
 // TestV1beta2HasTheV1beta1Rules pairs with v1beta2's. TestV1beta2RulesWork checks that each is refused.
 var v1beta2Refused = map[string]string{
-	"upgrade":                      "!has(self.upgrade)",
-	"kubernetesVersions":           "!has(self.kubernetesVersions)",
 	"minReadySeconds of a Machine": "!has(self.spec) || !has(self.spec.minReadySeconds)",
 }
 
 // refusedField returns the field r refuses, when r is one of v1beta2Refused's rules with its message.
 func refusedField(r celRule) (string, bool) {
 	field, _, ok := strings.Cut(r.Message, " is not supported by capstan yet: remove it")
-	if !ok {
-		field, _, ok = strings.Cut(r.Message, " are not supported by capstan yet: remove them")
-	}
 	return field, ok && v1beta2Refused[field] != "" && v1beta2Refused[field] == r.Rule
 }
 

@@ -26,9 +26,10 @@ import (
 
 // Cluster defaults and validates the topology of Clusters against their ClusterClass: it writes the
 // defaults of the variables into spec.topology.variables (and the overrides), and checks variables,
-// MachineDeployment and MachinePool classes, version changes against the state of the Cluster, and
-// class rebases. The topology controller runs the same variable and version checks and reports them in
-// TopologyReconciled, so nothing depends on this webhook alone.
+// MachineDeployment and MachinePool classes, the version against the class's kubernetesVersions, version
+// changes against the class, the pending hooks and the state of the Cluster, and class rebases. The
+// topology controller runs the same variable checks, and those of the version against the state of the
+// Cluster, and reports them in TopologyReconciled, so nothing depends on this webhook alone.
 type Cluster struct {
 	// Client reads ClusterClasses and the objects of a Cluster's topology.
 	Client client.Reader
@@ -258,7 +259,7 @@ func (w Cluster) validate(ctx context.Context, old, c *clusterv1.Cluster) (admis
 	}
 	if w.Client == nil {
 		if old != nil && old.Spec.Topology != nil {
-			errs = append(errs, versionChange(old.Spec.Topology.Version, t.Version, path.Child("version"))...)
+			errs = append(errs, versionChange(topology.VersionChange{Old: old.Spec.Topology.Version, New: t.Version, Cluster: c}, path.Child("version"))...)
 		}
 		return nil, invalid("Cluster", c.Name, errs)
 	}
@@ -278,8 +279,7 @@ func (w Cluster) validate(ctx context.Context, old, c *clusterv1.Cluster) (admis
 		return admission.Warnings{fmt.Sprintf("Cluster refers to ClusterClass %s/%s, which does not exist: its topology has not been fully validated", ns, name)}, nil
 	}
 	errs = append(errs, validateTopologyAgainstClass(ctx, c, class, path)...)
-	// Unreachable while the CRD refuses a class's kubernetesVersions (the topology engine does not use
-	// them yet); not part of validateTopologyAgainstClass, whose errors a class change would repeat with
+	// Not part of validateTopologyAgainstClass, whose errors a class change would repeat with
 	// kubernetesVersionsOfClusters'.
 	if err := topology.CheckVersionInClass(t.Version, class.Spec.KubernetesVersions); err != nil {
 		errs = append(errs, field.Invalid(path.Child("version"), t.Version, err.Error()))
@@ -289,7 +289,8 @@ func (w Cluster) validate(ctx context.Context, old, c *clusterv1.Cluster) (admis
 			if _, ok := c.Annotations[clusterv1.ClusterTopologyUnsafeUpdateVersionAnnotation]; ok {
 				warnings = append(warnings, fmt.Sprintf("Skipping version validation for Cluster because annotation %q is set.", clusterv1.ClusterTopologyUnsafeUpdateVersionAnnotation))
 			} else {
-				e, err := w.validateVersionChange(ctx, old, t.Version, path.Child("version"))
+				change := topology.VersionChange{Old: old.Spec.Topology.Version, New: t.Version, Class: class, Cluster: c}
+				e, err := w.validateVersionChange(ctx, old, change, path.Child("version"))
 				if err != nil {
 					return nil, apierrors.NewInternalError(err)
 				}
@@ -313,18 +314,18 @@ func (w Cluster) validate(ctx context.Context, old, c *clusterv1.Cluster) (admis
 }
 
 // versionChange is the check of a version change without the state of the Cluster: no decrease, no
-// skipped minor.
-func versionChange(oldVersion, newVersion string, path *field.Path) field.ErrorList {
-	if err := topology.CheckVersionChange(&topology.Current{}, oldVersion, newVersion); err != nil {
-		return field.ErrorList{field.Invalid(path, newVersion, err.Error())}
+// skipped minor unless the class does chained upgrades, no pending AfterClusterUpgrade hook.
+func versionChange(change topology.VersionChange, path *field.Path) field.ErrorList {
+	if err := topology.CheckVersionChange(&topology.Current{}, change); err != nil {
+		return field.ErrorList{field.Invalid(path, change.New, err.Error())}
 	}
 	return nil
 }
 
 // validateVersionChange checks a change of spec.topology.version against the state of the Cluster (read
-// with the same gatherer as the topology controller).
-func (w Cluster) validateVersionChange(ctx context.Context, old *clusterv1.Cluster, newVersion string, path *field.Path) (field.ErrorList, error) {
-	if errs := versionChange(old.Spec.Topology.Version, newVersion, path); len(errs) > 0 {
+// with the same gatherer as the topology controller), once the checks that need no state pass.
+func (w Cluster) validateVersionChange(ctx context.Context, old *clusterv1.Cluster, change topology.VersionChange, path *field.Path) (field.ErrorList, error) {
+	if errs := versionChange(change, path); len(errs) > 0 {
 		return errs, nil
 	}
 	g := &topologystate.Gatherer{Reader: w.Client, Workload: w.Workload}
@@ -332,8 +333,8 @@ func (w Cluster) validateVersionChange(ctx context.Context, old *clusterv1.Clust
 	if err != nil {
 		return nil, fmt.Errorf("reading the state of Cluster %s to check the version change: %w", old.Name, err)
 	}
-	if err := topology.CheckVersionChange(cur, old.Spec.Topology.Version, newVersion); err != nil {
-		return field.ErrorList{field.Invalid(path, newVersion, err.Error())}, nil
+	if err := topology.CheckVersionChange(cur, change); err != nil {
+		return field.ErrorList{field.Invalid(path, change.New, err.Error())}, nil
 	}
 	return nil, nil
 }

@@ -163,7 +163,6 @@ func (w ClusterClass) validateClusterClass(cc *clusterv1.ClusterClass) field.Err
 			}
 		}
 	}
-	// Unreachable while the CRD refuses kubernetesVersions (the topology engine does not use them yet).
 	errs = append(errs, topology.CheckKubernetesVersions(cc.Spec.KubernetesVersions, spec.Child("kubernetesVersion"))...)
 	patchNames := map[string]bool{}
 	if _, err := variables.Compile(cc.Spec.Variables); err != nil {
