@@ -190,6 +190,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	}
 	if o.FeatureGates.Enabled(feature.ClusterTopology) {
 		externalPatcher, topologyHooks := o.ExternalPatcher, o.TopologyHooks
+		// Without the Runtime SDK, the planner refuses with upstream's message, so that a Cluster of a class
+		// naming an upgrade plan extension says why it does not upgrade.
+		upgradePlanner := &lifecycle.Planner{Runtime: runtimeClient}
 		if runtimeClient != nil {
 			// The topology mutation and lifecycle hooks of the Runtime SDK.
 			if externalPatcher == nil {
@@ -207,7 +210,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		}}, step{"topology", func() error {
 			return (&topologycontroller.Reconciler{
 				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), WatchFilter: o.WatchFilter,
-				ExternalPatcher: externalPatcher, Hooks: topologyHooks,
+				ExternalPatcher: externalPatcher, Hooks: topologyHooks, UpgradePlanner: upgradePlanner,
 				Workload: func(ctx context.Context, key client.ObjectKey) (client.Reader, error) {
 					return cache.GetClient(ctx, key)
 				},

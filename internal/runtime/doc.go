@@ -6,12 +6,12 @@
 // A controller calls a lifecycle hook with client.CallAll (every handler whose namespaceSelector selects
 // the Cluster; the shortest non-zero retryAfterSeconds wins; a *client.HandlerError names the handler and
 // its ExtensionConfig) and an external patch with client.Call (one handler, by its
-// <handler>.<ExtensionConfig> name). Package lifecycle calls BeforeClusterCreate, BeforeClusterUpgrade,
-// AfterControlPlaneUpgrade and AfterClusterUpgrade for the topology controller (marking the After... hooks
-// pending with hooks.MarkPending when an upgrade starts and hooks.MarkDone once called); package mutation
-// runs external patches (GeneratePatches, ValidateTopology) as the topology engine's ExternalPatcher and
+// <handler>.<ExtensionConfig> name). Package lifecycle calls the lifecycle hooks of managed topologies
+// for the topology controller (BeforeClusterCreate, and the hooks of chained upgrades: BeforeClusterUpgrade,
+// BeforeControlPlaneUpgrade, AfterControlPlaneUpgrade, BeforeWorkersUpgrade, AfterWorkersUpgrade and
+// AfterClusterUpgrade; the controller tracks the pending ones with hooks.MarkPending and hooks.MarkDone),
+// and GenerateUpgradePlan, by name, as the topology engine's UpgradePlanner; package mutation runs
+// external patches (GeneratePatches, ValidateTopology) as the topology engine's ExternalPatcher and
 // DiscoverVariables for the ClusterClass controller. The Cluster controller calls BeforeClusterDelete and
-// AfterControlPlaneInitialized. The hooks of chained upgrades (BeforeControlPlaneUpgrade,
-// BeforeWorkersUpgrade, AfterWorkersUpgrade, GenerateUpgradePlan) are discovered and registered but not
-// called yet: registry.Called says which hooks are.
+// AfterControlPlaneInitialized.
 package runtime

@@ -28,6 +28,9 @@ type Options struct {
 	// them (Desired.Hooks) and honours the before-upgrade hold annotations. Without it no hook holds
 	// anything.
 	RuntimeHooks bool
+	// UpgradePlanner asks the upgrade plan extension a ClusterClass names; a Cluster of such a class that
+	// is not at its version needs one.
+	UpgradePlanner UpgradePlanner
 }
 
 // Compute returns the desired state of the topology of current.Cluster built from blueprint. It is
@@ -165,6 +168,9 @@ func (c *computation) run() (*Desired, error) {
 		}
 	}
 	slices.Sort(c.desired.Upgrade.MachinePoolsUpgrading)
+	if err := c.upgradePlan(); err != nil {
+		return nil, fmt.Errorf("computing the upgrade plan: %w", err)
+	}
 	if c.desired.ControlPlane.Object, err = c.controlPlane(); err != nil {
 		return nil, fmt.Errorf("computing the control plane: %w", err)
 	}

@@ -12,10 +12,13 @@ import (
 
 // Hook names, as upstream's.
 const (
-	BeforeClusterCreateHook      = string(runtimehooksv1.BeforeClusterCreate)
-	BeforeClusterUpgradeHook     = string(runtimehooksv1.BeforeClusterUpgrade)
-	AfterControlPlaneUpgradeHook = string(runtimehooksv1.AfterControlPlaneUpgrade)
-	AfterClusterUpgradeHook      = string(runtimehooksv1.AfterClusterUpgrade)
+	BeforeClusterCreateHook       = string(runtimehooksv1.BeforeClusterCreate)
+	BeforeClusterUpgradeHook      = string(runtimehooksv1.BeforeClusterUpgrade)
+	BeforeControlPlaneUpgradeHook = string(runtimehooksv1.BeforeControlPlaneUpgrade)
+	AfterControlPlaneUpgradeHook  = string(runtimehooksv1.AfterControlPlaneUpgrade)
+	BeforeWorkersUpgradeHook      = string(runtimehooksv1.BeforeWorkersUpgrade)
+	AfterWorkersUpgradeHook       = string(runtimehooksv1.AfterWorkersUpgrade)
+	AfterClusterUpgradeHook       = string(runtimehooksv1.AfterClusterUpgrade)
 )
 
 // BeforeClusterUpgradeHookAnnotationPrefix starts the annotations that hold an upgrade as a blocking
@@ -67,12 +70,39 @@ func (c *computation) beforeClusterCreate() bool {
 	return c.letThrough(HookCall{Hook: BeforeClusterCreateHook})
 }
 
-// beforeClusterUpgrade asks whether the control plane may pick up a new version now: annotations
+// planCall is a hook call with the upgrade plan's remaining steps.
+func (c *computation) planCall(hook, from, to string) HookCall {
+	up := &c.desired.Upgrade
+	return HookCall{Hook: hook, FromVersion: from, ToVersion: to,
+		ControlPlaneUpgrades: slices.Clone(up.ControlPlanePlan), WorkersUpgrades: slices.Clone(up.WorkersPlan)}
+}
+
+// pending reports whether hook is in the Cluster's pending-hooks annotation and this computation does not
+// mark it done.
+func (c *computation) pending(hook string) bool {
+	return hooks.IsPending(runtimehooksv1.Hook(hook), c.cluster) && !slices.Contains(c.desired.Hooks.MarkDone, hook)
+}
+
+// callPending asks a hook while it is pending; once it lets the Cluster go on, it is marked done. It
+// reports whether the Cluster may go on.
+func (c *computation) callPending(call HookCall) bool {
+	if !c.opts.RuntimeHooks || !c.pending(call.Hook) {
+		return true
+	}
+	if !c.letThrough(call) {
+		return false
+	}
+	c.desired.Hooks.MarkDone = append(c.desired.Hooks.MarkDone, call.Hook)
+	return true
+}
+
+// beforeClusterUpgrade asks, once per upgrade (while AfterClusterUpgrade is not pending), whether the
+// control plane may start an upgrade to spec.topology.version: annotations
 // before-upgrade.hook.cluster.cluster.x-k8s.io/* hold it as a blocking hook would; otherwise the
-// BeforeClusterUpgrade hook is asked and, once it lets the upgrade start, AfterControlPlaneUpgrade and
-// AfterClusterUpgrade become pending.
+// BeforeClusterUpgrade hook is asked and, once it lets the upgrade start, AfterClusterUpgrade becomes
+// pending (which also keeps BeforeClusterUpgrade from being asked again at the next steps).
 func (c *computation) beforeClusterUpgrade(from, to string) bool {
-	if !c.opts.RuntimeHooks {
+	if !c.opts.RuntimeHooks || c.pending(AfterClusterUpgradeHook) {
 		return true
 	}
 	var held []string
@@ -83,43 +113,63 @@ func (c *computation) beforeClusterUpgrade(from, to string) bool {
 	}
 	if len(held) > 0 {
 		slices.Sort(held)
-		msg := fmt.Sprintf("annotations [%s] are set", strings.Join(held, ", "))
+		msg := fmt.Sprintf("annotations %s are set", strings.Join(held, ", "))
 		if len(held) == 1 {
-			msg = fmt.Sprintf("annotation [%s] is set", held[0])
+			msg = fmt.Sprintf("annotation %s is set", held[0])
 		}
 		c.block(BeforeClusterUpgradeHook, HookResponse{RetryAfter: annotationHoldRetry, Message: msg})
 		return false
 	}
-	if !c.letThrough(HookCall{Hook: BeforeClusterUpgradeHook, FromVersion: from, ToVersion: to}) {
+	if !c.letThrough(c.planCall(BeforeClusterUpgradeHook, from, to)) {
 		return false
 	}
-	c.desired.Hooks.MarkPending = append(c.desired.Hooks.MarkPending, AfterControlPlaneUpgradeHook, AfterClusterUpgradeHook)
+	c.desired.Hooks.MarkPending = append(c.desired.Hooks.MarkPending, AfterClusterUpgradeHook)
+	return true
+}
+
+// beforeControlPlaneUpgrade asks BeforeControlPlaneUpgrade before the control plane takes the next step
+// of the plan; once it lets the step start, AfterControlPlaneUpgrade becomes pending, and
+// BeforeWorkersUpgrade and AfterWorkersUpgrade too when the workers take the same step.
+func (c *computation) beforeControlPlaneUpgrade(from, next string) bool {
+	if !c.opts.RuntimeHooks {
+		return true
+	}
+	if !c.letThrough(c.planCall(BeforeControlPlaneUpgradeHook, from, next)) {
+		return false
+	}
+	mark := []string{AfterControlPlaneUpgradeHook}
+	if up := &c.desired.Upgrade; len(up.WorkersPlan) > 0 && up.WorkersPlan[0] == next {
+		mark = append(mark, BeforeWorkersUpgradeHook, AfterWorkersUpgradeHook)
+	}
+	c.desired.Hooks.MarkPending = append(c.desired.Hooks.MarkPending, mark...)
 	return true
 }
 
 // afterControlPlaneUpgrade asks AfterControlPlaneUpgrade, while it is pending, once the control plane
-// runs the new version; it reports whether the workers may follow.
+// runs the step's version; it reports whether the upgrade may go on.
 func (c *computation) afterControlPlaneUpgrade(version string) bool {
-	if !c.opts.RuntimeHooks || !hooks.IsPending(runtimehooksv1.AfterControlPlaneUpgrade, c.cluster) {
-		return true
-	}
-	if !c.letThrough(HookCall{Hook: AfterControlPlaneUpgradeHook, ToVersion: version}) {
-		return false
-	}
-	c.desired.Hooks.MarkDone = append(c.desired.Hooks.MarkDone, AfterControlPlaneUpgradeHook)
-	return true
+	return c.callPending(c.planCall(AfterControlPlaneUpgradeHook, "", version))
 }
 
-// afterClusterUpgrade asks for AfterClusterUpgrade, while it is pending, once the control plane and every
-// MachineDeployment and MachinePool run the new version and nothing waits.
+// beforeWorkersUpgrade asks BeforeWorkersUpgrade, while it is pending, before the workers take the
+// control plane's version; it reports whether the upgrade may go on.
+func (c *computation) beforeWorkersUpgrade(version string) bool {
+	return c.callPending(c.planCall(BeforeWorkersUpgradeHook, c.desired.Upgrade.MinWorkersVersion, version))
+}
+
+// afterWorkersUpgrade asks AfterWorkersUpgrade, while it is pending, once the workers run the control
+// plane's version; it reports whether the upgrade may go on.
+func (c *computation) afterWorkersUpgrade(version string) bool {
+	return c.callPending(c.planCall(AfterWorkersUpgradeHook, "", version))
+}
+
+// afterClusterUpgrade asks for AfterClusterUpgrade, while it is pending, once AfterControlPlaneUpgrade and
+// AfterWorkersUpgrade are done, the control plane and every MachineDeployment and MachinePool run the
+// new version and nothing waits. The caller calls it once the desired state is applied and marks it done
+// unless it blocks.
 func (c *computation) afterClusterUpgrade() {
-	if !c.opts.RuntimeHooks || !hooks.IsPending(runtimehooksv1.AfterClusterUpgrade, c.cluster) {
-		return
-	}
-	if hooks.IsPending(runtimehooksv1.AfterControlPlaneUpgrade, c.cluster) && !slices.Contains(c.desired.Hooks.MarkDone, AfterControlPlaneUpgradeHook) {
-		return
-	}
-	if !c.desired.Upgrade.upgraded() {
+	if !c.opts.RuntimeHooks || !c.pending(AfterClusterUpgradeHook) ||
+		c.pending(AfterControlPlaneUpgradeHook) || c.pending(AfterWorkersUpgradeHook) || !c.desired.Upgrade.upgraded() {
 		return
 	}
 	c.desired.Hooks.CallAfterApply = append(c.desired.Hooks.CallAfterApply, HookCall{Hook: AfterClusterUpgradeHook, ToVersion: c.topology.Version})
@@ -135,11 +185,13 @@ func (u *UpgradeStatus) upgraded() bool {
 		len(u.MachinePoolsDeferred) == 0 && len(u.MachinePoolsUpgrading) == 0
 }
 
-// hookHoldsWorkers reports whether AfterControlPlaneUpgrade holds the workers (blocking, or not answered
-// yet).
+// hookHoldsWorkers reports whether AfterControlPlaneUpgrade or BeforeWorkersUpgrade holds the workers
+// (blocking, or not answered yet).
 func (c *computation) hookHoldsWorkers() bool {
-	if c.desired.Upgrade.BlockingHook == AfterControlPlaneUpgradeHook {
-		return true
+	for _, hook := range []string{AfterControlPlaneUpgradeHook, BeforeWorkersUpgradeHook} {
+		if c.desired.Upgrade.BlockingHook == hook || slices.ContainsFunc(c.desired.Hooks.Call, func(h HookCall) bool { return h.Hook == hook }) {
+			return true
+		}
 	}
-	return slices.ContainsFunc(c.desired.Hooks.Call, func(h HookCall) bool { return h.Hook == AfterControlPlaneUpgradeHook })
+	return false
 }

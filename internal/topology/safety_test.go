@@ -117,56 +117,66 @@ func TestVersionChangeWedge(t *testing.T) {
 		ContainSubstring("still run v1.30.0; set v1.31.x first"))))
 }
 
-// TestControlPlaneWaitsForEveryWorker: the control plane takes a new version only once every topology
-// MachineDeployment and MachinePool runs its version, deferred ones included, so that repeated bumps
-// cannot take it further from the workers; the workers behind catch up with the control plane's version
-// first.
-func TestControlPlaneWaitsForEveryWorker(t *testing.T) {
+// TestControlPlaneWaitsForWorkersOnlyForTheSkew: a worker left behind (here deferred) holds the control
+// plane only when the version skew policy needs it to catch up first: the workers' plan then starts with
+// the control plane's version, and the control plane waits at it (upstream v1.12's chained upgrades; the
+// admission refuses these bumps while a worker lags, a Cluster without admission gets here). Once
+// released, the worker goes straight to the step the plan names, skipping minors.
+func TestControlPlaneWaitsForWorkersOnlyForTheSkew(t *testing.T) {
 	g := NewWithT(t)
 	deferMD1 := func(c *clusterv1.Cluster) {
 		c.Spec.Topology.Workers.MachineDeployments[0].Metadata.Annotations = map[string]string{clusterv1.ClusterTopologyDeferUpgradeAnnotation: ""}
 	}
 	bp, cur := upgradeFixture(t, deferMD1)
-	// v1.31 rolls out: the control plane, md-2 and md-3; md-1 is deferred.
-	for range 4 {
-		d := compute(t, bp, cur)
-		cur = apply(t, cur, d, true)
-	}
-	d := compute(t, bp, cur)
-	g.Expect(mdVersions(d)).To(Equal(map[string]string{"md-1": "v1.30.0", "md-2": "v1.31.0", "md-3": "v1.31.0"}))
 	md1 := cur.MachineDeployments["md-1"].Object.Name
-	g.Expect(d.Upgrade.MachineDeploymentsDeferred).To(Equal([]string{md1}))
-
-	// v1.32 (admission refuses it; a Cluster without admission gets here): the control plane waits for md-1.
-	cur.Cluster.Spec.Topology.Version = "v1.32.0"
-	d = compute(t, bp, cur)
-	g.Expect(cpVersion(t, d)).To(Equal("v1.31.0"))
-	g.Expect(d.ControlPlane.Held).To(BeTrue())
-	g.Expect(d.Upgrade.ControlPlaneWaitingFor).To(Equal("MachineDeployment(s) " + md1 + " not on version v1.31.0 yet or still upgrading"))
-	for _, name := range []string{"md-2", "md-3"} {
-		g.Expect(d.MachineDeployments[name].Held).To(BeTrue(), "%s waits for v1.32 and gets no other change", name)
+	// Each version in turn rolls out to the control plane, md-2 and md-3; md-1 is deferred at v1.30.
+	for _, v := range []string{"v1.31.0", "v1.32.0", "v1.33.0"} {
+		cur.Cluster.Spec.Topology.Version = v
+		for range 4 {
+			cur = apply(t, cur, compute(t, bp, cur), true)
+		}
+		d := compute(t, bp, cur)
+		g.Expect(cpVersion(t, d)).To(Equal(v), "md-1 at v1.30 is within the skew of a control plane at %s", v)
+		g.Expect(mdVersions(d)).To(Equal(map[string]string{"md-1": "v1.30.0", "md-2": v, "md-3": v}))
+		g.Expect(d.Upgrade.MachineDeploymentsDeferred).To(Equal([]string{md1}))
 	}
 
-	// md-1's deferral lifted: it catches up with the control plane (v1.31), not v1.32.
+	// v1.34 would put md-1 four minors behind: the workers' plan is v1.33 then v1.34, and the control
+	// plane waits at v1.33 for md-1.
+	cur.Cluster.Spec.Topology.Version = "v1.34.0"
+	d := compute(t, bp, cur)
+	g.Expect(d.Upgrade.ControlPlanePlan).To(Equal([]string{"v1.34.0"}))
+	g.Expect(d.Upgrade.WorkersPlan).To(Equal([]string{"v1.33.0", "v1.34.0"}))
+	g.Expect(cpVersion(t, d)).To(Equal("v1.33.0"))
+	g.Expect(d.ControlPlane.Held).To(BeTrue())
+	g.Expect(d.Upgrade.ControlPlaneWaitingForWorkers).To(BeTrue())
+	g.Expect(d.Upgrade.ControlPlaneWaitingFor).To(Equal("MachineDeployment(s) " + md1 + " not on version v1.33.0 yet or still upgrading"))
+	for _, name := range []string{"md-2", "md-3"} {
+		g.Expect(d.MachineDeployments[name].Held).To(BeTrue(), "%s waits for v1.34 and gets no other change", name)
+	}
+
+	// md-1's deferral lifted: it goes from v1.30 to v1.33 in one step, not v1.34.
 	cur.Cluster.Spec.Topology.Workers.MachineDeployments[0].Metadata.Annotations = nil
 	d = compute(t, bp, cur)
-	g.Expect(mdVersions(d)).To(Equal(map[string]string{"md-1": "v1.31.0", "md-2": "v1.31.0", "md-3": "v1.31.0"}))
-	g.Expect(cpVersion(t, d)).To(Equal("v1.31.0"))
+	g.Expect(mdVersions(d)).To(Equal(map[string]string{"md-1": "v1.33.0", "md-2": "v1.33.0", "md-3": "v1.33.0"}))
+	g.Expect(cpVersion(t, d)).To(Equal("v1.33.0"))
 	cur = apply(t, cur, d, true, "md-1")
 	d = compute(t, bp, cur)
-	g.Expect(cpVersion(t, d)).To(Equal("v1.31.0"), "md-1 still rolls out")
+	g.Expect(cpVersion(t, d)).To(Equal("v1.33.0"), "md-1 still rolls out")
 	g.Expect(d.Upgrade.ControlPlaneWaitingFor).To(ContainSubstring(md1))
 
-	// md-1 done: now the control plane takes v1.32, then the workers one at a time.
+	// md-1 done: now the control plane takes v1.34, then the workers one at a time.
 	cur = apply(t, cur, d, true)
 	d = compute(t, bp, cur)
-	g.Expect(cpVersion(t, d)).To(Equal("v1.32.0"))
+	g.Expect(cpVersion(t, d)).To(Equal("v1.34.0"))
 	g.Expect(d.Upgrade.ControlPlaneWaitingFor).To(BeEmpty())
 	for range 4 {
 		cur = apply(t, cur, d, true)
 		d = compute(t, bp, cur)
 	}
-	g.Expect(mdVersions(d)).To(HaveEach("v1.32.0"))
+	g.Expect(mdVersions(d)).To(HaveEach("v1.34.0"))
+	g.Expect(d.Upgrade.ControlPlanePlan).To(BeEmpty())
+	g.Expect(d.Upgrade.WorkersPlan).To(BeEmpty())
 }
 
 // TestHeldObjectsGetNoOtherChange: while an object waits for an upgrade (here BeforeClusterUpgrade

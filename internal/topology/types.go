@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"context"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -132,6 +133,20 @@ type UpgradeStatus struct {
 	ControlPlanePendingUpgrade bool
 	// ControlPlaneStartingUpgrade: this computation moves the control plane to spec.topology.version.
 	ControlPlaneStartingUpgrade bool
+	// ControlPlanePlan are the versions the control plane still goes through to spec.topology.version, in
+	// order (the upgrade plan); empty when it runs that version or has no object yet.
+	ControlPlanePlan []string
+	// WorkersPlan are the versions the MachineDeployments and MachinePools still go through; empty when
+	// there are none or they all run spec.topology.version.
+	WorkersPlan []string
+	// PlanComputed: the plan was computed (the control plane exists), so ControlPlanePlan and WorkersPlan
+	// are what the Cluster's status shows.
+	PlanComputed bool
+	// MinWorkersVersion is the lowest version of the current MachineDeployments and MachinePools ("" without
+	// one).
+	MinWorkersVersion string
+	// ControlPlaneWaitingForWorkers: the workers take the control plane's version before it goes on.
+	ControlPlaneWaitingForWorkers bool
 	// ControlPlaneWaitingFor, while the control plane waits for a new version, names what has to pick up
 	// its current version first (MachineDeployments and MachinePools behind it), as the version check of
 	// admission says it.
@@ -168,11 +183,12 @@ type HookActions struct {
 	// CallAfterApply are the hooks to call once the desired state is applied (AfterClusterUpgrade), whose
 	// answer changes nothing; each is then marked done.
 	CallAfterApply []HookCall
-	// MarkPending are the hooks to add to the Cluster's runtime.cluster.x-k8s.io/pending-hooks annotation
-	// before the desired state is applied (the intent to call them once an upgrade is done).
-	MarkPending []string
-	// MarkDone are the hooks to remove from it (called, and none of their handlers blocks).
+	// MarkDone are the hooks to remove from the Cluster's runtime.cluster.x-k8s.io/pending-hooks
+	// annotation (called, and none of their handlers blocks) before the desired state is applied.
 	MarkDone []string
+	// MarkPending are the hooks to add to it then (the intent to call them once a step of an upgrade is
+	// done), after MarkDone: a hook of one step may be done and the same hook of the next step pending.
+	MarkPending []string
 }
 
 // HookCall is one lifecycle hook to call.
@@ -180,6 +196,42 @@ type HookCall struct {
 	// Hook is the hook's name, for example BeforeClusterUpgrade.
 	Hook string
 	// FromVersion and ToVersion are the Kubernetes versions of an upgrade hook (ToVersion alone for
-	// AfterControlPlaneUpgrade and AfterClusterUpgrade).
+	// AfterControlPlaneUpgrade, AfterWorkersUpgrade and AfterClusterUpgrade): the request's
+	// fromKubernetesVersion and toKubernetesVersion, or its kubernetesVersion.
+	//   - BeforeClusterUpgrade: the control plane's version, spec.topology.version.
+	//   - BeforeControlPlaneUpgrade: the control plane's version, the next step of its plan.
+	//   - AfterControlPlaneUpgrade: the control plane's version.
+	//   - BeforeWorkersUpgrade: the lowest workers' version, the control plane's version.
+	//   - AfterWorkersUpgrade: the control plane's version.
+	//   - AfterClusterUpgrade: spec.topology.version.
 	FromVersion, ToVersion string
+	// ControlPlaneUpgrades and WorkersUpgrades are the steps of the upgrade plan still ahead of the
+	// control plane and of the workers, as the requests' controlPlaneUpgrades and workersUpgrades carry
+	// them (every upgrade hook but AfterClusterUpgrade).
+	ControlPlaneUpgrades, WorkersUpgrades []string
+}
+
+// UpgradePlanner asks the GenerateUpgradePlan Runtime Extension that a ClusterClass names in
+// spec.upgrade.external.generateUpgradePlanExtension for the upgrade plan of a Cluster. Compute calls it,
+// when Options.UpgradePlanner is set, whenever the control plane or the workers do not run
+// spec.topology.version; a class with the extension and no UpgradePlanner is an error.
+type UpgradePlanner interface {
+	// GenerateUpgradePlan returns the control plane's and the workers' steps (the response's
+	// controlPlaneUpgrades and workersUpgrades, versions only); an error fails the computation.
+	GenerateUpgradePlan(ctx context.Context, req *UpgradePlanRequest) (controlPlane, workers []string, err error)
+}
+
+// UpgradePlanRequest is what a GenerateUpgradePlan extension receives.
+type UpgradePlanRequest struct {
+	// Cluster is the Cluster whose topology is computed.
+	Cluster *clusterv1.Cluster
+	// Extension is the name of the extension handler (spec.upgrade.external.generateUpgradePlanExtension).
+	Extension string
+	// FromControlPlaneKubernetesVersion is the control plane's spec.version.
+	FromControlPlaneKubernetesVersion string
+	// FromWorkersKubernetesVersion is the lowest version of the MachineDeployments and MachinePools
+	// ("" without one).
+	FromWorkersKubernetesVersion string
+	// ToKubernetesVersion is spec.topology.version.
+	ToKubernetesVersion string
 }

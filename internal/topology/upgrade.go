@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -79,13 +80,104 @@ func (u *UpgradeStatus) controlPlaneSettled() bool {
 	return !u.ControlPlaneProvisioning && !u.ControlPlaneUpgrading && !u.ControlPlaneScaling && !u.ControlPlaneStartingUpgrade
 }
 
-// controlPlaneVersion is the version of the desired control plane: spec.topology.version once the
-// control plane may take it, else the version it has. The control plane takes a new version only when it
-// runs its current one and is neither provisioning nor upgrading, every topology MachineDeployment and
-// MachinePool runs that version too and is not upgrading (deferred and held ones included), and the
-// BeforeClusterUpgrade hook lets it; the version must not be lower than the control plane's nor skip a
-// minor version. While it waits, the control plane is held: no other change of the topology reaches it
-// before it takes the version.
+// upgradePlan computes the upgrade plan (upstream's ComputeUpgradePlan) once the control plane exists:
+// the versions the control plane goes through to spec.topology.version, one minor at a time, and those
+// the MachineDeployments and MachinePools go through, skipping what the version skew policy allows.
+// The control plane's plan comes from the ClusterClass's upgrade plan extension when it names one, else
+// from its kubernetesVersions when it lists some, else it is spec.topology.version alone (at most one
+// minor above the control plane's). A plan that breaks the rules fails the computation.
+func (c *computation) upgradePlan() error {
+	if c.cur.ControlPlane.Object == nil {
+		return nil
+	}
+	f, err := readControlPlane(c.cur.ControlPlane.Object)
+	if err != nil {
+		return err
+	}
+	want := c.topology.Version
+	up := &c.desired.Upgrade
+	workers := c.currentWorkerVersions()
+	minWorkers, err := minWorkersVersion(f.version, workers)
+	if err != nil {
+		return err
+	}
+	up.PlanComputed = true
+	up.MinWorkersVersion = minWorkers
+	desired, cp, err := parseUpgradeEnds(want, f.version)
+	if err != nil {
+		return err
+	}
+	if desired.LT(cp) {
+		return c.checkVersionChange(f.version, want)
+	}
+	if cp.String() == desired.String() && (minWorkers == "" || versionKey(minWorkers) == vString(desired)) {
+		return nil
+	}
+	class := c.bp.ClusterClass
+	var cpPlan, workersPlan []string
+	switch {
+	case class.Spec.Upgrade.External.GenerateUpgradePlanExtension != "":
+		name := class.Spec.Upgrade.External.GenerateUpgradePlanExtension
+		if c.opts.UpgradePlanner == nil {
+			return fmt.Errorf("ClusterClass %s gets its upgrade plans from the Runtime Extension %q, which cannot be called here", class.Name, name)
+		}
+		cpPlan, workersPlan, err = c.opts.UpgradePlanner.GenerateUpgradePlan(c.ctx, &UpgradePlanRequest{
+			Cluster: c.cluster, Extension: name,
+			FromControlPlaneKubernetesVersion: f.version, FromWorkersKubernetesVersion: minWorkers, ToKubernetesVersion: want,
+		})
+		if err != nil {
+			return fmt.Errorf("failed to get the upgrade plan from %s: %w", name, err)
+		}
+	case len(class.Spec.KubernetesVersions) > 0:
+		if cpPlan, err = upgradePlanFromVersions(class.Spec.KubernetesVersions, want, f.version); err != nil {
+			return err
+		}
+	default:
+		// Without a plan from the class, the version moves one minor at a time, as admission says.
+		if err := c.checkVersionChange(f.version, want); err != nil {
+			return err
+		}
+		if cpPlan, err = upgradePlanOneMinor(want, f.version); err != nil {
+			return err
+		}
+	}
+	if workersPlan, err = defaultAndValidateUpgradePlans(want, f.version, minWorkers, cpPlan, workersPlan); err != nil {
+		return err
+	}
+	up.ControlPlanePlan = cpPlan
+	if len(workers) > 0 {
+		up.WorkersPlan = workersPlan
+	}
+	return nil
+}
+
+// currentWorkerVersions are the versions of the current MachineDeployments and MachinePools, each kind
+// by name.
+func (c *computation) currentWorkerVersions() []workerAt {
+	mds, mps := currentWorkers(c.cur)
+	var out []workerAt
+	add := func(kind string, ws []currentWorker) {
+		var some []workerAt
+		for _, w := range ws {
+			name, version, _ := w.versionFacts()
+			some = append(some, workerAt{kind: kind, name: name, version: version})
+		}
+		slices.SortFunc(some, func(a, b workerAt) int { return strings.Compare(a.name, b.name) })
+		out = append(out, some...)
+	}
+	add("MachineDeployment", mds)
+	add("MachinePool", mps)
+	return out
+}
+
+// controlPlaneVersion is the version of the desired control plane: the next step of the upgrade plan
+// once the control plane may take it, else the version it has (upstream's computeControlPlaneVersion).
+// The control plane takes a step when it runs its current version and is neither provisioning nor
+// upgrading; the hooks of the previous step have let it go (AfterControlPlaneUpgrade,
+// BeforeWorkersUpgrade, AfterWorkersUpgrade); no MachineDeployment or MachinePool upgrades and none must
+// take the control plane's version first (the workers' plan starts with it); and BeforeClusterUpgrade
+// (once per upgrade) and BeforeControlPlaneUpgrade (at every step) let it. While it waits, the control
+// plane is held: no other change of the topology reaches it before it takes the version.
 func (c *computation) controlPlaneVersion() (string, error) {
 	want := c.topology.Version
 	up := &c.desired.Upgrade
@@ -97,9 +189,6 @@ func (c *computation) controlPlaneVersion() (string, error) {
 		return "", err
 	}
 	c.cpVersion = f.version
-	if err := c.checkVersionChange(f.version, want); err != nil {
-		return "", err
-	}
 	up.ControlPlaneProvisioning = f.provisioning
 	up.ControlPlaneUpgrading = f.upgrading
 	up.ControlPlaneScaling = f.scaling
@@ -107,27 +196,50 @@ func (c *computation) controlPlaneVersion() (string, error) {
 	if f.provisioning || f.upgrading {
 		return f.version, nil
 	}
-	if !up.ControlPlanePendingUpgrade {
-		// The control plane runs the version: AfterControlPlaneUpgrade is asked before the workers follow.
-		c.afterControlPlaneUpgrade(want)
+	// The previous step ends with AfterControlPlaneUpgrade; BeforeWorkersUpgrade opens the workers' step.
+	if !c.afterControlPlaneUpgrade(f.version) || !c.beforeWorkersUpgrade(f.version) {
 		return f.version, nil
 	}
-	if behind := c.workersBehind(f.version); len(behind) > 0 {
-		up.ControlPlaneWaitingFor = fmt.Sprintf("%s not on version %s yet or still upgrading", strings.Join(behind, ", "), f.version)
+	if len(up.WorkersPlan) > 0 && up.WorkersPlan[0] == f.version {
+		// The workers take the control plane's version before it goes on (version skew).
+		up.ControlPlaneWaitingForWorkers = true
+		if up.ControlPlanePendingUpgrade {
+			up.ControlPlaneWaitingFor = c.waitingFor(f.version)
+		}
+		return f.version, nil
+	}
+	if len(up.MachineDeploymentsUpgrading) > 0 || len(up.MachinePoolsUpgrading) > 0 {
+		if up.ControlPlanePendingUpgrade {
+			up.ControlPlaneWaitingFor = c.waitingFor(f.version)
+		}
+		return f.version, nil
+	}
+	if !c.afterWorkersUpgrade(f.version) || !up.ControlPlanePendingUpgrade {
 		return f.version, nil
 	}
 	if !c.beforeClusterUpgrade(f.version, want) {
 		return f.version, nil
 	}
+	if len(up.ControlPlanePlan) == 0 {
+		return "", errors.New("cannot compute the control plane version if the control plane is pending upgrade and the upgrade plan is not set")
+	}
+	next := up.ControlPlanePlan[0]
+	if !c.beforeControlPlaneUpgrade(f.version, next) {
+		return f.version, nil
+	}
 	up.ControlPlanePendingUpgrade = false
 	up.ControlPlaneStartingUpgrade = true
-	return want, nil
+	return next, nil
 }
 
-// workersBehind names the topology MachineDeployments and MachinePools that do not run version or are
-// upgrading.
-func (c *computation) workersBehind(version string) []string {
-	return workersWhere(c.cur, func(_, have string, upgrading bool) bool { return upgrading || have != version })
+// waitingFor names the topology MachineDeployments and MachinePools that do not run version or are
+// upgrading, for the message of a control plane that waits for them.
+func (c *computation) waitingFor(version string) string {
+	behind := workersWhere(c.cur, func(_, have string, upgrading bool) bool { return upgrading || have != version })
+	if len(behind) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s not on version %s yet or still upgrading", strings.Join(behind, ", "), version)
 }
 
 // workersWhere names the current MachineDeployments and MachinePools for which keep holds, as
@@ -252,9 +364,11 @@ func (s *MachinePoolState) versionFacts() (string, string, bool) {
 }
 
 // workerVersion is the version of a MachineDeployment or MachinePool of the topology (topologyName),
-// whose current state is current (nil: to be created). A worker behind the control plane catches up with
-// it first; one behind spec.topology.version follows the control plane, in turn (upgrade concurrency),
-// unless deferred or held by a hook.
+// whose current state is current (nil: to be created), as upstream's computeMachineDeploymentVersion.
+// A worker behind spec.topology.version takes the next step of the workers' plan once the control plane
+// runs it and is stable (or waits for the workers), in turn (upgrade concurrency), unless deferred or held
+// by a hook (AfterControlPlaneUpgrade, BeforeWorkersUpgrade); a worker that runs the first step already
+// waits for the control plane's next one.
 func (c *computation) workerVersion(k workerKind, topologyName string, current currentWorker) workerVersion {
 	want := c.topology.Version
 	up := &c.desired.Upgrade
@@ -270,25 +384,26 @@ func (c *computation) workerVersion(k workerKind, topologyName string, current c
 		return workerVersion{version: have, create: true}
 	}
 	// The worker waits for an upgrade: held until it takes a version.
-	target := want
-	if up.ControlPlanePendingUpgrade && c.cpVersion != "" {
-		// The control plane waits for the workers to run its version.
-		target = c.cpVersion
-	}
 	hold := func() workerVersion {
 		if !upgrading {
 			*k.pendingUpgrade = append(*k.pendingUpgrade, objectName)
 		}
 		return workerVersion{version: have, create: true, held: true}
 	}
+	target := want
+	if len(up.WorkersPlan) > 0 {
+		target = up.WorkersPlan[0]
+	}
 	switch {
-	case have == target:
-		return hold()
 	case k.deferredByAnnotations(topologyName):
 		*k.deferred = append(*k.deferred, objectName)
 		*k.pendingUpgrade = append(*k.pendingUpgrade, objectName)
 		return workerVersion{version: have, create: true, held: true}
-	case c.hookHoldsWorkers() || !up.controlPlaneSettled() || len(*k.upgrading) >= c.upgradeConcurrency():
+	case have == target,
+		c.hookHoldsWorkers(),
+		len(*k.upgrading) >= c.upgradeConcurrency(),
+		!up.controlPlaneSettled(),
+		up.ControlPlanePendingUpgrade && !up.ControlPlaneWaitingForWorkers:
 		return hold()
 	}
 	if !upgrading {
@@ -355,7 +470,8 @@ func (c *computation) mpDeferred(name string) bool {
 }
 
 // checkVersionChange refuses what admission refuses, so that nothing depends on it: a version lower than
-// the control plane's, or one that skips a minor version; the error names what still runs the control
+// the control plane's, or, for a class without an upgrade plan of its own (kubernetesVersions or an
+// upgrade plan extension), one that skips a minor version; the error names what still runs the control
 // plane's version.
 func (c *computation) checkVersionChange(current, want string) error {
 	cv, err1 := semver.ParseTolerant(current)

@@ -182,7 +182,7 @@ func TestNewMachineDeploymentsWaitForTheControlPlane(t *testing.T) {
 func computeWithHooks(t *testing.T, bp *Blueprint, cur *Current, answer func(HookCall) HookResponse) *Desired {
 	t.Helper()
 	cur.HookResponses = map[string]HookResponse{}
-	for range 4 {
+	for range 7 {
 		d, err := Compute(context.Background(), bp, cur, Options{RuntimeHooks: true})
 		if err != nil {
 			t.Fatal(err)
@@ -210,11 +210,13 @@ func blocking(hooks ...string) func(HookCall) HookResponse {
 func TestUpgradeHooks(t *testing.T) {
 	g := NewWithT(t)
 	bp, cur := upgradeFixture(t, nil)
+	plan := []string{"v1.31.0"}
 
 	// Compute asks for BeforeClusterUpgrade and changes nothing until it has the answer.
 	d, err := Compute(context.Background(), bp, cur, Options{RuntimeHooks: true})
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(d.Hooks.Call).To(Equal([]HookCall{{Hook: BeforeClusterUpgradeHook, FromVersion: "v1.30.0", ToVersion: "v1.31.0"}}))
+	g.Expect(d.Hooks.Call).To(Equal([]HookCall{{Hook: BeforeClusterUpgradeHook, FromVersion: "v1.30.0", ToVersion: "v1.31.0",
+		ControlPlaneUpgrades: plan, WorkersUpgrades: plan}}))
 	g.Expect(cpVersion(t, d)).To(Equal("v1.30.0"))
 	g.Expect(d.ControlPlane.Held).To(BeTrue())
 
@@ -225,33 +227,60 @@ func TestUpgradeHooks(t *testing.T) {
 	g.Expect(d.Upgrade.HookRetryAfter).To(Equal(10 * time.Second))
 	g.Expect(d.Hooks.MarkPending).To(BeEmpty())
 
-	// Let through: the control plane takes the version, and the After hooks become pending.
+	// Let through, BeforeControlPlaneUpgrade blocks the step.
+	d = computeWithHooks(t, bp, cur, blocking(BeforeControlPlaneUpgradeHook))
+	g.Expect(cpVersion(t, d)).To(Equal("v1.30.0"))
+	g.Expect(d.Upgrade.BlockingHook).To(Equal(BeforeControlPlaneUpgradeHook))
+	g.Expect(d.Hooks.MarkPending).To(Equal([]string{AfterClusterUpgradeHook}))
+
+	// Both let through: the control plane takes the version; the hooks of the step become pending, the
+	// workers' ones too as the workers take the same version.
 	d = computeWithHooks(t, bp, cur, blocking())
 	g.Expect(cpVersion(t, d)).To(Equal("v1.31.0"))
-	g.Expect(d.Hooks.MarkPending).To(ConsistOf(AfterControlPlaneUpgradeHook, AfterClusterUpgradeHook))
+	g.Expect(d.Hooks.MarkPending).To(Equal([]string{AfterClusterUpgradeHook, AfterControlPlaneUpgradeHook, BeforeWorkersUpgradeHook, AfterWorkersUpgradeHook}))
 
 	// Once the control plane runs it, AfterControlPlaneUpgrade holds the workers while it blocks.
 	cur = step(t, cur, d, true)
-	cur.Cluster.Annotations = map[string]string{"runtime.cluster.x-k8s.io/pending-hooks": "AfterClusterUpgrade,AfterControlPlaneUpgrade"}
+	cur.Cluster.Annotations = map[string]string{"runtime.cluster.x-k8s.io/pending-hooks": "AfterClusterUpgrade,AfterControlPlaneUpgrade,AfterWorkersUpgrade,BeforeWorkersUpgrade"}
 	d = computeWithHooks(t, bp, cur, blocking(AfterControlPlaneUpgradeHook))
 	g.Expect(d.Upgrade.BlockingHook).To(Equal(AfterControlPlaneUpgradeHook))
 	g.Expect(d.Upgrade.HookRetryAfter).To(Equal(10 * time.Second))
 	g.Expect(mdVersions(d)).To(HaveEach("v1.30.0"))
 	g.Expect(d.Hooks.MarkDone).To(BeEmpty())
 
-	// Let through: it is done, the workers follow.
-	d = computeWithHooks(t, bp, cur, blocking())
+	// Then BeforeWorkersUpgrade, asked with the workers' version, holds them.
+	var calls []HookCall
+	d = computeWithHooks(t, bp, cur, func(call HookCall) HookResponse {
+		calls = append(calls, call)
+		return blocking(BeforeWorkersUpgradeHook)(call)
+	})
+	g.Expect(calls).To(Equal([]HookCall{
+		{Hook: AfterControlPlaneUpgradeHook, ToVersion: "v1.31.0", WorkersUpgrades: plan},
+		{Hook: BeforeWorkersUpgradeHook, FromVersion: "v1.30.0", ToVersion: "v1.31.0", WorkersUpgrades: plan},
+	}))
+	g.Expect(d.Upgrade.BlockingHook).To(Equal(BeforeWorkersUpgradeHook))
+	g.Expect(mdVersions(d)).To(HaveEach("v1.30.0"))
+	g.Expect(d.Upgrade.MachineDeploymentsPendingUpgrade).To(HaveLen(3))
 	g.Expect(d.Hooks.MarkDone).To(Equal([]string{AfterControlPlaneUpgradeHook}))
+
+	// Let through: both are done, the workers follow.
+	d = computeWithHooks(t, bp, cur, blocking())
+	g.Expect(d.Hooks.MarkDone).To(Equal([]string{AfterControlPlaneUpgradeHook, BeforeWorkersUpgradeHook}))
 	g.Expect(mdVersions(d)).To(ContainElement("v1.31.0"))
 	g.Expect(d.Hooks.CallAfterApply).To(BeEmpty(), "AfterClusterUpgrade waits for every worker")
 
-	// Once every worker runs the version, AfterClusterUpgrade is called after the apply.
-	cur.Cluster.Annotations = map[string]string{"runtime.cluster.x-k8s.io/pending-hooks": "AfterClusterUpgrade"}
+	// Once every worker runs the version, AfterWorkersUpgrade is asked, then AfterClusterUpgrade is called
+	// after the apply.
+	cur.Cluster.Annotations = map[string]string{"runtime.cluster.x-k8s.io/pending-hooks": "AfterClusterUpgrade,AfterWorkersUpgrade"}
 	for range 3 {
 		cur = step(t, cur, d, true)
-		d = computeWithHooks(t, bp, cur, blocking())
+		d = computeWithHooks(t, bp, cur, blocking(AfterWorkersUpgradeHook))
 	}
 	g.Expect(mdVersions(d)).To(HaveEach("v1.31.0"))
+	g.Expect(d.Upgrade.BlockingHook).To(Equal(AfterWorkersUpgradeHook))
+	g.Expect(d.Hooks.CallAfterApply).To(BeEmpty(), "AfterClusterUpgrade waits for AfterWorkersUpgrade")
+	d = computeWithHooks(t, bp, cur, blocking())
+	g.Expect(d.Hooks.MarkDone).To(Equal([]string{AfterWorkersUpgradeHook}))
 	g.Expect(d.Hooks.CallAfterApply).To(Equal([]HookCall{{Hook: AfterClusterUpgradeHook, ToVersion: "v1.31.0"}}))
 
 	// Without the Runtime SDK no hook is asked for.
@@ -267,7 +296,7 @@ func TestBeforeUpgradeAnnotationHolds(t *testing.T) {
 	cur.Cluster.Annotations = map[string]string{BeforeClusterUpgradeHookAnnotationPrefix + "/backup": ""}
 	d := computeWithHooks(t, bp, cur, blocking())
 	g.Expect(d.Upgrade.BlockingHook).To(Equal(BeforeClusterUpgradeHook))
-	g.Expect(d.Upgrade.HookMessage).To(Equal("annotation [before-upgrade.hook.cluster.cluster.x-k8s.io/backup] is set"))
+	g.Expect(d.Upgrade.HookMessage).To(Equal("annotation before-upgrade.hook.cluster.cluster.x-k8s.io/backup is set"))
 	g.Expect(cpVersion(t, d)).To(Equal("v1.30.0"))
 }
 

@@ -240,6 +240,17 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster, cluster 
 		plan.Notes = append(plan.Notes, fmt.Sprintf("MachineDeployment(s) %s wait for the control plane before they are created",
 			strings.Join(desired.Upgrade.MachineDeploymentsPendingCreate, ", ")))
 	}
+	if u := desired.Upgrade; len(u.ControlPlanePlan) > 1 || len(u.WorkersPlan) > 1 {
+		// A chained upgrade: each object takes one step at a time.
+		note := "upgrade plan: the control plane goes through " + strings.Join(u.ControlPlanePlan, ", ")
+		if len(u.ControlPlanePlan) == 0 {
+			note = "upgrade plan: the control plane runs " + c.Spec.Topology.Version
+		}
+		if len(u.WorkersPlan) > 0 {
+			note += "; the workers through " + strings.Join(u.WorkersPlan, ", ")
+		}
+		plan.Notes = append(plan.Notes, note)
+	}
 	if len(desired.Upgrade.MachineDeploymentsPendingUpgrade) > 0 {
 		plan.Notes = append(plan.Notes, fmt.Sprintf("MachineDeployment(s) %s upgrade after the control plane, one at a time",
 			strings.Join(desired.Upgrade.MachineDeploymentsPendingUpgrade, ", ")))
@@ -260,8 +271,12 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster, cluster 
 		}
 	}
 	// An object that waits for an upgrade gets no change before it takes its version (see Held).
-	held := func(kind, name string) {
-		plan.Notes = append(plan.Notes, fmt.Sprintf("%s %s waits for its upgrade: it is left as it is until it takes version %s, with its other changes", kind, name, c.Spec.Topology.Version))
+	held := func(kind, name string, steps []string) {
+		next := c.Spec.Topology.Version
+		if len(steps) > 0 {
+			next = steps[0]
+		}
+		plan.Notes = append(plan.Notes, fmt.Sprintf("%s %s waits for its upgrade: it is left as it is until it takes version %s, with its other changes", kind, name, next))
 	}
 	// What the controller deletes: objects the topology owns that it no longer wants.
 	deleted := func(obj client.Object) {
@@ -287,7 +302,7 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster, cluster 
 	}
 	add(desired.InfrastructureCluster)
 	if desired.ControlPlane.Held && cur.ControlPlane.Object != nil {
-		held(cur.ControlPlane.Object.GetKind(), cur.ControlPlane.Object.GetName())
+		held(cur.ControlPlane.Object.GetKind(), cur.ControlPlane.Object.GetName(), desired.Upgrade.ControlPlanePlan)
 	} else {
 		add(desired.ControlPlane.InfrastructureMachineTemplate)
 		add(desired.ControlPlane.Object)
@@ -310,7 +325,7 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster, cluster 
 	for _, n := range slices.Sorted(maps.Keys(desired.MachineDeployments)) {
 		md := desired.MachineDeployments[n]
 		if md.Held && cur.MachineDeployments[n] != nil {
-			held("MachineDeployment", md.Object.Name)
+			held("MachineDeployment", md.Object.Name, desired.Upgrade.WorkersPlan)
 		} else {
 			add(md.BootstrapTemplate)
 			add(md.InfrastructureMachineTemplate)
@@ -325,7 +340,7 @@ func (s *source) planCluster(ctx context.Context, c *clusterv1.Cluster, cluster 
 	for _, n := range slices.Sorted(maps.Keys(desired.MachinePools)) {
 		mp := desired.MachinePools[n]
 		if mp.Held && cur.MachinePools[n] != nil {
-			held("MachinePool", mp.Object.Name)
+			held("MachinePool", mp.Object.Name, desired.Upgrade.WorkersPlan)
 			continue
 		}
 		add(mp.BootstrapObject)

@@ -223,7 +223,7 @@ func setControlPlaneReplicas(c *clusterv1.Cluster, cp externalObject, d descenda
 		r := cp.replicas
 		v1beta2Status(c).ControlPlane = &clusterv1.ClusterControlPlaneStatus{
 			DesiredReplicas: r.Desired, Replicas: r.Replicas, UpToDateReplicas: r.UpToDate,
-			ReadyReplicas: r.Ready, AvailableReplicas: r.Available,
+			ReadyReplicas: r.Ready, AvailableReplicas: r.Available, UpgradePlan: controlPlaneUpgradePlan(c),
 		}
 		return
 	}
@@ -233,8 +233,24 @@ func setControlPlaneReplicas(c *clusterv1.Cluster, cp externalObject, d descenda
 	n := countMachines(d.controlPlaneMachines)
 	v1beta2Status(c).ControlPlane = &clusterv1.ClusterControlPlaneStatus{
 		DesiredReplicas: ptr.To(n.replicas), Replicas: ptr.To(n.replicas), UpToDateReplicas: ptr.To(n.upToDate),
-		ReadyReplicas: ptr.To(n.ready), AvailableReplicas: ptr.To(n.available),
+		ReadyReplicas: ptr.To(n.ready), AvailableReplicas: ptr.To(n.available), UpgradePlan: controlPlaneUpgradePlan(c),
 	}
+}
+
+// controlPlaneUpgradePlan and workersUpgradePlan are the upgrade plans in the Cluster's status, which the
+// topology controller writes: the counters' writes keep them.
+func controlPlaneUpgradePlan(c *clusterv1.Cluster) []clusterv1.StatusUpgradePlanVersion {
+	if c.Status.V1Beta2 == nil || c.Status.V1Beta2.ControlPlane == nil {
+		return nil
+	}
+	return c.Status.V1Beta2.ControlPlane.UpgradePlan
+}
+
+func workersUpgradePlan(c *clusterv1.Cluster) []clusterv1.StatusUpgradePlanVersion {
+	if c.Status.V1Beta2 == nil || c.Status.V1Beta2.Workers == nil {
+		return nil
+	}
+	return c.Status.V1Beta2.Workers.UpgradePlan
 }
 
 // setWorkersReplicas adds up the workers' counters, as upstream: those of the MachineDeployments' status,
@@ -275,7 +291,7 @@ func setWorkersReplicas(c *clusterv1.Cluster, d descendants, descendantsRead boo
 	n.replicas, n.ready, n.available, n.upToDate = n.replicas+m.replicas, n.ready+m.ready, n.available+m.available, n.upToDate+m.upToDate
 	v1beta2Status(c).Workers = &clusterv1.WorkersStatus{
 		DesiredReplicas: ptr.To(desired), Replicas: ptr.To(n.replicas), UpToDateReplicas: ptr.To(n.upToDate),
-		ReadyReplicas: ptr.To(n.ready), AvailableReplicas: ptr.To(n.available),
+		ReadyReplicas: ptr.To(n.ready), AvailableReplicas: ptr.To(n.available), UpgradePlan: workersUpgradePlan(c),
 	}
 }
 

@@ -64,6 +64,9 @@ type Reconciler struct {
 	ExternalPatcher topology.ExternalPatcher
 	// Hooks are the lifecycle hooks; none when nil (the Runtime SDK is off).
 	Hooks Hooks
+	// UpgradePlanner asks the upgrade plan extensions of ClusterClasses (GenerateUpgradePlan); without it,
+	// Clusters of a class that names one cannot be upgraded, and say so.
+	UpgradePlanner topology.UpgradePlanner
 	// Workload returns a reader of a Cluster's workload cluster, to read the Nodes of its MachinePools;
 	// without it no MachinePool is seen upgrading.
 	Workload func(ctx context.Context, cluster client.ObjectKey) (client.Reader, error)
@@ -206,8 +209,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, cluster *clusterv1.Cluster) 
 // conditionWriteAttempts bounds how often patchTopologyReconciled writes the condition.
 const conditionWriteAttempts = 3
 
-// patchTopologyReconciled writes the Cluster's TopologyReconciled condition, the only part of its status
-// that is this controller's. The Cluster controller writes the rest of the status, often at the same time
+// patchTopologyReconciled writes the Cluster's TopologyReconciled condition and upgrade plans, the only
+// parts of its status that are this controller's. The Cluster controller writes the rest of the status, often at the same time
 // (the control plane's and the workers' changes that brought this reconcile here bring it there too): a
 // write that conflicts with one of its writes is sent again over the Cluster read from the API server,
 // rather than failing the reconcile, which would compute the whole topology again for one condition.
@@ -221,6 +224,7 @@ func (r *Reconciler) patchTopologyReconciled(ctx context.Context, key client.Obj
 		}
 		helper := patch.NewHelper(latest, r.Client, patch.WithWrites(&r.writes))
 		setTopologyReconciled(latest, s)
+		setUpgradePlan(latest, s)
 		if err = helper.Patch(ctx, latest); err == nil || !apierrors.IsConflict(err) {
 			return err
 		}
@@ -289,8 +293,15 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 		return ctrl.Result{}, err
 	}
 	for _, call := range desired.Hooks.CallAfterApply {
-		if _, err := r.callHook(ctx, s.cluster, call); err != nil {
+		resp, err := r.callHook(ctx, s.cluster, call)
+		if err != nil {
 			return ctrl.Result{}, err
+		}
+		if resp.Blocking() {
+			// AfterClusterUpgrade stays pending: it is called again, and no other upgrade starts meanwhile.
+			s.blockingHook, s.hookMessage = call.Hook, resp.Message
+			s.requeueAfter = reconciler.LowestNonZero(ctrl.Result{RequeueAfter: s.requeueAfter}, ctrl.Result{RequeueAfter: resp.RetryAfter}).RequeueAfter
+			continue
 		}
 		if err := r.markHooks(ctx, s.cluster, nil, []string{call.Hook}); err != nil {
 			return ctrl.Result{}, err
@@ -309,12 +320,14 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 const machinePoolUpgradeRecheck = 15 * time.Second
 
 // maxHookRounds bounds the computations of one reconcile: each asks for the hooks whose answers it
-// needs, and one hook is called once per reconcile.
-const maxHookRounds = 4
+// needs, and one hook is called once per reconcile. Up to five hooks may be asked in turn (the end of a
+// step of a chained upgrade: AfterControlPlaneUpgrade, BeforeWorkersUpgrade, AfterWorkersUpgrade; the
+// next: BeforeClusterUpgrade, BeforeControlPlaneUpgrade), and the last computation asks for none.
+const maxHookRounds = 7
 
 // compute runs the engine, calls the hooks it asks for, and runs it again with their answers.
 func (r *Reconciler) compute(ctx context.Context, cluster *clusterv1.Cluster, bp *topology.Blueprint, cur *topology.Current) (*topology.Desired, error) {
-	opts := topology.Options{ExternalPatcher: r.ExternalPatcher, RuntimeHooks: r.Hooks != nil}
+	opts := topology.Options{ExternalPatcher: r.ExternalPatcher, RuntimeHooks: r.Hooks != nil, UpgradePlanner: r.UpgradePlanner}
 	cur.HookResponses = map[string]topology.HookResponse{}
 	for range maxHookRounds {
 		desired, err := topology.Compute(ctx, bp, cur, opts)
@@ -351,11 +364,12 @@ func (r *Reconciler) callHook(ctx context.Context, cluster *clusterv1.Cluster, c
 // meanwhile).
 func (r *Reconciler) markHooks(ctx context.Context, cluster *clusterv1.Cluster, pending, done []string) error {
 	changed := false
-	for _, h := range pending {
-		changed = hooks.MarkPending(cluster, runtimehooksv1.Hook(h)) || changed
-	}
+	// Done first: a hook of one step may be done, and the same hook of the next step pending.
 	for _, h := range done {
 		changed = hooks.MarkDone(cluster, runtimehooksv1.Hook(h)) || changed
+	}
+	for _, h := range pending {
+		changed = hooks.MarkPending(cluster, runtimehooksv1.Hook(h)) || changed
 	}
 	if !changed {
 		return nil

@@ -174,8 +174,9 @@ func TestClusterFromClusterClass(t *testing.T) {
 		g.Expect(cp.GetManagedFields()).To(ContainElement(HaveField("Manager", FieldManager)))
 		cond := topologyCondition(ctx, g, key)
 		g.Expect(cond).NotTo(BeNil())
-		g.Expect(cond.Reason).To(Equal(MachineDeploymentsCreatePendingReason))
-		g.Expect(cond.Message).To(ContainSubstring("md-0, md-1"))
+		g.Expect(cond.Reason).To(Equal(ClusterUpgradingReason), "as upstream, MachineDeployments waiting for their creation are shown as an upgrade")
+		g.Expect(cond.Message).To(Equal("Cluster is upgrading to v1.30.0\n" +
+			"  * MachineDeployments md-0, md-1 creation deferred while control plane upgrade is in progress"))
 	}, timeout, interval).Should(Succeed())
 	g.Expect(listMDs(ctx, g, ns)).To(BeEmpty())
 

@@ -137,8 +137,11 @@ func TestNoDoubleRolloutWhileAHookBlocks(t *testing.T) {
 	})
 	g.Eventually(func(g Gomega) {
 		cond := topologyCondition(ctx, g, key)
-		g.Expect(cond.Reason).To(Equal(LifecycleHookBlockingReason))
-		g.Expect(cond.Message).To(Equal(`hook "BeforeClusterUpgrade" is blocking: held by the test`))
+		g.Expect(cond.Reason).To(Equal(ClusterUpgradingReason))
+		g.Expect(cond.Message).To(Equal("Cluster is upgrading to v1.31.0\n" +
+			"  * Following hooks are blocking upgrade: BeforeClusterUpgrade: held by the test\n" +
+			"  * " + cp.GetKind() + " pending upgrade to version v1.31.0\n" +
+			"  * MachineDeployment " + md.Name + " pending upgrade to version v1.31.0"))
 	}, timeout, interval).Should(Succeed())
 	g.Consistently(func(g Gomega) {
 		got := listMDs(ctx, g, ns)[0]
@@ -155,7 +158,7 @@ func TestNoDoubleRolloutWhileAHookBlocks(t *testing.T) {
 		g.Expect(str(getU(ctx, g, cp.GroupVersionKind(), ns, cp.GetName()).Object, "spec", "version")).To(Equal("v1.31.0"))
 		c := &clusterv1.Cluster{}
 		g.Expect(env.Client.Get(ctx, key, c)).To(Succeed())
-		g.Expect(c.Annotations).To(HaveKeyWithValue(runtimev1.PendingHooksAnnotation, "AfterClusterUpgrade,AfterControlPlaneUpgrade"))
+		g.Expect(c.Annotations).To(HaveKeyWithValue(runtimev1.PendingHooksAnnotation, "AfterClusterUpgrade,AfterControlPlaneUpgrade,AfterWorkersUpgrade,BeforeWorkersUpgrade"))
 	}, timeout, interval).Should(Succeed())
 	g.Expect(listMDs(ctx, g, ns)[0].Generation).To(Equal(md.Generation), "the MachineDeployment waits for the control plane")
 
@@ -167,7 +170,7 @@ func TestNoDoubleRolloutWhileAHookBlocks(t *testing.T) {
 		g.Expect(got.Generation).To(Equal(md.Generation+1), "the version and the replicas came in one change")
 		c := &clusterv1.Cluster{}
 		g.Expect(env.Client.Get(ctx, key, c)).To(Succeed())
-		g.Expect(c.Annotations).NotTo(HaveKey(runtimev1.PendingHooksAnnotation), "AfterControlPlaneUpgrade and AfterClusterUpgrade were called")
+		g.Expect(c.Annotations).NotTo(HaveKey(runtimev1.PendingHooksAnnotation), "AfterControlPlaneUpgrade, BeforeWorkersUpgrade, AfterWorkersUpgrade and AfterClusterUpgrade were called")
 		g.Expect(topologyCondition(ctx, g, key).Status).To(Equal(metav1.ConditionTrue))
 	}, timeout, interval).Should(Succeed())
 	g.Expect(hooks.called(topology.AfterControlPlaneUpgradeHook)).To(Equal(1))

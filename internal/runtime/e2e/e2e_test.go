@@ -106,7 +106,7 @@ func TestSampleExtensionInTheEmbeddedCluster(t *testing.T) {
 		g.Expect(c.Get(ctx, client.ObjectKey{Name: "extension-sample"}, ec)).To(Succeed())
 		g.Expect(ec.Spec.ClientConfig.CABundle).To(Equal(secret.Data["ca.crt"]))
 		g.Expect(conditions.IsV1Beta2True(ec, runtimev1.ExtensionConfigDiscoveredV1Beta2Condition)).To(BeTrue())
-		g.Expect(ec.Status.Handlers).To(HaveLen(6))
+		g.Expect(ec.Status.Handlers).To(HaveLen(10))
 	}, timeout, time.Second).Should(Succeed())
 
 	// A broken Extension is reported; the core goes on with the others.
@@ -169,8 +169,8 @@ func TestSampleExtensionInTheEmbeddedCluster(t *testing.T) {
 		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(creating), got)).To(Succeed())
 		cond := conditions.GetV1Beta2(got, clusterv1.ClusterTopologyReconciledV1Beta2Condition)
 		g.Expect(cond).NotTo(BeNil())
-		g.Expect(cond.Reason).To(Equal("LifecycleHookBlocking"))
-		g.Expect(cond.Message).To(Equal(`hook "BeforeClusterCreate" is blocking: Cluster has the ` + sample.HoldCreateAnnotation + " annotation"))
+		g.Expect(cond.Reason).To(Equal("ClusterCreating"))
+		g.Expect(cond.Message).To(Equal("Following hooks are blocking Cluster topology creation: BeforeClusterCreate: Cluster has the " + sample.HoldCreateAnnotation + " annotation"))
 		g.Expect(got.Spec.ControlPlaneRef).To(BeNil())
 	}, timeout, time.Second).Should(Succeed())
 	g.Expect(c.Delete(ctx, creating)).To(Succeed())

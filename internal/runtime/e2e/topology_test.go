@@ -35,9 +35,8 @@ import (
 )
 
 const (
-	interval       = 250 * time.Millisecond
-	pendingHooks   = runtimev1.PendingHooksAnnotation
-	topologyReason = "LifecycleHookBlocking"
+	interval     = 250 * time.Millisecond
+	pendingHooks = runtimev1.PendingHooksAnnotation
 )
 
 // TestTopologyHooks runs the core (core.Setup, Runtime SDK on) against a kube-apiserver with the sample
@@ -163,20 +162,21 @@ func TestTopologyHooks(t *testing.T) {
 	}
 	g.Expect(c.Create(ctx, cluster)).To(Succeed())
 	key := client.ObjectKeyFromObject(cluster)
-	blocking := func(g Gomega, hook, message string) {
+	blocking := func(g Gomega, reason, message string) {
 		got := &clusterv1.Cluster{}
 		g.Expect(c.Get(ctx, key, got)).To(Succeed())
 		cond := conditions.GetV1Beta2(got, clusterv1.ClusterTopologyReconciledV1Beta2Condition)
 		g.Expect(cond).NotTo(BeNil())
 		g.Expect(cond.Status).To(Equal(metav1.ConditionFalse))
-		g.Expect(cond.Reason).To(Equal(topologyReason))
-		g.Expect(cond.Message).To(Equal(`hook "` + hook + `" is blocking: ` + message))
+		g.Expect(cond.Reason).To(Equal(reason))
+		g.Expect(cond.Message).To(Equal(message))
 		v1 := conditions.Get(got, "TopologyReconciled")
 		g.Expect(v1).NotTo(BeNil())
-		g.Expect(v1.Reason).To(Equal(topologyReason))
+		g.Expect(v1.Reason).To(Equal(reason))
+		g.Expect(v1.Message).To(Equal(message))
 	}
 	g.Eventually(func(g Gomega) {
-		blocking(g, "BeforeClusterCreate", "Cluster has the "+sample.HoldCreateAnnotation+" annotation")
+		blocking(g, "ClusterCreating", "Following hooks are blocking Cluster topology creation: BeforeClusterCreate: Cluster has the "+sample.HoldCreateAnnotation+" annotation")
 	}, timeout, interval).Should(Succeed())
 	g.Consistently(func(g Gomega) {
 		got := &clusterv1.Cluster{}
@@ -220,7 +220,9 @@ func TestTopologyHooks(t *testing.T) {
 		g.Expect(c.Update(ctx, got)).To(Succeed())
 	}, timeout, interval).Should(Succeed())
 	g.Eventually(func(g Gomega) {
-		blocking(g, "BeforeClusterUpgrade", "Cluster has the "+sample.HoldUpgradeAnnotation+" annotation")
+		blocking(g, "ClusterUpgrading", "Cluster is upgrading to v1.31.0\n"+
+			"  * Following hooks are blocking upgrade: BeforeClusterUpgrade: Cluster has the "+sample.HoldUpgradeAnnotation+" annotation\n"+
+			"  * KubeadmControlPlane pending upgrade to version v1.31.0")
 	}, timeout, interval).Should(Succeed())
 	g.Consistently(func(g Gomega) {
 		cp := getU(ctx, g, c, cpGVK, ns, cpName)
@@ -254,6 +256,56 @@ func TestTopologyHooks(t *testing.T) {
 		g.Expect(count(hooksv1.AfterControlPlaneUpgrade).Load()).To(Equal(int32(1)))
 		g.Expect(count(hooksv1.AfterClusterUpgrade).Load()).To(Equal(int32(1)))
 	}, 3*time.Second, interval).Should(Succeed())
+
+	// A chained upgrade planned by the sample's GenerateUpgradePlan: v1.31.0 to v1.33.2 through v1.32.0,
+	// with the second step held by BeforeControlPlaneUpgrade while the Cluster has the sample's annotation.
+	g.Eventually(func(g Gomega) {
+		class := &clusterv1.ClusterClass{}
+		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "sample-class"}, class)).To(Succeed())
+		class.Spec.Upgrade.External.GenerateUpgradePlanExtension = "generate-upgrade-plan.sample"
+		g.Expect(c.Update(ctx, class)).To(Succeed())
+	}, timeout, interval).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		class := &clusterv1.ClusterClass{}
+		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "sample-class"}, class)).To(Succeed())
+		g.Expect(class.Status.ObservedGeneration).To(Equal(class.Generation))
+	}, timeout, interval).Should(Succeed())
+	controlPlaneRuns := func(version string) {
+		g.Eventually(func(g Gomega) {
+			cp := getU(ctx, g, c, cpGVK, ns, cpName)
+			g.Expect(str(cp.Object, "spec", "version")).To(Equal(version))
+			_ = unstructured.SetNestedField(cp.Object, version, "status", "version")
+			g.Expect(c.Status().Update(ctx, cp)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+	}
+	g.Eventually(func(g Gomega) {
+		got := &clusterv1.Cluster{}
+		g.Expect(c.Get(ctx, key, got)).To(Succeed())
+		got.Annotations[sample.HoldControlPlaneUpgradeAnnotation] = "2"
+		got.Spec.Topology.Version = "v1.33.2"
+		g.Expect(c.Update(ctx, got)).To(Succeed())
+	}, timeout, interval).Should(Succeed())
+	// The first step is held too: the hold is on every step while the annotation is there.
+	g.Eventually(func(g Gomega) {
+		blocking(g, "ClusterUpgrading", "Cluster is upgrading to v1.33.2\n"+
+			"  * Following hooks are blocking upgrade: BeforeControlPlaneUpgrade: Cluster has the "+sample.HoldControlPlaneUpgradeAnnotation+" annotation\n"+
+			"  * KubeadmControlPlane pending upgrade to version v1.32.0, v1.33.2")
+		got := &clusterv1.Cluster{}
+		g.Expect(c.Get(ctx, key, got)).To(Succeed())
+		g.Expect(got.Status.V1Beta2.ControlPlane.UpgradePlan).To(Equal([]clusterv1.StatusUpgradePlanVersion{{Version: "v1.32.0"}, {Version: "v1.33.2"}}))
+	}, timeout, interval).Should(Succeed())
+	g.Expect(str(getU(ctx, g, c, cpGVK, ns, cpName).Object, "spec", "version")).To(Equal("v1.31.0"))
+	setAnnotation(ctx, g, c, key, sample.HoldControlPlaneUpgradeAnnotation, "")
+	controlPlaneRuns("v1.32.0")
+	controlPlaneRuns("v1.33.2")
+	g.Eventually(func(g Gomega) {
+		got := &clusterv1.Cluster{}
+		g.Expect(c.Get(ctx, key, got)).To(Succeed())
+		g.Expect(got.Annotations).NotTo(HaveKey(pendingHooks))
+		g.Expect(got.Status.V1Beta2.ControlPlane.UpgradePlan).To(BeEmpty())
+		cond := conditions.GetV1Beta2(got, clusterv1.ClusterTopologyReconciledV1Beta2Condition)
+		g.Expect(cond.Status).To(Equal(metav1.ConditionTrue), "%+v", cond)
+	}, timeout, interval).Should(Succeed())
 
 	// failurePolicy: with Fail, a handler that does not answer in time keeps the Cluster from being created
 	// and its condition names the handler; with Ignore, the Cluster is created without it.

@@ -18,22 +18,10 @@ import (
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 )
 
-// notCalled are the hooks of runtimehooksv1 whose handlers capstan registers but does not call yet: those
-// of chained upgrades (upstream v1.12), which the topology engine does not use yet.
-// TODO(issue 43): empty this list as the engine calls them.
-var notCalled = []runtimehooksv1.Hook{
-	runtimehooksv1.BeforeControlPlaneUpgrade,
-	runtimehooksv1.BeforeWorkersUpgrade,
-	runtimehooksv1.AfterWorkersUpgrade,
-	runtimehooksv1.GenerateUpgradePlan,
-}
-
-// Called reports whether capstan calls the handlers of hook. Discovery accepts the handlers of every hook
-// of runtimehooksv1, as upstream does, so that an Extension written for a newer upstream is not refused
-// whole; the handlers of a hook capstan does not call are registered and never called, and the
-// ExtensionConfig's Discovered condition says so.
+// Called reports whether capstan calls the handlers of hook: it calls every hook of runtimehooksv1, the
+// hooks of chained upgrades (upstream v1.12) too.
 func Called(hook runtimehooksv1.Hook) bool {
-	return hook.Known() && !slices.Contains(notCalled, hook)
+	return hook.Known()
 }
 
 // Registration is one handler of one ExtensionConfig.

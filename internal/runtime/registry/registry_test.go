@@ -23,11 +23,11 @@ func TestCalled(t *testing.T) {
 		{runtimehooksv1.GeneratePatches, true},
 		{runtimehooksv1.ValidateTopology, true},
 		{runtimehooksv1.DiscoverVariables, true},
-		// Chained upgrades: known, not called by the topology engine yet.
-		{runtimehooksv1.BeforeControlPlaneUpgrade, false},
-		{runtimehooksv1.BeforeWorkersUpgrade, false},
-		{runtimehooksv1.AfterWorkersUpgrade, false},
-		{runtimehooksv1.GenerateUpgradePlan, false},
+		// Chained upgrades.
+		{runtimehooksv1.BeforeControlPlaneUpgrade, true},
+		{runtimehooksv1.BeforeWorkersUpgrade, true},
+		{runtimehooksv1.AfterWorkersUpgrade, true},
+		{runtimehooksv1.GenerateUpgradePlan, true},
 		{"BeforeMachineCreate", false},
 	}
 	for _, tt := range tests {

@@ -1,21 +1,26 @@
 // Package sample is a sample Runtime Extension, built on package extension: the handlers of
 // `capstan extension-sample`, and an example to start an Extension from.
 //
-// Lifecycle hooks: BeforeClusterCreate, BeforeClusterUpgrade and BeforeClusterDelete hold their operation
-// while the Cluster has the annotation extension-sample.capstan.dev/hold-create, hold-upgrade or
-// hold-delete, asking to be called again after the annotation's value in seconds (5 when it is not a
-// number); AfterControlPlaneInitialized logs. Topology mutation: GeneratePatches adds `echo <banner>` to
-// the preKubeadmCommands of the KubeadmConfigTemplates and KubeadmControlPlaneTemplates of a topology
-// whose variable sampleBanner is set, and DiscoverVariables defines sampleBanner.
+// Lifecycle hooks: BeforeClusterCreate, BeforeClusterUpgrade, BeforeControlPlaneUpgrade,
+// BeforeWorkersUpgrade, AfterWorkersUpgrade and BeforeClusterDelete hold their operation while the Cluster
+// has the annotation extension-sample.capstan.dev/hold-create, hold-upgrade, hold-control-plane-upgrade,
+// hold-workers-upgrade, hold-after-workers-upgrade or hold-delete, asking to be called again after the
+// annotation's value in seconds (5 when it is not a number); AfterControlPlaneInitialized logs. Upgrade
+// plan: GenerateUpgradePlan steps the control plane through the .0 release of every minor between its
+// version and the target, and leaves the workers' steps to capstan. Topology mutation: GeneratePatches adds
+// `echo <banner>` to the preKubeadmCommands of the KubeadmConfigTemplates and KubeadmControlPlaneTemplates
+// of a topology whose variable sampleBanner is set, and DiscoverVariables defines sampleBanner.
 package sample
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/blang/semver/v4"
 	"github.com/go-logr/logr"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
@@ -25,10 +30,13 @@ import (
 
 // The annotations that hold the lifecycle operations, and the variable of the patches.
 const (
-	HoldCreateAnnotation  = "extension-sample.capstan.dev/hold-create"
-	HoldUpgradeAnnotation = "extension-sample.capstan.dev/hold-upgrade"
-	HoldDeleteAnnotation  = "extension-sample.capstan.dev/hold-delete"
-	BannerVariable        = "sampleBanner"
+	HoldCreateAnnotation              = "extension-sample.capstan.dev/hold-create"
+	HoldUpgradeAnnotation             = "extension-sample.capstan.dev/hold-upgrade"
+	HoldControlPlaneUpgradeAnnotation = "extension-sample.capstan.dev/hold-control-plane-upgrade"
+	HoldWorkersUpgradeAnnotation      = "extension-sample.capstan.dev/hold-workers-upgrade"
+	HoldAfterWorkersUpgradeAnnotation = "extension-sample.capstan.dev/hold-after-workers-upgrade"
+	HoldDeleteAnnotation              = "extension-sample.capstan.dev/hold-delete"
+	BannerVariable                    = "sampleBanner"
 )
 
 // defaultHoldSeconds is how long a hold asks to wait when its annotation is not a number.
@@ -48,6 +56,27 @@ func Register(s *extension.Server) error {
 			Func: func(ctx context.Context, req *hooksv1.BeforeClusterUpgradeRequest, resp *hooksv1.BeforeClusterUpgradeResponse) {
 				hold(ctx, &req.Cluster, HoldUpgradeAnnotation, &resp.CommonRetryResponse)
 			},
+		}),
+		extension.AddHandler(s, extension.Handler[*hooksv1.BeforeControlPlaneUpgradeRequest, *hooksv1.BeforeControlPlaneUpgradeResponse]{
+			Hook: hooksv1.BeforeControlPlaneUpgrade, Name: "before-control-plane-upgrade",
+			Func: func(ctx context.Context, req *hooksv1.BeforeControlPlaneUpgradeRequest, resp *hooksv1.BeforeControlPlaneUpgradeResponse) {
+				hold(ctx, &req.Cluster, HoldControlPlaneUpgradeAnnotation, &resp.CommonRetryResponse)
+			},
+		}),
+		extension.AddHandler(s, extension.Handler[*hooksv1.BeforeWorkersUpgradeRequest, *hooksv1.BeforeWorkersUpgradeResponse]{
+			Hook: hooksv1.BeforeWorkersUpgrade, Name: "before-workers-upgrade",
+			Func: func(ctx context.Context, req *hooksv1.BeforeWorkersUpgradeRequest, resp *hooksv1.BeforeWorkersUpgradeResponse) {
+				hold(ctx, &req.Cluster, HoldWorkersUpgradeAnnotation, &resp.CommonRetryResponse)
+			},
+		}),
+		extension.AddHandler(s, extension.Handler[*hooksv1.AfterWorkersUpgradeRequest, *hooksv1.AfterWorkersUpgradeResponse]{
+			Hook: hooksv1.AfterWorkersUpgrade, Name: "after-workers-upgrade",
+			Func: func(ctx context.Context, req *hooksv1.AfterWorkersUpgradeRequest, resp *hooksv1.AfterWorkersUpgradeResponse) {
+				hold(ctx, &req.Cluster, HoldAfterWorkersUpgradeAnnotation, &resp.CommonRetryResponse)
+			},
+		}),
+		extension.AddHandler(s, extension.Handler[*hooksv1.GenerateUpgradePlanRequest, *hooksv1.GenerateUpgradePlanResponse]{
+			Hook: hooksv1.GenerateUpgradePlan, Name: "generate-upgrade-plan", Func: GenerateUpgradePlan,
 		}),
 		extension.AddHandler(s, extension.Handler[*hooksv1.BeforeClusterDeleteRequest, *hooksv1.BeforeClusterDeleteResponse]{
 			Hook: hooksv1.BeforeClusterDelete, Name: "before-cluster-delete",
@@ -89,6 +118,39 @@ func hold(ctx context.Context, c *clusterv1.Cluster, annotation string, resp *ho
 	logr.FromContextOrDiscard(ctx).Info("Holding", "cluster", c.Namespace+"/"+c.Name, "annotation", annotation)
 	resp.RetryAfterSeconds = int32(seconds) //nolint:gosec // a few seconds
 	resp.Message = fmt.Sprintf("Cluster has the %s annotation", annotation)
+}
+
+// GenerateUpgradePlan steps the control plane through the .0 release of every minor between its version
+// and the target (v1.30.5 to v1.33.2: v1.31.0, v1.32.0, v1.33.2; a patch or one-minor upgrade is one step)
+// and answers no workers' steps: capstan then upgrades the workers as few times as the version skew
+// policy allows. An extension for production would pick the versions its machine images exist for.
+func GenerateUpgradePlan(ctx context.Context, req *hooksv1.GenerateUpgradePlanRequest, resp *hooksv1.GenerateUpgradePlanResponse) {
+	logr.FromContextOrDiscard(ctx).Info("Generating the upgrade plan", "cluster", req.Cluster.Namespace+"/"+req.Cluster.Name,
+		"fromControlPlane", req.FromControlPlaneKubernetesVersion, "fromWorkers", req.FromWorkersKubernetesVersion, "to", req.ToKubernetesVersion)
+	from, err := semver.ParseTolerant(req.FromControlPlaneKubernetesVersion)
+	if err != nil {
+		resp.Status, resp.Message = hooksv1.ResponseStatusFailure, fmt.Sprintf("the control plane's version %q is not a semantic version", req.FromControlPlaneKubernetesVersion)
+		return
+	}
+	to, err := semver.ParseTolerant(req.ToKubernetesVersion)
+	if err != nil {
+		resp.Status, resp.Message = hooksv1.ResponseStatusFailure, fmt.Sprintf("the target version %q is not a semantic version", req.ToKubernetesVersion)
+		return
+	}
+	switch {
+	case from.Major != to.Major:
+		resp.Status, resp.Message = hooksv1.ResponseStatusFailure, fmt.Sprintf("cannot upgrade from %s to another major version, %s", req.FromControlPlaneKubernetesVersion, req.ToKubernetesVersion)
+		return
+	case to.LT(from):
+		resp.Status, resp.Message = hooksv1.ResponseStatusFailure, fmt.Sprintf("the target version %s is lower than the control plane's, %s", req.ToKubernetesVersion, req.FromControlPlaneKubernetesVersion)
+		return
+	case from.Equals(to) && slices.Equal(from.Build, to.Build):
+		return // the control plane runs the target already; only the workers upgrade
+	}
+	for minor := from.Minor + 1; minor < to.Minor; minor++ {
+		resp.ControlPlaneUpgrades = append(resp.ControlPlaneUpgrades, hooksv1.UpgradeStep{Version: fmt.Sprintf("v%d.%d.0", to.Major, minor)})
+	}
+	resp.ControlPlaneUpgrades = append(resp.ControlPlaneUpgrades, hooksv1.UpgradeStep{Version: req.ToKubernetesVersion})
 }
 
 // GeneratePatches adds `echo <sampleBanner>` to the preKubeadmCommands of the kubeadm templates.

@@ -36,11 +36,13 @@ func NewCommand(streams iostreams.Streams) *cobra.Command {
 	o := &Options{Host: localnet.ListenHost(), Port: 9443, CertDir: "/tmp/k8s-webhook-server/serving-certs"}
 	cmd := &cobra.Command{
 		Use:   "extension-sample",
-		Short: "Run the sample Runtime Extension (lifecycle hooks held by annotations, a GeneratePatches handler)",
-		Long: "Run the sample Runtime Extension: BeforeClusterCreate, BeforeClusterUpgrade and BeforeClusterDelete hold " +
-			"their operation while the Cluster has the extension-sample.capstan.dev/hold-create, hold-upgrade or hold-delete " +
-			"annotation; GeneratePatches echoes the sampleBanner variable in the kubeadm templates' preKubeadmCommands. " +
-			"It serves HTTPS with tls.crt and tls.key of --webhook-cert-dir.",
+		Short: "Run the sample Runtime Extension (lifecycle hooks held by annotations, an upgrade plan, a GeneratePatches handler)",
+		Long: "Run the sample Runtime Extension: BeforeClusterCreate, BeforeClusterUpgrade, BeforeControlPlaneUpgrade, " +
+			"BeforeWorkersUpgrade, AfterWorkersUpgrade and BeforeClusterDelete hold their operation while the Cluster has the " +
+			"extension-sample.capstan.dev/hold-create, hold-upgrade, hold-control-plane-upgrade, hold-workers-upgrade, " +
+			"hold-after-workers-upgrade or hold-delete annotation; GenerateUpgradePlan steps the control plane through the .0 " +
+			"release of every minor up to the target; GeneratePatches echoes the sampleBanner variable in the kubeadm templates' " +
+			"preKubeadmCommands. It serves HTTPS with tls.crt and tls.key of --webhook-cert-dir.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := zap.New(zap.UseFlagOptions(&o.Zap), zap.WriteTo(streams.ErrOut))

@@ -72,6 +72,8 @@ func TestCertificateServesTheSampleBehindItsService(t *testing.T) {
 	}
 	g.Expect(names).To(ConsistOf(
 		"before-cluster-create.sample:BeforeClusterCreate", "before-cluster-upgrade.sample:BeforeClusterUpgrade",
+		"before-control-plane-upgrade.sample:BeforeControlPlaneUpgrade", "before-workers-upgrade.sample:BeforeWorkersUpgrade",
+		"after-workers-upgrade.sample:AfterWorkersUpgrade", "generate-upgrade-plan.sample:GenerateUpgradePlan",
 		"before-cluster-delete.sample:BeforeClusterDelete", "after-control-plane-initialized.sample:AfterControlPlaneInitialized",
 		"generate-patches.sample:GeneratePatches", "discover-variables.sample:DiscoverVariables"))
 }

@@ -73,6 +73,10 @@ func TestTopologyPlanGolden(t *testing.T) {
 		{name: "version", files: []string{"quick-start-running.yaml"}, change: func(t *testing.T, objs []unstructured.Unstructured) {
 			edit(t, objs, "Cluster", "", "v1.32.0", "spec", "topology", "version")
 		}},
+		{name: "chained-version", files: []string{"quick-start-running.yaml"}, change: func(t *testing.T, objs []unstructured.Unstructured) {
+			edit(t, objs, "ClusterClass", "", []any{"v1.31.2", "v1.32.0", "v1.32.4", "v1.33.1", "v1.34.0"}, "spec", "kubernetesVersions")
+			edit(t, objs, "Cluster", "", "v1.34.0", "spec", "topology", "version")
+		}},
 		{name: "variable", files: []string{"quick-start-running.yaml"}, change: func(t *testing.T, objs []unstructured.Unstructured) {
 			edit(t, objs, "Cluster", "", []any{map[string]any{"name": "etcdImageTag", "value": "3.5.16-0"}}, "spec", "topology", "variables")
 		}},

@@ -236,8 +236,8 @@ func TestManagedTopology(t *testing.T) {
 		g.Expect(env.Client.Get(ctx, key, c)).To(Succeed())
 		cond := conditions.GetV1Beta2(c, clusterv1.ClusterTopologyReconciledV1Beta2Condition)
 		g.Expect(cond).NotTo(BeNil())
-		g.Expect(cond.Reason).To(Equal("LifecycleHookBlocking"))
-		g.Expect(cond.Message).To(ContainSubstring(`hook "BeforeClusterUpgrade" is blocking`))
+		g.Expect(cond.Reason).To(Equal("ClusterUpgrading"))
+		g.Expect(cond.Message).To(ContainSubstring("\n  * Following hooks are blocking upgrade: BeforeClusterUpgrade: "))
 	}, time.Minute, interval).Should(Succeed())
 	mds := &clusterv1.MachineDeploymentList{}
 	g.Consistently(func(g Gomega) {
