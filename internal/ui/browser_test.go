@@ -105,6 +105,19 @@ func count(ctx context.Context, selector string) (int, error) {
 	return chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll(%q).length`, selector)))
 }
 
+// click clicks the element of selector. The tree is drawn again at every change of the Cluster's objects
+// (open details and their tabs are kept): a click that finds its element replaced before it lands
+// ("Could not find node with given id") did not happen, and is tried again, as a user would.
+func click(ctx context.Context, selector string) error {
+	var err error
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(interval) {
+		if err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(selector))); err == nil || !strings.Contains(err.Error(), "Could not find node") {
+			return err
+		}
+	}
+	return err
+}
+
 func visible(ctx context.Context, selector string) error {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
@@ -233,15 +246,15 @@ func TestBrowser(t *testing.T) {
 	attr, err := chromedp.Run(page, chromedp.AttributeValue(chromedp.CSS(cpMachine), "data-name"))
 	g.Expect(err).NotTo(HaveOccurred())
 	machineName := attr.Value
-	g.Expect(chromedp.Do(page, chromedp.Click(chromedp.CSS(cpMachine)))).To(Succeed())
+	g.Expect(click(page, cpMachine)).To(Succeed())
 	details := fmt.Sprintf(`.details[data-kind="Machine"][data-name=%q]`, machineName)
 	g.Expect(visible(page, details+` table.conditions tr[data-condition="Ready"]`)).To(Succeed())
 	g.Expect(text(page, details+` table.conditions tr[data-condition="Ready"]`)).To(ContainSubstring("True"))
 	g.Expect(visible(page, details+` table.conditions tr[data-condition="NodeHealthy"]`)).To(Succeed())
 	shots.take(page, "machine-conditions")
-	g.Expect(chromedp.Do(page, chromedp.Click(chromedp.CSS(details+` button[data-tab="events"]`)))).To(Succeed())
+	g.Expect(click(page, details+` button[data-tab="events"]`)).To(Succeed())
 	g.Expect(visible(page, details+` table.events, `+details+` p`)).To(Succeed())
-	g.Expect(chromedp.Do(page, chromedp.Click(chromedp.CSS(details+` button[data-tab="yaml"]`)))).To(Succeed())
+	g.Expect(click(page, details+` button[data-tab="yaml"]`)).To(Succeed())
 	g.Expect(visible(page, details+` pre.yaml`)).To(Succeed())
 	yaml, err := text(page, details+` pre.yaml`)
 	g.Expect(err).NotTo(HaveOccurred())
