@@ -175,3 +175,52 @@ status: {initialization: {controlPlaneInitialized: true}, availableReplicas: 1, 
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(ref.Name).To(Equal("cp"))
 }
+
+func TestControlPlaneVersions(t *testing.T) {
+	tests := []struct {
+		name      string
+		status    string
+		want      []clusterv1.StatusVersion
+		wantFound bool
+		wantErr   string
+	}{
+		{name: "absent", status: `{replicas: 3}`},
+		{name: "empty", status: `{versions: []}`, wantFound: true},
+		{
+			name:      "oldest first",
+			status:    `{versions: [{version: v1.32.4, replicas: 2}, {version: v1.33.1, replicas: 1}]}`,
+			want:      []clusterv1.StatusVersion{{Version: "v1.32.4", Replicas: 2}, {Version: "v1.33.1", Replicas: 1}},
+			wantFound: true,
+		},
+		{
+			name:      "without replicas (a provider that has no notion of them)",
+			status:    `{versions: [{version: v1.33.1}]}`,
+			want:      []clusterv1.StatusVersion{{Version: "v1.33.1"}},
+			wantFound: true,
+		},
+		{
+			name:      "unorderable build metadata",
+			status:    `{versions: [{version: v1.33.1+bbb, replicas: 1}, {version: v1.33.1+aaa, replicas: 1}]}`,
+			want:      []clusterv1.StatusVersion{{Version: "v1.33.1+bbb", Replicas: 1}, {Version: "v1.33.1+aaa", Replicas: 1}},
+			wantFound: true,
+		},
+		{name: "out of order", status: `{versions: [{version: v1.33.1, replicas: 1}, {version: v1.32.4, replicas: 2}]}`,
+			wantErr: `version "v1.33.1" and "v1.32.4" are in the wrong order`},
+		{name: "not a version", status: `{versions: [{version: latest, replicas: 1}]}`, wantErr: ".status.versions[0].version"},
+		{name: "negative replicas", status: `{versions: [{version: v1.33.1, replicas: -1}]}`, wantErr: ".status.versions[0].replicas"},
+		{name: "not a list", status: `{versions: v1.33.1}`, wantErr: "not a list"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			got, found, err := ControlPlaneVersions(object(t, "status: "+tt.status))
+			if tt.wantErr != "" {
+				g.Expect(err).To(MatchError(ContainSubstring(tt.wantErr)))
+				return
+			}
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(found).To(Equal(tt.wantFound))
+			g.Expect(got).To(Equal(tt.want))
+		})
+	}
+}

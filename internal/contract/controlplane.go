@@ -3,9 +3,13 @@ package contract
 import (
 	"fmt"
 
+	"github.com/blang/semver/v4"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/kubeversion"
 )
 
 // ControlPlaneInitialized reports whether a ControlPlane says its API server accepts requests:
@@ -73,6 +77,52 @@ func ControlPlaneVersion(obj *unstructured.Unstructured) (string, error) {
 func StatusVersion(obj *unstructured.Unstructured) (string, error) {
 	v, _, err := stringField(obj, Path{"status", "version"})
 	return v, err
+}
+
+// ControlPlaneVersions returns status.versions of a ControlPlane: the Kubernetes versions of its Machines
+// with how many run each, from the oldest to the newest (both contracts; upstream v1.14 added it); found is
+// false when the field is absent. As upstream, a list with a version that does not parse, versions out of
+// order or a negative count is an error.
+func ControlPlaneVersions(obj *unstructured.Unstructured) (versions []clusterv1.StatusVersion, found bool, err error) {
+	p := Path{"status", "versions"}
+	raw, found, err := unstructured.NestedFieldNoCopy(obj.Object, p...)
+	if err != nil || !found || raw == nil {
+		return nil, false, err
+	}
+	items, ok := raw.([]any)
+	if !ok {
+		return nil, false, fmt.Errorf("reading %s of %s %s: %v is a %T, not a list", p, obj.GetKind(), obj.GetName(), raw, raw)
+	}
+	var previous *semver.Version
+	for i, item := range items {
+		entry, ok := item.(map[string]any)
+		if !ok {
+			return nil, false, fmt.Errorf("reading %s[%d] of %s %s: %v is a %T, not an object", p, i, obj.GetKind(), obj.GetName(), item, item)
+		}
+		v := &unstructured.Unstructured{Object: entry}
+		version, _, err := stringField(v, Path{"version"})
+		if err != nil {
+			return nil, false, fmt.Errorf("reading %s[%d] of %s %s: %w", p, i, obj.GetKind(), obj.GetName(), err)
+		}
+		replicas, _, err := int64Field(v, Path{"replicas"})
+		if err != nil {
+			return nil, false, fmt.Errorf("reading %s[%d] of %s %s: %w", p, i, obj.GetKind(), obj.GetName(), err)
+		}
+		parsed, err := semver.ParseTolerant(version)
+		if err != nil {
+			return nil, false, fmt.Errorf("reading %s[%d].version of %s %s: %w", p, i, obj.GetKind(), obj.GetName(), err)
+		}
+		if previous != nil && kubeversion.Compare(parsed, *previous) < 0 {
+			return nil, false, fmt.Errorf("reading %s of %s %s: version %q and %q are in the wrong order", p, obj.GetKind(), obj.GetName(),
+				versions[i-1].Version, version)
+		}
+		if replicas < 0 {
+			return nil, false, fmt.Errorf("reading %s[%d].replicas of %s %s: %d is negative", p, i, obj.GetKind(), obj.GetName(), replicas)
+		}
+		previous = &parsed
+		versions = append(versions, clusterv1.StatusVersion{Version: version, Replicas: int32(replicas)}) //nolint:gosec // A count of Machines.
+	}
+	return versions, true, nil
 }
 
 // Selector returns status.selector of a ControlPlane, the label selector of its Machines as a string.

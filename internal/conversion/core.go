@@ -149,8 +149,7 @@ func (c core) machineFromV1beta1(_ context.Context, src *clusterv1beta1.Machine,
 	return nil
 }
 
-// MachineSet: v1beta1 has minReadySeconds in the spec, v1beta2 in the template's spec;
-// status.versions has no v1beta1 field.
+// MachineSet: v1beta1 has minReadySeconds in the spec, v1beta2 in the template's spec.
 
 func (c core) machineSetToV1beta1(ctx context.Context, src *clusterv1.MachineSet, dst *clusterv1beta1.MachineSet) error {
 	if err := clusterv1beta1.Convert_v1beta2_MachineSet_To_v1beta1_MachineSet(src, dst, nil); err != nil {
@@ -178,7 +177,6 @@ func (c core) machineSetFromV1beta1(_ context.Context, src *clusterv1beta1.Machi
 	dst.Spec.Template.Spec.MinReadySeconds = int32FromV1beta1(src.Spec.MinReadySeconds, ok, restored.Spec.Template.Spec.MinReadySeconds, true)
 	dst.Status.Replicas = int32FromV1beta1(src.Status.Replicas, ok, restored.Status.Replicas, false)
 	if ok {
-		dst.Status.Versions = restored.Status.Versions
 		dst.Status.Deprecated = keepUnsetDeprecated(dst.Status.Deprecated, restored.Status.Deprecated == nil, &clusterv1.MachineSetDeprecatedStatus{V1Beta1: &clusterv1.MachineSetV1Beta1DeprecatedStatus{}})
 	}
 	return nil
@@ -222,7 +220,6 @@ func (c core) machineDeploymentFromV1beta1(_ context.Context, src *clusterv1beta
 	dst.Spec.Paused = boolFromV1beta1(src.Spec.Paused, ok, restored.Spec.Paused)
 	dst.Status.Replicas = int32FromV1beta1(src.Status.Replicas, ok, restored.Status.Replicas, false)
 	if ok {
-		dst.Status.Versions = restored.Status.Versions
 		dst.Status.Deprecated = keepUnsetDeprecated(dst.Status.Deprecated, restored.Status.Deprecated == nil, &clusterv1.MachineDeploymentDeprecatedStatus{V1Beta1: &clusterv1.MachineDeploymentV1Beta1DeprecatedStatus{}})
 	}
 	return nil
@@ -256,8 +253,7 @@ func machineHealthCheckFromV1beta1(_ context.Context, src *clusterv1beta1.Machin
 	return nil
 }
 
-// MachinePool: v1beta1 has minReadySeconds in the spec, v1beta2 in the template's spec;
-// status.versions has no v1beta1 field.
+// MachinePool: v1beta1 has minReadySeconds in the spec, v1beta2 in the template's spec.
 
 func (c core) machinePoolToV1beta1(ctx context.Context, src *clusterv1.MachinePool, dst *clusterv1beta1.MachinePool) error {
 	if err := clusterv1beta1.Convert_v1beta2_MachinePool_To_v1beta1_MachinePool(src, dst, nil); err != nil {
@@ -289,7 +285,6 @@ func (c core) machinePoolFromV1beta1(_ context.Context, src *clusterv1beta1.Mach
 	}
 	dst.Status.Replicas = int32FromV1beta1(src.Status.Replicas, ok, restored.Status.Replicas, false)
 	if ok {
-		dst.Status.Versions = restored.Status.Versions
 		dst.Status.Deprecated = keepUnsetDeprecated(dst.Status.Deprecated, restored.Status.Deprecated == nil, &clusterv1.MachinePoolDeprecatedStatus{V1Beta1: &clusterv1.MachinePoolV1Beta1DeprecatedStatus{}})
 	}
 	return nil
@@ -297,7 +292,7 @@ func (c core) machinePoolFromV1beta1(_ context.Context, src *clusterv1beta1.Mach
 
 // MachineDrainRule: both versions have the same fields.
 
-// Cluster: the infrastructure and control plane references; the status's versions have no v1beta1 field.
+// Cluster: the infrastructure and control plane references.
 
 func (c core) clusterToV1beta1(ctx context.Context, src *clusterv1.Cluster, dst *clusterv1beta1.Cluster) error {
 	if err := clusterv1beta1.Convert_v1beta2_Cluster_To_v1beta1_Cluster(src, dst, nil); err != nil {
@@ -347,15 +342,6 @@ func (c core) clusterFromV1beta1(_ context.Context, src *clusterv1beta1.Cluster,
 	dst.Status.Initialization = clusterv1.ClusterInitializationStatus{
 		InfrastructureProvisioned: boolFromV1beta1(src.Status.InfrastructureReady, ok, restored.Status.Initialization.InfrastructureProvisioned),
 		ControlPlaneInitialized:   boolFromV1beta1(src.Status.ControlPlaneReady, ok, restored.Status.Initialization.ControlPlaneInitialized),
-	}
-	if !ok {
-		return nil
-	}
-	if dst.Status.ControlPlane != nil && restored.Status.ControlPlane != nil {
-		dst.Status.ControlPlane.Versions = restored.Status.ControlPlane.Versions
-	}
-	if dst.Status.Workers != nil && restored.Status.Workers != nil {
-		dst.Status.Workers.Versions = restored.Status.Workers.Versions
 	}
 	return nil
 }

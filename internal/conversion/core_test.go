@@ -848,3 +848,97 @@ func TestUpgradeFieldsEditedInV1beta1(t *testing.T) {
 		t.Errorf("v1beta2 control plane upgradePlan after the v1beta1 edit (-want +got):\n%s", diff)
 	}
 }
+
+// status.versions of a MachineSet, MachineDeployment and MachinePool, and of a Cluster's control plane and
+// workers, are upstream v1.14's v1beta1 fields: v1beta1 shows them, and a v1beta1 writer's versions (the
+// controllers write v1beta1) are what v1beta2 shows, not the older ones the conversion's annotation holds.
+func TestStatusVersionsEditedInV1beta1(t *testing.T) {
+	scheme := coreScheme(t)
+	hubVersions := []clusterv1.StatusVersion{{Version: "v1.32.2", Replicas: 1}, {Version: "v1.33.0", Replicas: 2}}
+	spokeVersions := []clusterv1beta1.StatusVersion{{Version: "v1.32.2", Replicas: 1}, {Version: "v1.33.0", Replicas: 2}}
+	edited := []clusterv1beta1.StatusVersion{{Version: "v1.33.0", Replicas: 3}}
+	wantEdited := []clusterv1.StatusVersion{{Version: "v1.33.0", Replicas: 3}}
+	meta := metav1.ObjectMeta{Name: "o", Namespace: testNamespace}
+
+	tests := []struct {
+		name, kind string
+		hub, spoke client.Object
+		// spokeVersions are the v1beta1 object's versions, to read and to edit.
+		spokeVersions func(client.Object) *[]clusterv1beta1.StatusVersion
+		hubVersions   func(client.Object) []clusterv1.StatusVersion
+	}{
+		{
+			name:  "MachineSet",
+			kind:  "MachineSet",
+			hub:   &clusterv1.MachineSet{ObjectMeta: meta, Status: clusterv1.MachineSetStatus{Versions: hubVersions}},
+			spoke: &clusterv1beta1.MachineSet{},
+			spokeVersions: func(o client.Object) *[]clusterv1beta1.StatusVersion {
+				return &o.(*clusterv1beta1.MachineSet).Status.Versions
+			},
+			hubVersions: func(o client.Object) []clusterv1.StatusVersion { return o.(*clusterv1.MachineSet).Status.Versions },
+		},
+		{
+			name:  "MachineDeployment",
+			kind:  "MachineDeployment",
+			hub:   &clusterv1.MachineDeployment{ObjectMeta: meta, Status: clusterv1.MachineDeploymentStatus{Versions: hubVersions}},
+			spoke: &clusterv1beta1.MachineDeployment{},
+			spokeVersions: func(o client.Object) *[]clusterv1beta1.StatusVersion {
+				return &o.(*clusterv1beta1.MachineDeployment).Status.Versions
+			},
+			hubVersions: func(o client.Object) []clusterv1.StatusVersion {
+				return o.(*clusterv1.MachineDeployment).Status.Versions
+			},
+		},
+		{
+			name:  "MachinePool",
+			kind:  "MachinePool",
+			hub:   &clusterv1.MachinePool{ObjectMeta: meta, Status: clusterv1.MachinePoolStatus{Versions: hubVersions}},
+			spoke: &clusterv1beta1.MachinePool{},
+			spokeVersions: func(o client.Object) *[]clusterv1beta1.StatusVersion {
+				return &o.(*clusterv1beta1.MachinePool).Status.Versions
+			},
+			hubVersions: func(o client.Object) []clusterv1.StatusVersion { return o.(*clusterv1.MachinePool).Status.Versions },
+		},
+		{
+			name:  "Cluster control plane",
+			kind:  "Cluster",
+			hub:   &clusterv1.Cluster{ObjectMeta: meta, Status: clusterv1.ClusterStatus{ControlPlane: &clusterv1.ClusterControlPlaneStatus{Versions: hubVersions}}},
+			spoke: &clusterv1beta1.Cluster{},
+			spokeVersions: func(o client.Object) *[]clusterv1beta1.StatusVersion {
+				return &o.(*clusterv1beta1.Cluster).Status.V1Beta2.ControlPlane.Versions
+			},
+			hubVersions: func(o client.Object) []clusterv1.StatusVersion {
+				return o.(*clusterv1.Cluster).Status.ControlPlane.Versions
+			},
+		},
+		{
+			name:  "Cluster workers",
+			kind:  "Cluster",
+			hub:   &clusterv1.Cluster{ObjectMeta: meta, Status: clusterv1.ClusterStatus{Workers: &clusterv1.WorkersStatus{Versions: hubVersions}}},
+			spoke: &clusterv1beta1.Cluster{},
+			spokeVersions: func(o client.Object) *[]clusterv1beta1.StatusVersion {
+				return &o.(*clusterv1beta1.Cluster).Status.V1Beta2.Workers.Versions
+			},
+			hubVersions: func(o client.Object) []clusterv1.StatusVersion { return o.(*clusterv1.Cluster).Status.Workers.Versions },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := convertCore(t, scheme, tt.kind, tt.hub.DeepCopyObject(), tt.spoke); err != nil {
+				t.Fatal(err)
+			}
+			versions := tt.spokeVersions(tt.spoke)
+			if diff := cmp.Diff(spokeVersions, *versions); diff != "" {
+				t.Errorf("v1beta1 versions (-want +got):\n%s", diff)
+			}
+			*versions = edited
+			back := reflect.New(reflect.TypeOf(tt.hub).Elem()).Interface().(client.Object)
+			if err := convertCore(t, scheme, tt.kind, tt.spoke, back); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(wantEdited, tt.hubVersions(back)); diff != "" {
+				t.Errorf("v1beta2 versions after the v1beta1 edit (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -537,8 +537,6 @@ func kubeadmControlPlaneFromV1beta1(versions APIVersions) func(context.Context, 
 			status.Ready = src.Status.Ready // kept apart
 			if apiequality.Semantic.DeepEqual(status, src.Status) {
 				dst.Status = restored.Status
-			} else {
-				dst.Status.Versions = restored.Status.Versions // v1beta1 has none
 			}
 		}
 		dst.Spec.MachineTemplate.Spec.InfrastructureRef = ref

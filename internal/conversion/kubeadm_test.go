@@ -24,6 +24,7 @@ import (
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta2"
 	controlplanev1beta1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta2"
+	clusterv1beta1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta2"
 	"github.com/capstan-dev/capstan/internal/conversion"
 	"github.com/capstan-dev/capstan/internal/test/conversiontest"
@@ -513,6 +514,32 @@ func TestKubeadmControlPlaneFromV1beta2(t *testing.T) {
 	}
 	if _, ok := back.Annotations["conversion.cluster.x-k8s.io/v1beta1-data"]; ok {
 		t.Errorf("v1beta2 has the v1beta1 data annotation though v1beta1 added nothing: %v", back.Annotations)
+	}
+}
+
+// A KubeadmControlPlane's status.versions is upstream v1.14's v1beta1 field: v1beta1 shows it, and the
+// v1beta1 controller's versions are what v1beta2 shows, not the older ones the conversion's annotation holds.
+func TestKubeadmControlPlaneVersionsEditedInV1beta1(t *testing.T) {
+	scheme := kubeadmControlPlaneScheme(t)
+	c := converterOf(t, conversion.KubeadmControlPlane(contractVersions), scheme, schema.GroupKind{Group: controlplanev1.GroupVersion.Group, Kind: "KubeadmControlPlane"})
+	hub := &controlplanev1.KubeadmControlPlane{
+		ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: "ns"},
+		Spec:       controlplanev1.KubeadmControlPlaneSpec{Version: "v1.33.1"},
+		Status: controlplanev1.KubeadmControlPlaneStatus{Replicas: ptr.To[int32](3),
+			Versions: []clusterv1.StatusVersion{{Version: "v1.32.4", Replicas: 2}, {Version: "v1.33.1", Replicas: 1}}},
+	}
+	spoke := &controlplanev1beta1.KubeadmControlPlane{}
+	convertWith(t, scheme, c, hub, spoke)
+	want := []clusterv1beta1.StatusVersion{{Version: "v1.32.4", Replicas: 2}, {Version: "v1.33.1", Replicas: 1}}
+	if diff := cmp.Diff(want, spoke.Status.Versions); diff != "" {
+		t.Errorf("v1beta1 versions (-want +got):\n%s", diff)
+	}
+
+	spoke.Status.Versions = []clusterv1beta1.StatusVersion{{Version: "v1.33.1", Replicas: 3}}
+	back := &controlplanev1.KubeadmControlPlane{}
+	convertWith(t, scheme, c, spoke, back)
+	if diff := cmp.Diff([]clusterv1.StatusVersion{{Version: "v1.33.1", Replicas: 3}}, back.Status.Versions); diff != "" {
+		t.Errorf("v1beta2 versions after the v1beta1 edit (-want +got):\n%s", diff)
 	}
 }
 

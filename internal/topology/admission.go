@@ -11,6 +11,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	runtimehooksv1 "github.com/capstan-dev/capstan/api/runtime/hooks/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/kubeversion"
 	"github.com/capstan-dev/capstan/internal/runtime/hooks"
 )
 
@@ -141,7 +142,7 @@ func CheckKubernetesVersions(versions []string, path *field.Path) field.ErrorLis
 			continue
 		}
 		if previous != nil {
-			if c := compareBuild(version, *previous); c == 0 || c == -1 {
+			if c := kubeversion.Compare(version, *previous); c == 0 || c == -1 {
 				errs = append(errs, field.Invalid(path.Index(i), v, "version must be greater than "+vString(*previous)))
 			}
 			if version.Minor != previous.Minor && version.Minor != previous.Minor+1 {

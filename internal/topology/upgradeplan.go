@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/blang/semver/v4"
+
+	"github.com/capstan-dev/capstan/internal/kubeversion"
 )
 
 // This file holds the pure rules of chained upgrades (upstream Cluster API v1.12+): a Cluster's
@@ -21,62 +22,6 @@ import (
 // skew policy): a worker upgrade step may jump at most this many minors.
 const maxWorkersMinorSkew = 3
 
-// compareBuild orders two versions as semantic versions and, when they are equal, by their build
-// metadata, identifier by identifier: numbers numerically and before words; two different words cannot
-// be ordered (build identifiers may be commit hashes), then the result is 2. It returns -1, 0, 1 or 2,
-// as upstream's util/version.Compare with WithBuildTags.
-func compareBuild(a, b semver.Version) int {
-	if c := a.Compare(b); c != 0 {
-		return c
-	}
-	for i := 0; i < len(a.Build) && i < len(b.Build); i++ {
-		if c := compareBuildIdentifier(a.Build[i], b.Build[i]); c != 0 {
-			return c
-		}
-	}
-	// Equal so far: the longer build metadata is the greater.
-	switch {
-	case len(a.Build) == len(b.Build):
-		return 0
-	case len(a.Build) < len(b.Build):
-		return -1
-	default:
-		return 1
-	}
-}
-
-func compareBuildIdentifier(a, b string) int {
-	an, aNum := buildNumber(a)
-	bn, bNum := buildNumber(b)
-	switch {
-	case aNum && bNum:
-		switch {
-		case an < bn:
-			return -1
-		case an > bn:
-			return 1
-		}
-		return 0
-	case aNum:
-		return -1
-	case bNum:
-		return 1
-	case a == b:
-		return 0
-	default:
-		return 2
-	}
-}
-
-// buildNumber reads a build identifier made of digits only (the empty one included, as upstream).
-func buildNumber(s string) (uint64, bool) {
-	if strings.ContainsFunc(s, func(r rune) bool { return r < '0' || r > '9' }) {
-		return 0, false
-	}
-	n, _ := strconv.ParseUint(s, 10, 64)
-	return n, true
-}
-
 // vString writes a parsed version the way upstream writes versions in the plans' messages: "v" and the
 // semantic version.
 func vString(v semver.Version) string { return "v" + v.String() }
@@ -86,7 +31,7 @@ func vString(v semver.Version) string { return "v" + v.String() }
 // worker runs either the control plane's version or an older one, so v is the lower unless it is the
 // control plane's (upstream's isLowerThanMinVersion).
 func lowerThanMinVersion(v, minVersion, controlPlane semver.Version) bool {
-	switch compareBuild(v, minVersion) {
+	switch kubeversion.Compare(v, minVersion) {
 	case -1:
 		return true
 	case 2:
@@ -188,7 +133,7 @@ func upgradePlanFromVersions(classVersions []string, desiredVersion, controlPlan
 		}
 		// Past the desired version (the admission keeps the desired version in the list, so this is a
 		// safeguard); versions that differ from it only by unordered build metadata are kept.
-		if compareBuild(v, desired) == 1 {
+		if kubeversion.Compare(v, desired) == 1 {
 			break
 		}
 		candidates = append(candidates, candidate{raw, v.Minor})
@@ -267,7 +212,7 @@ func defaultAndValidateUpgradePlans(desiredVersion, controlPlaneVersion, minWork
 	// build metadata that cannot be ordered.
 	order := map[string]int{versionKey(controlPlaneVersion): -1}
 
-	if compareBuild(cp, desired) != 0 {
+	if kubeversion.Compare(cp, desired) != 0 {
 		current := cp
 		for i, raw := range controlPlanePlan {
 			order[versionKey(raw)] = i
@@ -276,7 +221,7 @@ func defaultAndValidateUpgradePlans(desiredVersion, controlPlaneVersion, minWork
 				return nil, fmt.Errorf("invalid ControlPlane upgrade plan: item %d; failed to parse version %s: %w", i, raw, err)
 			}
 			// Equal but for unordered build metadata (2) is accepted: the plan gives the order.
-			if compareBuild(target, current) <= 0 {
+			if kubeversion.Compare(target, current) <= 0 {
 				return nil, fmt.Errorf("invalid ControlPlane upgrade plan: item %d; version %s must be greater than %s", i, raw, vString(current))
 			}
 			if target.Minor != current.Minor && target.Minor != current.Minor+1 {
@@ -285,14 +230,14 @@ func defaultAndValidateUpgradePlans(desiredVersion, controlPlaneVersion, minWork
 			byMinor[target.Minor] = raw
 			current = target
 		}
-		if compareBuild(current, desired) != 0 {
+		if kubeversion.Compare(current, desired) != 0 {
 			return nil, fmt.Errorf("invalid ControlPlane upgrade plan: control plane upgrade plan must end with version %s, ends with %s instead", desiredVersion, vString(current))
 		}
 	} else if len(controlPlanePlan) > 0 {
 		return nil, errors.New("invalid ControlPlane upgrade plan: control plane is already at the desired version")
 	}
 
-	if minWorkers == nil || compareBuild(*minWorkers, desired) == 0 {
+	if minWorkers == nil || kubeversion.Compare(*minWorkers, desired) == 0 {
 		if len(workersPlan) > 0 {
 			return nil, errors.New("invalid worker upgrade plan; there are no workers or workers already at the desired version")
 		}
@@ -339,7 +284,7 @@ func defaultAndValidateUpgradePlans(desiredVersion, controlPlaneVersion, minWork
 		if err != nil {
 			return nil, fmt.Errorf("invalid workers upgrade plan, item %d; failed to parse version %s: %w", i, raw, err)
 		}
-		switch compareBuild(target, current) {
+		switch kubeversion.Compare(target, current) {
 		case -1, 0:
 			return nil, fmt.Errorf("invalid workers upgrade plan, item %d; version %s must be greater than %s", i, raw, vString(current))
 		case 2:
@@ -363,7 +308,7 @@ func defaultAndValidateUpgradePlans(desiredVersion, controlPlaneVersion, minWork
 		}
 		current = target
 	}
-	if compareBuild(current, desired) != 0 {
+	if kubeversion.Compare(current, desired) != 0 {
 		return nil, fmt.Errorf("invalid workers upgrade plan; workers upgrade plan must end with version %s, ends with %s instead", desiredVersion, vString(current))
 	}
 	return workersPlan, nil

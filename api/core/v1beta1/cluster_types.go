@@ -513,6 +513,12 @@ type ClusterControlPlaneStatus struct {
 	// availableReplicas is the number of control plane Machines that are Available.
 	// +optional
 	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+	// versions is the aggregated Kubernetes versions in this control plane.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	Versions []StatusVersion `json:"versions,omitempty"`
 	// upgradePlan are the versions the control plane goes through to reach the topology's version.
 	// +optional
 	// +listType=atomic
@@ -538,6 +544,12 @@ type WorkersStatus struct {
 	// availableReplicas is the number of worker Machines that are Available.
 	// +optional
 	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+	// versions is the aggregated Kubernetes versions in cluster workers.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	Versions []StatusVersion `json:"versions,omitempty"`
 	// upgradePlan are the versions the workers go through to reach the topology's version.
 	// +optional
 	// +listType=atomic

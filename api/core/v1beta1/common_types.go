@@ -359,6 +359,20 @@ const (
 	MachineTaintPropagationOnInitialization MachineTaintPropagation = "OnInitialization"
 )
 
+// StatusVersion is a Kubernetes version and the number of replicas at it.
+type StatusVersion struct {
+	// version is the Kubernetes version.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Version string `json:"version,omitempty"`
+
+	// replicas is the number of replicas at this version.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	Replicas int32 `json:"replicas,omitempty"`
+}
+
 // StatusUpgradePlanVersion is one step of an upgrade plan.
 type StatusUpgradePlanVersion struct {
 	// version is a Kubernetes version.

@@ -793,17 +793,6 @@ func boolValue(b *bool) bool {
 	return b != nil && *b
 }
 
-// Convert_v1beta2_ClusterControlPlaneStatus_To_v1beta1_ClusterControlPlaneStatus leaves out versions, which
-// v1beta1 lacks.
-func Convert_v1beta2_ClusterControlPlaneStatus_To_v1beta1_ClusterControlPlaneStatus(in *clusterv1.ClusterControlPlaneStatus, out *ClusterControlPlaneStatus, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
-	return autoConvert_v1beta2_ClusterControlPlaneStatus_To_v1beta1_ClusterControlPlaneStatus(in, out, s)
-}
-
-// Convert_v1beta2_WorkersStatus_To_v1beta1_WorkersStatus leaves out versions, which v1beta1 lacks.
-func Convert_v1beta2_WorkersStatus_To_v1beta1_WorkersStatus(in *clusterv1.WorkersStatus, out *WorkersStatus, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
-	return autoConvert_v1beta2_WorkersStatus_To_v1beta1_WorkersStatus(in, out, s)
-}
-
 // Machines.
 
 // Convert_v1beta1_Bootstrap_To_v1beta2_Bootstrap leaves configRef to the kinds' conversions, which know the
@@ -965,7 +954,7 @@ func Convert_v1beta1_MachineSetStatus_To_v1beta2_MachineSetStatus(in *MachineSet
 }
 
 // Convert_v1beta2_MachineSetStatus_To_v1beta1_MachineSetStatus is the reverse of
-// Convert_v1beta1_MachineSetStatus_To_v1beta2_MachineSetStatus; versions has no v1beta1 field.
+// Convert_v1beta1_MachineSetStatus_To_v1beta2_MachineSetStatus.
 func Convert_v1beta2_MachineSetStatus_To_v1beta1_MachineSetStatus(in *clusterv1.MachineSetStatus, out *MachineSetStatus, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	if err := autoConvert_v1beta2_MachineSetStatus_To_v1beta1_MachineSetStatus(in, out, s); err != nil {
 		return err
@@ -1088,7 +1077,7 @@ func Convert_v1beta1_MachineDeploymentStatus_To_v1beta2_MachineDeploymentStatus(
 }
 
 // Convert_v1beta2_MachineDeploymentStatus_To_v1beta1_MachineDeploymentStatus is the reverse of
-// Convert_v1beta1_MachineDeploymentStatus_To_v1beta2_MachineDeploymentStatus; versions has no v1beta1 field.
+// Convert_v1beta1_MachineDeploymentStatus_To_v1beta2_MachineDeploymentStatus.
 func Convert_v1beta2_MachineDeploymentStatus_To_v1beta1_MachineDeploymentStatus(in *clusterv1.MachineDeploymentStatus, out *MachineDeploymentStatus, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	if err := autoConvert_v1beta2_MachineDeploymentStatus_To_v1beta1_MachineDeploymentStatus(in, out, s); err != nil {
 		return err
@@ -1215,7 +1204,7 @@ func Convert_v1beta1_MachinePoolStatus_To_v1beta2_MachinePoolStatus(in *MachineP
 
 // Convert_v1beta2_MachinePoolStatus_To_v1beta1_MachinePoolStatus is the reverse of
 // Convert_v1beta1_MachinePoolStatus_To_v1beta2_MachinePoolStatus, with status.initialization as the
-// readiness booleans; versions has no v1beta1 field.
+// readiness booleans.
 func Convert_v1beta2_MachinePoolStatus_To_v1beta1_MachinePoolStatus(in *clusterv1.MachinePoolStatus, out *MachinePoolStatus, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	if err := autoConvert_v1beta2_MachinePoolStatus_To_v1beta1_MachinePoolStatus(in, out, s); err != nil {
 		return err

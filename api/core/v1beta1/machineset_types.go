@@ -119,6 +119,14 @@ type MachineSetStatus struct {
 	// +optional
 	Conditions Conditions `json:"conditions,omitempty"`
 
+	// versions is the aggregated Kubernetes versions in this MachineSet.
+	// +optional
+	// +listType=map
+	// +listMapKey=version
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	Versions []StatusVersion `json:"versions,omitempty"`
+
 	// v1beta2 groups the fields that the v1beta2 API adds.
 	// +optional
 	V1Beta2 *MachineSetV1Beta2Status `json:"v1beta2,omitempty"`

@@ -128,6 +128,11 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*v1beta2.ClusterControlPlaneStatus)(nil), (*ClusterControlPlaneStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1beta2_ClusterControlPlaneStatus_To_v1beta1_ClusterControlPlaneStatus(a.(*v1beta2.ClusterControlPlaneStatus), b.(*ClusterControlPlaneStatus), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*ClusterList)(nil), (*v1beta2.ClusterList)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1beta1_ClusterList_To_v1beta2_ClusterList(a.(*ClusterList), b.(*v1beta2.ClusterList), scope)
 	}); err != nil {
@@ -493,6 +498,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*StatusVersion)(nil), (*v1beta2.StatusVersion)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1beta1_StatusVersion_To_v1beta2_StatusVersion(a.(*StatusVersion), b.(*v1beta2.StatusVersion), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*v1beta2.StatusVersion)(nil), (*StatusVersion)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1beta2_StatusVersion_To_v1beta1_StatusVersion(a.(*v1beta2.StatusVersion), b.(*StatusVersion), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*ValidationRule)(nil), (*v1beta2.ValidationRule)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1beta1_ValidationRule_To_v1beta2_ValidationRule(a.(*ValidationRule), b.(*v1beta2.ValidationRule), scope)
 	}); err != nil {
@@ -535,6 +550,11 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*WorkersStatus)(nil), (*v1beta2.WorkersStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1beta1_WorkersStatus_To_v1beta2_WorkersStatus(a.(*WorkersStatus), b.(*v1beta2.WorkersStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*v1beta2.WorkersStatus)(nil), (*WorkersStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1beta2_WorkersStatus_To_v1beta1_WorkersStatus(a.(*v1beta2.WorkersStatus), b.(*WorkersStatus), scope)
 	}); err != nil {
 		return err
 	}
@@ -748,11 +768,6 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
-	if err := s.AddConversionFunc((*v1beta2.ClusterControlPlaneStatus)(nil), (*ClusterControlPlaneStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1beta2_ClusterControlPlaneStatus_To_v1beta1_ClusterControlPlaneStatus(a.(*v1beta2.ClusterControlPlaneStatus), b.(*ClusterControlPlaneStatus), scope)
-	}); err != nil {
-		return err
-	}
 	if err := s.AddConversionFunc((*v1beta2.ClusterNetwork)(nil), (*ClusterNetwork)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1beta2_ClusterNetwork_To_v1beta1_ClusterNetwork(a.(*v1beta2.ClusterNetwork), b.(*ClusterNetwork), scope)
 	}); err != nil {
@@ -885,11 +900,6 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddConversionFunc((*v1beta2.UnhealthyMachineCondition)(nil), (*UnhealthyMachineCondition)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1beta2_UnhealthyMachineCondition_To_v1beta1_UnhealthyMachineCondition(a.(*v1beta2.UnhealthyMachineCondition), b.(*UnhealthyMachineCondition), scope)
-	}); err != nil {
-		return err
-	}
-	if err := s.AddConversionFunc((*v1beta2.WorkersStatus)(nil), (*WorkersStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
-		return Convert_v1beta2_WorkersStatus_To_v1beta1_WorkersStatus(a.(*v1beta2.WorkersStatus), b.(*WorkersStatus), scope)
 	}); err != nil {
 		return err
 	}
@@ -1416,12 +1426,7 @@ func Convert_v1beta2_ClusterClassVariableMetadata_To_v1beta1_ClusterClassVariabl
 }
 
 func autoConvert_v1beta1_ClusterControlPlaneStatus_To_v1beta2_ClusterControlPlaneStatus(in *ClusterControlPlaneStatus, out *v1beta2.ClusterControlPlaneStatus, s conversion.Scope) error {
-	out.DesiredReplicas = (*int32)(unsafe.Pointer(in.DesiredReplicas))
-	out.Replicas = (*int32)(unsafe.Pointer(in.Replicas))
-	out.UpToDateReplicas = (*int32)(unsafe.Pointer(in.UpToDateReplicas))
-	out.ReadyReplicas = (*int32)(unsafe.Pointer(in.ReadyReplicas))
-	out.AvailableReplicas = (*int32)(unsafe.Pointer(in.AvailableReplicas))
-	out.UpgradePlan = *(*[]v1beta2.StatusUpgradePlanVersion)(unsafe.Pointer(&in.UpgradePlan))
+	*out = *(*v1beta2.ClusterControlPlaneStatus)(unsafe.Pointer(in))
 	return nil
 }
 
@@ -1431,14 +1436,13 @@ func Convert_v1beta1_ClusterControlPlaneStatus_To_v1beta2_ClusterControlPlaneSta
 }
 
 func autoConvert_v1beta2_ClusterControlPlaneStatus_To_v1beta1_ClusterControlPlaneStatus(in *v1beta2.ClusterControlPlaneStatus, out *ClusterControlPlaneStatus, s conversion.Scope) error {
-	out.DesiredReplicas = (*int32)(unsafe.Pointer(in.DesiredReplicas))
-	out.Replicas = (*int32)(unsafe.Pointer(in.Replicas))
-	out.UpToDateReplicas = (*int32)(unsafe.Pointer(in.UpToDateReplicas))
-	out.ReadyReplicas = (*int32)(unsafe.Pointer(in.ReadyReplicas))
-	out.AvailableReplicas = (*int32)(unsafe.Pointer(in.AvailableReplicas))
-	// WARNING: in.Versions requires manual conversion: does not exist in peer-type
-	out.UpgradePlan = *(*[]StatusUpgradePlanVersion)(unsafe.Pointer(&in.UpgradePlan))
+	*out = *(*ClusterControlPlaneStatus)(unsafe.Pointer(in))
 	return nil
+}
+
+// Convert_v1beta2_ClusterControlPlaneStatus_To_v1beta1_ClusterControlPlaneStatus is an autogenerated conversion function.
+func Convert_v1beta2_ClusterControlPlaneStatus_To_v1beta1_ClusterControlPlaneStatus(in *v1beta2.ClusterControlPlaneStatus, out *ClusterControlPlaneStatus, s conversion.Scope) error {
+	return autoConvert_v1beta2_ClusterControlPlaneStatus_To_v1beta1_ClusterControlPlaneStatus(in, out, s)
 }
 
 func autoConvert_v1beta1_ClusterList_To_v1beta2_ClusterList(in *ClusterList, out *v1beta2.ClusterList, s conversion.Scope) error {
@@ -2290,6 +2294,7 @@ func autoConvert_v1beta1_MachineDeploymentStatus_To_v1beta2_MachineDeploymentSta
 	} else {
 		out.Conditions = nil
 	}
+	out.Versions = *(*[]v1beta2.StatusVersion)(unsafe.Pointer(&in.Versions))
 	// WARNING: in.V1Beta2 requires manual conversion: does not exist in peer-type
 	return nil
 }
@@ -2318,7 +2323,7 @@ func autoConvert_v1beta2_MachineDeploymentStatus_To_v1beta1_MachineDeploymentSta
 		return err
 	}
 	// WARNING: in.UpToDateReplicas requires manual conversion: does not exist in peer-type
-	// WARNING: in.Versions requires manual conversion: does not exist in peer-type
+	out.Versions = *(*[]StatusVersion)(unsafe.Pointer(&in.Versions))
 	out.Phase = in.Phase
 	// WARNING: in.Deprecated requires manual conversion: does not exist in peer-type
 	return nil
@@ -2902,6 +2907,7 @@ func autoConvert_v1beta1_MachinePoolStatus_To_v1beta2_MachinePoolStatus(in *Mach
 	} else {
 		out.Conditions = nil
 	}
+	out.Versions = *(*[]v1beta2.StatusVersion)(unsafe.Pointer(&in.Versions))
 	// WARNING: in.V1Beta2 requires manual conversion: does not exist in peer-type
 	return nil
 }
@@ -2930,7 +2936,7 @@ func autoConvert_v1beta2_MachinePoolStatus_To_v1beta1_MachinePoolStatus(in *v1be
 		return err
 	}
 	// WARNING: in.UpToDateReplicas requires manual conversion: does not exist in peer-type
-	// WARNING: in.Versions requires manual conversion: does not exist in peer-type
+	out.Versions = *(*[]StatusVersion)(unsafe.Pointer(&in.Versions))
 	out.Phase = in.Phase
 	out.ObservedGeneration = in.ObservedGeneration
 	// WARNING: in.Deprecated requires manual conversion: does not exist in peer-type
@@ -3154,6 +3160,7 @@ func autoConvert_v1beta1_MachineSetStatus_To_v1beta2_MachineSetStatus(in *Machin
 	} else {
 		out.Conditions = nil
 	}
+	out.Versions = *(*[]v1beta2.StatusVersion)(unsafe.Pointer(&in.Versions))
 	// WARNING: in.V1Beta2 requires manual conversion: does not exist in peer-type
 	return nil
 }
@@ -3181,7 +3188,7 @@ func autoConvert_v1beta2_MachineSetStatus_To_v1beta1_MachineSetStatus(in *v1beta
 		return err
 	}
 	// WARNING: in.UpToDateReplicas requires manual conversion: does not exist in peer-type
-	// WARNING: in.Versions requires manual conversion: does not exist in peer-type
+	out.Versions = *(*[]StatusVersion)(unsafe.Pointer(&in.Versions))
 	out.ObservedGeneration = in.ObservedGeneration
 	// WARNING: in.Deprecated requires manual conversion: does not exist in peer-type
 	return nil
@@ -3556,6 +3563,26 @@ func Convert_v1beta2_StatusUpgradePlanVersion_To_v1beta1_StatusUpgradePlanVersio
 	return autoConvert_v1beta2_StatusUpgradePlanVersion_To_v1beta1_StatusUpgradePlanVersion(in, out, s)
 }
 
+func autoConvert_v1beta1_StatusVersion_To_v1beta2_StatusVersion(in *StatusVersion, out *v1beta2.StatusVersion, s conversion.Scope) error {
+	*out = *(*v1beta2.StatusVersion)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1beta1_StatusVersion_To_v1beta2_StatusVersion is an autogenerated conversion function.
+func Convert_v1beta1_StatusVersion_To_v1beta2_StatusVersion(in *StatusVersion, out *v1beta2.StatusVersion, s conversion.Scope) error {
+	return autoConvert_v1beta1_StatusVersion_To_v1beta2_StatusVersion(in, out, s)
+}
+
+func autoConvert_v1beta2_StatusVersion_To_v1beta1_StatusVersion(in *v1beta2.StatusVersion, out *StatusVersion, s conversion.Scope) error {
+	*out = *(*StatusVersion)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1beta2_StatusVersion_To_v1beta1_StatusVersion is an autogenerated conversion function.
+func Convert_v1beta2_StatusVersion_To_v1beta1_StatusVersion(in *v1beta2.StatusVersion, out *StatusVersion, s conversion.Scope) error {
+	return autoConvert_v1beta2_StatusVersion_To_v1beta1_StatusVersion(in, out, s)
+}
+
 func autoConvert_v1beta1_Topology_To_v1beta2_Topology(in *Topology, out *v1beta2.Topology, s conversion.Scope) error {
 	// WARNING: in.Class requires manual conversion: does not exist in peer-type
 	// WARNING: in.ClassNamespace requires manual conversion: does not exist in peer-type
@@ -3741,12 +3768,7 @@ func Convert_v1beta2_WorkersClass_To_v1beta1_WorkersClass(in *v1beta2.WorkersCla
 }
 
 func autoConvert_v1beta1_WorkersStatus_To_v1beta2_WorkersStatus(in *WorkersStatus, out *v1beta2.WorkersStatus, s conversion.Scope) error {
-	out.DesiredReplicas = (*int32)(unsafe.Pointer(in.DesiredReplicas))
-	out.Replicas = (*int32)(unsafe.Pointer(in.Replicas))
-	out.UpToDateReplicas = (*int32)(unsafe.Pointer(in.UpToDateReplicas))
-	out.ReadyReplicas = (*int32)(unsafe.Pointer(in.ReadyReplicas))
-	out.AvailableReplicas = (*int32)(unsafe.Pointer(in.AvailableReplicas))
-	out.UpgradePlan = *(*[]v1beta2.StatusUpgradePlanVersion)(unsafe.Pointer(&in.UpgradePlan))
+	*out = *(*v1beta2.WorkersStatus)(unsafe.Pointer(in))
 	return nil
 }
 
@@ -3756,14 +3778,13 @@ func Convert_v1beta1_WorkersStatus_To_v1beta2_WorkersStatus(in *WorkersStatus, o
 }
 
 func autoConvert_v1beta2_WorkersStatus_To_v1beta1_WorkersStatus(in *v1beta2.WorkersStatus, out *WorkersStatus, s conversion.Scope) error {
-	out.DesiredReplicas = (*int32)(unsafe.Pointer(in.DesiredReplicas))
-	out.Replicas = (*int32)(unsafe.Pointer(in.Replicas))
-	out.UpToDateReplicas = (*int32)(unsafe.Pointer(in.UpToDateReplicas))
-	out.ReadyReplicas = (*int32)(unsafe.Pointer(in.ReadyReplicas))
-	out.AvailableReplicas = (*int32)(unsafe.Pointer(in.AvailableReplicas))
-	// WARNING: in.Versions requires manual conversion: does not exist in peer-type
-	out.UpgradePlan = *(*[]StatusUpgradePlanVersion)(unsafe.Pointer(&in.UpgradePlan))
+	*out = *(*WorkersStatus)(unsafe.Pointer(in))
 	return nil
+}
+
+// Convert_v1beta2_WorkersStatus_To_v1beta1_WorkersStatus is an autogenerated conversion function.
+func Convert_v1beta2_WorkersStatus_To_v1beta1_WorkersStatus(in *v1beta2.WorkersStatus, out *WorkersStatus, s conversion.Scope) error {
+	return autoConvert_v1beta2_WorkersStatus_To_v1beta1_WorkersStatus(in, out, s)
 }
 
 func autoConvert_v1beta1_WorkersTopology_To_v1beta2_WorkersTopology(in *WorkersTopology, out *v1beta2.WorkersTopology, s conversion.Scope) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -30,6 +30,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/contract"
 	"github.com/capstan-dev/capstan/internal/external"
+	"github.com/capstan-dev/capstan/internal/kubeversion"
 	"github.com/capstan-dev/capstan/internal/patch"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
@@ -196,6 +197,10 @@ type externalObject struct {
 	failureDomains clusterv1.FailureDomains
 	// replicas are a control plane's replica counters.
 	replicas contract.ControlPlaneReplicas
+	// versions are a control plane's status.versions (nil when it has none); versionsRead is false when
+	// they could not be used (a list that does not parse or is out of order).
+	versions     []clusterv1.StatusVersion
+	versionsRead bool
 
 	// readyCondition is the object's Ready condition, as the v1beta1 conditions mirror it.
 	readyCondition *contract.Condition
@@ -347,7 +352,8 @@ func clusterOfSecret(_ context.Context, obj client.Object) []reconcile.Request {
 }
 
 // machineCountersChanged lets through the Machine updates that change what the Cluster reads from its
-// Machines: ownership, labels, deletion, the Node and the Ready, Available and UpToDate conditions.
+// Machines: ownership, labels, deletion, the Node, the Ready, Available and UpToDate conditions and the
+// Kubernetes version (status.versions).
 func machineCountersChanged() predicate.Predicate {
 	return reconciler.UpdateChanged(func(before, after *clusterv1.Machine) bool {
 		return machineFacts(before) != machineFacts(after)
@@ -355,7 +361,7 @@ func machineCountersChanged() predicate.Predicate {
 }
 
 type machineFactSet struct {
-	labels, owners             string
+	labels, owners, version    string
 	deleting, hasNode          bool
 	ready, available, upToDate metav1.ConditionStatus
 }
@@ -374,6 +380,7 @@ func machineFacts(m *clusterv1.Machine) machineFactSet {
 	return machineFactSet{
 		labels:    fmt.Sprint(m.Labels),
 		owners:    strings.Join(owners, ","),
+		version:   kubeversion.OfMachine(m),
 		deleting:  !m.DeletionTimestamp.IsZero(),
 		hasNode:   m.Status.NodeRef != nil,
 		ready:     status(machineReadyCondition),
@@ -383,11 +390,13 @@ func machineFacts(m *clusterv1.Machine) machineFactSet {
 }
 
 // machineSetFactsChanged lets through the MachineSet updates that change what the Cluster reads from its
-// MachineSets: labels, the controller owner, spec.replicas, deletion and the replica counters.
+// MachineSets: labels, the controller owner, spec.replicas, deletion, the replica counters and
+// status.versions.
 func machineSetFactsChanged() predicate.Predicate {
 	return reconciler.UpdateChanged(func(before, after *clusterv1.MachineSet) bool {
 		return ownershipFacts(before) != ownershipFacts(after) || !ptr.Equal(before.Spec.Replicas, after.Spec.Replicas) ||
-			before.Status.Replicas != after.Status.Replicas || replicaCounters(before.Status.V1Beta2) != replicaCounters(after.Status.V1Beta2)
+			before.Status.Replicas != after.Status.Replicas || replicaCounters(before.Status.V1Beta2) != replicaCounters(after.Status.V1Beta2) ||
+			!slices.Equal(before.Status.Versions, after.Status.Versions)
 	})
 }
 
@@ -411,21 +420,22 @@ func replicaCounters[T clusterv1.MachineDeploymentV1Beta2Status | clusterv1.Mach
 
 // machineDeploymentFactsChanged lets through the MachineDeployment updates that change what the Cluster
 // reads from its MachineDeployments: labels, the controller owner, spec.replicas, deletion, the Available
-// condition and the replica counters.
+// condition, the replica counters and status.versions.
 func machineDeploymentFactsChanged() predicate.Predicate {
 	return reconciler.UpdateChanged(func(before, after *clusterv1.MachineDeployment) bool {
 		return ownershipFacts(before) != ownershipFacts(after) || !ptr.Equal(before.Spec.Replicas, after.Spec.Replicas) ||
 			!sameCondition(conditions.GetV1Beta2(before, machineAvailableCondition), conditions.GetV1Beta2(after, machineAvailableCondition)) ||
-			before.Status.Replicas != after.Status.Replicas || replicaCounters(before.Status.V1Beta2) != replicaCounters(after.Status.V1Beta2)
+			before.Status.Replicas != after.Status.Replicas || replicaCounters(before.Status.V1Beta2) != replicaCounters(after.Status.V1Beta2) ||
+			!slices.Equal(before.Status.Versions, after.Status.Versions)
 	})
 }
 
 // machinePoolFactsChanged lets through the MachinePool updates that change what the Cluster reads from its
-// MachinePools: labels, the controller owner and deletion.
+// MachinePools: labels, the controller owner, deletion and status.versions.
 func machinePoolFactsChanged() predicate.Predicate {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		return ownershipFacts(e.ObjectOld) != ownershipFacts(e.ObjectNew)
-	}}
+	return reconciler.UpdateChanged(func(before, after *clusterv1.MachinePool) bool {
+		return ownershipFacts(before) != ownershipFacts(after) || !slices.Equal(before.Status.Versions, after.Status.Versions)
+	})
 }
 
 // ownershipFact is what the Cluster reads of any descendant: labels, controller owner and deletion.

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
@@ -378,11 +379,13 @@ func TestControlPlaneAndWorkers(t *testing.T) {
 		g.Expect(c.Status.V1Beta2.Workers).To(Equal(&clusterv1.WorkersStatus{
 			DesiredReplicas: ptr.To[int32](2), Replicas: ptr.To[int32](2), ReadyReplicas: ptr.To[int32](1),
 			AvailableReplicas: ptr.To[int32](1), UpToDateReplicas: ptr.To[int32](0),
+			Versions: []clusterv1.StatusVersion{{Version: "v1.31.0", Replicas: 2}},
 		}))
 	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
 
 	setStatus(t, cp, map[string]any{"ready": true, "initialized": true, "replicas": int64(3), "readyReplicas": int64(2),
-		"v1beta2": map[string]any{"availableReplicas": int64(2), "upToDateReplicas": int64(3)}})
+		"v1beta2":  map[string]any{"availableReplicas": int64(2), "upToDateReplicas": int64(3)},
+		"versions": []any{map[string]any{"version": "v1.30.2", "replicas": int64(1)}, map[string]any{"version": "v1.31.0", "replicas": int64(2)}}})
 	g.Eventually(func(g Gomega) {
 		c := getCluster(g, cluster)
 		g.Expect(c.Status.Phase).To(Equal(string(clusterv1.ClusterPhaseProvisioned)))
@@ -395,6 +398,7 @@ func TestControlPlaneAndWorkers(t *testing.T) {
 		g.Expect(c.Status.V1Beta2.ControlPlane).To(Equal(&clusterv1.ClusterControlPlaneStatus{
 			DesiredReplicas: ptr.To[int32](3), Replicas: ptr.To[int32](3), ReadyReplicas: ptr.To[int32](2),
 			AvailableReplicas: ptr.To[int32](2), UpToDateReplicas: ptr.To[int32](3),
+			Versions: []clusterv1.StatusVersion{{Version: "v1.30.2", Replicas: 1}, {Version: "v1.31.0", Replicas: 2}},
 		}))
 		available := v1beta2Condition(c, clusterv1.ClusterAvailableV1Beta2Condition)
 		g.Expect(available.Status).To(Equal(metav1.ConditionTrue), available.Message)
@@ -410,4 +414,53 @@ func TestControlPlaneAndWorkers(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(getCluster(g, cluster).Status.V1Beta2.Workers.ReadyReplicas).To(Equal(ptr.To[int32](2)))
 	}).WithTimeout(timeout).WithPolling(interval).Should(Succeed())
+}
+
+// TestVersionChangesReachTheCluster: an update of a descendant that changes only what the Cluster's
+// status.v1beta2 versions are made of (a Machine's kubelet version, a MachineSet's, MachineDeployment's or
+// MachinePool's status.versions) reconciles the Cluster; one that changes nothing it reads does not.
+func TestVersionChangesReachTheCluster(t *testing.T) {
+	v := func(version string, replicas int32) []clusterv1.StatusVersion {
+		return []clusterv1.StatusVersion{{Version: version, Replicas: replicas}}
+	}
+	machine := &clusterv1.Machine{Spec: clusterv1.MachineSpec{Version: ptr.To("v1.33.1")}}
+	upgradedNode := machine.DeepCopy()
+	upgradedNode.Status.NodeInfo = &corev1.NodeSystemInfo{KubeletVersion: "v1.32.4"}
+	sameVersionNode := machine.DeepCopy()
+	sameVersionNode.Status.NodeInfo = &corev1.NodeSystemInfo{KubeletVersion: "v1.33.1", OSImage: "Ubuntu"}
+	ms := &clusterv1.MachineSet{Status: clusterv1.MachineSetStatus{Versions: v("v1.32.4", 1)}}
+	md := &clusterv1.MachineDeployment{Status: clusterv1.MachineDeploymentStatus{Versions: v("v1.32.4", 1)}}
+	mp := &clusterv1.MachinePool{Status: clusterv1.MachinePoolStatus{Versions: v("v1.32.4", 1)}}
+	tests := []struct {
+		name          string
+		before, after client.Object
+		want          bool
+	}{
+		{name: "a Machine's kubelet version", before: machine, after: upgradedNode, want: true},
+		{name: "a Machine's Node reporting its spec.version", before: machine, after: sameVersionNode, want: false},
+		{name: "a MachineSet's versions", before: ms, after: &clusterv1.MachineSet{Status: clusterv1.MachineSetStatus{Versions: v("v1.33.1", 1)}}, want: true},
+		{name: "a MachineSet's versions unchanged", before: ms, after: ms.DeepCopy(), want: false},
+		{name: "a MachineDeployment's versions", before: md, after: &clusterv1.MachineDeployment{Status: clusterv1.MachineDeploymentStatus{Versions: v("v1.32.4", 2)}}, want: true},
+		{name: "a MachinePool's versions", before: mp, after: &clusterv1.MachinePool{}, want: true},
+		{name: "a MachinePool's phase", before: mp, after: &clusterv1.MachinePool{Status: clusterv1.MachinePoolStatus{Versions: v("v1.32.4", 1), Phase: "Running"}}, want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			var p interface {
+				Update(event.UpdateEvent) bool
+			}
+			switch tt.before.(type) {
+			case *clusterv1.Machine:
+				p = machineCountersChanged()
+			case *clusterv1.MachineSet:
+				p = machineSetFactsChanged()
+			case *clusterv1.MachineDeployment:
+				p = machineDeploymentFactsChanged()
+			case *clusterv1.MachinePool:
+				p = machinePoolFactsChanged()
+			}
+			g.Expect(p.Update(event.UpdateEvent{ObjectOld: tt.before, ObjectNew: tt.after})).To(Equal(tt.want))
+		})
+	}
 }

@@ -128,6 +128,13 @@ func (r *Reconciler) reconcileControlPlane(ctx context.Context, s *scope) (ctrl.
 	if s.controlPlane.replicas, err = controlPlaneReplicas(obj, c); err != nil {
 		return ctrl.Result{}, err
 	}
+	// As upstream, status.versions that cannot be used leave the Cluster's as they were; nothing else
+	// depends on them.
+	if versions, _, err := contract.ControlPlaneVersions(obj); err == nil {
+		s.controlPlane.versions, s.controlPlane.versionsRead = versions, true
+	} else {
+		log.V(4).Info("Ignoring the control plane's status.versions", obj.GetKind(), klog.KObj(obj), "err", err)
+	}
 	if !s.controlPlane.ready {
 		return ctrl.Result{}, nil
 	}

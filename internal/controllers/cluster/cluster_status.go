@@ -10,6 +10,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/kubeversion"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
@@ -213,17 +214,22 @@ func v1beta2Status(c *clusterv1.Cluster) *clusterv1.ClusterV1Beta2Status {
 	return c.Status.V1Beta2
 }
 
-// setControlPlaneReplicas copies the control plane object's counters or, without one, counts the control
-// plane Machines. Counters that cannot be read keep their last value.
+// setControlPlaneReplicas copies the control plane object's counters and status.versions (by contract;
+// none when it has none) or, without one, counts the control plane Machines and their Kubernetes versions.
+// Counters that cannot be read keep their last value.
 func setControlPlaneReplicas(c *clusterv1.Cluster, cp externalObject, d descendants, descendantsRead bool) {
 	if c.Spec.ControlPlaneRef != nil {
 		if cp.obj == nil {
 			return
 		}
 		r := cp.replicas
+		versions := cp.versions
+		if !cp.versionsRead && c.Status.V1Beta2 != nil && c.Status.V1Beta2.ControlPlane != nil {
+			versions = c.Status.V1Beta2.ControlPlane.Versions
+		}
 		v1beta2Status(c).ControlPlane = &clusterv1.ClusterControlPlaneStatus{
 			DesiredReplicas: r.Desired, Replicas: r.Replicas, UpToDateReplicas: r.UpToDate,
-			ReadyReplicas: r.Ready, AvailableReplicas: r.Available, UpgradePlan: controlPlaneUpgradePlan(c),
+			ReadyReplicas: r.Ready, AvailableReplicas: r.Available, Versions: versions, UpgradePlan: controlPlaneUpgradePlan(c),
 		}
 		return
 	}
@@ -233,7 +239,8 @@ func setControlPlaneReplicas(c *clusterv1.Cluster, cp externalObject, d descenda
 	n := countMachines(d.controlPlaneMachines)
 	v1beta2Status(c).ControlPlane = &clusterv1.ClusterControlPlaneStatus{
 		DesiredReplicas: ptr.To(n.replicas), Replicas: ptr.To(n.replicas), UpToDateReplicas: ptr.To(n.upToDate),
-		ReadyReplicas: ptr.To(n.ready), AvailableReplicas: ptr.To(n.available), UpgradePlan: controlPlaneUpgradePlan(c),
+		ReadyReplicas: ptr.To(n.ready), AvailableReplicas: ptr.To(n.available),
+		Versions: kubeversion.FromMachines(pointers(d.controlPlaneMachines)), UpgradePlan: controlPlaneUpgradePlan(c),
 	}
 }
 
@@ -257,27 +264,35 @@ func workersUpgradePlan(c *clusterv1.Cluster) []clusterv1.StatusUpgradePlanVersi
 // of the MachineSets no MachineDeployment owns, and of the worker Machines (those without the control-plane
 // label) no MachineSet owns, each counting as one desired replica. Counted from the MachineDeployments'
 // and MachineSets' status, the counters change when those do (once for changes of several Machines), not
-// with each Machine's.
+// with each Machine's. workers.versions merges, as upstream v1.14, the status.versions of the MachinePools
+// (whose replicas the counters leave out), MachineDeployments and those MachineSets, and the versions of
+// those Machines.
 func setWorkersReplicas(c *clusterv1.Cluster, d descendants, descendantsRead bool) {
 	if !descendantsRead {
 		return
 	}
 	var desired int32
 	var n machineCounts
+	var versions []clusterv1.StatusVersion
 	add := func(replicas int32, c counters) {
 		n.replicas += replicas
 		n.ready += c.ready
 		n.available += c.available
 		n.upToDate += c.upToDate
 	}
+	for _, mp := range d.machinePools {
+		versions = append(versions, mp.Status.Versions...)
+	}
 	for _, md := range d.machineDeployments {
 		desired += ptr.Deref(md.Spec.Replicas, 0)
 		add(md.Status.Replicas, replicaCounters(md.Status.V1Beta2))
+		versions = append(versions, md.Status.Versions...)
 	}
 	for _, ms := range d.machineSets {
 		if !ownedBy(&ms, "MachineDeployment") {
 			desired += ptr.Deref(ms.Spec.Replicas, 0)
 			add(ms.Status.Replicas, replicaCounters(ms.Status.V1Beta2))
+			versions = append(versions, ms.Status.Versions...)
 		}
 	}
 	var standalone []clusterv1.Machine
@@ -289,10 +304,21 @@ func setWorkersReplicas(c *clusterv1.Cluster, d descendants, descendantsRead boo
 	}
 	m := countMachines(standalone)
 	n.replicas, n.ready, n.available, n.upToDate = n.replicas+m.replicas, n.ready+m.ready, n.available+m.available, n.upToDate+m.upToDate
+	versions = append(versions, kubeversion.FromMachines(pointers(standalone))...)
 	v1beta2Status(c).Workers = &clusterv1.WorkersStatus{
 		DesiredReplicas: ptr.To(desired), Replicas: ptr.To(n.replicas), UpToDateReplicas: ptr.To(n.upToDate),
-		ReadyReplicas: ptr.To(n.ready), AvailableReplicas: ptr.To(n.available), UpgradePlan: workersUpgradePlan(c),
+		ReadyReplicas: ptr.To(n.ready), AvailableReplicas: ptr.To(n.available), Versions: kubeversion.Aggregate(versions),
+		UpgradePlan: workersUpgradePlan(c),
 	}
+}
+
+// pointers points at the Machines of a list.
+func pointers(machines []clusterv1.Machine) []*clusterv1.Machine {
+	out := make([]*clusterv1.Machine, len(machines))
+	for i := range machines {
+		out[i] = &machines[i]
+	}
+	return out
 }
 
 // ownedBy reports whether obj has a controller owner of a Cluster API kind.

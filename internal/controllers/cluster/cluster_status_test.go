@@ -538,6 +538,107 @@ func TestReplicaCounters(t *testing.T) {
 	}
 }
 
+// TestStatusVersions: status.v1beta2.controlPlane.versions is the control plane object's status.versions
+// (none when it has none) or counts the control plane Machines' versions; workers.versions merges the
+// versions of the MachinePools, the MachineDeployments, the MachineSets no MachineDeployment owns and the
+// worker Machines no MachineSet owns, as upstream v1.14; the upgrade plans are kept.
+func TestStatusVersions(t *testing.T) {
+	versioned := func(m clusterv1.Machine, version, kubelet string) clusterv1.Machine {
+		m.Spec.Version = ptr.To(version)
+		if kubelet != "" {
+			m.Status.NodeInfo = &corev1.NodeSystemInfo{KubeletVersion: kubelet}
+		}
+		return m
+	}
+	sv := func(version string, replicas int32) clusterv1.StatusVersion {
+		return clusterv1.StatusVersion{Version: version, Replicas: replicas}
+	}
+	mdOwned := clusterv1.MachineSet{Status: clusterv1.MachineSetStatus{Versions: []clusterv1.StatusVersion{sv("v1.30.0", 5)}}}
+	mdOwned.OwnerReferences = []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "MachineDeployment", Name: "md", Controller: ptr.To(true)}}
+	workers := descendants{
+		machinePools: []clusterv1.MachinePool{{Status: clusterv1.MachinePoolStatus{Versions: []clusterv1.StatusVersion{sv("v1.33.1", 2)}}}},
+		machineDeployments: []clusterv1.MachineDeployment{
+			{Status: clusterv1.MachineDeploymentStatus{Versions: []clusterv1.StatusVersion{sv("v1.32.4", 1), sv("v1.33.1", 2)}}},
+			{Status: clusterv1.MachineDeploymentStatus{Versions: []clusterv1.StatusVersion{sv("v1.32.4", 3)}}},
+		},
+		machineSets: []clusterv1.MachineSet{mdOwned, {Status: clusterv1.MachineSetStatus{Versions: []clusterv1.StatusVersion{sv("v1.31.9", 1)}}}},
+		workerMachines: []clusterv1.Machine{
+			versioned(machineWith("owned", "MachineSet"), "v1.30.0", ""),
+			versioned(machineWith("standalone", ""), "v1.33.1", ""),
+		},
+	}
+	upgradePlans := clusterv1.ClusterStatus{V1Beta2: &clusterv1.ClusterV1Beta2Status{
+		ControlPlane: &clusterv1.ClusterControlPlaneStatus{UpgradePlan: []clusterv1.StatusUpgradePlanVersion{{Version: "v1.34.0"}}},
+		Workers:      &clusterv1.WorkersStatus{UpgradePlan: []clusterv1.StatusUpgradePlanVersion{{Version: "v1.34.0"}}},
+	}}
+	withControlPlaneVersions := func(versions ...clusterv1.StatusVersion) clusterv1.ClusterStatus {
+		status := *upgradePlans.DeepCopy()
+		status.V1Beta2.ControlPlane.Versions = versions
+		return status
+	}
+	cpObject := providerObject("FooControlPlane")
+	tests := []struct {
+		name             string
+		cluster          clusterv1.Cluster
+		cp               externalObject
+		descendants      descendants
+		wantControlPlane []clusterv1.StatusVersion
+		wantWorkers      []clusterv1.StatusVersion
+	}{
+		{
+			name:             "nothing to count",
+			cluster:          clusterv1.Cluster{Status: upgradePlans},
+			wantControlPlane: nil,
+			wantWorkers:      nil,
+		},
+		{
+			name:    "control plane Machines without control plane object; workers merged and sorted",
+			cluster: clusterv1.Cluster{Status: upgradePlans},
+			descendants: descendants{
+				controlPlaneMachines: []clusterv1.Machine{
+					versioned(machineWith("cp-0", ""), "v1.33.1", "v1.33.1"),
+					versioned(machineWith("cp-1", ""), "v1.33.1", "v1.32.4"),
+					versioned(machineWith("cp-2", ""), "v1.33.1", ""),
+				},
+				machinePools: workers.machinePools, machineDeployments: workers.machineDeployments,
+				machineSets: workers.machineSets, workerMachines: workers.workerMachines,
+			},
+			wantControlPlane: []clusterv1.StatusVersion{sv("v1.32.4", 1), sv("v1.33.1", 2)},
+			wantWorkers:      []clusterv1.StatusVersion{sv("v1.31.9", 1), sv("v1.32.4", 4), sv("v1.33.1", 5)},
+		},
+		{
+			name:             "the control plane object's status.versions",
+			cluster:          clusterv1.Cluster{Spec: clusterv1.ClusterSpec{ControlPlaneRef: cpRef}, Status: withControlPlaneVersions(sv("v1.32.4", 3))},
+			cp:               externalObject{obj: cpObject, versions: []clusterv1.StatusVersion{sv("v1.32.4", 2), sv("v1.33.1", 1)}, versionsRead: true},
+			wantControlPlane: []clusterv1.StatusVersion{sv("v1.32.4", 2), sv("v1.33.1", 1)},
+		},
+		{
+			name:             "a control plane object without status.versions",
+			cluster:          clusterv1.Cluster{Spec: clusterv1.ClusterSpec{ControlPlaneRef: cpRef}, Status: withControlPlaneVersions(sv("v1.32.4", 3))},
+			cp:               externalObject{obj: cpObject, versionsRead: true},
+			wantControlPlane: nil,
+		},
+		{
+			name:             "a control plane object's status.versions that cannot be used keep the last ones",
+			cluster:          clusterv1.Cluster{Spec: clusterv1.ClusterSpec{ControlPlaneRef: cpRef}, Status: withControlPlaneVersions(sv("v1.32.4", 3))},
+			cp:               externalObject{obj: cpObject},
+			wantControlPlane: []clusterv1.StatusVersion{sv("v1.32.4", 3)},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			c := tt.cluster.DeepCopy()
+			setControlPlaneReplicas(c, tt.cp, tt.descendants, true)
+			setWorkersReplicas(c, tt.descendants, true)
+			g.Expect(c.Status.V1Beta2.ControlPlane.Versions).To(Equal(tt.wantControlPlane), cmp.Diff(tt.wantControlPlane, c.Status.V1Beta2.ControlPlane.Versions))
+			g.Expect(c.Status.V1Beta2.Workers.Versions).To(Equal(tt.wantWorkers), cmp.Diff(tt.wantWorkers, c.Status.V1Beta2.Workers.Versions))
+			g.Expect(c.Status.V1Beta2.ControlPlane.UpgradePlan).To(Equal(upgradePlans.V1Beta2.ControlPlane.UpgradePlan))
+			g.Expect(c.Status.V1Beta2.Workers.UpgradePlan).To(Equal(upgradePlans.V1Beta2.Workers.UpgradePlan))
+		})
+	}
+}
+
 func TestWorkersAvailableCondition(t *testing.T) {
 	md := func(name string, status metav1.ConditionStatus, message string) clusterv1.MachineDeployment {
 		m := clusterv1.MachineDeployment{ObjectMeta: metav1.ObjectMeta{Name: name}}

@@ -34,6 +34,7 @@ func TestCreatesMachineSetAndMachines(t *testing.T) {
 	g.Expect(md.Status.V1Beta2.ReadyReplicas).To(Equal(ptr.To[int32](3)))
 	g.Expect(md.Status.V1Beta2.AvailableReplicas).To(Equal(ptr.To[int32](3)))
 	g.Expect(md.Status.V1Beta2.UpToDateReplicas).To(Equal(ptr.To[int32](3)))
+	g.Expect(md.Status.Versions).To(Equal([]clusterv1.StatusVersion{{Version: "v1.31.0", Replicas: 3}}))
 	g.Expect(md.Status.Selector).To(Equal("cluster.x-k8s.io/cluster-name=cluster,cluster.x-k8s.io/deployment-name=workers,pool=workers"))
 	g.Expect(conditions.IsTrue(md, clusterv1.ReadyCondition)).To(BeTrue())
 	for _, c := range []string{
@@ -69,6 +70,7 @@ func TestCreatesMachineSetAndMachines(t *testing.T) {
 	g.Expect(ms.Annotations).To(HaveKeyWithValue(clusterv1.DesiredReplicasAnnotation, "3"))
 	g.Expect(ms.Annotations).To(HaveKeyWithValue(clusterv1.MaxReplicasAnnotation, "4"))
 	g.Expect(*metav1.GetControllerOf(&ms)).To(HaveField("UID", md.UID))
+	g.Expect(ms.Status.Versions).To(Equal([]clusterv1.StatusVersion{{Version: "v1.31.0", Replicas: 3}}))
 
 	for _, m := range machinesOf(g, md)[ms.Name] {
 		g.Expect(m.Labels).To(Equal(map[string]string{
@@ -144,6 +146,7 @@ func TestRollingUpdateStaysWithinSurgeAndUnavailability(t *testing.T) {
 	for _, m := range machinesOf(g, md)[newMS] {
 		g.Expect(m.Spec.Version).To(Equal(ptr.To("v1.32.0")))
 	}
+	g.Expect(md.Status.Versions).To(Equal([]clusterv1.StatusVersion{{Version: "v1.32.0", Replicas: 3}}))
 
 	samples := f.machines.getSamples()
 	t.Logf("(available, total) during the rollout: %v", samples)

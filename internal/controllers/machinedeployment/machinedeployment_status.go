@@ -9,6 +9,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/kubeversion"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 	"github.com/capstan-dev/capstan/internal/rollout"
 )
@@ -35,11 +36,13 @@ func setStatus(s *scope) {
 }
 
 // setReplicas sums the counters of the MachineSets: replicas, ready and available Machines of all of them,
-// updated Machines of the new one, and the Machines still needed for full availability.
+// updated Machines of the new one, and the Machines still needed for full availability; and their
+// status.versions, merged.
 func setReplicas(s *scope) {
 	md := s.md
 	var replicas, specTotal, ready, available int32
 	var v2Ready, v2Available, v2UpToDate *int32
+	var versions []clusterv1.StatusVersion
 	add := func(sum **int32, v *int32) {
 		if v != nil {
 			*sum = ptr.To(ptr.Deref(*sum, 0) + *v)
@@ -50,6 +53,7 @@ func setReplicas(s *scope) {
 		specTotal += specReplicas(ms)
 		ready += ms.Status.ReadyReplicas
 		available += ms.Status.AvailableReplicas
+		versions = append(versions, ms.Status.Versions...)
 		if v2 := ms.Status.V1Beta2; v2 != nil {
 			add(&v2Ready, v2.ReadyReplicas)
 			add(&v2Available, v2.AvailableReplicas)
@@ -72,6 +76,7 @@ func setReplicas(s *scope) {
 	md.Status.V1Beta2.ReadyReplicas = v2Ready
 	md.Status.V1Beta2.AvailableReplicas = v2Available
 	md.Status.V1Beta2.UpToDateReplicas = v2UpToDate
+	md.Status.Versions = kubeversion.Aggregate(versions)
 }
 
 // computePhase is Running when as many Machines are ready as wanted, ScalingUp when fewer, ScalingDown when more,

@@ -62,13 +62,17 @@ func TestStatus(t *testing.T) {
 			name: "rolling out with a surge Machine",
 			scope: func() *scope {
 				newMS := withV1Beta2Counters(testMS("new", 1, 1, 1, 0), 0, 0, 1)
+				newMS.Status.Versions = []clusterv1.StatusVersion{{Version: "v1.31.0", Replicas: 1}}
 				oldMS := withV1Beta2Counters(oldTemplate(testMS("old", 10, 3, 3, 3)), 3, 3, 0)
+				// One old Machine's Node already runs the new kubelet (an in-place update).
+				oldMS.Status.Versions = []clusterv1.StatusVersion{{Version: "v1.30.0", Replicas: 2}, {Version: "v1.31.0", Replicas: 1}}
 				return &scope{md: mdWith(3), strategy: rolling, machineSets: []*clusterv1.MachineSet{oldMS, newMS}, newMS: newMS,
 					oldMSs: []*clusterv1.MachineSet{oldMS}, getMachineSetsSucceeded: true, getMachinesSucceeded: true}
 			},
 			wantStatus: clusterv1.MachineDeploymentStatus{Replicas: 4, UpdatedReplicas: 1, ReadyReplicas: 3, AvailableReplicas: 3,
 				UnavailableReplicas: 1, Phase: "Running", ObservedGeneration: 2, Selector: "cluster.x-k8s.io/cluster-name=c,cluster.x-k8s.io/deployment-name=md",
-				V1Beta2: &clusterv1.MachineDeploymentV1Beta2Status{ReadyReplicas: ptr.To[int32](3), AvailableReplicas: ptr.To[int32](3), UpToDateReplicas: ptr.To[int32](1)}},
+				V1Beta2:  &clusterv1.MachineDeploymentV1Beta2Status{ReadyReplicas: ptr.To[int32](3), AvailableReplicas: ptr.To[int32](3), UpToDateReplicas: ptr.To[int32](1)},
+				Versions: []clusterv1.StatusVersion{{Version: "v1.30.0", Replicas: 2}, {Version: "v1.31.0", Replicas: 2}}},
 			wantV1Beta2: map[string]metav1.Condition{
 				"Available":   {Status: metav1.ConditionTrue, Reason: "Available"},
 				"RollingOut":  {Status: metav1.ConditionTrue, Reason: "RollingOut", Message: "Rolling out 3 not up-to-date replicas\n* Version v1.30.0, v1.31.0 required"},

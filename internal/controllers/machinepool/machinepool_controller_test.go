@@ -70,6 +70,8 @@ func TestMachinePoolLifecycle(t *testing.T) {
 				g.Expect(mp.Status.Replicas).To(BeEquivalentTo(3))
 				g.Expect(mp.Status.ReadyReplicas).To(BeEquivalentTo(3))
 				g.Expect(mp.Status.AvailableReplicas).To(BeEquivalentTo(3))
+				// The test provider's Nodes run a v1.31.0 kubelet.
+				g.Expect(mp.Status.Versions).To(Equal([]clusterv1.StatusVersion{{Version: "v1.31.0", Replicas: 3}}))
 				g.Expect(conditions.IsTrue(mp, clusterv1.ReadyCondition)).To(BeTrue())
 				g.Expect(conditions.IsV1Beta2True(mp, clusterv1.MachinePoolAvailableV1Beta2Condition)).To(BeTrue())
 			}, 90*time.Second, 250*time.Millisecond).Should(Succeed())
@@ -107,6 +109,7 @@ func TestMachinePoolLifecycle(t *testing.T) {
 				g.Expect(mp.Spec.ProviderIDList).To(ConsistOf(provider.ProviderID(ns, "pool-0")))
 				g.Expect(mp.Status.NodeRefs).To(HaveLen(1))
 				g.Expect(mp.Status.Replicas).To(BeEquivalentTo(1))
+				g.Expect(mp.Status.Versions).To(Equal([]clusterv1.StatusVersion{{Version: "v1.31.0", Replicas: 1}}))
 				g.Expect(mp.Status.Phase).To(Equal(string(clusterv1.MachinePoolPhaseRunning)))
 				g.Expect(poolNodes(ctx, g, ns)).To(ConsistOf(ns + "-pool-0"))
 			}, 60*time.Second, 250*time.Millisecond).Should(Succeed())

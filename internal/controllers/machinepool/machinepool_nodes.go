@@ -14,19 +14,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/kubeversion"
 	"github.com/capstan-dev/capstan/internal/nodetaints"
 )
 
-// nodeRefsOf returns the Nodes of the provider IDs, in the order of the list, and how many are Ready and
-// available (Ready for at least minReadySeconds at now).
+// nodeRefsOf returns the Nodes of the provider IDs, in the order of the list, how many are Ready and
+// available (Ready for at least minReadySeconds at now), and how many run each kubelet version (upstream's
+// versionsFromNodeRefs).
 func nodeRefsOf(providerIDs []string, byProviderID map[string]*corev1.Node, minReadySeconds int32, now time.Time) nodeFacts {
 	var f nodeFacts
+	var versions []clusterv1.StatusVersion
 	for _, id := range providerIDs {
 		node := byProviderID[id]
 		if id == "" || node == nil {
 			continue
 		}
 		f.refs = append(f.refs, corev1.ObjectReference{APIVersion: corev1.SchemeGroupVersion.String(), Kind: "Node", Name: node.Name, UID: node.UID})
+		versions = append(versions, clusterv1.StatusVersion{Version: node.Status.NodeInfo.KubeletVersion, Replicas: 1})
 		ready := readyCondition(node)
 		if ready == nil || ready.Status != corev1.ConditionTrue {
 			continue
@@ -36,6 +40,7 @@ func nodeRefsOf(providerIDs []string, byProviderID map[string]*corev1.Node, minR
 			f.available++
 		}
 	}
+	f.versions = kubeversion.Aggregate(versions)
 	return f
 }
 

@@ -69,6 +69,8 @@ type providerFacts struct {
 type nodeFacts struct {
 	refs             []corev1.ObjectReference
 	ready, available int32
+	// versions are the Nodes' kubelet versions, counted.
+	versions []clusterv1.StatusVersion
 }
 
 // reconcileOwnerAndDefaults makes the Cluster an owner of the MachinePool and applies upstream's webhook

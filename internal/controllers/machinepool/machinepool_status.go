@@ -10,6 +10,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/kubeversion"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
@@ -40,6 +41,7 @@ func setStatus(s *scope, _ time.Time) {
 	conditions.SetSummary(mp, clusterv1.BootstrapReadyCondition, clusterv1.InfrastructureReadyCondition, clusterv1.ReplicasReadyCondition)
 
 	setV1Beta2Replicas(s)
+	setVersions(s)
 	setAvailableCondition(mp, deleting)
 	setScalingConditions(mp)
 	if deleting {
@@ -178,6 +180,22 @@ func setV1Beta2Replicas(s *scope) {
 		}
 	}
 	v.ReadyReplicas, v.AvailableReplicas, v.UpToDateReplicas = ptr.To(ready), ptr.To(available), ptr.To(upToDate)
+}
+
+// setVersions sets status.versions, as upstream: the MachinePool Machines' Kubernetes versions when the
+// InfraMachinePool creates Machines, otherwise the kubelet versions of the pool's Nodes; it keeps its value
+// when neither was read.
+func setVersions(s *scope) {
+	switch {
+	case s.machinesRead:
+		machines := make([]*clusterv1.Machine, len(s.machines))
+		for i := range s.machines {
+			machines[i] = &s.machines[i]
+		}
+		s.mp.Status.Versions = kubeversion.FromMachines(machines)
+	case s.nodes != nil:
+		s.mp.Status.Versions = s.nodes.versions
+	}
 }
 
 // setAvailableCondition: a MachinePool is Available when its InfraMachinePool is ready and at least

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -86,9 +87,11 @@ func TestSetStatus(t *testing.T) {
 			scope: func(mp *clusterv1.MachinePool) *scope {
 				return &scope{mp: mp,
 					infra: providerFacts{obj: infraPool(true, nil), ready: true, replicas: 2, replicasFound: true},
-					nodes: &nodeFacts{refs: []corev1.ObjectReference{{Name: "a"}, {Name: "b"}}, ready: 2, available: 2}}
+					nodes: &nodeFacts{refs: []corev1.ObjectReference{{Name: "a"}, {Name: "b"}}, ready: 2, available: 2,
+						versions: []clusterv1.StatusVersion{{Version: "v1.33.1", Replicas: 2}}}}
 			},
 			check: func(g Gomega, mp *clusterv1.MachinePool) {
+				g.Expect(mp.Status.Versions).To(Equal([]clusterv1.StatusVersion{{Version: "v1.33.1", Replicas: 2}}), "the Nodes' versions")
 				g.Expect(mp.Status.Replicas).To(BeEquivalentTo(2))
 				g.Expect(mp.Status.UnavailableReplicas).To(BeEquivalentTo(0))
 				g.Expect(mp.Status.ObservedGeneration).To(BeEquivalentTo(3))
@@ -127,9 +130,12 @@ func TestSetStatus(t *testing.T) {
 				obj := infraPool(false, map[string]any{"conditions": []any{map[string]any{
 					"type": "Ready", "status": "False", "reason": "QuotaExceeded", "severity": "Warning", "message": "No more instances",
 				}}})
+				mp.Status.Versions = []clusterv1.StatusVersion{{Version: "v1.33.1", Replicas: 2}}
 				return &scope{mp: mp, infra: providerFacts{obj: obj}}
 			},
 			check: func(g Gomega, mp *clusterv1.MachinePool) {
+				g.Expect(mp.Status.Versions).To(Equal([]clusterv1.StatusVersion{{Version: "v1.33.1", Replicas: 2}}),
+					"kept when neither the Nodes nor the Machines were read")
 				c := conditions.Get(mp, clusterv1.InfrastructureReadyCondition)
 				g.Expect(c).To(HaveField("Reason", "QuotaExceeded"))
 				g.Expect(c).To(HaveField("Severity", clusterv1.ConditionSeverityWarning))
@@ -163,13 +169,17 @@ func TestSetStatus(t *testing.T) {
 		{
 			name: "MachinePool Machines count the v1beta2 replicas",
 			scope: func(mp *clusterv1.MachinePool) *scope {
-				ready := &clusterv1.Machine{}
+				ready := &clusterv1.Machine{Spec: clusterv1.MachineSpec{Version: ptr.To("v1.33.1")}}
 				conditions.SetV1Beta2(ready, metav1.Condition{Type: clusterv1.MachineReadyV1Beta2Condition, Status: metav1.ConditionTrue, Reason: "Ready"})
-				notUpToDate := &clusterv1.Machine{}
+				notUpToDate := &clusterv1.Machine{Spec: clusterv1.MachineSpec{Version: ptr.To("v1.33.1")},
+					Status: clusterv1.MachineStatus{NodeInfo: &corev1.NodeSystemInfo{KubeletVersion: "v1.32.4"}}}
 				conditions.SetV1Beta2(notUpToDate, metav1.Condition{Type: clusterv1.MachineUpToDateV1Beta2Condition, Status: metav1.ConditionFalse, Reason: "NotUpToDate"})
-				return &scope{mp: mp, machinesRead: true, machines: []clusterv1.Machine{*ready, *notUpToDate}}
+				// The Nodes were read too: the Machines' versions win, as upstream.
+				return &scope{mp: mp, machinesRead: true, machines: []clusterv1.Machine{*ready, *notUpToDate},
+					nodes: &nodeFacts{versions: []clusterv1.StatusVersion{{Version: "v1.30.0", Replicas: 2}}}}
 			},
 			check: func(g Gomega, mp *clusterv1.MachinePool) {
+				g.Expect(mp.Status.Versions).To(Equal([]clusterv1.StatusVersion{{Version: "v1.32.4", Replicas: 1}, {Version: "v1.33.1", Replicas: 1}}))
 				g.Expect(mp.Status.V1Beta2.ReadyReplicas).To(HaveValue(BeEquivalentTo(1)))
 				g.Expect(mp.Status.V1Beta2.AvailableReplicas).To(HaveValue(BeEquivalentTo(0)))
 				g.Expect(mp.Status.V1Beta2.UpToDateReplicas).To(HaveValue(BeEquivalentTo(1)))
@@ -220,4 +230,43 @@ func TestNodeRefsOf(t *testing.T) {
 	g.Expect(f.refs[0]).To(Equal(corev1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: "a", UID: "uid-a"}))
 	g.Expect(f.ready).To(BeEquivalentTo(2))
 	g.Expect(f.available).To(BeEquivalentTo(1), "b has been Ready for less than minReadySeconds")
+}
+
+// The pool's status.versions are its Nodes' kubelet versions, as upstream's versionsFromNodeRefs: each
+// Node of spec.providerIDList, Ready or not, counts once.
+func TestNodeRefsOfVersions(t *testing.T) {
+	node := func(name, kubelet string, ready corev1.ConditionStatus) *corev1.Node {
+		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Status: corev1.NodeStatus{NodeInfo: corev1.NodeSystemInfo{KubeletVersion: kubelet},
+				Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready}}}}
+	}
+	byID := map[string]*corev1.Node{
+		"p://a": node("a", "v1.33.1", corev1.ConditionTrue),
+		"p://b": node("b", "v1.32.4", corev1.ConditionTrue),
+		"p://c": node("c", "v1.33.1", corev1.ConditionFalse),
+		"p://d": node("d", "", corev1.ConditionTrue),
+		"p://e": node("e", "v1.32.4", corev1.ConditionTrue), // not in the pool
+	}
+	tests := []struct {
+		name        string
+		providerIDs []string
+		want        []clusterv1.StatusVersion
+	}{
+		{name: "no Nodes", providerIDs: nil, want: nil},
+		{name: "Nodes not found yet", providerIDs: []string{"p://missing"}, want: nil},
+		{name: "a Node without a kubelet version yet", providerIDs: []string{"p://d"}, want: nil},
+		{
+			name:        "counted by version, oldest first",
+			providerIDs: []string{"p://a", "p://b", "p://c", "p://d", "p://missing"},
+			want:        []clusterv1.StatusVersion{{Version: "v1.32.4", Replicas: 1}, {Version: "v1.33.1", Replicas: 2}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := nodeRefsOf(tt.providerIDs, byID, 0, time.Now()).versions
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("versions (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -94,6 +94,7 @@ func TestCreatesMachinesFromTheTemplate(t *testing.T) {
 		g.Expect(ms.Status.ReadyReplicas).To(BeEquivalentTo(2))
 		g.Expect(ms.Status.AvailableReplicas).To(BeEquivalentTo(2))
 		g.Expect(ms.Status.V1Beta2.UpToDateReplicas).To(Equal(ptr.To[int32](2)))
+		g.Expect(ms.Status.Versions).To(Equal([]clusterv1.StatusVersion{{Version: "v1.31.0", Replicas: 2}}))
 		g.Expect(ms.Status.ObservedGeneration).To(Equal(ms.Generation))
 		g.Expect(ms.Status.Selector).To(Equal("cluster.x-k8s.io/cluster-name=cluster,set=workers"))
 		g.Expect(conditions.IsTrue(ms, clusterv1.ReadyCondition)).To(BeTrue())

@@ -12,6 +12,7 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/kubeversion"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
@@ -49,7 +50,7 @@ const preflightFailedReason = "PreflightFailed"
 // setReplicas sets the replica counters: every owned Machine counts in replicas (deleting ones too, as
 // they still exist), ready Machines have a True Ready condition, available ones have had it for
 // spec.minReadySeconds, and the v1beta2 counters count the Machines' Ready, Available and UpToDate
-// conditions.
+// conditions. status.versions counts the Machines' Kubernetes versions.
 func setReplicas(s *scope) {
 	ms := s.ms
 	templateLabels := labels.SelectorFromSet(effectiveTemplateLabels(ms))
@@ -81,6 +82,7 @@ func setReplicas(s *scope) {
 	ms.Status.V1Beta2.ReadyReplicas = ptr.To(ready)
 	ms.Status.V1Beta2.AvailableReplicas = ptr.To(v2Available)
 	ms.Status.V1Beta2.UpToDateReplicas = ptr.To(upToDate)
+	ms.Status.Versions = kubeversion.FromMachines(s.machines)
 }
 
 // isReady reports whether a Machine's Ready condition is True.

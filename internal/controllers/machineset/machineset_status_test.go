@@ -28,6 +28,16 @@ func withConditions(readySince time.Duration, types ...string) func(*clusterv1.M
 	}
 }
 
+// withVersion gives a Machine spec.version and, unless empty, the kubelet version its Node reports.
+func withVersion(version, kubelet string) func(*clusterv1.Machine) {
+	return func(m *clusterv1.Machine) {
+		m.Spec.Version = ptr.To(version)
+		if kubelet != "" {
+			m.Status.NodeInfo = &corev1.NodeSystemInfo{KubeletVersion: kubelet}
+		}
+	}
+}
+
 func statusMachineSet(replicas, minReadySeconds int32) *clusterv1.MachineSet {
 	return &clusterv1.MachineSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "ms", Generation: 3},
@@ -82,6 +92,18 @@ func TestReplicaCounters(t *testing.T) {
 			},
 			want: clusterv1.MachineSetStatus{Replicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
 				V1Beta2: &clusterv1.MachineSetV1Beta2Status{ReadyReplicas: ptr.To[int32](1), AvailableReplicas: ptr.To[int32](0), UpToDateReplicas: ptr.To[int32](0)}},
+		},
+		{
+			name: "versions: the Machines' Kubernetes versions counted, oldest first; the kubelet's once the Node reports it",
+			machines: []*clusterv1.Machine{
+				testMachine("a", time.Hour, withVersion("v1.33.1", "")),
+				testMachine("b", time.Hour, withVersion("v1.33.1", "v1.32.4")),
+				testMachine("c", time.Hour, withVersion("v1.32.4", "v1.32.4")),
+				testMachine("d", time.Hour),
+			},
+			want: clusterv1.MachineSetStatus{Replicas: 4,
+				V1Beta2:  &clusterv1.MachineSetV1Beta2Status{ReadyReplicas: ptr.To[int32](0), AvailableReplicas: ptr.To[int32](0), UpToDateReplicas: ptr.To[int32](0)},
+				Versions: []clusterv1.StatusVersion{{Version: "v1.32.4", Replicas: 2}, {Version: "v1.33.1", Replicas: 1}}},
 		},
 	}
 	for _, tt := range tests {

@@ -307,6 +307,14 @@ type KubeadmControlPlaneStatus struct {
 	// +optional
 	LastRemediation *LastRemediationStatus `json:"lastRemediation,omitempty"`
 
+	// versions is the aggregated Kubernetes versions in this KubeadmControlPlane.
+	// +optional
+	// +listType=map
+	// +listMapKey=version
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	Versions []clusterv1.StatusVersion `json:"versions,omitempty"`
+
 	// v1beta2 groups the status fields of the v1beta2 API.
 	// +optional
 	V1Beta2 *KubeadmControlPlaneV1Beta2Status `json:"v1beta2,omitempty"`

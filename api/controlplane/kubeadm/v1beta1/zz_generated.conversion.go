@@ -11,6 +11,7 @@ import (
 	kubeadmv1beta1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	v1beta2 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta2"
 	corev1beta1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	corev1beta2 "github.com/capstan-dev/capstan/api/core/v1beta2"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	conversion "k8s.io/apimachinery/pkg/conversion"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -303,6 +304,7 @@ func autoConvert_v1beta1_KubeadmControlPlaneStatus_To_v1beta2_KubeadmControlPlan
 		out.Conditions = nil
 	}
 	// WARNING: in.LastRemediation requires manual conversion: inconvertible types (*github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1.LastRemediationStatus vs github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta2.LastRemediationStatus)
+	out.Versions = *(*[]corev1beta2.StatusVersion)(unsafe.Pointer(&in.Versions))
 	// WARNING: in.V1Beta2 requires manual conversion: does not exist in peer-type
 	return nil
 }
@@ -329,7 +331,7 @@ func autoConvert_v1beta2_KubeadmControlPlaneStatus_To_v1beta1_KubeadmControlPlan
 	}
 	// WARNING: in.AvailableReplicas requires manual conversion: does not exist in peer-type
 	// WARNING: in.UpToDateReplicas requires manual conversion: does not exist in peer-type
-	// WARNING: in.Versions requires manual conversion: does not exist in peer-type
+	out.Versions = *(*[]corev1beta1.StatusVersion)(unsafe.Pointer(&in.Versions))
 	if err := v1.Convert_string_To_Pointer_string(&in.Version, &out.Version, s); err != nil {
 		return err
 	}

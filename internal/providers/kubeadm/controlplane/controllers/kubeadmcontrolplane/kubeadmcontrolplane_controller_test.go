@@ -120,6 +120,9 @@ func readyKCP(ctx context.Context, g Gomega, kcp *controlplanev1.KubeadmControlP
 		g.Expect(got.Status.ReadyReplicas).To(Equal(replicas))
 		g.Expect(got.Status.UpdatedReplicas).To(Equal(replicas))
 		g.Expect(got.Status.Version).To(Equal(ptr.To(version)))
+		// status.versions counts every Machine by the version it runs: the kubelet's once its Node is known,
+		// and the test provider's Nodes all report a v1.31.0 kubelet (the unit tests check the rest).
+		g.Expect(got.Status.Versions).To(Equal([]clusterv1.StatusVersion{{Version: "v1.31.0", Replicas: replicas}}))
 		g.Expect(conditions.IsV1Beta2True(got, controlplanev1.KubeadmControlPlaneAvailableV1Beta2Condition)).To(BeTrue(), "%v", got.Status.V1Beta2)
 		g.Expect(conditions.IsTrue(got, controlplanev1.ControlPlaneComponentsHealthyCondition)).To(BeTrue())
 	}, timeout, interval).Should(Succeed())

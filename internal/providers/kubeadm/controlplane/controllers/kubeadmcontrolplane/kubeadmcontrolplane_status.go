@@ -13,6 +13,7 @@ import (
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	"github.com/capstan-dev/capstan/internal/kubeversion"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 )
 
@@ -52,6 +53,7 @@ func setStatus(s *scope) {
 		st.Ready = true
 	}
 	st.Version = lowestVersion(s.all())
+	st.Versions = kubeversion.FromMachines(s.all())
 	setLastRemediation(s)
 
 	for _, m := range s.machines {

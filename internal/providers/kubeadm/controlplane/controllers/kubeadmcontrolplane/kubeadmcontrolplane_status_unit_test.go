@@ -76,3 +76,51 @@ func TestSetScalingV1Beta2(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusVersions: status.versions counts the control plane Machines' Kubernetes versions, oldest
+// first, the kubelet's once the Node reports it (as upstream v1.14); status.version stays the lowest
+// spec.version.
+func TestStatusVersions(t *testing.T) {
+	machine := func(version, kubelet string) *clusterv1.Machine {
+		m := &clusterv1.Machine{Spec: clusterv1.MachineSpec{Version: ptr.To(version)}}
+		if kubelet != "" {
+			m.Status.NodeInfo = &corev1.NodeSystemInfo{KubeletVersion: kubelet}
+		}
+		return m
+	}
+	tests := []struct {
+		name        string
+		machines    map[string]*clusterv1.Machine
+		want        []clusterv1.StatusVersion
+		wantVersion *string
+	}{
+		{name: "no Machines", want: nil},
+		{
+			name: "during an upgrade",
+			machines: map[string]*clusterv1.Machine{
+				"a": machine("v1.32.4", "v1.32.4"),
+				"b": machine("v1.32.4", "v1.32.4"),
+				"c": machine("v1.33.1", ""),
+			},
+			want:        []clusterv1.StatusVersion{{Version: "v1.32.4", Replicas: 2}, {Version: "v1.33.1", Replicas: 1}},
+			wantVersion: ptr.To("v1.32.4"),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			kcp := &controlplanev1.KubeadmControlPlane{Spec: controlplanev1.KubeadmControlPlaneSpec{Replicas: ptr.To[int32](3), Version: "v1.33.1"}}
+			machines := tt.machines
+			if machines == nil {
+				machines = map[string]*clusterv1.Machine{}
+			}
+			for name, m := range machines {
+				m.Name = name
+			}
+			s := &scope{kcp: kcp, cluster: &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, machines: machines}
+			setStatus(s)
+			g.Expect(kcp.Status.Versions).To(Equal(tt.want), cmp.Diff(tt.want, kcp.Status.Versions))
+			g.Expect(kcp.Status.Version).To(Equal(tt.wantVersion))
+		})
+	}
+}
