@@ -139,13 +139,6 @@ func (c core) machineFromV1beta1(_ context.Context, src *clusterv1beta1.Machine,
 	if restored.Status.Phase == string(clusterv1.MachinePhaseUpdating) && src.Status.Phase == string(clusterv1beta1.MachinePhaseRunning) {
 		dst.Status.Phase = restored.Status.Phase
 	}
-	if restored.Status.Deletion != nil {
-		if dst.Status.Deletion == nil {
-			dst.Status.Deletion = &clusterv1.MachineDeletionStatus{}
-		}
-		dst.Status.Deletion.WaitForPreDrainHookStartTime = restored.Status.Deletion.WaitForPreDrainHookStartTime
-		dst.Status.Deletion.WaitForPreTerminateHookStartTime = restored.Status.Deletion.WaitForPreTerminateHookStartTime
-	}
 	return nil
 }
 

@@ -264,6 +264,8 @@ func spokeMachineStatus(in *clusterv1beta1.MachineStatus, c randfill.Continue) {
 	if in.Deletion != nil {
 		zeroTimeToNil(&in.Deletion.NodeDrainStartTime)
 		zeroTimeToNil(&in.Deletion.WaitForNodeVolumeDetachStartTime)
+		zeroTimeToNil(&in.Deletion.WaitForPreDrainHookStartTime)
+		zeroTimeToNil(&in.Deletion.WaitForPreTerminateHookStartTime)
 	}
 	// v1beta1 has no Updating phase: v1beta2's shows as Running.
 	if in.Phase == string(clusterv1.MachinePhaseUpdating) {
@@ -940,5 +942,43 @@ func TestStatusVersionsEditedInV1beta1(t *testing.T) {
 				t.Errorf("v1beta2 versions after the v1beta1 edit (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The start times of the deletion hooks are v1beta1 fields (as in upstream v1.14's v1beta1): what a v1beta1
+// client writes is what v1beta2 reads, not what the conversion annotation remembered.
+func TestDeletionHookStartTimesEditedInV1beta1(t *testing.T) {
+	scheme := coreScheme(t)
+	drain := metav1.NewTime(time.Date(2026, 12, 8, 10, 0, 0, 0, time.UTC))
+	terminate := metav1.NewTime(drain.Add(time.Minute))
+	hub := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: testNamespace},
+		Status: clusterv1.MachineStatus{Deletion: &clusterv1.MachineDeletionStatus{
+			WaitForPreDrainHookStartTime: drain, WaitForPreTerminateHookStartTime: terminate,
+		}},
+	}
+	spoke := &clusterv1beta1.Machine{}
+	if err := convertCore(t, scheme, "Machine", hub.DeepCopy(), spoke); err != nil {
+		t.Fatal(err)
+	}
+	if d := spoke.Status.Deletion; d == nil || !d.WaitForPreDrainHookStartTime.Equal(&drain) || !d.WaitForPreTerminateHookStartTime.Equal(&terminate) {
+		t.Fatalf("v1beta1 status.deletion = %+v, want the hub's start times %v and %v", d, drain, terminate)
+	}
+
+	later := metav1.NewTime(terminate.Add(time.Hour))
+	spoke.Status.Deletion.WaitForPreDrainHookStartTime = nil
+	spoke.Status.Deletion.WaitForPreTerminateHookStartTime = &later
+	back := &clusterv1.Machine{}
+	if err := convertCore(t, scheme, "Machine", spoke, back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Status.Deletion == nil {
+		t.Fatal("v1beta2 status.deletion is nil after the v1beta1 edit")
+	}
+	if got := back.Status.Deletion.WaitForPreDrainHookStartTime; !got.IsZero() {
+		t.Errorf("waitForPreDrainHookStartTime = %v after v1beta1 removed it, want unset", got)
+	}
+	if got := back.Status.Deletion.WaitForPreTerminateHookStartTime; !got.Equal(&later) {
+		t.Errorf("waitForPreTerminateHookStartTime = %v, want the v1beta1 edit %v", got, later)
 	}
 }

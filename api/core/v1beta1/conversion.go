@@ -893,13 +893,17 @@ func Convert_v1beta2_MachineStatus_To_v1beta1_MachineStatus(in *clusterv1.Machin
 func Convert_v1beta1_MachineDeletionStatus_To_v1beta2_MachineDeletionStatus(in *MachineDeletionStatus, out *clusterv1.MachineDeletionStatus, _ apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	out.NodeDrainStartTime = timeValue(in.NodeDrainStartTime)
 	out.WaitForNodeVolumeDetachStartTime = timeValue(in.WaitForNodeVolumeDetachStartTime)
+	out.WaitForPreDrainHookStartTime = timeValue(in.WaitForPreDrainHookStartTime)
+	out.WaitForPreTerminateHookStartTime = timeValue(in.WaitForPreTerminateHookStartTime)
 	return nil
 }
 
-// Convert_v1beta2_MachineDeletionStatus_To_v1beta1_MachineDeletionStatus converts the times v1beta1 has.
+// Convert_v1beta2_MachineDeletionStatus_To_v1beta1_MachineDeletionStatus converts the times (pointers in v1beta1).
 func Convert_v1beta2_MachineDeletionStatus_To_v1beta1_MachineDeletionStatus(in *clusterv1.MachineDeletionStatus, out *MachineDeletionStatus, _ apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	out.NodeDrainStartTime = timeOrNil(in.NodeDrainStartTime)
 	out.WaitForNodeVolumeDetachStartTime = timeOrNil(in.WaitForNodeVolumeDetachStartTime)
+	out.WaitForPreDrainHookStartTime = timeOrNil(in.WaitForPreDrainHookStartTime)
+	out.WaitForPreTerminateHookStartTime = timeOrNil(in.WaitForPreTerminateHookStartTime)
 	return nil
 }
 

@@ -190,6 +190,16 @@ type MachineDeletionStatus struct {
 	// waitForNodeVolumeDetachStartTime is when waiting for the node's volumes to detach started.
 	// +optional
 	WaitForNodeVolumeDetachStartTime *metav1.Time `json:"waitForNodeVolumeDetachStartTime,omitempty"`
+
+	// waitForPreDrainHookStartTime is when waiting for the pre-drain hooks started.
+	// Only present when the Machine has a deletionTimestamp and waiting for pre-drain hooks had been started.
+	// +optional
+	WaitForPreDrainHookStartTime *metav1.Time `json:"waitForPreDrainHookStartTime,omitempty"`
+
+	// waitForPreTerminateHookStartTime is when waiting for the pre-terminate hooks started.
+	// Only present when the Machine has a deletionTimestamp and waiting for pre-terminate hooks had been started.
+	// +optional
+	WaitForPreTerminateHookStartTime *metav1.Time `json:"waitForPreTerminateHookStartTime,omitempty"`
 }
 
 // MachineStatusError is the kind of a Machine's terminal failure.

@@ -58,11 +58,18 @@ func (d *deletionFacts) at(reason, message string) {
 }
 
 // hooks is the state of the step that waits for the Machine's hook annotations with prefix (the name hooks,
-// pre-drain or pre-terminate): waiting, with reason, while there are any.
-func (d *deletionFacts) hooks(log logr.Logger, m *clusterv1.Machine, prefix, reason, name string) stepState {
+// pre-drain or pre-terminate): waiting, with reason, while there are any. The first time it waits it sets
+// *started (status.deletion's waitForPreDrainHookStartTime or waitForPreTerminateHookStartTime) to now.
+func (d *deletionFacts) hooks(log logr.Logger, m *clusterv1.Machine, prefix, reason, name string, started func(*clusterv1.MachineDeletionStatus) **metav1.Time, now time.Time) stepState {
 	hooks := hookAnnotations(m, prefix)
 	if len(hooks) == 0 {
 		return stepDone
+	}
+	if m.Status.Deletion == nil {
+		m.Status.Deletion = &clusterv1.MachineDeletionStatus{}
+	}
+	if t := started(m.Status.Deletion); *t == nil {
+		*t = &metav1.Time{Time: now}
 	}
 	d.at(reason, fmt.Sprintf("Waiting for %s hooks to succeed (hooks: %s)", name, strings.Join(hooks, ",")))
 	log.Info(fmt.Sprintf("Waiting for %s hooks to succeed", name), "hooks", hooks)
@@ -88,12 +95,13 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	}
 
 	if nodeAllowed {
-		d.preDrainHook = d.hooks(log, m, clusterv1.PreDrainDeleteHookAnnotationPrefix, clusterv1.MachineDeletingWaitingForPreDrainHookV1Beta2Reason, "pre-drain")
+		d.preDrainHook = d.hooks(log, m, clusterv1.PreDrainDeleteHookAnnotationPrefix, clusterv1.MachineDeletingWaitingForPreDrainHookV1Beta2Reason, "pre-drain",
+			func(st *clusterv1.MachineDeletionStatus) **metav1.Time { return &st.WaitForPreDrainHookStartTime }, now)
 		if d.preDrainHook == stepWaiting {
 			return ctrl.Result{}, nil
 		}
 
-		if drainAllowed(m, now) {
+		if drainAllowed(m, s.infra, now) {
 			if m.Status.Deletion == nil {
 				m.Status.Deletion = &clusterv1.MachineDeletionStatus{}
 			}
@@ -122,7 +130,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 			r.event(m, corev1.EventTypeNormal, "SuccessfulDrainNode", "success draining Machine's node %q", m.Status.NodeRef.Name)
 		}
 
-		if volumeDetachWaitAllowed(m, now) {
+		if volumeDetachWaitAllowed(m, s.infra, now) {
 			if m.Status.Deletion == nil {
 				m.Status.Deletion = &clusterv1.MachineDeletionStatus{}
 			}
@@ -146,7 +154,8 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		}
 	}
 
-	d.preTerminateHook = d.hooks(log, m, clusterv1.PreTerminateDeleteHookAnnotationPrefix, clusterv1.MachineDeletingWaitingForPreTerminateHookV1Beta2Reason, "pre-terminate")
+	d.preTerminateHook = d.hooks(log, m, clusterv1.PreTerminateDeleteHookAnnotationPrefix, clusterv1.MachineDeletingWaitingForPreTerminateHookV1Beta2Reason, "pre-terminate",
+		func(st *clusterv1.MachineDeletionStatus) **metav1.Time { return &st.WaitForPreTerminateHookStartTime }, now)
 	if d.preTerminateHook == stepWaiting {
 		return ctrl.Result{}, nil
 	}
@@ -269,17 +278,20 @@ func hookAnnotations(m *clusterv1.Machine, prefix string) []string {
 }
 
 // drainAllowed reports whether the deletion drains the Node now: not with the exclude-node-draining
-// annotation, and not once nodeDrainTimeout has passed since the drain started.
-func drainAllowed(m *clusterv1.Machine, now time.Time) bool {
+// annotation, not once nodeDrainTimeout has passed since the drain started, and (as upstream v1.14) not
+// once the deletion waited for pre-terminate hooks or the InfraMachine is gone or being deleted: the Node
+// is then going away with its machine, and a drain would only hold the deletion.
+func drainAllowed(m *clusterv1.Machine, infra providerFacts, now time.Time) bool {
 	if _, ok := m.Annotations[clusterv1.ExcludeNodeDrainingAnnotation]; ok {
 		return false
 	}
-	return !timedOut(m.Spec.NodeDrainTimeout, drainStart(m), now)
+	return nodeStepsAllowed(m, infra) && !timedOut(m.Spec.NodeDrainTimeout, drainStart(m), now)
 }
 
 // volumeDetachWaitAllowed reports whether the deletion waits for volumes to detach now: not with the
-// exclude-wait-for-node-volume-detach annotation, and not once nodeVolumeDetachTimeout has passed.
-func volumeDetachWaitAllowed(m *clusterv1.Machine, now time.Time) bool {
+// exclude-wait-for-node-volume-detach annotation, not once nodeVolumeDetachTimeout has passed, and not when
+// drainAllowed would refuse for the pre-terminate hooks or the InfraMachine.
+func volumeDetachWaitAllowed(m *clusterv1.Machine, infra providerFacts, now time.Time) bool {
 	if _, ok := m.Annotations[clusterv1.ExcludeWaitForNodeVolumeDetachAnnotation]; ok {
 		return false
 	}
@@ -287,7 +299,17 @@ func volumeDetachWaitAllowed(m *clusterv1.Machine, now time.Time) bool {
 	if m.Status.Deletion != nil {
 		start = m.Status.Deletion.WaitForNodeVolumeDetachStartTime
 	}
-	return !timedOut(m.Spec.NodeVolumeDetachTimeout, start, now)
+	return nodeStepsAllowed(m, infra) && !timedOut(m.Spec.NodeVolumeDetachTimeout, start, now)
+}
+
+// nodeStepsAllowed reports whether drain and the wait for volumes may still run: not once the deletion has
+// waited for pre-terminate hooks (status.deletion.waitForPreTerminateHookStartTime), and not when the
+// InfraMachine does not exist or is being deleted.
+func nodeStepsAllowed(m *clusterv1.Machine, infra providerFacts) bool {
+	if m.Status.Deletion != nil && m.Status.Deletion.WaitForPreTerminateHookStartTime != nil {
+		return false
+	}
+	return infra.obj != nil && infra.obj.GetDeletionTimestamp().IsZero()
 }
 
 func drainStart(m *clusterv1.Machine) *metav1.Time {

@@ -10,6 +10,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -130,7 +131,11 @@ func TestMachineDeletionDrainsAndDeletesInOrder(t *testing.T) {
 		g.Expect(m.Status.Phase).To(Equal(string(clusterv1.MachinePhaseDeleting)))
 		g.Expect(conditions.IsFalse(m, clusterv1.PreDrainDeleteHookSucceededCondition)).To(BeTrue())
 		g.Expect(v1beta2Status(m, clusterv1.MachineReadyV1Beta2Condition)).To(Equal(metav1.ConditionFalse))
+		g.Expect(m.Status.Deletion).NotTo(BeNil())
+		g.Expect(m.Status.Deletion.WaitForPreDrainHookStartTime).NotTo(BeNil(), "the wait for the pre-drain hook is timed")
+		g.Expect(m.Status.Deletion.NodeDrainStartTime).To(BeNil())
 	}, timeout, interval).Should(Succeed())
+	preDrainStart := getMachine(g, tm.machine).Status.Deletion.WaitForPreDrainHookStartTime
 	g.Consistently(func(g Gomega) {
 		n := &corev1.Node{}
 		g.Expect(workload.Client.Get(ctx, client.ObjectKeyFromObject(node), n)).To(Succeed())
@@ -162,6 +167,8 @@ func TestMachineDeletionDrainsAndDeletesInOrder(t *testing.T) {
 		m := getMachine(g, tm.machine)
 		g.Expect(conditions.IsTrue(m, clusterv1.VolumeDetachSucceededCondition)).To(BeTrue())
 		g.Expect(conditions.IsFalse(m, clusterv1.PreTerminateDeleteHookSucceededCondition)).To(BeTrue())
+		g.Expect(m.Status.Deletion.WaitForPreTerminateHookStartTime).NotTo(BeNil(), "the wait for the pre-terminate hook is timed")
+		g.Expect(m.Status.Deletion.WaitForPreDrainHookStartTime).To(Equal(preDrainStart), "a start time is set once")
 	}, timeout, interval).Should(Succeed())
 	g.Expect(podExists(g, protected)).To(BeTrue(), "the budget was respected until the timeout")
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(tm.infra), tm.infra)).To(Succeed(), "the pre-terminate hook holds the infrastructure")
@@ -275,24 +282,43 @@ func TestNodeDeletionTimedOut(t *testing.T) {
 
 func TestDrainAllowed(t *testing.T) {
 	start := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	infra := providerFacts{obj: &unstructured.Unstructured{}}
+	deletingInfra := providerFacts{obj: &unstructured.Unstructured{}}
+	deletingInfra.obj.SetDeletionTimestamp(&start)
 	tests := []struct {
 		name    string
 		machine clusterv1.Machine
-		want    bool
+		infra   *providerFacts
+		// want is drainAllowed's answer, volumes volumeDetachWaitAllowed's.
+		want, volumes bool
 	}{
-		{name: "no timeout", want: true},
-		{name: "excluded", machine: clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{clusterv1.ExcludeNodeDrainingAnnotation: ""}}}},
+		{name: "no timeout", want: true, volumes: true},
+		{name: "excluded", volumes: true, machine: clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{clusterv1.ExcludeNodeDrainingAnnotation: ""}}}},
 		{
-			name: "timeout passed",
+			name: "timeout passed", volumes: true,
 			machine: clusterv1.Machine{
 				Spec:   clusterv1.MachineSpec{NodeDrainTimeout: &metav1.Duration{Duration: time.Minute}},
 				Status: clusterv1.MachineStatus{Deletion: &clusterv1.MachineDeletionStatus{NodeDrainStartTime: &start}},
 			},
 		},
+		{
+			name: "pre-terminate hooks waited for",
+			machine: clusterv1.Machine{
+				Status: clusterv1.MachineStatus{Deletion: &clusterv1.MachineDeletionStatus{WaitForPreTerminateHookStartTime: &start}},
+			},
+		},
+		{name: "InfraMachine gone", infra: &providerFacts{notFound: true}},
+		{name: "InfraMachine being deleted", infra: &deletingInfra},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			NewWithT(t).Expect(drainAllowed(&tt.machine, start.Add(time.Hour))).To(Equal(tt.want))
+			facts := infra
+			if tt.infra != nil {
+				facts = *tt.infra
+			}
+			g := NewWithT(t)
+			g.Expect(drainAllowed(&tt.machine, facts, start.Add(time.Hour))).To(Equal(tt.want), "drain")
+			g.Expect(volumeDetachWaitAllowed(&tt.machine, facts, start.Add(time.Hour))).To(Equal(tt.volumes), "wait for volumes")
 		})
 	}
 }

@@ -61,12 +61,15 @@ var allowedAdditions = func() map[string]string {
 	}
 	for _, path := range []string{".status.v1beta2.controlPlane.upgradePlan", ".status.v1beta2.workers.upgradePlan"} {
 		additions["clusters.cluster.x-k8s.io "+path] = "upstream v1.14's v1beta1 status field (as v1beta2's status." +
-			"controlPlane/workers.upgradePlan), converted directly; unset until the topology engine does chained upgrades"
+			"controlPlane/workers.upgradePlan), converted directly and written by the topology controller"
 	}
 	for _, path := range []string{"machinesets.cluster.x-k8s.io .status.versions", "machinedeployments.cluster.x-k8s.io .status.versions",
 		"machinepools.cluster.x-k8s.io .status.versions", "kubeadmcontrolplanes.controlplane.cluster.x-k8s.io .status.versions",
 		"clusters.cluster.x-k8s.io .status.v1beta2.controlPlane.versions", "clusters.cluster.x-k8s.io .status.v1beta2.workers.versions"} {
 		additions[path] = "upstream v1.14's v1beta1 status field (as in v1beta2), converted directly and written by the controllers"
+	}
+	for _, path := range []string{".status.deletion.waitForPreDrainHookStartTime", ".status.deletion.waitForPreTerminateHookStartTime"} {
+		additions["machines.cluster.x-k8s.io "+path] = "upstream v1.14's v1beta1 status field (as in v1beta2), converted directly and written by the Machine controller"
 	}
 	// The extraEnvs of the control plane components are Kubernetes EnvVars, which gained fileKeyRef in
 	// Kubernetes v1.34; upstream v1.10 was generated from an older Kubernetes.
