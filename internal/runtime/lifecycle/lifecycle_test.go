@@ -11,38 +11,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/utils/ptr"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	hooksv1 "github.com/capstan-dev/capstan/api/runtime/hooks/v1alpha1"
-	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
-	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
-	"github.com/capstan-dev/capstan/internal/runtime/registry"
 	"github.com/capstan-dev/capstan/internal/runtime/runtimetest"
+	"github.com/capstan-dev/capstan/internal/runtime/runtimetest/clienttest"
 	"github.com/capstan-dev/capstan/internal/topology"
 	"github.com/capstan-dev/capstan/pkg/extension"
 )
-
-// newClient runs ext's handlers behind an ExtensionConfig named name and returns a client that calls them.
-func newClient(t *testing.T, name string, ext *runtimetest.Extension) *runtimeclient.Client {
-	t.Helper()
-	reg := registry.New()
-	if err := reg.WarmUp(nil); err != nil {
-		t.Fatal(err)
-	}
-	c := &runtimeclient.Client{Registry: reg}
-	ec := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ptr.To(ext.URL), CABundle: ext.CA}}}
-	handlers, err := c.Discover(context.Background(), ec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ec.Status.Handlers = handlers
-	if err := reg.Add(ec); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 // serve registers a handler of hook that sends each request it receives on the returned channel and
 // answers with answer.
@@ -108,7 +84,7 @@ func TestBeforeClusterUpgradeSendsThePlan(t *testing.T) {
 	g := NewWithT(t)
 	ext := runtimetest.Start(t)
 	got := serve[*hooksv1.BeforeClusterUpgradeRequest, *hooksv1.BeforeClusterUpgradeResponse](t, ext, hooksv1.BeforeClusterUpgrade, hold)
-	h := &Hooks{Runtime: newClient(t, "ext", ext)}
+	h := &Hooks{Runtime: clienttest.New(t, "ext", ext)}
 
 	call := chained
 	call.Hook, call.FromVersion, call.ToVersion = topology.BeforeClusterUpgradeHook, "v1.31.4", "v1.33.1"
@@ -130,7 +106,7 @@ func TestBeforeControlPlaneUpgrade(t *testing.T) {
 	g := NewWithT(t)
 	ext := runtimetest.Start(t)
 	got := serve[*hooksv1.BeforeControlPlaneUpgradeRequest, *hooksv1.BeforeControlPlaneUpgradeResponse](t, ext, hooksv1.BeforeControlPlaneUpgrade, hold)
-	h := &Hooks{Runtime: newClient(t, "ext", ext)}
+	h := &Hooks{Runtime: clienttest.New(t, "ext", ext)}
 
 	call := chained
 	call.Hook, call.FromVersion, call.ToVersion = topology.BeforeControlPlaneUpgradeHook, "v1.31.4", "v1.32.2"
@@ -152,7 +128,7 @@ func TestAfterControlPlaneUpgradeSendsThePlan(t *testing.T) {
 	g := NewWithT(t)
 	ext := runtimetest.Start(t)
 	got := serve[*hooksv1.AfterControlPlaneUpgradeRequest, *hooksv1.AfterControlPlaneUpgradeResponse](t, ext, hooksv1.AfterControlPlaneUpgrade, hold)
-	h := &Hooks{Runtime: newClient(t, "ext", ext)}
+	h := &Hooks{Runtime: clienttest.New(t, "ext", ext)}
 
 	call := topology.HookCall{Hook: topology.AfterControlPlaneUpgradeHook, ToVersion: "v1.32.2", ControlPlaneUpgrades: []string{"v1.33.1"}, WorkersUpgrades: []string{"v1.33.1"}}
 	resp, err := h.Call(context.Background(), hookTestCluster(), call)
@@ -171,7 +147,7 @@ func TestBeforeWorkersUpgrade(t *testing.T) {
 	g := NewWithT(t)
 	ext := runtimetest.Start(t)
 	got := serve[*hooksv1.BeforeWorkersUpgradeRequest, *hooksv1.BeforeWorkersUpgradeResponse](t, ext, hooksv1.BeforeWorkersUpgrade, hold)
-	h := &Hooks{Runtime: newClient(t, "ext", ext)}
+	h := &Hooks{Runtime: clienttest.New(t, "ext", ext)}
 
 	call := topology.HookCall{Hook: topology.BeforeWorkersUpgradeHook, FromVersion: "v1.30.1", ToVersion: "v1.33.1", WorkersUpgrades: []string{"v1.33.1"}}
 	resp, err := h.Call(context.Background(), hookTestCluster(), call)
@@ -192,7 +168,7 @@ func TestAfterWorkersUpgrade(t *testing.T) {
 	g := NewWithT(t)
 	ext := runtimetest.Start(t)
 	got := serve[*hooksv1.AfterWorkersUpgradeRequest, *hooksv1.AfterWorkersUpgradeResponse](t, ext, hooksv1.AfterWorkersUpgrade, hold)
-	h := &Hooks{Runtime: newClient(t, "ext", ext)}
+	h := &Hooks{Runtime: clienttest.New(t, "ext", ext)}
 
 	call := topology.HookCall{Hook: topology.AfterWorkersUpgradeHook, ToVersion: "v1.32.2", ControlPlaneUpgrades: []string{"v1.33.1", "v1.34.0"}, WorkersUpgrades: []string{"v1.34.0"}}
 	resp, err := h.Call(context.Background(), hookTestCluster(), call)
@@ -213,7 +189,7 @@ func TestAfterClusterUpgradeBlocks(t *testing.T) {
 	g := NewWithT(t)
 	ext := runtimetest.Start(t)
 	got := serve[*hooksv1.AfterClusterUpgradeRequest, *hooksv1.AfterClusterUpgradeResponse](t, ext, hooksv1.AfterClusterUpgrade, hold)
-	h := &Hooks{Runtime: newClient(t, "ext", ext)}
+	h := &Hooks{Runtime: clienttest.New(t, "ext", ext)}
 
 	call := topology.HookCall{Hook: topology.AfterClusterUpgradeHook, ToVersion: "v1.33.1"}
 	resp, err := h.Call(context.Background(), hookTestCluster(), call)
@@ -236,7 +212,7 @@ func TestAnswersThatDoNotBlock(t *testing.T) {
 	_ = serve[*hooksv1.BeforeWorkersUpgradeRequest, *hooksv1.BeforeWorkersUpgradeResponse](t, ext, hooksv1.BeforeWorkersUpgrade, proceed)
 	_ = serve[*hooksv1.AfterWorkersUpgradeRequest, *hooksv1.AfterWorkersUpgradeResponse](t, ext, hooksv1.AfterWorkersUpgrade, proceed)
 	_ = serve[*hooksv1.AfterClusterUpgradeRequest, *hooksv1.AfterClusterUpgradeResponse](t, ext, hooksv1.AfterClusterUpgrade, proceed)
-	h := &Hooks{Runtime: newClient(t, "ext", ext)}
+	h := &Hooks{Runtime: clienttest.New(t, "ext", ext)}
 	for _, hook := range []string{topology.BeforeControlPlaneUpgradeHook, topology.BeforeWorkersUpgradeHook, topology.AfterWorkersUpgradeHook, topology.AfterClusterUpgradeHook} {
 		resp, err := h.Call(context.Background(), hookTestCluster(), topology.HookCall{Hook: hook, FromVersion: "v1.31.4", ToVersion: "v1.32.2"})
 		g.Expect(err).NotTo(HaveOccurred(), hook)
@@ -255,7 +231,7 @@ func TestFailedHookIsAnErrorAndAnEvent(t *testing.T) {
 		resp.SetMessage("drain failed")
 	})
 	recorder := record.NewFakeRecorder(1)
-	h := &Hooks{Runtime: newClient(t, "ext", ext), Recorder: recorder}
+	h := &Hooks{Runtime: clienttest.New(t, "ext", ext), Recorder: recorder}
 	_, err := h.Call(context.Background(), hookTestCluster(), topology.HookCall{Hook: topology.BeforeWorkersUpgradeHook, FromVersion: "v1.31.4", ToVersion: "v1.32.2"})
 	g.Expect(err).To(MatchError(`BeforeWorkersUpgrade handler "beforeworkersupgrade.ext" of ExtensionConfig ext failed: the handler answered with a failure: drain failed`))
 	g.Expect(recorder.Events).To(Receive(Equal(corev1.EventTypeWarning + " " + FailedEventReason +

@@ -15,6 +15,7 @@ import (
 	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
 	"github.com/capstan-dev/capstan/internal/runtime/registry"
 	"github.com/capstan-dev/capstan/internal/runtime/runtimetest"
+	"github.com/capstan-dev/capstan/internal/runtime/runtimetest/clienttest"
 	"github.com/capstan-dev/capstan/internal/topology"
 	"github.com/capstan-dev/capstan/pkg/extension"
 )
@@ -54,7 +55,7 @@ func TestGenerateUpgradePlan(t *testing.T) {
 		resp.ControlPlaneUpgrades = []hooksv1.UpgradeStep{{Version: "v1.32.2"}, {Version: req.ToKubernetesVersion}}
 		resp.WorkersUpgrades = []hooksv1.UpgradeStep{{Version: req.ToKubernetesVersion}}
 	})
-	p := &Planner{Runtime: newClient(t, "ext", ext)}
+	p := &Planner{Runtime: clienttest.New(t, "ext", ext)}
 
 	cp, workers, err := p.GenerateUpgradePlan(context.Background(), planRequest(hookTestCluster()))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -76,7 +77,7 @@ func TestGenerateUpgradePlanWithoutSteps(t *testing.T) {
 	ext := runtimetest.Start(t)
 	var calls atomic.Int32
 	_ = servePlans(t, ext, &calls, func(*hooksv1.GenerateUpgradePlanRequest, *hooksv1.GenerateUpgradePlanResponse) {})
-	p := &Planner{Runtime: newClient(t, "ext", ext)}
+	p := &Planner{Runtime: clienttest.New(t, "ext", ext)}
 	cp, workers, err := p.GenerateUpgradePlan(context.Background(), planRequest(hookTestCluster()))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(cp).To(BeEmpty())
@@ -94,7 +95,7 @@ func TestGenerateUpgradePlanIsCached(t *testing.T) {
 		resp.ControlPlaneUpgrades = []hooksv1.UpgradeStep{{Version: req.ToKubernetesVersion}}
 	})
 	clock := clocktesting.NewFakeClock(time.Now())
-	p := &Planner{Runtime: newClient(t, "ext", ext), clock: clock}
+	p := &Planner{Runtime: clienttest.New(t, "ext", ext), clock: clock}
 	ctx := context.Background()
 
 	cp, _, err := p.GenerateUpgradePlan(ctx, planRequest(hookTestCluster()))
@@ -140,7 +141,7 @@ func TestGenerateUpgradePlanFailure(t *testing.T) {
 	_ = servePlans(t, ext, &calls, func(_ *hooksv1.GenerateUpgradePlanRequest, resp *hooksv1.GenerateUpgradePlanResponse) {
 		resp.Status, resp.Message = hooksv1.ResponseStatusFailure, "no version of Kubernetes 1.32 is available"
 	})
-	p := &Planner{Runtime: newClient(t, "ext", ext)}
+	p := &Planner{Runtime: clienttest.New(t, "ext", ext)}
 	ctx := context.Background()
 
 	_, _, err := p.GenerateUpgradePlan(ctx, planRequest(hookTestCluster()))

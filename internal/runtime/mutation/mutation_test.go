@@ -13,35 +13,12 @@ import (
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	hooksv1 "github.com/capstan-dev/capstan/api/runtime/hooks/v1alpha1"
-	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
-	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
-	"github.com/capstan-dev/capstan/internal/runtime/registry"
 	"github.com/capstan-dev/capstan/internal/runtime/runtimetest"
+	"github.com/capstan-dev/capstan/internal/runtime/runtimetest/clienttest"
 	"github.com/capstan-dev/capstan/internal/topology"
 	"github.com/capstan-dev/capstan/pkg/extension"
 	"github.com/capstan-dev/capstan/pkg/extension/sample"
 )
-
-// newClient runs ext's handlers behind an ExtensionConfig named name and returns a client that calls them.
-func newClient(t *testing.T, name string, ext *runtimetest.Extension) *runtimeclient.Client {
-	t.Helper()
-	reg := registry.New()
-	if err := reg.WarmUp(nil); err != nil {
-		t.Fatal(err)
-	}
-	c := &runtimeclient.Client{Registry: reg}
-	ec := &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ptr.To(ext.URL), CABundle: ext.CA}}}
-	handlers, err := c.Discover(context.Background(), ec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ec.Status.Handlers = handlers
-	if err := reg.Add(ec); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 func TestGeneratePatchesSendsTemplatesVariablesAndSettings(t *testing.T) {
 	g := NewWithT(t)
@@ -54,7 +31,7 @@ func TestGeneratePatchesSendsTemplatesVariablesAndSettings(t *testing.T) {
 			sample.GeneratePatches(ctx, req, resp)
 		},
 	})).To(Succeed())
-	p := &Patcher{Runtime: newClient(t, "ext", ext)}
+	p := &Patcher{Runtime: clienttest.New(t, "ext", ext)}
 
 	kcpt := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "controlplane.cluster.x-k8s.io/v1beta1", "kind": "KubeadmControlPlaneTemplate",
@@ -107,7 +84,7 @@ func TestValidateTopologyFailureIsAnError(t *testing.T) {
 			resp.Status, resp.Message = hooksv1.ResponseStatusFailure, "replicas must be odd"
 		},
 	})).To(Succeed())
-	p := &Patcher{Runtime: newClient(t, "ext", ext)}
+	p := &Patcher{Runtime: clienttest.New(t, "ext", ext)}
 	err := p.ValidateTopology(context.Background(), &topology.ExternalPatchRequest{
 		Cluster: &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}},
 		Patch:   clusterv1.ClusterClassPatch{Name: "p", External: &clusterv1.ExternalPatchDefinition{ValidateExtension: ptr.To("validate.ext")}},
@@ -120,7 +97,7 @@ func TestDiscoverVariables(t *testing.T) {
 	g := NewWithT(t)
 	ext := runtimetest.Start(t)
 	g.Expect(sample.Register(ext.Server)).To(Succeed())
-	rc := newClient(t, "sample", ext)
+	rc := clienttest.New(t, "sample", ext)
 	class := &clusterv1.ClusterClass{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "class"},
 		Spec: clusterv1.ClusterClassSpec{
