@@ -13,5 +13,7 @@
 // and GenerateUpgradePlan, by name, as the topology engine's UpgradePlanner; package mutation runs
 // external patches (GeneratePatches, ValidateTopology) as the topology engine's ExternalPatcher and
 // DiscoverVariables for the ClusterClass controller. The Cluster controller calls BeforeClusterDelete and
-// AfterControlPlaneInitialized.
+// AfterControlPlaneInitialized. The in-place update hooks (CanUpdateMachine, CanUpdateMachineSet,
+// UpdateMachine) are discovered and registered but not called yet: registry.Called says which hooks are,
+// and the ExtensionConfig's Discovered condition names the handlers that are never called.
 package runtime

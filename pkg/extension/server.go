@@ -13,7 +13,8 @@
 //	err = srv.Start(ctx)
 //
 // A handler's response starts as status Success; it sets status Failure and a message to fail the call.
-// A handler that panics answers Failure, and the server goes on.
+// A handler that panics answers Failure, and the server goes on. MergePatch computes the patches that the
+// in-place update hooks (CanUpdateMachine, CanUpdateMachineSet) answer.
 package extension
 
 import (

@@ -141,6 +141,74 @@ func TestServerServesTheHooksOfChainedUpgrades(t *testing.T) {
 	}
 }
 
+// The in-place update hooks (upstream v1.14) are served like the others, though capstan does not call
+// them yet: a handler is a typed function, discovery lists it, its request carries the Machine or
+// MachineSet and the provider's objects, and its response is upstream's (patches; UpdateMachine's with
+// retryAfterSeconds).
+func TestServerServesTheInPlaceUpdateHooks(t *testing.T) {
+	g := NewWithT(t)
+	s := NewServer(Options{})
+	g.Expect(AddHandler(s, Handler[*hooksv1.CanUpdateMachineRequest, *hooksv1.CanUpdateMachineResponse]{
+		Hook: hooksv1.CanUpdateMachine, Name: "can-update-machine",
+		Func: func(_ context.Context, req *hooksv1.CanUpdateMachineRequest, resp *hooksv1.CanUpdateMachineResponse) {
+			if req.Current.Machine.Spec.Version != req.Desired.Machine.Spec.Version {
+				resp.MachinePatch = hooksv1.Patch{PatchType: hooksv1.JSONPatchType,
+					Patch: []byte(`[{"op":"replace","path":"/spec/version","value":"` + req.Desired.Machine.Spec.Version + `"}]`)}
+			}
+			resp.Message = string(req.Desired.InfrastructureMachine.Raw)
+		}})).To(Succeed())
+	g.Expect(AddHandler(s, Handler[*hooksv1.CanUpdateMachineSetRequest, *hooksv1.CanUpdateMachineSetResponse]{
+		Hook: hooksv1.CanUpdateMachineSet, Name: "can-update-machineset",
+		Func: func(_ context.Context, req *hooksv1.CanUpdateMachineSetRequest, resp *hooksv1.CanUpdateMachineSetResponse) {
+			resp.BootstrapConfigTemplatePatch = hooksv1.Patch{PatchType: hooksv1.JSONMergePatchType, Patch: []byte(`{"spec":{"template":{"spec":{"files":[]}}}}`)}
+			resp.Message = req.Desired.MachineSet.Name
+		}})).To(Succeed())
+	g.Expect(AddHandler(s, Handler[*hooksv1.UpdateMachineRequest, *hooksv1.UpdateMachineResponse]{
+		Hook: hooksv1.UpdateMachine, Name: "update-machine",
+		Func: func(_ context.Context, req *hooksv1.UpdateMachineRequest, resp *hooksv1.UpdateMachineResponse) {
+			resp.RetryAfterSeconds = 5 // in progress: call again
+			resp.Message = "updating " + req.Desired.Machine.Name + " to " + req.Desired.Machine.Spec.Version
+		}})).To(Succeed())
+
+	rec := post(s, "/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery", `{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"DiscoveryRequest"}`)
+	disc := &hooksv1.DiscoveryResponse{}
+	g.Expect(json.Unmarshal(rec.Body.Bytes(), disc)).To(Succeed())
+	var hooks []string
+	for _, h := range disc.Handlers {
+		hooks = append(hooks, h.Name+"="+h.RequestHook.Hook)
+	}
+	g.Expect(hooks).To(Equal([]string{"can-update-machine=CanUpdateMachine", "can-update-machineset=CanUpdateMachineSet", "update-machine=UpdateMachine"}))
+
+	tests := []struct {
+		path, request, response string
+	}{
+		{"canupdatemachine/can-update-machine",
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"CanUpdateMachineRequest",
+			"current":{"machine":{"metadata":{"name":"m1"},"spec":{"clusterName":"c1","version":"v1.33.0"}},"infrastructureMachine":{"kind":"DevMachine"}},
+			"desired":{"machine":{"metadata":{"name":"m1"},"spec":{"clusterName":"c1","version":"v1.33.1"}},"infrastructureMachine":{"kind":"DevMachine"}}}`,
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"CanUpdateMachineResponse","status":"Success","message":"{\"kind\":\"DevMachine\"}",
+			"machinePatch":{"patchType":"JSONPatch","patch":"W3sib3AiOiJyZXBsYWNlIiwicGF0aCI6Ii9zcGVjL3ZlcnNpb24iLCJ2YWx1ZSI6InYxLjMzLjEifV0="}}`},
+		{"canupdatemachineset/can-update-machineset",
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"CanUpdateMachineSetRequest",
+			"current":{"machineSet":{"metadata":{"name":"ms1"}},"infrastructureMachineTemplate":{"kind":"DevMachineTemplate"}},
+			"desired":{"machineSet":{"metadata":{"name":"ms1"}},"infrastructureMachineTemplate":{"kind":"DevMachineTemplate"}}}`,
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"CanUpdateMachineSetResponse","status":"Success","message":"ms1",
+			"bootstrapConfigTemplatePatch":{"patchType":"JSONMergePatch","patch":"eyJzcGVjIjp7InRlbXBsYXRlIjp7InNwZWMiOnsiZmlsZXMiOltdfX19fQ=="}}`},
+		{"updatemachine/update-machine",
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"UpdateMachineRequest",
+			"desired":{"machine":{"metadata":{"name":"m1"},"spec":{"version":"v1.33.1"}},"infrastructureMachine":{"kind":"DevMachine"}}}`,
+			`{"apiVersion":"hooks.runtime.cluster.x-k8s.io/v1alpha1","kind":"UpdateMachineResponse","status":"Success","message":"updating m1 to v1.33.1","retryAfterSeconds":5}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			g := NewWithT(t)
+			rec := post(s, "/hooks.runtime.cluster.x-k8s.io/v1alpha1/"+tt.path, tt.request)
+			g.Expect(rec.Code).To(Equal(http.StatusOK), rec.Body.String())
+			g.Expect(rec.Body.String()).To(MatchJSON(tt.response))
+		})
+	}
+}
+
 func TestAddHandlerRefusesWhatCannotBeServed(t *testing.T) {
 	noop := func(context.Context, *hooksv1.BeforeClusterDeleteRequest, *hooksv1.BeforeClusterDeleteResponse) {}
 	tests := []struct {

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	runtimehooksv1 "github.com/capstan-dev/capstan/api/runtime/hooks/v1alpha1"
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/patch"
@@ -228,8 +229,24 @@ func updateStatus(s *scope) {
 	conditions.MarkTrue(ec, runtimev1.RuntimeExtensionDiscoveredCondition)
 	conditions.SetV1Beta2(ec, metav1.Condition{
 		Type: runtimev1.ExtensionConfigDiscoveredV1Beta2Condition, Status: metav1.ConditionTrue,
-		Reason: runtimev1.ExtensionConfigDiscoveredV1Beta2Reason,
+		Reason: runtimev1.ExtensionConfigDiscoveredV1Beta2Reason, Message: notCalledMessage(s.handlers),
 	})
+}
+
+// notCalledMessage names the handlers of hooks capstan knows but does not call yet (registry.Called):
+// discovered and registered, they would otherwise look as if they took part in the Clusters' life.
+func notCalledMessage(handlers []runtimev1.ExtensionHandler) string {
+	var names []string
+	for _, h := range handlers {
+		if !registry.Called(runtimehooksv1.Hook(h.RequestHook.Hook)) {
+			names = append(names, h.Name+" ("+h.RequestHook.Hook+")")
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	return "Handlers of hooks capstan does not call yet: " + strings.Join(names, ", ")
 }
 
 // recordEvents records a failed discovery, and a successful one that changed the handlers.

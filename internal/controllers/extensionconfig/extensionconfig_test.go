@@ -340,6 +340,46 @@ func TestHandlersOfChainedUpgradesAreRegistered(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 }
 
+// An Extension written for upstream v1.14 may serve the in-place update hooks, which capstan does not call
+// yet: it is discovered whole, its other handlers are registered and called as usual, and the Discovered
+// condition names the handlers that are never called.
+func TestHandlersOfHooksNotCalledYetAreNamedInTheCondition(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	reg := startManager(t)
+	ns := env.NewNamespace(t)
+	ext := runtimetest.Start(t)
+	var calls atomic.Int32
+	g.Expect(extension.AddHandler(ext.Server, holdHandler(&calls))).To(Succeed())
+	g.Expect(extension.AddHandler(ext.Server, extension.Handler[*hooksv1.CanUpdateMachineRequest, *hooksv1.CanUpdateMachineResponse]{
+		Hook: hooksv1.CanUpdateMachine, Name: "can-update-machine",
+		Func: func(context.Context, *hooksv1.CanUpdateMachineRequest, *hooksv1.CanUpdateMachineResponse) {},
+	})).To(Succeed())
+	g.Expect(extension.AddHandler(ext.Server, extension.Handler[*hooksv1.UpdateMachineRequest, *hooksv1.UpdateMachineResponse]{
+		Hook: hooksv1.UpdateMachine, Name: "update-machine",
+		Func: func(context.Context, *hooksv1.UpdateMachineRequest, *hooksv1.UpdateMachineResponse) {},
+	})).To(Succeed())
+
+	name := "inplace-" + ns
+	create(t, &runtimev1.ExtensionConfig{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: runtimev1.ExtensionConfigSpec{ClientConfig: runtimev1.ClientConfig{URL: ptr.To(ext.URL), CABundle: ext.CA}}})
+	g.Eventually(func(g Gomega) {
+		ec := &runtimev1.ExtensionConfig{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: name}, ec)).To(Succeed())
+		g.Expect(ec.Status.Handlers).To(HaveLen(3))
+		c := discovered(g, name)
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(c.Reason).To(Equal(runtimev1.ExtensionConfigDiscoveredV1Beta2Reason))
+		g.Expect(c.Message).To(Equal("Handlers of hooks capstan does not call yet: can-update-machine." + name +
+			" (CanUpdateMachine), update-machine." + name + " (UpdateMachine)"))
+		_, ok := reg.Get("hold." + name)
+		g.Expect(ok).To(BeTrue(), "the handlers of called hooks are registered")
+		update, ok := reg.Get("update-machine." + name)
+		g.Expect(ok).To(BeTrue(), "the handlers of hooks not called yet are registered too")
+		g.Expect(update.Hook).To(Equal(hooksv1.UpdateMachine))
+	}, timeout, interval).Should(Succeed())
+}
+
 func TestUpdateStatus(t *testing.T) {
 	handler := func(name, hook string) runtimev1.ExtensionHandler {
 		return runtimev1.ExtensionHandler{Name: name, RequestHook: runtimev1.GroupVersionHook{APIVersion: hooksv1.GroupVersion.String(), Hook: hook}}
@@ -360,6 +400,13 @@ func TestUpdateStatus(t *testing.T) {
 			handler("before-workers.ext", "BeforeWorkersUpgrade"), handler("before-cp.ext", "BeforeControlPlaneUpgrade"), handler("after-cp.ext", "AfterControlPlaneUpgrade"),
 		},
 			wantStatus: metav1.ConditionTrue, wantReason: "Discovered"},
+		{name: "in-place update hooks", handlers: []runtimev1.ExtensionHandler{
+			handler("hold.ext", "BeforeClusterCreate"), handler("update.ext", "UpdateMachine"), handler("can-update-ms.ext", "CanUpdateMachineSet"),
+			handler("can-update.ext", "CanUpdateMachine"), handler("plan.ext", "GenerateUpgradePlan"),
+		},
+			wantStatus: metav1.ConditionTrue, wantReason: "Discovered",
+			wantMessage: "Handlers of hooks capstan does not call yet: can-update-ms.ext (CanUpdateMachineSet), can-update.ext (CanUpdateMachine), " +
+				"update.ext (UpdateMachine)"},
 		{name: "failed discovery", failure: fmt.Errorf("calling https://ext/discovery: connection refused"),
 			wantStatus: metav1.ConditionFalse, wantReason: "NotDiscovered", wantMessage: "Calling https://ext/discovery: connection refused"},
 	}

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	clusterv1beta2 "github.com/capstan-dev/capstan/api/core/v1beta2"
 	hooksv1 "github.com/capstan-dev/capstan/api/runtime/hooks/v1alpha1"
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/httpclient"
@@ -172,6 +173,58 @@ func TestHooksOfChainedUpgradesAreDiscoveredAndCalled(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(after.RetryAfterSeconds).To(Equal(int32(7)))
 	g.Expect(after.Message).To(Equal("v1.31.4 [{v1.32.2}] [{v1.32.2}]"))
+}
+
+// The in-place update hooks (upstream v1.14) are discovered like the others, and their handlers can be
+// called, though capstan does not call them yet: the request carries the Machine and the provider's
+// objects, the response the patches, and UpdateMachine's retryAfterSeconds is aggregated as every
+// blocking hook's.
+func TestInPlaceUpdateHooksAreDiscoveredAndCanBeCalled(t *testing.T) {
+	g := NewWithT(t)
+	f := newFixture(t)
+	ext := runtimetest.Start(t)
+	g.Expect(extension.AddHandler(ext.Server, extension.Handler[*hooksv1.CanUpdateMachineRequest, *hooksv1.CanUpdateMachineResponse]{
+		Hook: hooksv1.CanUpdateMachine, Name: "can-update",
+		Func: func(_ context.Context, req *hooksv1.CanUpdateMachineRequest, resp *hooksv1.CanUpdateMachineResponse) {
+			resp.Message = req.Current.Machine.Spec.Version + " " + req.Desired.Machine.Spec.Version + " " + string(req.Desired.InfrastructureMachine.Raw)
+			resp.MachinePatch = hooksv1.Patch{PatchType: hooksv1.JSONPatchType,
+				Patch: []byte(`[{"op":"replace","path":"/spec/version","value":"` + req.Desired.Machine.Spec.Version + `"}]`)}
+		},
+	})).To(Succeed())
+	g.Expect(extension.AddHandler(ext.Server, extension.Handler[*hooksv1.UpdateMachineRequest, *hooksv1.UpdateMachineResponse]{
+		Hook: hooksv1.UpdateMachine, Name: "update",
+		Func: func(_ context.Context, req *hooksv1.UpdateMachineRequest, resp *hooksv1.UpdateMachineResponse) {
+			resp.RetryAfterSeconds = 5
+			resp.Message = "updating " + req.Desired.Machine.Name
+		},
+	})).To(Succeed())
+	f.register(t, "ext1", ext)
+	reg, ok := f.registry.Get("can-update.ext1")
+	g.Expect(ok).To(BeTrue())
+	g.Expect(reg.Hook).To(Equal(hooksv1.CanUpdateMachine))
+
+	machine := func(version string) clusterv1beta2.Machine {
+		return clusterv1beta2.Machine{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "m1"}, Spec: clusterv1beta2.MachineSpec{ClusterName: "c1", Version: version}}
+	}
+	current, desired := machine("v1.33.0"), machine("v1.33.1")
+	can := &hooksv1.CanUpdateMachineResponse{}
+	err := f.client.Call(context.Background(), hooksv1.CanUpdateMachine, "can-update.ext1", &desired, &hooksv1.CanUpdateMachineRequest{
+		Current: hooksv1.CanUpdateMachineRequestObjects{Machine: current, InfrastructureMachine: runtime.RawExtension{Raw: []byte(`{"kind":"DevMachine"}`)}},
+		Desired: hooksv1.CanUpdateMachineRequestObjects{Machine: desired, InfrastructureMachine: runtime.RawExtension{Raw: []byte(`{"kind":"DevMachine"}`)}},
+	}, can)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(can.Message).To(Equal(`v1.33.0 v1.33.1 {"kind":"DevMachine"}`))
+	g.Expect(can.MachinePatch).To(Equal(hooksv1.Patch{PatchType: hooksv1.JSONPatchType, Patch: []byte(`[{"op":"replace","path":"/spec/version","value":"v1.33.1"}]`)}))
+	g.Expect(can.InfrastructureMachinePatch.IsDefined()).To(BeFalse())
+	g.Expect(can.BootstrapConfigPatch.IsDefined()).To(BeFalse())
+
+	update := &hooksv1.UpdateMachineResponse{}
+	err = f.client.CallAll(context.Background(), hooksv1.UpdateMachine, &desired, &hooksv1.UpdateMachineRequest{
+		Desired: hooksv1.UpdateMachineRequestObjects{Machine: desired, InfrastructureMachine: runtime.RawExtension{Raw: []byte(`{"kind":"DevMachine"}`)}},
+	}, update)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(update.RetryAfterSeconds).To(Equal(int32(5)))
+	g.Expect(update.Message).To(Equal("updating m1"))
 }
 
 // A discovery that fails says why, in the same words at every attempt.

@@ -18,10 +18,22 @@ import (
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 )
 
-// Called reports whether capstan calls the handlers of hook: it calls every hook of runtimehooksv1, the
-// hooks of chained upgrades (upstream v1.12) too.
+// notCalled are the hooks of runtimehooksv1 whose handlers capstan registers but does not call yet: the
+// in-place update hooks (upstream v1.14), which need in-place updates in the KubeadmControlPlane,
+// MachineDeployment and Machine controllers.
+// TODO(issue 43): empty this list as the controllers call them.
+var notCalled = []runtimehooksv1.Hook{
+	runtimehooksv1.CanUpdateMachine,
+	runtimehooksv1.CanUpdateMachineSet,
+	runtimehooksv1.UpdateMachine,
+}
+
+// Called reports whether capstan calls the handlers of hook. Discovery accepts the handlers of every hook
+// of runtimehooksv1, as upstream does, so that an Extension written for a newer upstream is not refused
+// whole; the handlers of a hook capstan does not call are registered and never called, and the
+// ExtensionConfig's Discovered condition says so.
 func Called(hook runtimehooksv1.Hook) bool {
-	return hook.Known()
+	return hook.Known() && !slices.Contains(notCalled, hook)
 }
 
 // Registration is one handler of one ExtensionConfig.

@@ -28,6 +28,10 @@ func TestCalled(t *testing.T) {
 		{runtimehooksv1.BeforeWorkersUpgrade, true},
 		{runtimehooksv1.AfterWorkersUpgrade, true},
 		{runtimehooksv1.GenerateUpgradePlan, true},
+		// In-place updates: known, not called by the controllers yet.
+		{runtimehooksv1.CanUpdateMachine, false},
+		{runtimehooksv1.CanUpdateMachineSet, false},
+		{runtimehooksv1.UpdateMachine, false},
 		{"BeforeMachineCreate", false},
 	}
 	for _, tt := range tests {

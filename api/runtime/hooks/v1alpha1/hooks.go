@@ -20,6 +20,15 @@ const (
 	// ExtensionConfig.
 	Discovery Hook = "Discovery"
 
+	// CanUpdateMachine asks whether the changes of a control plane Machine, its infrastructure machine and
+	// bootstrap config can be made in place; it answers patches of what it can update.
+	CanUpdateMachine Hook = "CanUpdateMachine"
+	// CanUpdateMachineSet asks the same for the Machines of a MachineSet, from the MachineSet and its
+	// templates.
+	CanUpdateMachineSet Hook = "CanUpdateMachineSet"
+	// UpdateMachine updates a Machine in place; it is called again while it answers retryAfterSeconds.
+	UpdateMachine Hook = "UpdateMachine"
+
 	// BeforeClusterCreate is called before the objects of a Cluster's topology are created; it blocks.
 	BeforeClusterCreate Hook = "BeforeClusterCreate"
 	// AfterControlPlaneInitialized is called once after the control plane of a Cluster with a topology is
@@ -60,6 +69,15 @@ const (
 // hookTypes are the request and response of each hook.
 var hookTypes = map[Hook]func() (runtime.Object, ResponseObject){
 	Discovery: func() (runtime.Object, ResponseObject) { return &DiscoveryRequest{}, &DiscoveryResponse{} },
+	CanUpdateMachine: func() (runtime.Object, ResponseObject) {
+		return &CanUpdateMachineRequest{}, &CanUpdateMachineResponse{}
+	},
+	CanUpdateMachineSet: func() (runtime.Object, ResponseObject) {
+		return &CanUpdateMachineSetRequest{}, &CanUpdateMachineSetResponse{}
+	},
+	UpdateMachine: func() (runtime.Object, ResponseObject) {
+		return &UpdateMachineRequest{}, &UpdateMachineResponse{}
+	},
 	BeforeClusterCreate: func() (runtime.Object, ResponseObject) {
 		return &BeforeClusterCreateRequest{}, &BeforeClusterCreateResponse{}
 	},
@@ -101,11 +119,13 @@ var hookTypes = map[Hook]func() (runtime.Object, ResponseObject){
 	},
 }
 
-// Hooks returns every hook of this version, Discovery first, in the order of upstream's catalog: the
-// lifecycle hooks, the topology mutation hooks, the upgrade plan hook.
+// Hooks returns every hook of this version, Discovery first, in the order upstream's catalog registers
+// them (the order of its files): the in-place update hooks, the lifecycle hooks, the topology mutation
+// hooks, the upgrade plan hook.
 func Hooks() []Hook {
 	return []Hook{
 		Discovery,
+		CanUpdateMachine, CanUpdateMachineSet, UpdateMachine,
 		BeforeClusterCreate, AfterControlPlaneInitialized, BeforeClusterUpgrade, BeforeControlPlaneUpgrade,
 		AfterControlPlaneUpgrade, BeforeWorkersUpgrade, AfterWorkersUpgrade, AfterClusterUpgrade,
 		BeforeClusterDelete,

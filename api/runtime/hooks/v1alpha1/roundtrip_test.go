@@ -108,6 +108,10 @@ func TestHookPathsAndKinds(t *testing.T) {
 		blocking bool
 	}{
 		{Discovery, "", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/discovery", false},
+		{CanUpdateMachine, "can-update-machine", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/canupdatemachine/can-update-machine", false},
+		{CanUpdateMachineSet, "can-update-machineset", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/canupdatemachineset/can-update-machineset", false},
+		// Called again while the update is in progress: its response has retryAfterSeconds.
+		{UpdateMachine, "update-machine", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/updatemachine/update-machine", true},
 		{BeforeClusterCreate, "before-cluster-create", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/beforeclustercreate/before-cluster-create", true},
 		{AfterControlPlaneInitialized, "Notify", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/aftercontrolplaneinitialized/notify", false},
 		{BeforeClusterUpgrade, "x", "/hooks.runtime.cluster.x-k8s.io/v1alpha1/beforeclusterupgrade/x", true},
@@ -196,4 +200,34 @@ func compact(t *testing.T, data []byte) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// As upstream's, the in-place update types leave out what is not set: the patches of an extension that
+// can update nothing, the bootstrap config of a Machine without one.
+func TestInPlaceUpdateTypesLeaveOutWhatIsNotSet(t *testing.T) {
+	resp := &CanUpdateMachineResponse{CommonResponse: CommonResponse{Status: ResponseStatusSuccess}}
+	got, err := json.Marshal(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != `{"status":"Success"}` {
+		t.Errorf("got %s", got)
+	}
+	if resp.MachinePatch.IsDefined() {
+		t.Error("an empty patch is defined")
+	}
+	if p := (Patch{PatchType: JSONPatchType}); !p.IsDefined() {
+		t.Error("a patch with a type is not defined")
+	}
+
+	req := &UpdateMachineRequest{}
+	req.Desired.Machine.Name = "m1"
+	req.Desired.InfrastructureMachine.Raw = []byte(`{"kind":"DevMachine"}`)
+	got, err = json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"desired":{"machine":{"metadata":{"name":"m1"}},"infrastructureMachine":{"kind":"DevMachine"}}}`; string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }
