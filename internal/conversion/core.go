@@ -102,8 +102,19 @@ func machineSpecRefsFromV1beta1(src *clusterv1beta1.MachineSpec, dst *clusterv1.
 	return err
 }
 
-// Machine: spec.minReadySeconds, status.failureDomain and the deletion status's hook times
-// have no v1beta1 field; v1beta2's Updating phase is v1beta1's Running.
+// Machine: spec.minReadySeconds and status.failureDomain have no v1beta1 field; v1beta2's Updating
+// phase is v1beta1's Running with the Updating condition True.
+
+// MachineFromV1beta1 converts a v1beta1 Machine to v1beta2 as the conversion webhook does: for the requests
+// of the Runtime SDK hooks, which carry v1beta2 Machines.
+func MachineFromV1beta1(ctx context.Context, src *clusterv1beta1.Machine) (*clusterv1.Machine, error) {
+	dst := &clusterv1.Machine{}
+	if err := (core{}).machineFromV1beta1(ctx, src.DeepCopy(), dst); err != nil {
+		return nil, err
+	}
+	dst.SetGroupVersionKind(clusterv1.GroupVersion.WithKind("Machine"))
+	return dst, nil
+}
 
 func (c core) machineToV1beta1(ctx context.Context, src *clusterv1.Machine, dst *clusterv1beta1.Machine) error {
 	if err := clusterv1beta1.Convert_v1beta2_Machine_To_v1beta1_Machine(src, dst, nil); err != nil {
@@ -136,9 +147,6 @@ func (c core) machineFromV1beta1(_ context.Context, src *clusterv1beta1.Machine,
 	}
 	dst.Spec.MinReadySeconds = restored.Spec.MinReadySeconds
 	dst.Status.FailureDomain = restored.Status.FailureDomain
-	if restored.Status.Phase == string(clusterv1.MachinePhaseUpdating) && src.Status.Phase == string(clusterv1beta1.MachinePhaseRunning) {
-		dst.Status.Phase = restored.Status.Phase
-	}
 	return nil
 }
 

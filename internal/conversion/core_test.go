@@ -633,7 +633,10 @@ func TestMachineInV1beta1AndBack(t *testing.T) {
 			Taints:            []clusterv1.MachineTaint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule, Propagation: clusterv1.MachineTaintPropagationAlways}},
 		},
 		Status: clusterv1.MachineStatus{
+			// The phase of a Machine whose Updating condition is True: v1beta1 shows Running and keeps the
+			// condition, which brings the phase back.
 			Phase:          string(clusterv1.MachinePhaseUpdating),
+			Conditions:     []metav1.Condition{{Type: clusterv1beta1.MachineUpdatingV1Beta2Condition, Status: metav1.ConditionTrue, Reason: clusterv1beta1.MachineInPlaceUpdatingV1Beta2Reason}},
 			Initialization: clusterv1.MachineInitializationStatus{BootstrapDataSecretCreated: ptr.To(true), InfrastructureProvisioned: ptr.To(false)},
 		},
 	}

@@ -47,6 +47,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/localnet"
 	"github.com/capstan-dev/capstan/internal/reconciler"
 	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
+	"github.com/capstan-dev/capstan/internal/runtime/inplace"
 	"github.com/capstan-dev/capstan/internal/runtime/lifecycle"
 	"github.com/capstan-dev/capstan/internal/runtime/mutation"
 	"github.com/capstan-dev/capstan/internal/runtime/registry"
@@ -165,10 +166,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.Cluster})
 		}},
 		{"Machine", func() error {
-			return (&machinecontroller.Reconciler{
+			r := &machinecontroller.Reconciler{
 				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Contracts: contracts, WatchFilter: o.WatchFilter,
 				ClusterCache: cache,
-			}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.Machine})
+			}
+			if o.FeatureGates.Enabled(feature.InPlaceUpdates) {
+				r.InPlaceUpdater = &inplace.Updater{Runtime: runtimeClient}
+			}
+			return r.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency.Machine})
 		}},
 		{"MachineSet", func() error {
 			return (&mscontroller.Reconciler{

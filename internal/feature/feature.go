@@ -32,6 +32,9 @@ const (
 	// MachineWaitForVolumeDetachConsiderVolumeAttachments makes a Machine's deletion also wait for the
 	// VolumeAttachments of its Node.
 	MachineWaitForVolumeDetachConsiderVolumeAttachments Gate = "MachineWaitForVolumeDetachConsiderVolumeAttachments"
+	// InPlaceUpdates lets the owners of Machines update them in place through the Runtime SDK's update
+	// extensions (upstream v1.12, alpha, off by default).
+	InPlaceUpdates Gate = "InPlaceUpdates"
 	// PriorityQueue is controller-runtime's priority queue, which capstan always uses: the gate is
 	// accepted and has no effect.
 	PriorityQueue Gate = "PriorityQueue"
@@ -48,7 +51,8 @@ func Defaults() map[Gate]bool {
 		KubeadmBootstrapFormatIgnition: false,
 		MachineSetPreflightChecks:      true,
 		MachineWaitForVolumeDetachConsiderVolumeAttachments: true,
-		PriorityQueue: true,
+		InPlaceUpdates: false,
+		PriorityQueue:  true,
 	}
 }
 

@@ -121,6 +121,11 @@ const (
 	// ExcludeWaitForNodeVolumeDetachAnnotation on a Machine skips waiting for volumes to detach on deletion.
 	ExcludeWaitForNodeVolumeDetachAnnotation = "machine.cluster.x-k8s.io/exclude-wait-for-node-volume-detach"
 
+	// UpdateInProgressAnnotation is an internal annotation (upstream v1.12's in-place updates): the
+	// controller owning a Machine sets it on the Machine, its InfraMachine and its bootstrap config when it
+	// starts an in-place update; the Machine controller removes it once the UpdateMachine hook completed.
+	UpdateInProgressAnnotation = "in-place-updates.internal.cluster.x-k8s.io/update-in-progress"
+
 	// PreDrainDeleteHookAnnotationPrefix is the prefix of annotations that hold a Machine's deletion before
 	// its Node is drained.
 	PreDrainDeleteHookAnnotationPrefix = "pre-drain.delete.hook.machine.cluster.x-k8s.io"

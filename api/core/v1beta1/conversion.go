@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apimachineryconversion "k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -833,7 +834,8 @@ func Convert_v1beta2_MachineSpec_To_v1beta1_MachineSpec(in *clusterv1.MachineSpe
 }
 
 // Convert_v1beta1_MachineStatus_To_v1beta2_MachineStatus moves the conditions, failure reason and message;
-// nodeRef keeps the Node's name (v1beta2's nodeRef is a name).
+// nodeRef keeps the Node's name (v1beta2's nodeRef is a name); the phase is Updating while the Updating
+// condition is True.
 func Convert_v1beta1_MachineStatus_To_v1beta2_MachineStatus(in *MachineStatus, out *clusterv1.MachineStatus, s apimachineryconversion.Scope) error { //nolint:revive // conversion-gen's naming
 	if err := autoConvert_v1beta1_MachineStatus_To_v1beta2_MachineStatus(in, out, s); err != nil {
 		return err
@@ -846,6 +848,10 @@ func Convert_v1beta1_MachineStatus_To_v1beta2_MachineStatus(in *MachineStatus, o
 	out.Conditions = nil
 	if in.V1Beta2 != nil {
 		out.Conditions = in.V1Beta2.Conditions
+	}
+	// v1beta1 has no Updating phase: a running Machine whose Updating condition is True is Updating.
+	if in.Phase == string(MachinePhaseRunning) && meta.IsStatusConditionTrue(out.Conditions, MachineUpdatingV1Beta2Condition) {
+		out.Phase = string(clusterv1.MachinePhaseUpdating)
 	}
 	if in.Conditions != nil || in.FailureReason != nil || in.FailureMessage != nil {
 		out.Deprecated = &clusterv1.MachineDeprecatedStatus{V1Beta1: &clusterv1.MachineV1Beta1DeprecatedStatus{

@@ -105,6 +105,20 @@ const (
 	MachineUpToDateV1Beta2Reason = "UpToDate"
 	// MachineNotUpToDateV1Beta2Reason is the reason of a False UpToDate condition.
 	MachineNotUpToDateV1Beta2Reason = "NotUpToDate"
+	// MachineUpToDateUpdatingV1Beta2Reason is the reason of a False UpToDate condition while the Machine's
+	// spec matches its owner's and an in-place update is still bringing the machine there.
+	MachineUpToDateUpdatingV1Beta2Reason = "Updating"
+
+	// MachineUpdatingV1Beta2Condition is true while an in-place update of the Machine is in progress
+	// (upstream v1.12); with it True, a v1beta2 client sees the phase Updating.
+	MachineUpdatingV1Beta2Condition = "Updating"
+	// MachineNotUpdatingV1Beta2Reason is the reason of a False Updating condition.
+	MachineNotUpdatingV1Beta2Reason = "NotUpdating"
+	// MachineInPlaceUpdatingV1Beta2Reason is used while the Machine waits for its in-place update to
+	// complete.
+	MachineInPlaceUpdatingV1Beta2Reason = "InPlaceUpdating"
+	// MachineInPlaceUpdateFailedV1Beta2Reason is used when the in-place update failed.
+	MachineInPlaceUpdateFailedV1Beta2Reason = "InPlaceUpdateFailed"
 
 	// MachineBootstrapConfigReadyV1Beta2Condition mirrors the Ready condition of the bootstrap config.
 	MachineBootstrapConfigReadyV1Beta2Condition = "BootstrapConfigReady"

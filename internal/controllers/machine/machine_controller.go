@@ -99,6 +99,10 @@ type Reconciler struct {
 	// NodeDeletionRetryInterval is the time between two attempts to delete the Node (2s).
 	NodeDeletionRetryInterval time.Duration
 
+	// InPlaceUpdater carries the in-place updates of Machines (the InPlaceUpdates gate); nil without the
+	// gate: a Machine marked for an in-place update then waits.
+	InPlaceUpdater InPlaceUpdater
+
 	controller controller.Controller
 	tracker    *external.Tracker
 	// providerReader reads provider objects (bootstrap configs, InfraMachines, control planes): the
@@ -237,6 +241,10 @@ type scope struct {
 	health clustercache.Health
 
 	deletion deletionFacts
+
+	// updatingReason and updatingMessage are those of the Updating condition while an in-place update is in
+	// progress; empty for the defaults.
+	updatingReason, updatingMessage string
 }
 
 // providerFacts is what a phase observed of a provider object (bootstrap config or InfraMachine).
@@ -302,7 +310,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, m *clusterv1.Machine) (retre
 	phases := []reconciler.Phase[*scope]{
 		r.reconcileOwner, r.reconcileBootstrap, r.reconcileInfrastructure, r.reconcileNode, r.reconcileCertificateExpiry,
 	}
-	if !m.DeletionTimestamp.IsZero() {
+	if m.DeletionTimestamp.IsZero() {
+		phases = append(phases, r.reconcileInPlaceUpdate)
+	} else {
 		phases = append(phases[1:], r.reconcileDelete)
 	}
 	return r.runPhases(ctx, phases, s)

@@ -81,6 +81,7 @@ func startManager(ctx context.Context) (<-chan struct{}, error) {
 		VolumeDetachRetryInterval:   500 * time.Millisecond,
 		ExternalObjectRetryInterval: 2 * time.Second,
 		NodeDeletionRetryInterval:   500 * time.Millisecond,
+		InPlaceUpdater:              updaters,
 	}
 	if err := machines.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 10}); err != nil {
 		return nil, err

@@ -32,6 +32,7 @@ func updateStatus(s *scope, now time.Time, remoteGracePeriod time.Duration) {
 	setInfrastructureConditions(m, s.infra)
 	setNodeConditions(s, now, remoteGracePeriod)
 	setDeletionConditions(m, s.deletion)
+	setUpdatingCondition(s)
 	conditions.SetSummary(m, clusterv1.InfrastructureReadyCondition, clusterv1.BootstrapReadyCondition,
 		healthCheckSucceededCondition, ownerRemediatedCondition, clusterv1.DrainingSucceededCondition)
 	setReadyCondition(m)
@@ -377,6 +378,7 @@ type readyInput struct {
 func setReadyCondition(m *clusterv1.Machine) {
 	inputs := []readyInput{
 		{t: clusterv1.MachineDeletingV1Beta2Condition, negative: true},
+		{t: clusterv1.MachineUpdatingV1Beta2Condition, negative: true},
 		{t: clusterv1.MachineBootstrapConfigReadyV1Beta2Condition},
 		{t: clusterv1.MachineInfrastructureReadyV1Beta2Condition},
 		{t: clusterv1.MachineNodeHealthyV1Beta2Condition},
@@ -432,6 +434,26 @@ func summaryLine(t, reason, message string) string {
 		return fmt.Sprintf("* %s: %s", t, message)
 	}
 	return fmt.Sprintf("* %s:\n  %s", t, strings.ReplaceAll(message, "\n", "\n  "))
+}
+
+// setUpdatingCondition sets Updating: True, with the reason and message the in-place update phase gave (or
+// InPlaceUpdating), from the moment the Machine's owner marks it for an in-place update until the
+// UpdateMachine hook is done; False (NotUpdating) otherwise. As upstream, Ready counts it as a negative
+// condition, and a v1beta2 client sees the phase Updating while it is True.
+func setUpdatingCondition(s *scope) {
+	m := s.machine
+	if !inPlaceUpdateInProgress(m) {
+		setV1Beta2(m, clusterv1.MachineUpdatingV1Beta2Condition, metav1.ConditionFalse, clusterv1.MachineNotUpdatingV1Beta2Reason, "")
+		return
+	}
+	reason, message := s.updatingReason, s.updatingMessage
+	if reason == "" {
+		reason = clusterv1.MachineInPlaceUpdatingV1Beta2Reason
+	}
+	if message == "" {
+		message = "In-place update in progress"
+	}
+	setV1Beta2(m, clusterv1.MachineUpdatingV1Beta2Condition, metav1.ConditionTrue, reason, message)
 }
 
 // setAvailableCondition sets Available from Ready: a v1beta1 Machine has no minReadySeconds, so it is

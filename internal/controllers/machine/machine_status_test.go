@@ -390,6 +390,7 @@ func TestSetReadyAndAvailable(t *testing.T) {
 	}
 	allGood := []metav1.Condition{
 		set(clusterv1.MachineDeletingV1Beta2Condition, metav1.ConditionFalse, "NotDeleting", ""),
+		set(clusterv1.MachineUpdatingV1Beta2Condition, metav1.ConditionFalse, "NotUpdating", ""),
 		set(clusterv1.MachineBootstrapConfigReadyV1Beta2Condition, metav1.ConditionTrue, "Ready", ""),
 		set(clusterv1.MachineInfrastructureReadyV1Beta2Condition, metav1.ConditionTrue, "Ready", ""),
 		set(clusterv1.MachineNodeHealthyV1Beta2Condition, metav1.ConditionTrue, "NodeHealthy", ""),
@@ -416,6 +417,11 @@ func TestSetReadyAndAvailable(t *testing.T) {
 			name:       "deleting",
 			conditions: append(append([]metav1.Condition{}, allGood...), set(clusterv1.MachineDeletingV1Beta2Condition, metav1.ConditionTrue, "DrainingNode", "Drain not completed yet")),
 			want:       cond{Status: metav1.ConditionFalse, Reason: "NotReady", Message: "* Deleting: Machine deletion in progress, stage: DrainingNode"},
+		},
+		{
+			name:       "updating in place",
+			conditions: append(append([]metav1.Condition{}, allGood...), set(clusterv1.MachineUpdatingV1Beta2Condition, metav1.ConditionTrue, "InPlaceUpdating", "In-place update in progress")),
+			want:       cond{Status: metav1.ConditionFalse, Reason: "NotReady", Message: "* Updating: In-place update in progress"},
 		},
 		{
 			name:       "unknown only",

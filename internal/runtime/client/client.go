@@ -177,6 +177,25 @@ func (c *Client) CallAll(ctx context.Context, hook runtimehooksv1.Hook, forObjec
 	return nil
 }
 
+// Handlers returns the names (<handler>.<ExtensionConfig>) of the handlers of hook whose ExtensionConfig's
+// namespaceSelector selects forObject's namespace: those CallAll would call.
+func (c *Client) Handlers(ctx context.Context, hook runtimehooksv1.Hook, forObject client.Object) ([]string, error) {
+	if !c.Registry.Ready() {
+		return nil, ErrNotReady
+	}
+	var names []string
+	for _, reg := range c.Registry.List(hook) {
+		selected, err := c.selects(ctx, reg.NamespaceSelector, forObject.GetNamespace())
+		if err != nil {
+			return nil, err
+		}
+		if selected {
+			names = append(names, reg.Name)
+		}
+	}
+	return names, nil
+}
+
 // Call calls the handler named name (<handler>.<ExtensionConfig>), as the topology controller does for
 // the external patches of a ClusterClass.
 func (c *Client) Call(ctx context.Context, hook runtimehooksv1.Hook, name string, forObject client.Object, req runtimehooksv1.RequestObject, resp runtimehooksv1.ResponseObject) error {
