@@ -21,7 +21,7 @@ import (
 
 // updateCall is what the Machine controller passed to UpdateMachine.
 type updateCall struct {
-	version         string
+	version          string
 	infra, bootstrap string
 }
 
