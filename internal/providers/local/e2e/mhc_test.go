@@ -21,10 +21,12 @@ import (
 
 // TestMachineHealthCheckWithLocalMachines provisions the released cluster template with 3 workers and a
 // MachineHealthCheck of its MachineDeployment (Node Ready False or Unknown for 5s, maxUnhealthy 40%: one of
-// three) with the core, kubeadm and local providers running. One worker's Node made NotReady through the
-// LocalMachine's node-ready annotation is replaced by a new Machine; then, with two of three Nodes
-// NotReady, nothing is remediated and the MachineHealthCheck says why.
+// three; a Machine condition example.com/Degraded True for 5s) with the core, kubeadm and local providers
+// running. One worker's Node made NotReady through the LocalMachine's node-ready annotation is replaced by a
+// new Machine, and so is a worker whose Machine reports the Degraded condition; then, with two of three
+// Nodes NotReady, nothing is remediated and the MachineHealthCheck says why.
 func TestMachineHealthCheckWithLocalMachines(t *testing.T) {
+	const degraded = "example.com/Degraded"
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t)
@@ -51,6 +53,9 @@ func TestMachineHealthCheckWithLocalMachines(t *testing.T) {
 			UnhealthyConditions: []clusterv1.UnhealthyCondition{
 				{Type: corev1.NodeReady, Status: corev1.ConditionFalse, Timeout: metav1.Duration{Duration: 5 * time.Second}},
 				{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, Timeout: metav1.Duration{Duration: 5 * time.Second}},
+			},
+			UnhealthyMachineConditions: []clusterv1.UnhealthyMachineCondition{
+				{Type: degraded, Status: metav1.ConditionTrue, Timeout: metav1.Duration{Duration: 5 * time.Second}},
 			},
 			MaxUnhealthy: ptr.To(intstr.FromString("40%")),
 		},
@@ -104,6 +109,33 @@ func TestMachineHealthCheckWithLocalMachines(t *testing.T) {
 		}
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(m.DeletionTimestamp).NotTo(BeNil(), "the MachineSet deletes the unhealthy Machine")
+	}, 2*time.Minute, time.Second).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		machines = running(g)
+		for _, m := range machines {
+			g.Expect(m.Name).NotTo(Equal(victim.Name))
+		}
+		healthy(g, 3)
+	}, 4*time.Minute, time.Second).Should(Succeed())
+
+	t.Log("a Machine condition listed in unhealthyMachineConditions (upstream v1.12): its Machine is replaced")
+	victim = machines[1]
+	g.Eventually(func(g Gomega) {
+		m := &clusterv1.Machine{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(&victim), m)).To(Succeed())
+		before := m.DeepCopy()
+		// What an agent of the user's would report, as for a readiness gate.
+		conditions.SetV1Beta2(m, metav1.Condition{Type: degraded, Status: metav1.ConditionTrue, Reason: "DiskSlow", Message: "disk latency above 1s"})
+		g.Expect(env.Client.Status().Patch(ctx, m, client.MergeFrom(before))).To(Succeed())
+	}, time.Minute, time.Second).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		m := &clusterv1.Machine{}
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(&victim), m)
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(m.DeletionTimestamp).NotTo(BeNil(), "the MachineSet deletes the Machine of the unhealthy condition")
 	}, 2*time.Minute, time.Second).Should(Succeed())
 	g.Eventually(func(g Gomega) {
 		machines = running(g)

@@ -36,9 +36,9 @@ const (
 // TestClusterClassLocal is issue 14's end-to-end check of the local provider's ClusterClass: the released
 // clusterclass-local.yaml and the topology flavor, applied as `clusterctl generate cluster --flavor
 // topology` would, with the core (topology controller included), the kubeadm providers and the local
-// provider running. The Cluster becomes Available; the class's Pod Security Standard patch is enforced by the
-// workload kube-apiserver (a privileged Pod is refused); changing spec.topology.version upgrades the
-// control plane first (its API server answers /version with the new minor) and only then the workers. With
+// provider running. The Cluster becomes Available; a taint of the topology's workers is on their Node; the
+// class's Pod Security Standard patch is enforced by the workload kube-apiserver (a privileged Pod is
+// refused); changing spec.topology.version upgrades the control plane first (its API server answers /version with the new minor) and only then the workers. With
 // CAPSTAN_E2E_TOPOLOGY=1 (make test-e2e) it goes on with topologyOperations; without, it skips the rest and
 // says so.
 func TestClusterClassLocal(t *testing.T) {
@@ -60,9 +60,19 @@ func TestClusterClassLocal(t *testing.T) {
 		o.SetNamespace(ns)
 		g.Expect(env.Client.Create(ctx, o)).To(Succeed(), "creating %s %s", o.GetKind(), o.GetName())
 	}
+	// A taint of the topology's workers (upstream v1.12), kept on their Nodes.
+	workerTaint := corev1.Taint{Key: "example.com/dedicated", Value: "e2e", Effect: corev1.TaintEffectPreferNoSchedule}
 	for _, o := range stack.LocalTemplate(t, "cluster-template-topology.yaml", map[string]string{
 		"CLUSTER_NAME": "cc", "NAMESPACE": ns, "KUBERNETES_VERSION": "v1.36.3", "WORKER_MACHINE_COUNT": "1",
 	}) {
+		if o.GetKind() == "Cluster" {
+			mds, _, err := unstructured.NestedSlice(o.Object, "spec", "topology", "workers", "machineDeployments")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(mds).NotTo(BeEmpty(), "the topology flavor has a MachineDeployment")
+			mds[0].(map[string]any)["taints"] = []any{map[string]any{"key": workerTaint.Key, "value": workerTaint.Value,
+				"effect": string(workerTaint.Effect), "propagation": string(clusterv1.MachineTaintPropagationAlways)}}
+			g.Expect(unstructured.SetNestedSlice(o.Object, mds, "spec", "topology", "workers", "machineDeployments")).To(Succeed())
+		}
 		g.Expect(env.Client.Create(ctx, o)).To(Succeed(), "creating %s %s", o.GetKind(), o.GetName())
 	}
 	clusterKey := client.ObjectKey{Namespace: ns, Name: "cc"}
@@ -101,6 +111,17 @@ func TestClusterClassLocal(t *testing.T) {
 	if has136 {
 		g.Expect(workloadVersion(g, wc)).To(HavePrefix("v1.36."))
 	}
+
+	t.Log("the taint of the topology's workers is on the worker's Node")
+	g.Eventually(func(g Gomega) {
+		list := &clusterv1.MachineList{}
+		g.Expect(env.Client.List(ctx, list, client.InNamespace(ns), client.HasLabels{clusterv1.MachineDeploymentNameLabel})).To(Succeed())
+		g.Expect(list.Items).To(HaveLen(1))
+		g.Expect(list.Items[0].Status.NodeRef).NotTo(BeNil())
+		node, err := wc.CoreV1().Nodes().Get(ctx, list.Items[0].Status.NodeRef.Name, metav1.GetOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(node.Spec.Taints).To(ContainElement(workerTaint))
+	}, time.Minute, topologyInterval).Should(Succeed())
 
 	t.Log("the class's podSecurityStandard patch is in force: a privileged Pod is refused by the workload API server")
 	privileged := &corev1.Pod{
