@@ -206,6 +206,11 @@ chaos-smoke: test-tools ## Run the chaos suite's smoke: the control plane scale 
 test-e2e-rollout: test-tools ## Run the long kubeadm control plane end-to-end check: a 3-machine local control plane upgraded, a Machine replaced, scaled down
 	CAPSTAN_E2E_ROLLOUT=1 go test -count=1 -v -timeout 60m -run TestHighlyAvailableControlPlane ./internal/providers/kubeadm/controlplane/e2e/
 
+.PHONY: test-e2e-chained
+test-e2e-chained: test-tools ## Run the chained upgrade end-to-end check: a Cluster of the class "local" moved from v1.35 to v1.37 in one change (builds bin/kube-apiserver-v1.35 first, so that the workload API server reports each minor)
+	@hack/tools/build.sh kube-apiserver-v1.35 $(KUBERNETES_CHAINED_VERSION)
+	CAPSTAN_E2E_CHAINED=1 go test -count=1 -v -timeout 30m -run TestChainedUpgradeLocal ./internal/providers/local/e2e/
+
 .PHONY: test-e2e-operator
 test-e2e-operator: test-tools ## Run the long provider operator end-to-end checks on the embedded cluster: a contract upgrade with pause, every spec.manager/spec.deployment field, the proposal's provider objects from an emulated GitHub
 	CAPSTAN_E2E_OPERATOR=1 go test -count=1 -v -p 1 -timeout 40m -run TestOperatorInTheEmbeddedCluster ./internal/operator/e2e/

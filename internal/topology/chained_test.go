@@ -26,6 +26,8 @@ type walk struct {
 	calls   []HookCall
 	cpSteps []string
 	mdSteps map[string][]string
+	// upgradeSteps are the values the Cluster's upgrade-step annotation took ("" when removed).
+	upgradeSteps []string
 }
 
 func (w *walk) run(cur *Current) *Current {
@@ -52,6 +54,10 @@ func (w *walk) run(cur *Current) *Current {
 			}
 		}
 		markHooks(cur.Cluster, d)
+		step := d.Cluster.Annotations[clusterv1.ClusterTopologyUpgradeStepAnnotation]
+		if n := len(w.upgradeSteps); n == 0 || w.upgradeSteps[n-1] != step {
+			w.upgradeSteps = append(w.upgradeSteps, step)
+		}
 		if v := cpVersion(w.t, d); !d.ControlPlane.Held && (len(w.cpSteps) == 0 || w.cpSteps[len(w.cpSteps)-1] != v) {
 			w.cpSteps = append(w.cpSteps, v)
 		}
@@ -142,6 +148,10 @@ func TestChainedUpgradeFromKubernetesVersions(t *testing.T) {
 	cur = w.run(cur)
 	g.Expect(w.cpSteps).To(Equal([]string{"v1.31.2", "v1.32.1", "v1.33.4", "v1.34.0"}))
 	g.Expect(w.mdSteps).To(Equal(map[string][]string{"md-1": {"v1.30.0", "v1.33.4", "v1.34.0"}, "md-2": {"v1.30.0", "v1.33.4", "v1.34.0"}}))
+	// The Cluster's upgrade-step annotation says the control plane's step while the upgrade runs (so that
+	// the control plane and MachineSets create Machines at it), and goes once AfterClusterUpgrade is done.
+	g.Expect(w.upgradeSteps).To(Equal([]string{"v1.31.2", "v1.32.1", "v1.33.4", "v1.34.0"}))
+	g.Expect(compute(t, bp, cur).Cluster.Annotations).NotTo(HaveKey(clusterv1.ClusterTopologyUpgradeStepAnnotation))
 	g.Expect(hookLines(w.calls)).To(Equal([]string{
 		"BeforeClusterUpgrade v1.30.0->v1.34.0 cp[v1.31.2 v1.32.1 v1.33.4 v1.34.0] workers[v1.33.4 v1.34.0]",
 		"BeforeControlPlaneUpgrade v1.30.0->v1.31.2 cp[v1.31.2 v1.32.1 v1.33.4 v1.34.0] workers[v1.33.4 v1.34.0]",

@@ -568,7 +568,29 @@ func (c *computation) clusterObject() *clusterv1.Cluster {
 		cluster.Spec.InfrastructureRef = desiredRef(c.cluster.Spec.InfrastructureRef, c.desired.InfrastructureCluster)
 	}
 	cluster.Spec.ControlPlaneRef = desiredRef(c.cluster.Spec.ControlPlaneRef, c.desired.ControlPlane.Object)
+	// While the Cluster upgrades, the annotation says the version of the current step (the control plane's),
+	// so that the control plane and MachineSets create Machines at that version; as upstream v1.14, an
+	// upgrade is in progress while AfterClusterUpgrade is pending, or, without the Runtime SDK, while a plan
+	// remains.
+	if cluster.Annotations == nil {
+		cluster.Annotations = map[string]string{}
+	}
+	version, _, _ := unstructured.NestedString(c.desired.ControlPlane.Object.Object, "spec", "version")
+	if c.upgrading() && version != "" {
+		cluster.Annotations[clusterv1.ClusterTopologyUpgradeStepAnnotation] = version
+	} else {
+		delete(cluster.Annotations, clusterv1.ClusterTopologyUpgradeStepAnnotation)
+	}
 	return cluster
+}
+
+// upgrading reports whether an upgrade of the Cluster is in progress: AfterClusterUpgrade pending (or marked
+// so by this computation), or, without the Runtime SDK's hooks, a version left in the upgrade plans.
+func (c *computation) upgrading() bool {
+	if c.opts.RuntimeHooks {
+		return c.pending(AfterClusterUpgradeHook) || slices.Contains(c.desired.Hooks.MarkPending, AfterClusterUpgradeHook)
+	}
+	return len(c.desired.Upgrade.ControlPlanePlan) > 0 || len(c.desired.Upgrade.WorkersPlan) > 0
 }
 
 func (c *computation) machineDeployment(mdt clusterv1.MachineDeploymentTopology) (*MachineDeploymentState, error) {

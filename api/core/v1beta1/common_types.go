@@ -15,6 +15,12 @@ const (
 	// ClusterTopologyOwnedLabel marks objects created and managed by the topology controller.
 	ClusterTopologyOwnedLabel = "topology.cluster.x-k8s.io/owned"
 
+	// ClusterTopologyUpgradeStepAnnotation is set by the topology controller on a Cluster while it upgrades
+	// (upstream v1.12's chained upgrades): the version of the current step, the control plane's. The
+	// control plane and MachineSets then allow creating Machines at that version although it is not
+	// spec.topology.version yet.
+	ClusterTopologyUpgradeStepAnnotation = "topology.internal.cluster.x-k8s.io/upgrade-step"
+
 	// ClusterTopologyMachineDeploymentNameLabel holds the topology name of the MachineDeployment an object belongs to.
 	ClusterTopologyMachineDeploymentNameLabel = "topology.cluster.x-k8s.io/deployment-name"
 

@@ -116,9 +116,16 @@ func (r *Reconciler) preflightChecks() []clusterv1.MachineSetPreflightCheck {
 // (no status.version yet), or upgrading (spec.version newer than status.version).
 func controlPlaneStable(cp *unstructured.Unstructured, cluster *clusterv1.Cluster, cpVersion string) string {
 	ref := klog.KObj(cp)
-	if cluster.Spec.Topology != nil && cluster.Spec.Topology.Version != "" && cluster.Spec.Topology.Version != cpVersion {
-		return fmt.Sprintf("%s %s has a pending version upgrade to %s (%q preflight check failed)", cp.GetKind(), ref, cluster.Spec.Topology.Version,
-			clusterv1.MachineSetPreflightCheckControlPlaneIsStable)
+	if t := cluster.Spec.Topology; t != nil && t.Version != "" && t.Version != cpVersion {
+		// During a chained upgrade the control plane may have the version of the current step.
+		pending := t.Version
+		if step := cluster.Annotations[clusterv1.ClusterTopologyUpgradeStepAnnotation]; step != "" {
+			pending = step
+		}
+		if pending != cpVersion {
+			return fmt.Sprintf("%s %s has a pending version upgrade to %s (%q preflight check failed)", cp.GetKind(), ref, pending,
+				clusterv1.MachineSetPreflightCheckControlPlaneIsStable)
+		}
 	}
 	statusVersion, _ := contract.StatusVersion(cp)
 	if statusVersion == "" {

@@ -55,6 +55,32 @@ func TestVersionSkewPreflightChecks(t *testing.T) {
 	}
 }
 
+// TestControlPlaneStableDuringChainedUpgrade: a control plane behind spec.topology.version holds the
+// MachineSets, unless it has the version of the Cluster's current upgrade step (upstream v1.12's chained
+// upgrades).
+func TestControlPlaneStableDuringChainedUpgrade(t *testing.T) {
+	cp := &unstructured.Unstructured{Object: map[string]any{
+		"kind": "KubeadmControlPlane", "metadata": map[string]any{"namespace": "ns", "name": "cp"},
+		"spec": map[string]any{"version": "v1.36.3"}, "status": map[string]any{"version": "v1.36.3"},
+	}}
+	tests := []struct {
+		name, step, want string
+	}{
+		{name: "no upgrade step", want: `KubeadmControlPlane ns/cp has a pending version upgrade to v1.37.1 ("ControlPlaneIsStable" preflight check failed)`},
+		{name: "at the current step", step: "v1.36.3"},
+		{name: "behind the current step", step: "v1.37.0", want: `KubeadmControlPlane ns/cp has a pending version upgrade to v1.37.0 ("ControlPlaneIsStable" preflight check failed)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cluster := &clusterv1.Cluster{Spec: clusterv1.ClusterSpec{Topology: &clusterv1.Topology{Version: "v1.37.1"}}}
+			if tt.step != "" {
+				cluster.Annotations = map[string]string{clusterv1.ClusterTopologyUpgradeStepAnnotation: tt.step}
+			}
+			NewWithT(t).Expect(controlPlaneStable(cp, cluster, "v1.36.3")).To(Equal(tt.want))
+		})
+	}
+}
+
 // TestPreflightChecksHoldUpScalingUp: a MachineSet of a Cluster whose control plane is provisioning (no
 // status.version) creates no Machine and says why in MachinesCreated; the annotation
 // machineset.cluster.x-k8s.io/skip-preflight-checks lifts the check and the Machine is created. The checks

@@ -279,16 +279,28 @@ func unchanged(current client.Object, dry *unstructured.Unstructured) (bool, err
 // patchCluster sets the Cluster's references and topology labels with a regular patch, as upstream does
 // for the Cluster itself.
 func (r *Reconciler) patchCluster(ctx context.Context, cluster, desired *clusterv1.Cluster) error {
+	step, stepSet := desired.Annotations[clusterv1.ClusterTopologyUpgradeStepAnnotation]
+	current, currentSet := cluster.Annotations[clusterv1.ClusterTopologyUpgradeStepAnnotation]
 	if equality.Semantic.DeepEqual(cluster.Spec.InfrastructureRef, desired.Spec.InfrastructureRef) &&
 		equality.Semantic.DeepEqual(cluster.Spec.ControlPlaneRef, desired.Spec.ControlPlaneRef) &&
-		equality.Semantic.DeepEqual(cluster.Labels, desired.Labels) {
+		equality.Semantic.DeepEqual(cluster.Labels, desired.Labels) && step == current && stepSet == currentSet {
 		return nil
 	}
-	ctrl.LoggerFrom(ctx).Info("Setting the Cluster's references")
+	ctrl.LoggerFrom(ctx).Info("Setting the Cluster's references, labels and upgrade step")
 	before := cluster.DeepCopy()
 	cluster.Spec.InfrastructureRef = desired.Spec.InfrastructureRef
 	cluster.Spec.ControlPlaneRef = desired.Spec.ControlPlaneRef
 	cluster.Labels = desired.Labels
+	// Only the upgrade-step annotation: the others are written by whoever owns them (the pending hooks by
+	// this controller's hook handling, users').
+	if stepSet {
+		if cluster.Annotations == nil {
+			cluster.Annotations = map[string]string{}
+		}
+		cluster.Annotations[clusterv1.ClusterTopologyUpgradeStepAnnotation] = step
+	} else {
+		delete(cluster.Annotations, clusterv1.ClusterTopologyUpgradeStepAnnotation)
+	}
 	if err := r.Client.Patch(ctx, cluster, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("patching the Cluster's references: %w", err)
 	}

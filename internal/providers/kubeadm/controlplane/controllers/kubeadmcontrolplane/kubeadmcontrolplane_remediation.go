@@ -152,9 +152,9 @@ func (r *Reconciler) remediate(ctx context.Context, s *scope, m *clusterv1.Machi
 		markOwnerRemediated(m, waitingForRemediationReason, clusterv1.ConditionSeverityWarning, v1beta2Reason, message)
 		return false, nil
 	}
-	if t := s.cluster.Spec.Topology; t != nil && t.Version != "" && t.Version != s.kcp.Spec.Version {
+	if v, waiting := s.pendingTopologyVersion(); waiting {
 		return deferred(controlplanev1.KubeadmControlPlaneMachineRemediationDeferredV1Beta2Reason,
-			fmt.Sprintf("KubeadmControlPlane can't remediate while waiting for a version upgrade to %s to be propagated from Cluster.spec.topology", t.Version))
+			fmt.Sprintf("KubeadmControlPlane can't remediate while waiting for a version upgrade to %s to be propagated from Cluster.spec.topology", v))
 	}
 	data, ok, reason, message := checkRetryLimits(s, m)
 	if !ok {

@@ -164,6 +164,23 @@ func (s *scope) healthConditions() []clusterv1.ConditionType {
 	return out
 }
 
+// pendingTopologyVersion reports whether the Cluster's topology has a version the control plane does not
+// have yet, and which: spec.topology.version, or, during a chained upgrade, the version of the current step
+// (the Cluster's upgrade-step annotation), which the control plane is allowed to have.
+func (s *scope) pendingTopologyVersion() (string, bool) {
+	t := s.cluster.Spec.Topology
+	if t == nil || t.Version == "" || t.Version == s.kcp.Spec.Version {
+		return "", false
+	}
+	if step := s.cluster.Annotations[clusterv1.ClusterTopologyUpgradeStepAnnotation]; step != "" {
+		if step == s.kcp.Spec.Version {
+			return "", false
+		}
+		return step, true
+	}
+	return t.Version, true
+}
+
 // preflightChecks lets a scale or rollout step go on only when the control plane is stable: no Machine
 // being deleted, and every Machine (but exclude) has a Node and healthy components. Otherwise it records why
 // and asks to look again later.
@@ -172,9 +189,9 @@ func (r *Reconciler) preflightChecks(ctx context.Context, s *scope, exclude ...*
 	if len(s.machines) == 0 {
 		return ctrl.Result{}
 	}
-	if t := s.cluster.Spec.Topology; t != nil && t.Version != "" && t.Version != s.kcp.Spec.Version {
+	if v, waiting := s.pendingTopologyVersion(); waiting {
 		s.preflight.topologyVersionMismatch = true
-		log.Info(fmt.Sprintf("Waiting for a version upgrade to %s to be propagated from Cluster.spec.topology", t.Version))
+		log.Info(fmt.Sprintf("Waiting for a version upgrade to %s to be propagated from Cluster.spec.topology", v))
 		return ctrl.Result{RequeueAfter: preflightFailedRequeueAfter}
 	}
 	if deleting := s.deleting(); len(deleting) > 0 {
