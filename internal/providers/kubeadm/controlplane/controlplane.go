@@ -37,6 +37,10 @@ type Options struct {
 	HealthInterval time.Duration
 	// ClusterCache tunes the workload cluster cache; zero values take its defaults.
 	ClusterCache clustercache.Options
+	// InPlaceUpdates is the InPlaceUpdates feature gate; with InPlaceUpdateChecker (the CanUpdateMachine
+	// caller), rollouts update Machines in place when the extension can.
+	InPlaceUpdates       bool
+	InPlaceUpdateChecker kubeadmcontrolplane.InPlaceUpdateChecker
 }
 
 // DefaultOptions returns upstream's defaults.
@@ -113,6 +117,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	if err := (&kubeadmcontrolplane.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ClusterCache: cache, WatchFilter: o.WatchFilter,
 		EtcdDialTimeout: o.EtcdDialTimeout, EtcdCallTimeout: o.EtcdCallTimeout, HealthInterval: o.HealthInterval,
+		InPlaceUpdates: o.InPlaceUpdates, InPlaceUpdateChecker: o.InPlaceUpdateChecker,
 	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency}); err != nil {
 		return fmt.Errorf("setting up the KubeadmControlPlane controller: %w", err)
 	}

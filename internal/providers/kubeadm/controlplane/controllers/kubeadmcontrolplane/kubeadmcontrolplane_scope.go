@@ -64,6 +64,9 @@ type scope struct {
 
 type rolloutReasons struct {
 	log, condition []string
+	// replaceOnly: the Machine is outdated for a reason an in-place update does not remove (its
+	// certificates expire, rolloutAfter passed): it is not eligible for one.
+	replaceOnly bool
 }
 
 type machinesCreatedFailure struct {
