@@ -247,7 +247,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, kcp *controlplanev1.KubeadmC
 		return ctrl.Result{}, helper.Patch(ctx, kcp)
 	}
 
-	s := &scope{kcp: kcp, cluster: cluster, now: time.Now()}
+	s := &scope{kcp: kcp, cluster: cluster, now: time.Now(), inPlaceUpdates: r.InPlaceUpdates}
 	paused := reconciler.IsPaused(cluster, kcp)
 	if err := r.readMachines(ctx, s); err != nil {
 		return ctrl.Result{}, err

@@ -330,8 +330,11 @@ func (r *Reconciler) triggerInPlaceUpdate(ctx context.Context, s *scope, m *clus
 }
 
 // completeInPlaceTriggers completes triggering the in-place updates that stopped half way (upstream's
-// MachinesToCompleteTriggerInPlaceUpdate); done says one was found.
+// MachinesToCompleteTriggerInPlaceUpdate); done says one was found. Nothing without the gate.
 func (r *Reconciler) completeInPlaceTriggers(ctx context.Context, s *scope) (done bool, _ error) {
+	if !s.inPlaceUpdates {
+		return false, nil
+	}
 	for _, m := range s.active() {
 		if !inPlaceTriggerIncomplete(m) {
 			continue
@@ -344,8 +347,11 @@ func (r *Reconciler) completeInPlaceTriggers(ctx context.Context, s *scope) (don
 	return done, nil
 }
 
-// inPlaceUpdatesInProgress returns the Machines whose in-place update is in progress.
+// inPlaceUpdatesInProgress returns the Machines whose in-place update is in progress; none without the gate.
 func (s *scope) inPlaceUpdatesInProgress() []*clusterv1.Machine {
+	if !s.inPlaceUpdates {
+		return nil
+	}
 	return filter(s.all(), inPlaceUpdateInProgress)
 }
 

@@ -15,6 +15,7 @@ import (
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	runtimehooksv1 "github.com/capstan-dev/capstan/api/runtime/hooks/v1alpha1"
+	"github.com/capstan-dev/capstan/internal/conditions"
 	"github.com/capstan-dev/capstan/internal/runtime/hooks"
 	"github.com/capstan-dev/capstan/internal/runtime/inplace"
 )
@@ -126,4 +127,33 @@ func TestInPlaceDesiredObjects(t *testing.T) {
 		g.Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(wantU.Object, back)).To(Succeed())
 		g.Expect(back.Spec.JoinConfiguration).NotTo(BeNil(), "the desired object itself is not changed")
 	}
+}
+
+// A Machine with an update in progress is not up to date (Updating) with the gate; without it, its marks are
+// not looked at.
+func TestMachineUpToDateWhileUpdating(t *testing.T) {
+	for _, gate := range []bool{true, false} {
+		g := NewWithT(t)
+		m := machine("m", time.Hour, "")
+		m.Annotations[clusterv1.UpdateInProgressAnnotation] = ""
+		s := testScope(nil, m)
+		s.inPlaceUpdates = gate
+		setMachineUpToDate(s, m)
+		c := conditions.GetV1Beta2(m, clusterv1.MachineUpToDateV1Beta2Condition)
+		g.Expect(c).NotTo(BeNil())
+		if gate {
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(c.Reason).To(Equal(clusterv1.MachineUpToDateUpdatingV1Beta2Reason))
+			g.Expect(c.Message).To(Equal("* In-place update in progress"))
+			g.Expect(s.inPlaceUpdatesInProgress()).To(HaveLen(1))
+		} else {
+			g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(s.inPlaceUpdatesInProgress()).To(BeEmpty())
+		}
+	}
+	// The Machine's Updating message, when it has one.
+	m := machine("m", time.Hour, "")
+	conditions.SetV1Beta2(m, metav1.Condition{Type: clusterv1.MachineUpdatingV1Beta2Condition, Status: metav1.ConditionTrue,
+		Reason: clusterv1.MachineInPlaceUpdatingV1Beta2Reason, Message: "In-place update in progress: restarting the kubelet"})
+	NewWithT(t).Expect(inPlaceUpdatingMessage(m)).To(Equal("* In-place update in progress: restarting the kubelet"))
 }

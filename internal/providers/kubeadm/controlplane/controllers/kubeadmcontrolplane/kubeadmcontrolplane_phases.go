@@ -61,7 +61,7 @@ func (r *Reconciler) reconcileControlPlane(ctx context.Context, s *scope) (ctrl.
 	if res, err := r.reconcilePreTerminateHook(ctx, s); err != nil || !res.IsZero() {
 		return res, err
 	}
-	// An in-place update whose trigger stopped half way is completed (upstream: whatever the gate).
+	// An in-place update whose trigger stopped half way is completed.
 	if done, err := r.completeInPlaceTriggers(ctx, s); err != nil || done {
 		return ctrl.Result{}, err
 	}
