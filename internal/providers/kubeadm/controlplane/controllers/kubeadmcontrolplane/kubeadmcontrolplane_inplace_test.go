@@ -18,34 +18,55 @@ import (
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
 	hooksv1 "github.com/capstan-dev/capstan/api/runtime/hooks/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/conditions"
+	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
 	"github.com/capstan-dev/capstan/internal/runtime/hooks"
 	"github.com/capstan-dev/capstan/internal/runtime/inplace"
+	"github.com/capstan-dev/capstan/internal/runtime/registry"
 	"github.com/capstan-dev/capstan/internal/runtime/runtimetest"
 	"github.com/capstan-dev/capstan/internal/runtime/runtimetest/clienttest"
 	"github.com/capstan-dev/capstan/pkg/extension"
 )
 
 // namespaceCheckers gives each test namespace its own CanUpdateMachine extension; a namespace without one
-// has none registered (its Machines are replaced, as without the gate).
-type namespaceCheckers struct{ byNamespace sync.Map }
+// has none registered (its Machines are replaced, as without the gate: the other tests of the suite).
+type namespaceCheckers struct {
+	byNamespace sync.Map
+	none        *inplace.Updater
+}
 
-var inPlaceCheckers = &namespaceCheckers{}
+var inPlaceCheckers = func() *namespaceCheckers {
+	reg := registry.New()
+	if err := reg.WarmUp(nil); err != nil {
+		panic(err)
+	}
+	return &namespaceCheckers{none: &inplace.Updater{Runtime: &runtimeclient.Client{Registry: reg}}}
+}()
 
 func (c *namespaceCheckers) CanUpdateMachine(ctx context.Context, current, desired inplace.Objects) (bool, []string, error) {
 	if u, ok := c.byNamespace.Load(current.Machine.Namespace); ok {
 		return u.(*inplace.Updater).CanUpdateMachine(ctx, current, desired)
 	}
-	return (&inplace.Updater{}).CanUpdateMachine(ctx, current, desired)
+	return c.none.CanUpdateMachine(ctx, current, desired)
 }
 
 // serveCanUpdateMachine registers for ns an extension whose CanUpdateMachine handler covers a version change
-// of the Machine and the KubeadmConfig when accept, nothing otherwise; it returns how many times it was
-// called.
-func serveCanUpdateMachine(t *testing.T, ns string, accept bool) func() int {
+// of the Machine and the KubeadmConfig when accept, nothing otherwise (and one more handler of the hook when
+// twice); it returns how many times it was called.
+func serveCanUpdateMachine(t *testing.T, ns string, accept bool, twice ...bool) func() int {
 	t.Helper()
 	ext := runtimetest.Start(t)
 	var mu sync.Mutex
 	calls := 0
+	if len(twice) > 0 && twice[0] {
+		if err := extension.AddHandler(ext.Server, extension.Handler[*hooksv1.CanUpdateMachineRequest, *hooksv1.CanUpdateMachineResponse]{
+			Hook: hooksv1.CanUpdateMachine, Name: "another",
+			Func: func(_ context.Context, _ *hooksv1.CanUpdateMachineRequest, resp *hooksv1.CanUpdateMachineResponse) {
+				resp.SetStatus(hooksv1.ResponseStatusSuccess)
+			},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := extension.AddHandler(ext.Server, extension.Handler[*hooksv1.CanUpdateMachineRequest, *hooksv1.CanUpdateMachineResponse]{
 		Hook: hooksv1.CanUpdateMachine, Name: "can-update",
 		Func: func(_ context.Context, req *hooksv1.CanUpdateMachineRequest, resp *hooksv1.CanUpdateMachineResponse) {
@@ -233,4 +254,41 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// Two CanUpdateMachine handlers for the namespace: the rollout stops with upstream's error (no Machine is
+// updated in place, deleted or created) until one goes.
+func TestInPlaceUpdateTwoExtensions(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := env.NewNamespace(t)
+	calls := serveCanUpdateMachine(t, ns, true, true)
+	cluster, kcp := newMaxSurge0ControlPlane(ctx, g, ns, "two")
+	var names []string
+	for _, m := range controlPlaneMachines(ctx, g, ns, cluster.Name) {
+		names = append(names, m.Name)
+	}
+	patchKCP(ctx, g, kcp, func(k *controlplanev1.KubeadmControlPlane) { k.Spec.Version = "v1.36.1" })
+	g.Consistently(func(g Gomega) {
+		machines := controlPlaneMachines(ctx, g, ns, cluster.Name)
+		g.Expect(machines).To(HaveLen(3))
+		for _, m := range machines {
+			g.Expect(names).To(ContainElement(m.Name))
+			g.Expect(m.Annotations).NotTo(HaveKey(clusterv1.UpdateInProgressAnnotation))
+			g.Expect(m.DeletionTimestamp.IsZero()).To(BeTrue())
+		}
+	}, "5s", interval).Should(Succeed())
+	g.Expect(calls()).To(BeZero())
+
+	// With one handler left, the rollout goes on in place.
+	serveCanUpdateMachine(t, ns, true)
+	g.Eventually(func(g Gomega) {
+		var marked int
+		for _, m := range controlPlaneMachines(ctx, g, ns, cluster.Name) {
+			if _, ok := m.Annotations[clusterv1.UpdateInProgressAnnotation]; ok {
+				marked++
+			}
+		}
+		g.Expect(marked).To(Equal(1))
+	}, timeout, interval).Should(Succeed())
 }
