@@ -8,6 +8,7 @@ import (
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -82,6 +83,17 @@ func (r *Reconciler) tryInPlaceUpdate(ctx context.Context, s *scope, victim *clu
 	}
 	if !ok {
 		return true, ctrl.Result{}, nil
+	}
+	// The InfraMachine must accept its new spec (its provider's webhook may refuse a change): a dry run
+	// tells before the Machine is marked, from which point the update goes on (upstream's dry run).
+	probe := desired.Infra.DeepCopy()
+	if err := r.Client.Patch(ctx, probe, client.MergeFrom(current.Infra), client.DryRunAll); err != nil {
+		if apierrors.IsInvalid(err) || apierrors.IsForbidden(err) {
+			ctrl.LoggerFrom(ctx).Info(fmt.Sprintf("Machine %s cannot be updated in-place", klog.KObj(victim)),
+				"reason", fmt.Sprintf("dry-run of the desired %s failed: %s", current.Infra.GetKind(), err))
+			return true, ctrl.Result{}, nil
+		}
+		return false, ctrl.Result{}, fmt.Errorf("dry-run of the desired %s of Machine %s: %w", current.Infra.GetKind(), victim.Name, err)
 	}
 	can, reasons, err := r.InPlaceUpdateChecker.CanUpdateMachine(ctx, current, canUpdateForDiff(current, desired))
 	if err != nil {
