@@ -111,8 +111,8 @@ func (r *Reconciler) deleteMachine(ctx context.Context, s *scope, victim *cluste
 // it would delete is updated in place instead when in-place updates are on, the Machine is eligible, fewer
 // Machines than replicas are up to date, and the CanUpdateMachine extension covers the whole difference
 // (upstream's rollingUpdate; trying only where a Machine would be deleted anyway, the control plane can
-// afford an update that fails). It keeps the kubeadm-config ConfigMap in
-// line with the spec first, so that joining Machines read the new configuration.
+// afford an update that fails). It keeps the kubeadm-config ConfigMap in line with the spec first, so that
+// joining Machines read the new configuration.
 func (r *Reconciler) rollout(ctx context.Context, s *scope, outdated []*clusterv1.Machine) (ctrl.Result, error) {
 	if s.workload == nil {
 		return ctrl.Result{RequeueAfter: preflightFailedRequeueAfter}, nil
@@ -128,7 +128,7 @@ func (r *Reconciler) rollout(ctx context.Context, s *scope, outdated []*clusterv
 	}
 	victim := selectMachineForScaleDown(s, outdated)
 	if victim == nil {
-		return ctrl.Result{}, errors.New("failed to select next Machine for rollout")
+		return ctrl.Result{}, errors.New("failed to pick a control plane Machine to delete")
 	}
 	upToDate := int32(len(s.machines) - len(s.notUpToDate)) //nolint:gosec // A handful of Machines.
 	if r.inPlaceUpdatesOn() && s.eligibleForInPlaceUpdate(victim) && upToDate < s.replicas() {
