@@ -292,3 +292,39 @@ func TestInPlaceUpdateTwoExtensions(t *testing.T) {
 		g.Expect(marked).To(Equal(1))
 	}, timeout, interval).Should(Succeed())
 }
+
+// A trigger that stopped after marking the Machine (the KubeadmControlPlane's next writes failed) is
+// completed at the next reconcile: the InfraMachine and the KubeadmConfig get marked, the Machine gets the
+// UpdateMachine hook pending; the control plane then waits for the update as for any other.
+func TestInPlaceTriggerCompleted(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := env.NewNamespace(t)
+	serveCanUpdateMachine(t, ns, true)
+	cluster, kcp := newControlPlane(ctx, g, ns, "halfway", 1)
+	readyKCP(ctx, g, kcp, 1, "v1.36.0")
+	m := controlPlaneMachines(ctx, g, ns, cluster.Name)[0]
+	before := m.DeepCopy()
+	m.Annotations[clusterv1.UpdateInProgressAnnotation] = ""
+	g.Expect(env.Client.Patch(ctx, &m, client.MergeFrom(before))).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		got := &clusterv1.Machine{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(&m), got)).To(Succeed())
+		g.Expect(hooks.IsPending(hooksv1.UpdateMachine, got)).To(BeTrue())
+		cfg := &bootstrapv1.KubeadmConfig{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: m.Spec.Bootstrap.ConfigRef.Name}, cfg)).To(Succeed())
+		g.Expect(cfg.Annotations).To(HaveKey(clusterv1.UpdateInProgressAnnotation))
+		infra := &unstructured.Unstructured{}
+		infra.SetAPIVersion(m.Spec.InfrastructureRef.APIVersion)
+		infra.SetKind(m.Spec.InfrastructureRef.Kind)
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: m.Spec.InfrastructureRef.Name}, infra)).To(Succeed())
+		g.Expect(infra.GetAnnotations()).To(HaveKey(clusterv1.UpdateInProgressAnnotation))
+	}, timeout, interval).Should(Succeed())
+
+	finishInPlaceUpdate(ctx, g, &m)
+	readyKCP(ctx, g, kcp, 1, "v1.36.0")
+	machines := controlPlaneMachines(ctx, g, ns, cluster.Name)
+	g.Expect(machines).To(HaveLen(1))
+	g.Expect(machines[0].Name).To(Equal(m.Name))
+}
