@@ -13,7 +13,9 @@
 // and GenerateUpgradePlan, by name, as the topology engine's UpgradePlanner; package mutation runs
 // external patches (GeneratePatches, ValidateTopology) as the topology engine's ExternalPatcher and
 // DiscoverVariables for the ClusterClass controller. The Cluster controller calls BeforeClusterDelete and
-// AfterControlPlaneInitialized. The in-place update hooks (CanUpdateMachine, CanUpdateMachineSet,
-// UpdateMachine) are discovered and registered but not called yet: registry.Called says which hooks are,
-// and the ExtensionConfig's Discovered condition names the handlers that are never called.
+// AfterControlPlaneInitialized. With the InPlaceUpdates gate, package inplace calls the in-place update
+// hooks: CanUpdateMachine for the KubeadmControlPlane (whose manager fills its own registry with package
+// registry/follow) and UpdateMachine for the Machine controller. CanUpdateMachineSet is discovered and
+// registered but not called yet: registry.Called says which hooks are, and the ExtensionConfig's Discovered
+// condition names the handlers that are never called.
 package runtime

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -30,6 +28,7 @@ import (
 	"github.com/capstan-dev/capstan/internal/reconciler"
 	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
 	"github.com/capstan-dev/capstan/internal/runtime/registry"
+	"github.com/capstan-dev/capstan/internal/runtime/registry/follow"
 )
 
 // caKey is the key of the Secret named by the inject-ca-from-secret annotation that holds the CA.
@@ -81,27 +80,9 @@ func (r *Reconciler) SetupWithManager(_ context.Context, mgr ctrl.Manager, optio
 	return mgr.Add(manager.RunnableFunc(r.warmUp))
 }
 
-// warmUp fills the registry from the handlers the ExtensionConfigs' status lists. It retries reading
-// them until it succeeds; a single ExtensionConfig that cannot be registered is left to its reconcile.
+// warmUp fills the registry from the handlers the ExtensionConfigs' status lists (follow.WarmUp).
 func (r *Reconciler) warmUp(ctx context.Context) error {
-	log := ctrl.LoggerFrom(ctx).WithName("extensionconfig-warmup")
-	list := &runtimev1.ExtensionConfigList{}
-	err := wait.ExponentialBackoffWithContext(ctx, wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Steps: 1 << 30, Cap: 10 * time.Second},
-		func(ctx context.Context) (bool, error) {
-			if err := r.APIReader.List(ctx, list); err != nil {
-				log.Error(err, "Listing ExtensionConfigs to warm up the Runtime SDK registry")
-				return false, nil
-			}
-			return true, nil
-		})
-	if err != nil {
-		return nil //nolint:nilerr // The manager is stopping.
-	}
-	if err := r.Registry.WarmUp(list.Items); err != nil {
-		log.Error(err, "Some ExtensionConfigs were not registered; their reconcile reports why")
-	}
-	log.Info("Runtime SDK registry warmed up", "extensionConfigs", len(list.Items))
-	return nil
+	return follow.WarmUp(ctx, r.APIReader, r.Registry)
 }
 
 // extensionConfigsOfSecret maps a Secret to the ExtensionConfigs whose inject-ca-from-secret annotation

@@ -340,9 +340,10 @@ func TestHandlersOfChainedUpgradesAreRegistered(t *testing.T) {
 	}, timeout, interval).Should(Succeed())
 }
 
-// An Extension written for upstream v1.14 may serve the in-place update hooks, which capstan does not call
-// yet: it is discovered whole, its other handlers are registered and called as usual, and the Discovered
-// condition names the handlers that are never called.
+// An Extension written for upstream v1.14 may serve CanUpdateMachineSet, which capstan does not call yet:
+// it is discovered whole, its other handlers (CanUpdateMachine and UpdateMachine, called with the
+// InPlaceUpdates gate, among them) are registered and called as usual, and the Discovered condition names
+// the handlers that are never called.
 func TestHandlersOfHooksNotCalledYetAreNamedInTheCondition(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -351,9 +352,9 @@ func TestHandlersOfHooksNotCalledYetAreNamedInTheCondition(t *testing.T) {
 	ext := runtimetest.Start(t)
 	var calls atomic.Int32
 	g.Expect(extension.AddHandler(ext.Server, holdHandler(&calls))).To(Succeed())
-	g.Expect(extension.AddHandler(ext.Server, extension.Handler[*hooksv1.CanUpdateMachineRequest, *hooksv1.CanUpdateMachineResponse]{
-		Hook: hooksv1.CanUpdateMachine, Name: "can-update-machine",
-		Func: func(context.Context, *hooksv1.CanUpdateMachineRequest, *hooksv1.CanUpdateMachineResponse) {},
+	g.Expect(extension.AddHandler(ext.Server, extension.Handler[*hooksv1.CanUpdateMachineSetRequest, *hooksv1.CanUpdateMachineSetResponse]{
+		Hook: hooksv1.CanUpdateMachineSet, Name: "can-update-machineset",
+		Func: func(context.Context, *hooksv1.CanUpdateMachineSetRequest, *hooksv1.CanUpdateMachineSetResponse) {},
 	})).To(Succeed())
 	g.Expect(extension.AddHandler(ext.Server, extension.Handler[*hooksv1.UpdateMachineRequest, *hooksv1.UpdateMachineResponse]{
 		Hook: hooksv1.UpdateMachine, Name: "update-machine",
@@ -370,13 +371,14 @@ func TestHandlersOfHooksNotCalledYetAreNamedInTheCondition(t *testing.T) {
 		c := discovered(g, name)
 		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
 		g.Expect(c.Reason).To(Equal(runtimev1.ExtensionConfigDiscoveredV1Beta2Reason))
-		g.Expect(c.Message).To(Equal("Handlers of hooks capstan does not call yet: can-update-machine." + name +
-			" (CanUpdateMachine), update-machine." + name + " (UpdateMachine)"))
+		g.Expect(c.Message).To(Equal("Handlers of hooks capstan does not call yet: can-update-machineset." + name + " (CanUpdateMachineSet)"))
 		_, ok := reg.Get("hold." + name)
 		g.Expect(ok).To(BeTrue(), "the handlers of called hooks are registered")
 		update, ok := reg.Get("update-machine." + name)
-		g.Expect(ok).To(BeTrue(), "the handlers of hooks not called yet are registered too")
+		g.Expect(ok).To(BeTrue())
 		g.Expect(update.Hook).To(Equal(hooksv1.UpdateMachine))
+		_, ok = reg.Get("can-update-machineset." + name)
+		g.Expect(ok).To(BeTrue(), "the handlers of hooks not called yet are registered too")
 	}, timeout, interval).Should(Succeed())
 }
 
@@ -405,8 +407,7 @@ func TestUpdateStatus(t *testing.T) {
 			handler("can-update.ext", "CanUpdateMachine"), handler("plan.ext", "GenerateUpgradePlan"),
 		},
 			wantStatus: metav1.ConditionTrue, wantReason: "Discovered",
-			wantMessage: "Handlers of hooks capstan does not call yet: can-update-ms.ext (CanUpdateMachineSet), can-update.ext (CanUpdateMachine), " +
-				"update.ext (UpdateMachine)"},
+			wantMessage: "Handlers of hooks capstan does not call yet: can-update-ms.ext (CanUpdateMachineSet)"},
 		{name: "failed discovery", failure: fmt.Errorf("calling https://ext/discovery: connection refused"),
 			wantStatus: metav1.ConditionFalse, wantReason: "NotDiscovered", wantMessage: "Calling https://ext/discovery: connection refused"},
 	}

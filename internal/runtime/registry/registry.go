@@ -18,14 +18,13 @@ import (
 	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 )
 
-// notCalled are the hooks of runtimehooksv1 whose handlers capstan registers but does not call yet: the
-// in-place update hooks (upstream v1.14), which need in-place updates in the KubeadmControlPlane,
-// MachineDeployment and Machine controllers.
-// TODO(issue 43): empty this list as the controllers call them.
+// notCalled are the hooks of runtimehooksv1 whose handlers capstan registers but does not call yet:
+// CanUpdateMachineSet (upstream v1.14), which needs in-place updates in the MachineDeployment controller.
+// CanUpdateMachine (the KubeadmControlPlane) and UpdateMachine (the Machine controller) are called with the
+// InPlaceUpdates gate.
+// TODO(issue 43): empty this list as the MachineDeployment controller calls CanUpdateMachineSet.
 var notCalled = []runtimehooksv1.Hook{
-	runtimehooksv1.CanUpdateMachine,
 	runtimehooksv1.CanUpdateMachineSet,
-	runtimehooksv1.UpdateMachine,
 }
 
 // Called reports whether capstan calls the handlers of hook. Discovery accepts the handlers of every hook

@@ -29,9 +29,9 @@ func TestCalled(t *testing.T) {
 		{runtimehooksv1.AfterWorkersUpgrade, true},
 		{runtimehooksv1.GenerateUpgradePlan, true},
 		// In-place updates: known, not called by the controllers yet.
-		{runtimehooksv1.CanUpdateMachine, false},
+		{runtimehooksv1.CanUpdateMachine, true},
 		{runtimehooksv1.CanUpdateMachineSet, false},
-		{runtimehooksv1.UpdateMachine, false},
+		{runtimehooksv1.UpdateMachine, true},
 		{"BeforeMachineCreate", false},
 	}
 	for _, tt := range tests {

@@ -53,6 +53,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	p := o.Provider
 	p.WatchFilter = o.Manager.WatchFilter
+	p.FeatureGates = o.Manager.FeatureGates
 	return o.Manager.Run(ctx, "kubeadm control plane provider", controlplane.NewScheme, func(mgr ctrl.Manager) error {
 		if err := controlplane.Setup(ctx, mgr, p); err != nil {
 			return err

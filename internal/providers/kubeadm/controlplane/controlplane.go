@@ -5,6 +5,7 @@ package controlplane
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -19,9 +20,16 @@ import (
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	controlplanev1beta2 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta2"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	runtimev1 "github.com/capstan-dev/capstan/api/runtime/v1alpha1"
 	"github.com/capstan-dev/capstan/internal/clustercache"
+	"github.com/capstan-dev/capstan/internal/feature"
+	"github.com/capstan-dev/capstan/internal/localnet"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane/controllers/kubeadmcontrolplane"
 	"github.com/capstan-dev/capstan/internal/providers/kubeadm/controlplane/etcd"
+	runtimeclient "github.com/capstan-dev/capstan/internal/runtime/client"
+	"github.com/capstan-dev/capstan/internal/runtime/inplace"
+	"github.com/capstan-dev/capstan/internal/runtime/registry"
+	"github.com/capstan-dev/capstan/internal/runtime/registry/follow"
 )
 
 // Options are the provider's own flags (the shared manager flags are controllermanager's).
@@ -37,6 +45,19 @@ type Options struct {
 	HealthInterval time.Duration
 	// ClusterCache tunes the workload cluster cache; zero values take its defaults.
 	ClusterCache clustercache.Options
+	// FeatureGates are the manager's --feature-gates (the defaults when nil). With InPlaceUpdates, the
+	// manager calls the CanUpdateMachine hook: it has a Runtime SDK client and a registry of its own, filled
+	// from the ExtensionConfigs the core discovered (a read-only ExtensionConfig controller), as upstream's.
+	FeatureGates *feature.Gates
+	// RuntimeExtensionClientCertFile and RuntimeExtensionClientKeyFile are the client certificate presented
+	// to Runtime Extensions (--runtime-extension-client-cert-file, --runtime-extension-client-key-file).
+	RuntimeExtensionClientCertFile, RuntimeExtensionClientKeyFile string
+	// RuntimeDial dials Runtime Extension servers; when nil, as the core's (localnet.ForEnvironment).
+	RuntimeDial localnet.DialFunc
+	// InPlaceUpdates turns in-place updates on as the gate does, and InPlaceUpdateChecker replaces the
+	// CanUpdateMachine caller built with the gate (tests).
+	InPlaceUpdates       bool
+	InPlaceUpdateChecker kubeadmcontrolplane.InPlaceUpdateChecker
 }
 
 // DefaultOptions returns upstream's defaults.
@@ -52,6 +73,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.EtcdDialTimeout, "etcd-dial-timeout-duration", o.EtcdDialTimeout, "Duration that the etcd client waits at most to establish a connection with etcd.")
 	fs.DurationVar(&o.EtcdCallTimeout, "etcd-call-timeout-duration", o.EtcdCallTimeout, "Duration that the etcd client waits at most for read and write operations to etcd.")
 	fs.DurationVar(&o.HealthInterval, "control-plane-health-interval", o.HealthInterval, "How often the health (Pods, Nodes, etcd members) of a ready, healthy control plane is read again besides Machine events; a control plane that is not ready or not healthy is read again every 20s.")
+	fs.StringVar(&o.RuntimeExtensionClientCertFile, "runtime-extension-client-cert-file", "",
+		"Path of the PEM-encoded client certificate to be used when calling runtime extensions (with the InPlaceUpdates feature gate).")
+	fs.StringVar(&o.RuntimeExtensionClientKeyFile, "runtime-extension-client-key-file", "",
+		"Path of the PEM-encoded client key to be used when calling runtime extensions (with the InPlaceUpdates feature gate).")
 	fs.IntVar(&o.ClusterCache.Concurrency, "clustercache-concurrency", 100, "Number of Clusters whose workload cluster connection is reconciled at the same time.")
 	fs.Float32Var(&o.ClusterCache.ClientQPS, "clustercache-client-qps", 20, "Maximum queries per second from the controller's workload cluster clients.")
 	fs.IntVar(&o.ClusterCache.ClientBurst, "clustercache-client-burst", 30, "Maximum burst of queries from the controller's workload cluster clients.")
@@ -76,7 +101,7 @@ func (o Options) Validate() error {
 func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
 	add := runtime.NewSchemeBuilder(clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme,
-		controlplanev1.AddToScheme, controlplanev1beta2.AddToScheme)
+		controlplanev1.AddToScheme, controlplanev1beta2.AddToScheme, runtimev1.AddToScheme)
 	if err := add.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
@@ -110,11 +135,38 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	if err != nil {
 		return fmt.Errorf("creating the workload cluster cache: %w", err)
 	}
+	inPlace, checker := o.InPlaceUpdates || o.FeatureGates.Enabled(feature.InPlaceUpdates), o.InPlaceUpdateChecker
+	if inPlace && checker == nil {
+		rc, err := o.runtimeClient(mgr)
+		if err != nil {
+			return err
+		}
+		checker = &inplace.Updater{Runtime: rc}
+	}
 	if err := (&kubeadmcontrolplane.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), ClusterCache: cache, WatchFilter: o.WatchFilter,
 		EtcdDialTimeout: o.EtcdDialTimeout, EtcdCallTimeout: o.EtcdCallTimeout, HealthInterval: o.HealthInterval,
+		InPlaceUpdates: inPlace, InPlaceUpdateChecker: checker,
 	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.Concurrency}); err != nil {
 		return fmt.Errorf("setting up the KubeadmControlPlane controller: %w", err)
 	}
 	return nil
+}
+
+// runtimeClient returns the manager's Runtime SDK client, its registry filled by a read-only ExtensionConfig
+// controller (upstream's KCP manager does the same with InPlaceUpdates).
+func (o Options) runtimeClient(mgr ctrl.Manager) (*runtimeclient.Client, error) {
+	if (o.RuntimeExtensionClientCertFile == "") != (o.RuntimeExtensionClientKeyFile == "") {
+		return nil, errors.New("--runtime-extension-client-cert-file and --runtime-extension-client-key-file go together: set both or neither")
+	}
+	dial := o.RuntimeDial
+	if dial == nil {
+		dial = localnet.ForEnvironment(mgr.GetAPIReader())
+	}
+	rc := &runtimeclient.Client{Registry: registry.New(), Namespaces: mgr.GetClient(), Dial: dial,
+		CertFile: o.RuntimeExtensionClientCertFile, KeyFile: o.RuntimeExtensionClientKeyFile}
+	if err := follow.Setup(mgr, rc.Registry, o.WatchFilter, controller.Options{MaxConcurrentReconciles: 10}); err != nil {
+		return nil, fmt.Errorf("setting up the ExtensionConfig controller: %w", err)
+	}
+	return rc, nil
 }

@@ -89,6 +89,11 @@ type Reconciler struct {
 	EtcdHealthReuse time.Duration
 	// EtcdLogger receives the etcd client's logs; none when nil.
 	EtcdLogger *zap.Logger
+	// InPlaceUpdates is the InPlaceUpdates feature gate: with it and an InPlaceUpdateChecker, a rollout
+	// updates an outdated Machine in place, rather than replacing it, when the CanUpdateMachine extension
+	// can (upstream v1.12). Off or without a checker, Machines are replaced.
+	InPlaceUpdates       bool
+	InPlaceUpdateChecker InPlaceUpdateChecker
 
 	recorder  record.EventRecorder
 	etcdCerts etcdClientCerts
@@ -242,7 +247,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, kcp *controlplanev1.KubeadmC
 		return ctrl.Result{}, helper.Patch(ctx, kcp)
 	}
 
-	s := &scope{kcp: kcp, cluster: cluster, now: time.Now()}
+	s := &scope{kcp: kcp, cluster: cluster, now: time.Now(), inPlaceUpdates: r.InPlaceUpdates}
 	paused := reconciler.IsPaused(cluster, kcp)
 	if err := r.readMachines(ctx, s); err != nil {
 		return ctrl.Result{}, err

@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -60,8 +61,20 @@ func (r *Reconciler) reconcileControlPlane(ctx context.Context, s *scope) (ctrl.
 	if res, err := r.reconcilePreTerminateHook(ctx, s); err != nil || !res.IsZero() {
 		return res, err
 	}
+	// An in-place update whose trigger stopped half way is completed.
+	if done, err := r.completeInPlaceTriggers(ctx, s); err != nil || done {
+		return ctrl.Result{}, err
+	}
 	if acted, err := r.reconcileUnhealthyMachines(ctx, s); err != nil || acted {
 		return ctrl.Result{Requeue: acted}, err //nolint:staticcheck // Requeue is what upstream does after a remediation.
+	}
+	// One operation at a time: the in-place updates in progress complete first (the Machines' changes bring
+	// the control plane back). A Machine that becomes unhealthy meanwhile is remediated above.
+	if inProgress := s.inPlaceUpdatesInProgress(); len(inProgress) > 0 {
+		for _, m := range inProgress {
+			log.Info(fmt.Sprintf("Waiting for in-place update of Machine %s to complete", klog.KObj(m)), "Machine", klog.KObj(m))
+		}
+		return ctrl.Result{}, nil
 	}
 
 	if outdated := s.needingRollout(); len(outdated) > 0 {

@@ -44,10 +44,12 @@ func upToDate(kcp *controlplanev1.KubeadmControlPlane, m *clusterv1.Machine, cfg
 	if rb := kcp.Spec.RolloutBefore; rb != nil && rb.CertificatesExpiryDays != nil && m.Status.CertificatesExpiryDate != nil {
 		if now.Add(time.Duration(*rb.CertificatesExpiryDays) * 24 * time.Hour).After(m.Status.CertificatesExpiryDate.Time) {
 			add("certificates will expire soon, rolloutBefore expired", "Certificates will expire soon")
+			r.replaceOnly = true
 		}
 	}
 	if ra := kcp.Spec.RolloutAfter; ra != nil && ra.Time.Before(now) && m.CreationTimestamp.Time.Before(ra.Time) {
 		add("rolloutAfter expired", "KubeadmControlPlane spec.rolloutAfter expired")
+		r.replaceOnly = true
 	}
 	if !sameVersion(ptr.Deref(m.Spec.Version, ""), kcp.Spec.Version) {
 		v := ptr.Deref(m.Spec.Version, "")

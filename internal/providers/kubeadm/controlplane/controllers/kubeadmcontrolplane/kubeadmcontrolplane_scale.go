@@ -66,11 +66,16 @@ func (r *Reconciler) addMachine(ctx context.Context, s *scope, spec *bootstrapv1
 // scaleDown deletes one Machine, chosen as upstream does, once the preflight checks (of the other Machines)
 // pass, after moving the etcd leadership away from it; its kcp-cleanup hook removes its etcd member.
 func (r *Reconciler) scaleDown(ctx context.Context, s *scope, outdated []*clusterv1.Machine) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx)
 	victim := selectMachineForScaleDown(s, outdated)
 	if victim == nil {
 		return ctrl.Result{}, errors.New("failed to pick a control plane Machine to delete")
 	}
+	return r.deleteMachine(ctx, s, victim)
+}
+
+// deleteMachine deletes victim (scale down).
+func (r *Reconciler) deleteMachine(ctx context.Context, s *scope, victim *clusterv1.Machine) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
 	if res := r.preflightChecks(ctx, s, victim); !res.IsZero() {
 		return res, nil
 	}
@@ -102,8 +107,12 @@ func (r *Reconciler) scaleDown(ctx context.Context, s *scope, outdated []*cluste
 }
 
 // rollout replaces outdated Machines one at a time: with maxSurge 1 it first creates a new Machine (up to
-// replicas+1), with maxSurge 0 it first deletes an outdated one. It keeps the kubeadm-config ConfigMap in
-// line with the spec first, so that joining Machines read the new configuration.
+// replicas+1), with maxSurge 0 it first deletes an outdated one. At replicas+maxSurge Machines, the Machine
+// it would delete is updated in place instead when in-place updates are on, the Machine is eligible, fewer
+// Machines than replicas are up to date, and the CanUpdateMachine extension covers the whole difference
+// (upstream's rollingUpdate; trying only where a Machine would be deleted anyway, the control plane can
+// afford an update that fails). It keeps the kubeadm-config ConfigMap in line with the spec first, so that
+// joining Machines read the new configuration.
 func (r *Reconciler) rollout(ctx context.Context, s *scope, outdated []*clusterv1.Machine) (ctrl.Result, error) {
 	if s.workload == nil {
 		return ctrl.Result{RequeueAfter: preflightFailedRequeueAfter}, nil
@@ -117,7 +126,19 @@ func (r *Reconciler) rollout(ctx context.Context, s *scope, outdated []*clusterv
 	if int32(len(s.machines)) < s.replicas()+s.maxSurge() {
 		return r.scaleUp(ctx, s)
 	}
-	return r.scaleDown(ctx, s, outdated)
+	victim := selectMachineForScaleDown(s, outdated)
+	if victim == nil {
+		return ctrl.Result{}, errors.New("failed to pick a control plane Machine to delete")
+	}
+	upToDate := int32(len(s.machines) - len(s.notUpToDate)) //nolint:gosec // A handful of Machines.
+	if r.inPlaceUpdatesOn() && s.eligibleForInPlaceUpdate(victim) && upToDate < s.replicas() {
+		fallback, res, err := r.tryInPlaceUpdate(ctx, s, victim)
+		if err != nil || !res.IsZero() || !fallback {
+			// Triggered: the Machine's change brings the control plane back.
+			return res, err
+		}
+	}
+	return r.deleteMachine(ctx, s, victim)
 }
 
 // selectMachineForScaleDown picks the Machine to delete as upstream does: among the outdated Machines with

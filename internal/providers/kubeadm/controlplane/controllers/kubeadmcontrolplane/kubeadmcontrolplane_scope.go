@@ -23,6 +23,9 @@ type scope struct {
 	kcp     *controlplanev1.KubeadmControlPlane
 	cluster *clusterv1.Cluster
 	now     time.Time
+	// inPlaceUpdates is the InPlaceUpdates gate: without it, the in-place update marks of Machines are not
+	// looked at (no wait, no UpToDate Updating), as before the gate existed.
+	inPlaceUpdates bool
 
 	// machines are the control plane Machines the KubeadmControlPlane owns, by name.
 	machines map[string]*clusterv1.Machine
@@ -64,6 +67,9 @@ type scope struct {
 
 type rolloutReasons struct {
 	log, condition []string
+	// replaceOnly: the Machine is outdated for a reason an in-place update does not remove (its
+	// certificates expire, rolloutAfter passed): it is not eligible for one.
+	replaceOnly bool
 }
 
 type machinesCreatedFailure struct {

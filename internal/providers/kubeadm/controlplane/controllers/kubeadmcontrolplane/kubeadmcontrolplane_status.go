@@ -107,6 +107,8 @@ func setMachineUpToDate(s *scope, m *clusterv1.Machine) {
 	if r, ok := s.notUpToDate[m.Name]; ok {
 		c.Status, c.Reason = metav1.ConditionFalse, clusterv1.MachineNotUpToDateV1Beta2Reason
 		c.Message = "* " + strings.Join(r.condition, "\n* ")
+	} else if s.inPlaceUpdates && inPlaceUpdateInProgress(m) {
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, clusterv1.MachineUpToDateUpdatingV1Beta2Reason, inPlaceUpdatingMessage(m)
 	}
 	if !m.DeletionTimestamp.IsZero() && c.Status == metav1.ConditionTrue {
 		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "Deleting", "Machine is deleting"

@@ -91,6 +91,9 @@ func startManager(ctx context.Context, cfg, workloadCfg *rest.Config) error {
 	// health of a healthy control plane is read again every few seconds rather than every 5 minutes.
 	opts := controlplane.DefaultOptions()
 	opts.HealthInterval = 3 * time.Second
+	// In-place updates are on; the CanUpdateMachine extension of a test's namespace is its own (see
+	// inPlaceCheckers), none elsewhere.
+	opts.InPlaceUpdates, opts.InPlaceUpdateChecker = true, inPlaceCheckers
 	if err := controlplane.Setup(ctx, mgr, opts); err != nil {
 		return err
 	}
