@@ -159,7 +159,7 @@ func applyPatch(obj any, p runtimehooksv1.Patch, out any) error {
 func canUpdateMismatches(req *runtimehooksv1.CanUpdateMachineRequest) ([]string, error) {
 	var reasons []string
 	if a, b := cleanupMachineSpecForDiff(&req.Current.Machine.Spec), cleanupMachineSpecForDiff(&req.Desired.Machine.Spec); !equality.Semantic.DeepEqual(a, b) {
-		reasons = append(reasons, "Machine cannot be updated in-place: "+specDiff(a, b))
+		reasons = append(reasons, "Machine cannot be updated in-place: "+Diff(a, b))
 	}
 	for _, o := range []struct {
 		kind             string
@@ -175,7 +175,7 @@ func canUpdateMismatches(req *runtimehooksv1.CanUpdateMachineRequest) ([]string,
 		}
 		kind := cur.GetKind()
 		if !equality.Semantic.DeepEqual(cur.Object["spec"], des.Object["spec"]) {
-			reasons = append(reasons, kind+" cannot be updated in-place: "+specDiff(cur.Object["spec"], des.Object["spec"]))
+			reasons = append(reasons, kind+" cannot be updated in-place: "+Diff(cur.Object["spec"], des.Object["spec"]))
 		}
 	}
 	return reasons, nil
@@ -199,8 +199,9 @@ func cleanupMachineSpecForDiff(spec *clusterv1.MachineSpec) *clusterv1.MachineSp
 	return spec
 }
 
-// specDiff shows the difference of two specs by their JSON.
-func specDiff(a, b any) string {
+// Diff shows the difference of two API objects (or specs) by their JSON: the objects hold times, which cmp
+// cannot compare field by field. The KubeadmControlPlane's rollout says why a Machine is outdated with it.
+func Diff(a, b any) string {
 	toMap := func(v any) any {
 		data, err := json.Marshal(v)
 		if err != nil {

@@ -98,25 +98,31 @@ func TestMachineHealthCheckWithLocalMachines(t *testing.T) {
 		g.Expect(env.Client.Patch(ctx, lm, patch)).To(Succeed())
 	}
 
+	// replaced waits until the MachineSet deleted victim and three healthy workers run again.
+	replaced := func(victim clusterv1.Machine) {
+		t.Helper()
+		g.Eventually(func(g Gomega) {
+			m := &clusterv1.Machine{}
+			err := env.Client.Get(ctx, client.ObjectKeyFromObject(&victim), m)
+			if apierrors.IsNotFound(err) {
+				return
+			}
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(m.DeletionTimestamp).NotTo(BeNil(), "the MachineSet deletes the unhealthy Machine")
+		}, 2*time.Minute, time.Second).Should(Succeed())
+		g.Eventually(func(g Gomega) {
+			machines = running(g)
+			for _, m := range machines {
+				g.Expect(m.Name).NotTo(Equal(victim.Name))
+			}
+			healthy(g, 3)
+		}, 4*time.Minute, time.Second).Should(Succeed())
+	}
+
 	t.Log("one unhealthy Node of three: its Machine is replaced")
 	victim := machines[0]
 	makeNotReady(victim)
-	g.Eventually(func(g Gomega) {
-		m := &clusterv1.Machine{}
-		err := env.Client.Get(ctx, client.ObjectKeyFromObject(&victim), m)
-		if apierrors.IsNotFound(err) {
-			return
-		}
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(m.DeletionTimestamp).NotTo(BeNil(), "the MachineSet deletes the unhealthy Machine")
-	}, 2*time.Minute, time.Second).Should(Succeed())
-	g.Eventually(func(g Gomega) {
-		machines = running(g)
-		for _, m := range machines {
-			g.Expect(m.Name).NotTo(Equal(victim.Name))
-		}
-		healthy(g, 3)
-	}, 4*time.Minute, time.Second).Should(Succeed())
+	replaced(victim)
 
 	t.Log("a Machine condition listed in unhealthyMachineConditions (upstream v1.12): its Machine is replaced")
 	victim = machines[1]
@@ -128,22 +134,7 @@ func TestMachineHealthCheckWithLocalMachines(t *testing.T) {
 		conditions.SetV1Beta2(m, metav1.Condition{Type: degraded, Status: metav1.ConditionTrue, Reason: "DiskSlow", Message: "disk latency above 1s"})
 		g.Expect(env.Client.Status().Patch(ctx, m, client.MergeFrom(before))).To(Succeed())
 	}, time.Minute, time.Second).Should(Succeed())
-	g.Eventually(func(g Gomega) {
-		m := &clusterv1.Machine{}
-		err := env.Client.Get(ctx, client.ObjectKeyFromObject(&victim), m)
-		if apierrors.IsNotFound(err) {
-			return
-		}
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(m.DeletionTimestamp).NotTo(BeNil(), "the MachineSet deletes the Machine of the unhealthy condition")
-	}, 2*time.Minute, time.Second).Should(Succeed())
-	g.Eventually(func(g Gomega) {
-		machines = running(g)
-		for _, m := range machines {
-			g.Expect(m.Name).NotTo(Equal(victim.Name))
-		}
-		healthy(g, 3)
-	}, 4*time.Minute, time.Second).Should(Succeed())
+	replaced(victim)
 
 	t.Log("two unhealthy Nodes of three, above maxUnhealthy: nothing is remediated and the MachineHealthCheck says why")
 	makeNotReady(machines[0])

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/blang/semver/v4"
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -16,6 +15,7 @@ import (
 	bootstrapv1 "github.com/capstan-dev/capstan/api/bootstrap/kubeadm/v1beta1"
 	controlplanev1 "github.com/capstan-dev/capstan/api/controlplane/kubeadm/v1beta1"
 	clusterv1 "github.com/capstan-dev/capstan/api/core/v1beta1"
+	"github.com/capstan-dev/capstan/internal/runtime/inplace"
 )
 
 // computeUpToDate records in the scope which Machines do not match the spec, and why.
@@ -106,7 +106,7 @@ func matchesClusterConfiguration(kcp *controlplanev1.KubeadmControlPlane, m *clu
 	if equality.Semantic.DeepEqual(machineCC, want) {
 		return "", true
 	}
-	return jsonDiff(machineCC, want), false
+	return inplace.Diff(machineCC, want), false
 }
 
 // matchesKubeadmConfig compares a Machine's KubeadmConfig with the spec's KubeadmConfigSpec, leaving out
@@ -150,22 +150,5 @@ func matchesKubeadmConfig(kcp *controlplanev1.KubeadmControlPlane, cfg *bootstra
 	if equality.Semantic.DeepEqual(got, want) {
 		return "", true
 	}
-	return jsonDiff(got, want), false
-}
-
-// jsonDiff shows the difference of two API objects by their JSON (the objects hold times, which cmp cannot
-// compare field by field).
-func jsonDiff(a, b any) string {
-	toMap := func(v any) any {
-		data, err := json.Marshal(v)
-		if err != nil {
-			return err.Error()
-		}
-		var out any
-		if err := json.Unmarshal(data, &out); err != nil {
-			return err.Error()
-		}
-		return out
-	}
-	return cmp.Diff(toMap(a), toMap(b))
+	return inplace.Diff(got, want), false
 }
